@@ -1,0 +1,158 @@
+// The ports the use-cases need, each declared by its user and no wider than that use.
+// Adapters (ledger/, runners/, http/) implement them; main.ts wires them together.
+import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, StopReason, Task, TaskState } from '../core/types.js';
+import type { Outcome } from '../core/reasons.js';
+
+/** A stored event, or the reason it was not stored, for one delivery in a group commit. */
+export interface IncomingDelivery {
+  deliveryId: string;
+  eventName: string;
+  identity: string;
+  kind: string;
+  repository: string | null;
+  sha: string | null;
+  verdict: string | null;
+  summary: string;
+  payload: string;
+}
+
+export type StoreResult = { kind: 'stored'; eventId: number } | { kind: 'duplicate' };
+
+export interface DecisionInput {
+  deliveryId?: string | null;
+  eventName?: string | null;
+  identity?: string | null;
+  eventId?: number | null;
+  taskId?: number | null;
+  attemptId?: number | null;
+  outcome: Outcome;
+  reason?: string | null;
+  detail?: string | null;
+}
+
+export interface Decision extends Required<DecisionInput> {
+  id: number;
+  at: string;
+}
+
+export interface StoredEvent {
+  id: number;
+  identity: string;
+  kind: string;
+  eventName: string;
+  deliveryId: string;
+  summary: string;
+}
+
+export interface NewTask {
+  work: string;
+  repository: string;
+  pullRequest: number;
+  branch: string;
+  resumeRef: string | null;
+}
+
+export interface ClaimInput {
+  taskId: number;
+  coordinate: string;
+  source: RejectionSource;
+  headSha: string | null;
+  fingerprint: string;
+  rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+}
+
+export type ClaimResult = { kind: 'claimed'; attempt: Attempt; attemptsCounted: number } | { kind: 'taken' };
+
+export interface NoticeInput {
+  taskId: number;
+  reason: StopReason;
+  headSha: string | null;
+  attemptsUsed: number;
+  message: string;
+}
+
+/** The durable store: every exactly-once rule lives in its constraints and compare-and-sets. */
+export interface Ledger {
+  now(): string;
+  // ingest (A3, group commit)
+  storeDeliveries(batch: IncomingDelivery[], decisionsFor: (r: StoreResult, d: IncomingDelivery) => DecisionInput): Promise<StoreResult[]>;
+  recordDecisions(rows: DecisionInput[]): Promise<void>;
+  listDecisions(filter: { taskId?: number; deliveryId?: string; limit: number; beforeId?: number }): Promise<Decision[]>;
+  pendingEvents(limit: number): Promise<StoredEvent[]>;
+  markEvaluated(ids: number[]): Promise<void>;
+  // tasks
+  createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;
+  getTask(id: number): Promise<Task | null>;
+  findTaskByPullRequest(repository: string, numbers: number[]): Promise<Task | null>;
+  findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
+  listTasks(filter: { state?: TaskState }): Promise<Task[]>;
+  setTaskState(id: number, state: TaskState): Promise<Task | null>;
+  updatePullRequest(id: number, p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean }): Promise<void>;
+  /** B1: move the head forward only; false when another writer got there first. */
+  advanceHead(id: number, sha: string, seenAt: string | null, ciState: Task['ciState']): Promise<boolean>;
+  /** B2: the webhook writes red only, and only for the commit that is still the head. */
+  markRed(id: number, sha: string): Promise<void>;
+  // runs
+  latestRun(taskId: number): Promise<Run | null>;
+  listRuns(taskId: number): Promise<Run[]>;
+  getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
+  /** Compare-and-set on the run's state; returns the run when it moved. */
+  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null }): Promise<Run | null>;
+  appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
+  getRunLog(id: number): Promise<string | null>;
+  // attempts (C2–C5)
+  countAttempts(taskId: number): Promise<number>;
+  listAttempts(taskId: number): Promise<Attempt[]>;
+  lastAttempt(taskId: number, source: RejectionSource): Promise<Attempt | null>;
+  claimAttempt(c: ClaimInput): Promise<ClaimResult>;
+  /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */
+  beginDispatch(attemptId: number, from: AttemptStatus, tokenHash: string): Promise<{ attempt: Attempt; run: Run } | null>;
+  setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
+  attemptsWithStatus(statuses: readonly AttemptStatus[], olderThan: string): Promise<Attempt[]>;
+  // rejections
+  getRejection(id: number): Promise<Rejection | null>;
+  createRejection(r: { taskId: number; source: RejectionSource; headSha: string | null; checkName: string | null; body: string; eventId: number | null }): Promise<Rejection>;
+  listRejections(taskId: number): Promise<Rejection[]>;
+  // notices (G1)
+  fileNotice(n: NoticeInput): Promise<Notice | null>;
+  getNotice(taskId: number): Promise<Notice | null>;
+  listNotices(): Promise<Notice[]>;
+  // stop flag
+  readStopFlag(): Promise<boolean>;
+  writeStopFlag(stopped: boolean): Promise<void>;
+}
+
+/** What a runner is given to resume the Task's agent (L1). */
+export interface RunSpec {
+  taskId: number;
+  runId: number;
+  attemptId: number | null;
+  repository: string;
+  pullRequest: number;
+  branch: string;
+  headSha: string | null;
+  resumeRef: string | null;
+  prompt: string;
+  runToken: string;
+  apiUrl: string;
+}
+
+export interface RunnerCallbacks {
+  /** The runner reports the run's end (command: the process exited). */
+  onExit(runId: number, result: { state: 'completed' | 'failed'; exitCode: number | null }): void;
+  onOutput(runId: number, chunk: string): void;
+}
+
+export interface Runner {
+  readonly kind: string;
+  /** Start the run; resolves once the agent has been handed the run, rejects when it could not be. */
+  start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Random {
+  token(bytes: number): string;
+}

@@ -1,0 +1,334 @@
+// Classify one verified delivery: what it is, its identity, and whether it is kept (SPEC A2–A4, B3).
+// Pure: takes the event name, the parsed body and the delivery GUID; returns a value, never throws.
+import { ciIdentity, deliveryIdentity } from './identity.js';
+import {
+  HANDLED_EVENTS,
+  isHandledEvent,
+  type checkRunPayload,
+  type checkSuitePayload,
+  type statusPayload,
+  type workflowRunPayload,
+  type pullRequestPayload,
+  type pullRequestReviewPayload,
+} from './payloads.js';
+import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from './verdict.js';
+import type { z } from 'zod';
+
+export type CiKind = 'run' | 'suite' | 'workflow' | 'status';
+
+/** A pull request's head as the delivery itself reports it (B5). */
+export interface HeadPointer {
+  number: number;
+  headSha: string;
+  fork: boolean;
+}
+
+/** A completed CI result: a `github.check` event (A3, A5). */
+export interface CheckResult {
+  source: 'github';
+  kind: 'github.check';
+  ciKind: CiKind;
+  identity: string;
+  repository: string; // lower-case owner/name
+  sha: string;
+  name: string;
+  conclusion: string | null;
+  verdict: Verdict;
+  completedAt: string | null; // ISO-8601, or null when the delivery carries no usable time
+  pointers: HeadPointer[];
+  fork: boolean; // the delivery itself says the head lives in another repository
+  branch: string | null;
+  output: string; // the only failing text a webhook carries (title, summary, text)
+  url: string | null;
+}
+
+export interface PullRequestChange {
+  kind: 'github.pull_request';
+  identity: string;
+  repository: string;
+  number: number;
+  action: string;
+  prState: 'open' | 'merged' | 'closed';
+  headSha: string;
+  branch: string;
+  fork: boolean;
+  updatedAt: string | null;
+}
+
+export interface ReviewSubmitted {
+  kind: 'github.review';
+  identity: string;
+  repository: string;
+  number: number;
+  reviewId: number;
+  state: string; // changes_requested, approved, commented, dismissed
+  body: string;
+  author: string | null;
+  authorType: string | null;
+  headSha: string;
+  submittedAt: string | null;
+}
+
+export interface CommentRang {
+  kind: 'github.comment';
+  identity: string;
+  repository: string;
+  number: number;
+  author: string | null;
+  authorType: string | null;
+}
+
+export type Classification =
+  | { kind: 'unknown_event' } // acknowledged, nothing stored
+  | { kind: 'rejected'; reason: 'shape_mismatch'; detail: string }
+  | { kind: 'ignored'; reason: 'ping' | 'installation' | 'not_actionable_event'; identity: string; repository: string | null }
+  | { kind: 'dropped'; reason: 'not_completed'; identity: string; repository: string }
+  | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
+
+export function classifyDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
+  if (!isHandledEvent(eventName)) return { kind: 'unknown_event' };
+  const parsed = HANDLED_EVENTS[eventName].safeParse(body);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    return {
+      kind: 'rejected',
+      reason: 'shape_mismatch',
+      detail: `${eventName} body: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`,
+    };
+  }
+  const p = parsed.data as never;
+  switch (eventName) {
+    case 'check_run':
+      return fromCheckRun(p);
+    case 'check_suite':
+      return fromCheckSuite(p);
+    case 'workflow_run':
+      return fromWorkflowRun(p);
+    case 'status':
+      return fromStatus(p);
+    case 'pull_request':
+      return fromPullRequest(p, deliveryId);
+    case 'pull_request_review':
+      return fromReview(p, deliveryId);
+    case 'pull_request_review_comment':
+    case 'issue_comment':
+      return fromComment(eventName, p, deliveryId);
+    case 'ping':
+      return { kind: 'ignored', reason: 'ping', identity: deliveryIdentity(eventName, deliveryId), repository: null };
+    case 'installation':
+    case 'installation_repositories':
+      return { kind: 'ignored', reason: 'installation', identity: deliveryIdentity(eventName, deliveryId), repository: null };
+  }
+}
+
+/** ISO-8601 normalised, or null when absent or unparseable (never "now": B5). */
+export function usableTime(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+function lower(name: string): string {
+  return name.toLowerCase();
+}
+
+type Pointer = z.infer<typeof checkRunPayload>['check_run']['pull_requests'][number];
+
+function pointersOf(prs: Pointer[]): HeadPointer[] {
+  return prs.map((pr) => ({
+    number: pr.number,
+    headSha: pr.head.sha,
+    fork: pr.head.repo?.id != null && pr.base.repo?.id != null && pr.head.repo.id !== pr.base.repo.id,
+  }));
+}
+
+function outputText(o: { title?: string | null; summary?: string | null; text?: string | null } | null | undefined): string {
+  if (!o) return '';
+  return [o.title, o.summary, o.text].filter((s): s is string => typeof s === 'string' && s.length > 0).join('\n\n');
+}
+
+function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
+  const r = p.check_run;
+  const repository = lower(p.repository.full_name);
+  const identity = ciIdentity({ kind: 'run', repository, sha: r.head_sha, id: r.id, status: r.status, conclusion: r.conclusion ?? null });
+  if (r.status !== 'completed') return { kind: 'dropped', reason: 'not_completed', identity, repository };
+  const pointers = pointersOf(r.pull_requests);
+  return {
+    kind: 'event',
+    event: {
+      source: 'github',
+      kind: 'github.check',
+      ciKind: 'run',
+      identity,
+      repository,
+      sha: r.head_sha,
+      name: r.name,
+      conclusion: r.conclusion ?? null,
+      verdict: verdictOfConclusion(r.conclusion),
+      completedAt: usableTime(r.completed_at),
+      pointers,
+      fork: pointers.some((x) => x.fork),
+      branch: r.check_suite?.head_branch ?? null,
+      output: outputText(r.output),
+      url: r.html_url ?? r.details_url ?? null,
+    },
+  };
+}
+
+function fromCheckSuite(p: z.infer<typeof checkSuitePayload>): Classification {
+  const s = p.check_suite;
+  const repository = lower(p.repository.full_name);
+  const status = s.status ?? 'unknown';
+  const identity = ciIdentity({ kind: 'suite', repository, sha: s.head_sha, id: s.id, status, conclusion: s.conclusion ?? null });
+  if (status !== 'completed') return { kind: 'dropped', reason: 'not_completed', identity, repository };
+  const pointers = pointersOf(s.pull_requests);
+  return {
+    kind: 'event',
+    event: {
+      source: 'github',
+      kind: 'github.check',
+      ciKind: 'suite',
+      identity,
+      repository,
+      sha: s.head_sha,
+      name: `suite:${s.app?.slug ?? s.app?.name ?? s.id}`,
+      conclusion: s.conclusion ?? null,
+      verdict: verdictOfConclusion(s.conclusion),
+      completedAt: usableTime(s.updated_at),
+      pointers,
+      fork: pointers.some((x) => x.fork),
+      branch: s.head_branch ?? null,
+      output: '', // a suite carries the aggregate verdict only
+      url: null,
+    },
+  };
+}
+
+function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification {
+  const w = p.workflow_run;
+  const repository = lower(p.repository.full_name);
+  const status = w.status ?? 'unknown';
+  const identity = ciIdentity({
+    kind: 'workflow',
+    repository,
+    sha: w.head_sha,
+    id: w.id,
+    attempt: w.run_attempt ?? 1,
+    status,
+    conclusion: w.conclusion ?? null,
+  });
+  if (status !== 'completed') return { kind: 'dropped', reason: 'not_completed', identity, repository };
+  const pointers = pointersOf(w.pull_requests);
+  const headRepo = w.head_repository?.full_name;
+  return {
+    kind: 'event',
+    event: {
+      source: 'github',
+      kind: 'github.check',
+      ciKind: 'workflow',
+      identity,
+      repository,
+      sha: w.head_sha,
+      name: `workflow:${w.name ?? w.id}`,
+      conclusion: w.conclusion ?? null,
+      verdict: verdictOfConclusion(w.conclusion),
+      completedAt: usableTime(w.updated_at),
+      pointers,
+      fork: pointers.some((x) => x.fork) || (headRepo != null && lower(headRepo) !== repository),
+      branch: w.head_branch ?? null,
+      output: '',
+      url: w.html_url ?? null,
+    },
+  };
+}
+
+function fromStatus(p: z.infer<typeof statusPayload>): Classification {
+  const repository = lower(p.repository.full_name);
+  const identity = ciIdentity({ kind: 'status', repository, sha: p.sha, context: p.context, state: p.state });
+  if (NOT_COMPLETED_STATUSES.has(p.state)) return { kind: 'dropped', reason: 'not_completed', identity, repository };
+  const branches = p.branches ?? [];
+  return {
+    kind: 'event',
+    event: {
+      source: 'github',
+      kind: 'github.check',
+      ciKind: 'status',
+      identity,
+      repository,
+      sha: p.sha,
+      name: p.context,
+      conclusion: p.state,
+      verdict: verdictOfStatusState(p.state),
+      completedAt: usableTime(p.updated_at),
+      pointers: [], // a commit status never says where a pull request's head is
+      fork: false,
+      branch: branches.length === 1 ? branches[0]!.name : null,
+      output: p.description ?? '',
+      url: p.target_url ?? null,
+    },
+  };
+}
+
+function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: string): Classification {
+  const pr = p.pull_request;
+  const repository = lower(p.repository.full_name);
+  const prState = pr.merged ? 'merged' : pr.state === 'closed' ? 'closed' : 'open';
+  return {
+    kind: 'event',
+    event: {
+      kind: 'github.pull_request',
+      identity: deliveryIdentity('pull_request', deliveryId),
+      repository,
+      number: pr.number,
+      action: p.action,
+      prState,
+      headSha: pr.head.sha,
+      branch: pr.head.ref,
+      fork: pr.head.repo == null || pr.head.repo.id !== pr.base.repo.id,
+      updatedAt: usableTime(pr.updated_at),
+    },
+  };
+}
+
+function fromReview(p: z.infer<typeof pullRequestReviewPayload>, deliveryId: string): Classification {
+  return {
+    kind: 'event',
+    event: {
+      kind: 'github.review',
+      identity: deliveryIdentity('pull_request_review', deliveryId),
+      repository: lower(p.repository.full_name),
+      number: p.pull_request.number,
+      reviewId: p.review.id,
+      state: p.review.state.toLowerCase(),
+      body: p.review.body ?? '',
+      author: p.review.user?.login ?? null,
+      authorType: p.review.user?.type ?? null,
+      headSha: p.pull_request.head.sha,
+      submittedAt: usableTime(p.review.submitted_at),
+    },
+  };
+}
+
+function fromComment(
+  eventName: 'issue_comment' | 'pull_request_review_comment',
+  p: { repository: { full_name: string }; comment: { user: { login: string; type?: string | undefined } | null }; issue?: { number: number; pull_request?: unknown }; pull_request?: { number: number } },
+  deliveryId: string,
+): Classification {
+  const repository = lower(p.repository.full_name);
+  const number = p.pull_request?.number ?? p.issue?.number;
+  const onPullRequest = eventName === 'pull_request_review_comment' || p.issue?.pull_request != null;
+  if (!onPullRequest || number == null) {
+    return { kind: 'ignored', reason: 'not_actionable_event', identity: deliveryIdentity(eventName, deliveryId), repository };
+  }
+  return {
+    kind: 'event',
+    event: {
+      kind: 'github.comment',
+      identity: deliveryIdentity(eventName, deliveryId),
+      repository,
+      number,
+      author: p.comment.user?.login ?? null,
+      authorType: p.comment.user?.type ?? null,
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// The text of the one Inbox notice filed when the loop stops for a Task (SPEC G1).
+import type { StopReason } from './types.js';
+
+export interface NoticeFacts {
+  repository: string;
+  pullRequest: number;
+  headSha: string | null;
+  attemptsUsed: number;
+  maxAttempts: number;
+  reason: StopReason;
+}
+
+const WHY: Record<StopReason, string> = {
+  budget_spent: 'the automatic fix budget is spent',
+  unchanged_failure: 'the same failure came back unchanged on a new commit, so the last fix changed nothing',
+};
+
+export function noticeMessage(f: NoticeFacts): string {
+  const head = f.headSha ? f.headSha.slice(0, 12) : 'unknown';
+  return (
+    `fixloop stopped for ${f.repository}#${f.pullRequest}: ${WHY[f.reason]} ` +
+    `(${f.attemptsUsed} of ${f.maxAttempts} automatic attempts used; last head seen ${head}). ` +
+    `Read the failing check on the pull request, then fix it yourself or resume the run by hand.`
+  );
+}

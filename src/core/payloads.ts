@@ -1,0 +1,144 @@
+// The shape of each handled GitHub delivery, naming only the fields fixloop reads.
+// A body whose shape does not match its X-GitHub-Event header is rejected at the edge (A1, A2).
+// Extra fields are allowed and ignored: GitHub adds fields, and old examples lack some.
+import { z } from 'zod';
+
+const repo = z.object({
+  id: z.number(),
+  full_name: z.string(),
+  owner: z.object({ login: z.string() }),
+});
+
+const prPointer = z.object({
+  number: z.number(),
+  head: z.object({ sha: z.string(), ref: z.string().optional(), repo: z.object({ id: z.number() }).nullable().optional() }),
+  base: z.object({ sha: z.string().optional(), ref: z.string().optional(), repo: z.object({ id: z.number() }).nullable().optional() }),
+});
+
+const nullableString = z.string().nullable().optional();
+
+export const checkRunPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  check_run: z.object({
+    id: z.number(),
+    name: z.string(),
+    head_sha: z.string(),
+    status: z.string(),
+    conclusion: nullableString,
+    completed_at: nullableString,
+    html_url: nullableString,
+    details_url: nullableString,
+    output: z
+      .object({ title: nullableString, summary: nullableString, text: nullableString })
+      .nullable()
+      .optional(),
+    check_suite: z.object({ head_branch: nullableString }).nullable().optional(),
+    pull_requests: z.array(prPointer),
+  }),
+});
+
+export const checkSuitePayload = z.object({
+  action: z.string(),
+  repository: repo,
+  check_suite: z.object({
+    id: z.number(),
+    head_sha: z.string(),
+    head_branch: nullableString,
+    status: nullableString,
+    conclusion: nullableString,
+    updated_at: nullableString,
+    app: z.object({ name: z.string().optional(), slug: z.string().optional() }).nullable().optional(),
+    pull_requests: z.array(prPointer),
+  }),
+});
+
+export const workflowRunPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  workflow_run: z.object({
+    id: z.number(),
+    name: nullableString,
+    head_sha: z.string(),
+    head_branch: nullableString,
+    run_attempt: z.number().optional(),
+    status: nullableString,
+    conclusion: nullableString,
+    updated_at: nullableString,
+    html_url: nullableString,
+    head_repository: z.object({ id: z.number(), full_name: z.string() }).nullable().optional(),
+    pull_requests: z.array(prPointer),
+  }),
+});
+
+export const statusPayload = z.object({
+  repository: repo,
+  sha: z.string(),
+  context: z.string(),
+  state: z.string(),
+  description: nullableString,
+  target_url: nullableString,
+  updated_at: nullableString,
+  branches: z.array(z.object({ name: z.string() })).optional(),
+});
+
+export const pullRequestPayload = z.object({
+  action: z.string(),
+  number: z.number(),
+  repository: repo,
+  pull_request: z.object({
+    number: z.number(),
+    state: z.string(),
+    merged: z.boolean().nullable().optional(),
+    updated_at: nullableString,
+    head: z.object({ sha: z.string(), ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }).nullable() }),
+    base: z.object({ ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }) }),
+  }),
+});
+
+const user = z.object({ login: z.string(), type: z.string().optional() });
+
+export const pullRequestReviewPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  review: z.object({ id: z.number(), state: z.string(), body: nullableString, user: user.nullable(), submitted_at: nullableString }),
+  pull_request: z.object({ number: z.number(), head: z.object({ sha: z.string() }) }),
+});
+
+export const reviewCommentPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  comment: z.object({ id: z.number(), user: user.nullable() }),
+  pull_request: z.object({ number: z.number() }),
+});
+
+export const issueCommentPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  issue: z.object({ number: z.number(), pull_request: z.unknown().optional() }),
+  comment: z.object({ id: z.number(), user: user.nullable() }),
+});
+
+export const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });
+export const installationPayload = z.object({ action: z.string().optional(), installation: z.object({ id: z.number() }) });
+
+/** The events of SPEC A2 and the schema each body must match. */
+export const HANDLED_EVENTS = {
+  check_run: checkRunPayload,
+  check_suite: checkSuitePayload,
+  workflow_run: workflowRunPayload,
+  status: statusPayload,
+  pull_request: pullRequestPayload,
+  pull_request_review: pullRequestReviewPayload,
+  pull_request_review_comment: reviewCommentPayload,
+  issue_comment: issueCommentPayload,
+  ping: pingPayload,
+  installation: installationPayload,
+  installation_repositories: installationPayload,
+} as const;
+
+export type HandledEvent = keyof typeof HANDLED_EVENTS;
+
+export function isHandledEvent(event: string): event is HandledEvent {
+  return Object.hasOwn(HANDLED_EVENTS, event);
+}

@@ -1,0 +1,63 @@
+// The closed list of what can become of a delivery and why. One list shared by the verdicts,
+// the decision log rows, the API and the events, so a reason never drifts between them.
+// SPEC: A1–A4, D, C2–C5, G1–G2.
+
+/** What became of a delivery or an evaluation step (the decision log's `outcome`). */
+export const OUTCOMES = [
+  'rejected', // signed, but the body is unusable (malformed JSON, shape does not match the event)
+  'ignored', // a handled event that carries nothing for the loop (ping, installation, …)
+  'dropped', // a CI result that is not completed (A4)
+  'duplicate', // the identity was stored before (A3)
+  'stored', // a new event was committed
+  'refused', // the loop will not act on it, with a reason (D)
+  'claimed', // an attempt row was written (C2)
+  'dispatched', // the runner accepted the resumed run
+  'noticed', // the one Inbox notice was filed (G1)
+  'failed', // dispatch or evaluation failed; nothing further was sent
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Why the loop refused to resume (SPEC D plus the budget and ledger rules). */
+export const REFUSALS = [
+  'result_green',
+  'result_not_actionable', // cancelled, neutral, skipped, stale
+  'result_unsettled', // completed with no conclusion: never a pass, never a failure
+  'no_work', // the repository belongs to no Work fixloop holds
+  'not_data_repo', // a repository of the Work that is not its data repo
+  'no_task', // no Task for this pull request or branch
+  'fork_pull_request',
+  'superseded_head', // B5: the result is not about the pull request's head
+  'no_usable_time', // B5: no pointer and no time to order by
+  'notice_filed', // G2: the marker is the stop flag
+  'stop_flag', // the global stop flag is set
+  'stop_flag_unreadable', // …or cannot be read: fail closed
+  'task_done',
+  'task_cancelled',
+  'pr_merged',
+  'pr_closed',
+  'branch_deleted',
+  'run_in_flight', // a run is queued or running for the Task
+  'run_question', // a run is parked on a question to a person
+  'run_failed', // a failed run is a stop a webhook never undoes
+  'run_cancelled', // a person's cancel is never undone by a webhook
+  'loop_off', // budget 0 (C1)
+  'coordinate_claimed', // C2: another delivery already claimed this coordinate
+  'budget_spent', // C1/G1
+  'unchanged_failure', // C5: same fingerprint on a new commit
+  'over_budget_after_claim', // C3: the claim pushed the Task past its budget
+  'ledger_unavailable', // C4: fail closed
+  'not_a_rejection', // a review that requested nothing
+] as const;
+export type Refusal = (typeof REFUSALS)[number];
+
+/** Why a signed delivery was rejected or ignored at the edge. */
+export const EDGE_REASONS = [
+  'malformed_json',
+  'shape_mismatch',
+  'missing_event_header',
+  'not_completed',
+  'ping',
+  'installation',
+  'not_actionable_event',
+] as const;
+export type EdgeReason = (typeof EDGE_REASONS)[number];

@@ -1,0 +1,56 @@
+// What refuses to resume (SPEC D, G2): every situation in which a red result must not spend a run.
+// Pure: it reads a snapshot of the Task, its latest run and the stop flag; the caller records the reason.
+import type { Refusal } from './reasons.js';
+import type { Run, Task } from './types.js';
+import type { Verdict } from './verdict.js';
+
+export interface GateSnapshot {
+  verdict: Verdict;
+  fork: boolean;
+  task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'>;
+  latestRun: Pick<Run, 'state'> | null;
+  /** The global stop flag; `unreadable` when it could not be read (fail closed). */
+  stopFlag: boolean | 'unreadable';
+}
+
+export type GateVerdict = { kind: 'proceed' } | { kind: 'refuse'; reason: Refusal };
+
+export function refusalOf(s: GateSnapshot): GateVerdict {
+  const refuse = (reason: Refusal): GateVerdict => ({ kind: 'refuse', reason });
+  switch (s.verdict) {
+    case 'green':
+      return refuse('result_green');
+    case 'inconclusive':
+      return refuse('result_not_actionable');
+    case 'unsettled':
+      return refuse('result_unsettled');
+    case 'red':
+      break;
+  }
+  // G2: once the notice marker is claimed, every later delivery is a read and nothing else.
+  if (s.task.noticeAt !== null) return refuse('notice_filed');
+  if (s.stopFlag === 'unreadable') return refuse('stop_flag_unreadable');
+  if (s.stopFlag) return refuse('stop_flag');
+  if (s.fork || s.task.isFork) return refuse('fork_pull_request');
+  if (s.task.state === 'done') return refuse('task_done');
+  if (s.task.state === 'cancelled') return refuse('task_cancelled');
+  // From the pull request's own state, not the Task's done-transition, which lags.
+  if (s.task.prState === 'merged') return refuse('pr_merged');
+  if (s.task.prState === 'closed') return refuse('pr_closed');
+  if (s.task.branchState === 'deleted') return refuse('branch_deleted');
+  switch (s.latestRun?.state) {
+    case 'queued':
+    case 'running':
+      return refuse('run_in_flight');
+    case 'question':
+      return refuse('run_question');
+    case 'failed':
+      return refuse('run_failed');
+    case 'cancelled':
+      return refuse('run_cancelled');
+    case 'completed':
+    case undefined:
+      break;
+  }
+  return { kind: 'proceed' };
+}

@@ -1,0 +1,108 @@
+// The domain's plain data: what a Task, Run, Attempt, Rejection and Notice are.
+// Everything in core/ is a pure function over these shapes; adapters map rows onto them.
+// SPEC: "Words".
+
+export const TASK_STATES = ['open', 'done', 'cancelled'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const PR_STATES = ['open', 'merged', 'closed'] as const;
+export type PrState = (typeof PR_STATES)[number];
+
+export const CI_STATES = ['unknown', 'pending', 'red', 'passing'] as const;
+export type CiState = (typeof CI_STATES)[number];
+
+export const RUN_STATES = ['queued', 'running', 'question', 'completed', 'failed', 'cancelled'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/** What became of a claimed attempt's dispatch (C3, crash safety). */
+export const ATTEMPT_STATUSES = [
+  'claimed', // row written, dispatch not begun
+  'dispatching', // a process took the dispatch; if it died here, fate is unknown
+  'dispatched', // the runner accepted the run
+  'over_budget', // the claim pushed the Task past its budget: kept, never dispatched (C3)
+  'dispatch_failed', // the runner refused or errored
+  'not_dispatched', // found claimed-but-not-dispatched after a crash and not sent (visible, never retried)
+  'dispatch_unknown', // the process died while dispatching: never sent again
+] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+export const REJECTION_SOURCES = ['gate', 'review', 'bot'] as const;
+export type RejectionSource = (typeof REJECTION_SOURCES)[number];
+
+export interface Task {
+  id: number;
+  work: string;
+  repository: string; // owner/name, lower-case
+  pullRequest: number;
+  branch: string;
+  state: TaskState;
+  prState: PrState;
+  branchState: 'present' | 'deleted';
+  isFork: boolean;
+  ciHeadSha: string | null;
+  ciHeadSeenAt: string | null; // ISO-8601
+  ciState: CiState;
+  noticeAt: string | null; // the G1 marker; non-null = the loop stopped for this Task
+  resumeRef: string | null; // how to resume the agent (a session id, opaque to fixloop)
+  createdAt: string;
+}
+
+export interface Run {
+  id: number;
+  taskId: number;
+  action: 'start' | 'resume';
+  autoResume: boolean;
+  state: RunState;
+  attemptId: number | null;
+  createdAt: string;
+}
+
+export interface Attempt {
+  id: number;
+  taskId: number;
+  coordinate: string; // CI: head sha; review: "review:<rejection id>"
+  source: RejectionSource;
+  headSha: string | null;
+  fingerprint: string;
+  status: AttemptStatus;
+  rejectionId: number | null;
+  runId: number | null;
+  createdAt: string;
+}
+
+export interface Rejection {
+  id: number;
+  taskId: number;
+  source: RejectionSource;
+  headSha: string | null;
+  checkName: string | null;
+  body: string;
+  createdAt: string;
+}
+
+export interface Notice {
+  id: number;
+  taskId: number;
+  reason: StopReason;
+  headSha: string | null;
+  attemptsUsed: number;
+  repository: string;
+  pullRequest: number;
+  message: string;
+  createdAt: string;
+}
+
+/** Why the loop stopped for a Task and filed its one notice (G1). */
+export const STOP_REASONS = ['budget_spent', 'unchanged_failure'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export interface RepositoryRef {
+  name: string; // owner/name
+  role: 'data' | 'website' | 'other';
+}
+
+export interface Work {
+  name: string;
+  account: string;
+  repositories: RepositoryRef[];
+}

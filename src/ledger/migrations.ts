@@ -1,0 +1,154 @@
+// Schema migrations, held inline (not read from a folder at run time) so a built copy carries them.
+// Both dialects run the same migrations; only the auto-increment key differs. Kysely's migrator
+// takes a lock, so two replicas starting at once apply each migration exactly once (N1).
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from 'kysely';
+import type { Dialect } from './db.js';
+
+type AnyDb = Kysely<any>;
+
+function withId(dialect: Dialect) {
+  return <T extends string>(t: CreateTableBuilder<T, never>) =>
+    dialect === 'postgres'
+      ? t.addColumn('id', 'serial', (c) => c.primaryKey())
+      : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+}
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const id = withId(dialect);
+  return {
+    '0001_core_loop': {
+      async up(db: AnyDb) {
+        await db.schema.createTable('settings').addColumn('key', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
+
+        await id(db.schema.createTable('events'))
+          .addColumn('identity', 'text', (c) => c.notNull().unique())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('event_name', 'text', (c) => c.notNull())
+          .addColumn('delivery_id', 'text', (c) => c.notNull())
+          .addColumn('repository', 'text')
+          .addColumn('sha', 'text')
+          .addColumn('verdict', 'text')
+          .addColumn('summary', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('received_at', 'text', (c) => c.notNull())
+          .addColumn('eval_state', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('events_pending').on('events').columns(['eval_state', 'id']).execute();
+
+        await id(db.schema.createTable('decisions'))
+          .addColumn('delivery_id', 'text')
+          .addColumn('event_name', 'text')
+          .addColumn('identity', 'text')
+          .addColumn('event_id', 'integer')
+          .addColumn('task_id', 'integer')
+          .addColumn('attempt_id', 'integer')
+          .addColumn('outcome', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text')
+          .addColumn('detail', 'text')
+          .addColumn('at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('decisions_task').on('decisions').columns(['task_id', 'id']).execute();
+        await db.schema.createIndex('decisions_delivery').on('decisions').columns(['delivery_id']).execute();
+
+        await id(db.schema.createTable('tasks'))
+          .addColumn('work', 'text', (c) => c.notNull())
+          .addColumn('repository', 'text', (c) => c.notNull())
+          .addColumn('pr_number', 'integer', (c) => c.notNull())
+          .addColumn('branch', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('pr_state', 'text', (c) => c.notNull())
+          .addColumn('branch_state', 'text', (c) => c.notNull())
+          .addColumn('is_fork', 'integer', (c) => c.notNull())
+          .addColumn('ci_head_sha', 'text')
+          .addColumn('ci_head_seen_at', 'text')
+          .addColumn('ci_state', 'text', (c) => c.notNull())
+          .addColumn('notice_at', 'text')
+          .addColumn('resume_ref', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addUniqueConstraint('tasks_repository_pr', ['repository', 'pr_number'])
+          .execute();
+        await db.schema.createIndex('tasks_branch').on('tasks').columns(['repository', 'branch']).execute();
+
+        await id(db.schema.createTable('runs'))
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('auto_resume', 'integer', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempt_id', 'integer')
+          .addColumn('token_hash', 'text')
+          .addColumn('exit_code', 'integer')
+          .addColumn('log', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('runs_task').on('runs').columns(['task_id', 'id']).execute();
+        // One run per attempt, enforced by the database (never dispatched twice).
+        await db.schema.createIndex('runs_attempt').on('runs').column('attempt_id').unique().execute();
+
+        await id(db.schema.createTable('attempts'))
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('coordinate', 'text', (c) => c.notNull())
+          .addColumn('source', 'text', (c) => c.notNull())
+          .addColumn('head_sha', 'text')
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('rejection_id', 'integer')
+          .addColumn('run_id', 'integer')
+          .addColumn('detail', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          // C2: the claim. Every delivery for the same head collapses onto this one row.
+          .addUniqueConstraint('attempts_task_coordinate', ['task_id', 'coordinate'])
+          .execute();
+
+        await id(db.schema.createTable('rejections'))
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('source', 'text', (c) => c.notNull())
+          .addColumn('head_sha', 'text')
+          .addColumn('check_name', 'text')
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('event_id', 'integer')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('rejections_task').on('rejections').columns(['task_id', 'id']).execute();
+
+        await id(db.schema.createTable('notices'))
+          .addColumn('task_id', 'integer', (c) => c.notNull().unique())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('head_sha', 'text')
+          .addColumn('attempts_used', 'integer', (c) => c.notNull())
+          .addColumn('message', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
+  };
+}
+
+class InlineProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations(this.dialect);
+  }
+}
+
+export async function migrateToLatest(db: AnyDb, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+export async function migrationsApplied(db: AnyDb, dialect: Dialect): Promise<boolean> {
+  try {
+    const expected = Object.keys(migrations(dialect));
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    const have = new Set(rows.rows.map((r) => r.name));
+    return expected.every((m) => have.has(m));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,117 @@
+// Row types of fixloop's database, shared by SQLite and PostgreSQL through Kysely.
+// Times are ISO-8601 text (they order correctly as strings); booleans are 0/1 integers on both.
+import type { Generated } from 'kysely';
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  identity: string; // unique: the dedupe story (A3)
+  kind: string; // github.check, github.pull_request, github.review, github.comment
+  event_name: string;
+  delivery_id: string;
+  repository: string | null;
+  sha: string | null;
+  verdict: string | null;
+  summary: string; // the classified event as JSON
+  payload: string; // the raw delivery body, exactly as signed
+  received_at: string;
+  eval_state: string; // pending | done
+}
+
+export interface DecisionsTable {
+  id: Generated<number>;
+  delivery_id: string | null;
+  event_name: string | null;
+  identity: string | null;
+  event_id: number | null;
+  task_id: number | null;
+  attempt_id: number | null;
+  outcome: string;
+  reason: string | null;
+  detail: string | null;
+  at: string;
+}
+
+export interface TasksTable {
+  id: Generated<number>;
+  work: string;
+  repository: string;
+  pr_number: number;
+  branch: string;
+  state: string;
+  pr_state: string;
+  branch_state: string;
+  is_fork: number;
+  ci_head_sha: string | null;
+  ci_head_seen_at: string | null;
+  ci_state: string;
+  notice_at: string | null;
+  resume_ref: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RunsTable {
+  id: Generated<number>;
+  task_id: number;
+  action: string;
+  auto_resume: number;
+  state: string;
+  attempt_id: number | null;
+  token_hash: string | null;
+  exit_code: number | null;
+  log: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttemptsTable {
+  id: Generated<number>;
+  task_id: number;
+  coordinate: string;
+  source: string;
+  head_sha: string | null;
+  fingerprint: string;
+  status: string;
+  rejection_id: number | null;
+  run_id: number | null;
+  detail: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RejectionsTable {
+  id: Generated<number>;
+  task_id: number;
+  source: string;
+  head_sha: string | null;
+  check_name: string | null;
+  body: string;
+  event_id: number | null;
+  created_at: string;
+}
+
+export interface NoticesTable {
+  id: Generated<number>;
+  task_id: number; // unique: one notice per Task (G1)
+  reason: string;
+  head_sha: string | null;
+  attempts_used: number;
+  message: string;
+  created_at: string;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  events: EventsTable;
+  decisions: DecisionsTable;
+  tasks: TasksTable;
+  runs: RunsTable;
+  attempts: AttemptsTable;
+  rejections: RejectionsTable;
+  notices: NoticesTable;
+}
