@@ -75,7 +75,8 @@ export interface NoticeInput {
 export interface Ledger {
   now(): string;
   // ingest (A3, group commit)
-  storeDeliveries(batch: IncomingDelivery[], decisionsFor: (r: StoreResult, d: IncomingDelivery) => DecisionInput): Promise<StoreResult[]>;
+  /** One transaction: the events (deduped on identity), a decision row for each, and any decision-only rows. */
+  storeDeliveries(batch: IncomingDelivery[], decisionsFor: (r: StoreResult, d: IncomingDelivery) => DecisionInput, alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
   recordDecisions(rows: DecisionInput[]): Promise<void>;
   listDecisions(filter: { taskId?: number; deliveryId?: string; limit: number; beforeId?: number }): Promise<Decision[]>;
   pendingEvents(limit: number): Promise<StoredEvent[]>;
@@ -147,6 +148,13 @@ export interface Runner {
   readonly kind: string;
   /** Start the run; resolves once the agent has been handed the run, rejects when it could not be. */
   start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void>;
+}
+
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
 }
 
 export interface Clock {

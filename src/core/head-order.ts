@@ -28,7 +28,7 @@ export function decideHead(result: Pick<CheckResult, 'sha' | 'pointers' | 'compl
     // The pointer names this commit, yet the Task already holds another head. Only an older
     // delivery (a redelivery captured before the last push) can say that; order by its own time.
     if (t === null) return { kind: 'refuse', reason: 'no_usable_time', detail: 'pointer disagrees with the known head and the delivery has no time' };
-    if (task.ciHeadSeenAt !== null && t <= task.ciHeadSeenAt) {
+    if (task.ciHeadSeenAt !== null && !isLater(t, task.ciHeadSeenAt)) {
       return { kind: 'refuse', reason: 'superseded_head', detail: `delivery from ${t} is older than head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}` };
     }
     return { kind: 'current', advance: true, seenAt: t };
@@ -38,10 +38,20 @@ export function decideHead(result: Pick<CheckResult, 'sha' | 'pointers' | 'compl
   if (t === null) return { kind: 'refuse', reason: 'no_usable_time', detail: 'no head pointer and no completion time' };
   if (task.ciHeadSha === null) return { kind: 'current', advance: true, seenAt: t };
   if (task.ciHeadSha === result.sha) return { kind: 'current', advance: false, seenAt: t };
-  if (task.ciHeadSeenAt !== null && t <= task.ciHeadSeenAt) {
+  if (task.ciHeadSeenAt !== null && !isLater(t, task.ciHeadSeenAt)) {
     return { kind: 'refuse', reason: 'superseded_head', detail: `completed ${t}, head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}` };
   }
   return { kind: 'current', advance: true, seenAt: t };
+}
+
+/**
+ * Strictly later as instants, never as text: string order breaks on offsets (`+02:00`) and on
+ * precision (`…00Z` vs `…00.500Z`). A time that cannot be parsed is never later (do not move the head).
+ */
+function isLater(t: string, than: string): boolean {
+  const a = Date.parse(t);
+  const b = Date.parse(than);
+  return Number.isFinite(a) && Number.isFinite(b) && a > b;
 }
 
 function short(sha: string): string {

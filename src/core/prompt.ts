@@ -35,9 +35,10 @@ export function stripInvisible(text: string): string {
 export function fenceData(text: string, nonce: string): string {
   let body = stripInvisible(text);
   if (body.length > MAX_OUTPUT_CHARS) body = `${body.slice(0, MAX_OUTPUT_CHARS)}\n[… cut at ${MAX_OUTPUT_CHARS} characters]`;
-  // The closing marker carries the nonce; remove any copy of it the content might contain.
+  // The closing marker carries the nonce; remove any copy of it the content might contain —
+  // repeatedly, since removing one nested copy (`</ci-output-</ci-output-N>N>`) can join another.
   const close = `</ci-output-${nonce}>`;
-  body = body.split(close).join('');
+  while (body.includes(close)) body = body.split(close).join('');
   return `<ci-output-${nonce}>\n${body}\n${close}`;
 }
 

@@ -1,0 +1,224 @@
+// Evaluate one stored event against the Task it is about: the gate of the fix loop.
+// classify (done at ingest) → route and resolve the Task (A5, A6) → head order (B1, B2, B5) →
+// refusals (D, G2) → fingerprint and budget (C1, C5) → claim (C2, C3) → notice (G1) → dispatch.
+// Every step ends in a decision-log row with its outcome and reason.
+import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../core/classify.js';
+import { decideHead } from '../core/head-order.js';
+import { refusalOf } from '../core/refusal.js';
+import { budgetAfterClaim, budgetBeforeClaim } from '../core/budget.js';
+import { fingerprint } from '../core/fingerprint.js';
+import { noticeMessage } from '../core/notice.js';
+import { routeRepository } from '../core/route.js';
+import type { Refusal } from '../core/reasons.js';
+import type { StopReason, Task, Work } from '../core/types.js';
+import type { DecisionInput, Ledger, Logger } from './ports.js';
+
+export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
+
+export interface EvaluateDeps {
+  ledger: Ledger;
+  logger: Logger;
+  works: readonly Work[];
+  maxAttempts: number;
+  /** Hand a claimed attempt to the dispatcher (which owns the runner). */
+  dispatch(attemptId: number): Promise<void>;
+  /** Fault injection for crash tests: called at named points; production wiring passes nothing. */
+  fault?(point: 'after_claim'): void;
+}
+
+export type EvaluationResult =
+  | { kind: 'refused'; reason: Refusal; taskId: number | null }
+  | { kind: 'recorded'; taskId: number | null }
+  | { kind: 'claimed'; taskId: number; attemptId: number }
+  | { kind: 'noticed'; taskId: number; reason: StopReason };
+
+export function createEvaluator(deps: EvaluateDeps) {
+  const { ledger } = deps;
+
+  async function log(d: DecisionInput): Promise<void> {
+    try {
+      await ledger.recordDecisions([d]);
+    } catch (err) {
+      deps.logger.error({ err, decision: d }, 'decision log write failed');
+    }
+  }
+
+  async function refuse(ctx: Ctx, reason: Refusal, detail?: string): Promise<EvaluationResult> {
+    await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason, detail: detail ?? null });
+    deps.logger.info({ identity: ctx.base.identity, taskId: ctx.task?.id, reason }, 'dispatch.dropped');
+    return { kind: 'refused', reason, taskId: ctx.task?.id ?? null };
+  }
+
+  async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null): Promise<EvaluationResult> {
+    const used = await ledger.countAttempts(ctx.task.id);
+    const notice = await ledger.fileNotice({
+      taskId: ctx.task.id,
+      reason,
+      headSha,
+      attemptsUsed: used,
+      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts, reason }),
+    });
+    if (notice) {
+      await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
+      deps.logger.warn({ taskId: ctx.task.id, reason }, 'ci.autofix_exhausted');
+      return { kind: 'noticed', taskId: ctx.task.id, reason };
+    }
+    // Someone else filed it: this delivery is a read and nothing else (G2).
+    return refuse(ctx, 'notice_filed');
+  }
+
+  interface Ctx {
+    base: DecisionInput;
+    task: Task | null;
+  }
+
+  async function resolveTask(repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
+    const byPr = await ledger.findTaskByPullRequest(repository, numbers);
+    if (byPr) return byPr;
+    return branch ? ledger.findTaskByBranch(repository, branch) : null;
+  }
+
+  async function evaluateCheck(eventId: number, r: CheckResult): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, identity: r.identity, outcome: 'refused' }, task: null };
+    const route = routeRepository(deps.works, r.repository);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+
+    const task = await resolveTask(r.repository, r.pointers.map((p) => p.number), r.branch);
+    if (!task) return refuse(ctx, 'no_task');
+    ctx.task = task;
+
+    // B5, B1: which commit is this about, and may it move the head?
+    const head = decideHead(r, task);
+    if (head.kind === 'refuse') return refuse(ctx, head.reason, head.detail);
+    if (head.advance) {
+      const moved = await ledger.advanceHead(task.id, r.sha, head.seenAt, r.verdict === 'red' ? 'red' : 'pending');
+      if (!moved) {
+        const again = await ledger.getTask(task.id);
+        if (!again || again.ciHeadSha !== r.sha) return refuse(ctx, 'superseded_head', 'another writer moved the head first');
+      }
+    } else if (r.verdict === 'red') {
+      await ledger.markRed(task.id, r.sha); // B2: red only, never passing
+    }
+    if (r.verdict === 'red') deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
+
+    // D: what refuses to resume. The stop flag fails closed when it cannot be read.
+    let stopFlag: boolean | 'unreadable';
+    try {
+      stopFlag = await ledger.readStopFlag();
+    } catch {
+      stopFlag = 'unreadable';
+    }
+    const fresh = (await ledger.getTask(task.id)) ?? task;
+    ctx.task = fresh;
+    const gate = refusalOf({ verdict: r.verdict, fork: r.fork, task: fresh, latestRun: await ledger.latestRun(task.id), stopFlag });
+    if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
+
+    return claimAndDispatch(ctx as Ctx & { task: Task }, {
+      coordinate: r.sha,
+      source: 'gate',
+      headSha: r.sha,
+      fingerprint: fingerprint([r.name], r.output),
+      rejection: { checkName: r.name, body: r.output, eventId },
+    });
+  }
+
+  async function claimAndDispatch(
+    ctx: Ctx & { task: Task },
+    c: { coordinate: string; source: 'gate' | 'review'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
+  ): Promise<EvaluationResult> {
+    const task = ctx.task;
+    try {
+      // C5/K2: the same failure on a new commit means the last fix changed nothing.
+      if (c.source === 'gate') {
+        const last = await ledger.lastAttempt(task.id, 'gate');
+        if (last && last.coordinate !== c.coordinate && last.fingerprint === c.fingerprint) {
+          return fileNotice(ctx, 'unchanged_failure', c.headSha);
+        }
+      }
+      const used = await ledger.countAttempts(task.id);
+      const budget = budgetBeforeClaim(used, deps.maxAttempts);
+      if (budget.kind === 'refuse') {
+        if (budget.reason === 'loop_off') return refuse(ctx, 'loop_off');
+        // Only a coordinate nobody claimed yet can spend the budget; a redelivery is just a read.
+        const claimed = (await ledger.listAttempts(task.id)).some((a) => a.coordinate === c.coordinate);
+        if (claimed) return refuse(ctx, 'coordinate_claimed');
+        return fileNotice(ctx, 'budget_spent', c.headSha);
+      }
+      const claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
+      if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
+      await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
+      deps.fault?.('after_claim');
+      // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
+      if (budgetAfterClaim(claim.attemptsCounted, deps.maxAttempts).kind === 'over_budget') {
+        await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget');
+        await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
+        return fileNotice(ctx, 'budget_spent', c.headSha);
+      }
+      await deps.dispatch(claim.attempt.id);
+      return { kind: 'claimed', taskId: task.id, attemptId: claim.attempt.id };
+    } catch (err) {
+      // C4: a ledger that cannot be read or written dispatches nothing.
+      deps.logger.error({ err, taskId: task.id }, 'ledger unavailable during evaluation');
+      return refuse(ctx, 'ledger_unavailable', String((err as Error).message ?? err).slice(0, 300));
+    }
+  }
+
+  async function evaluatePullRequest(eventId: number, e: PullRequestChange): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, identity: e.identity, outcome: 'refused' }, task: null };
+    const route = routeRepository(deps.works, e.repository);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
+    if (!task) return refuse(ctx, 'no_task');
+    await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
+    // The pull request's own head is the truest pointer there is; it moves the head by the same CAS.
+    if (task.ciHeadSha !== e.headSha && e.updatedAt !== null) await ledger.advanceHead(task.id, e.headSha, e.updatedAt, 'pending');
+    await log({ ...ctx.base, taskId: task.id, outcome: 'stored', reason: 'pull_request_state', detail: `${e.action}: ${e.prState}` });
+    return { kind: 'recorded', taskId: task.id };
+  }
+
+  async function evaluateReview(eventId: number, e: ReviewSubmitted): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, identity: e.identity, outcome: 'refused' }, task: null };
+    const route = routeRepository(deps.works, e.repository);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
+    if (!task) return refuse(ctx, 'no_task');
+    ctx.task = task;
+    // An approval or a plain comment records nothing and resumes nothing (F1).
+    if (e.state !== 'changes_requested') return refuse(ctx, 'not_a_rejection', e.state);
+    const rejection = await ledger.createRejection({ taskId: task.id, source: 'review', headSha: e.headSha, checkName: null, body: e.body, eventId });
+    let stopFlag: boolean | 'unreadable';
+    try {
+      stopFlag = await ledger.readStopFlag();
+    } catch {
+      stopFlag = 'unreadable';
+    }
+    const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
+    if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
+    return claimAndDispatch(ctx as Ctx & { task: Task }, {
+      coordinate: `review:${rejection.id}`,
+      source: 'review',
+      headSha: e.headSha,
+      fingerprint: fingerprint(['review'], e.body),
+      rejection: { existingId: rejection.id },
+    });
+  }
+
+  return {
+    async evaluate(eventId: number, e: LoopEvent): Promise<EvaluationResult> {
+      switch (e.kind) {
+        case 'github.check':
+          return evaluateCheck(eventId, e);
+        case 'github.pull_request':
+          return evaluatePullRequest(eventId, e);
+        case 'github.review':
+          return evaluateReview(eventId, e);
+        case 'github.comment':
+          // A comment is only a doorbell; ringing it is a later capability (F2).
+          await log({ eventId, identity: e.identity, outcome: 'stored', reason: 'comment_recorded' });
+          return { kind: 'recorded', taskId: null };
+      }
+    },
+  };
+}
+
+export type Evaluator = ReturnType<typeof createEvaluator>;

@@ -1,0 +1,166 @@
+// Ingest a verified delivery (SPEC A1–A4): classify it, then commit its event and decision row
+// together with every other delivery that arrived in the same turn (group commit). The promise a
+// caller awaits resolves only after that commit: a 2xx to GitHub always means stored.
+import { classifyDelivery, type Classification } from '../core/classify.js';
+import type { DecisionInput, IncomingDelivery, Ledger, Logger, StoreResult } from './ports.js';
+import type { LoopEvent } from './evaluate.js';
+
+export interface Delivery {
+  deliveryId: string;
+  eventName: string;
+  /** The body exactly as signed. */
+  raw: string;
+}
+
+export type IngestAnswer =
+  | { status: 202; outcome: 'stored'; identity: string; eventId: number }
+  | { status: 200; outcome: 'duplicate' | 'dropped' | 'ignored'; identity: string | null; reason?: string }
+  | { status: 400; outcome: 'rejected'; reason: 'malformed_json' | 'shape_mismatch'; detail: string };
+
+interface Pending {
+  event: IncomingDelivery | null;
+  decision: DecisionInput | null;
+  loopEvent: LoopEvent | null;
+  resolve(a: IngestAnswer): void;
+  reject(e: unknown): void;
+  answer: (r: StoreResult | null) => IngestAnswer;
+}
+
+export interface Ingestor {
+  ingest(d: Delivery): Promise<IngestAnswer>;
+  /** Commit whatever is queued now (tests, shutdown). */
+  flush(): Promise<void>;
+}
+
+export function createIngestor(deps: {
+  ledger: Ledger;
+  logger: Logger;
+  /** Called after commit with the events that were newly stored, for evaluation. */
+  onStored(events: Array<{ eventId: number; event: LoopEvent }>): void;
+  maxBatch?: number;
+}): Ingestor {
+  const maxBatch = deps.maxBatch ?? 512;
+  let queue: Pending[] = [];
+  let scheduled = false;
+  let inFlight: Promise<void> = Promise.resolve();
+
+  async function commit(batch: Pending[]): Promise<void> {
+    const events: Pending[] = batch.filter((p) => p.event !== null);
+    const alsoRecord = batch.filter((p) => p.event === null && p.decision !== null).map((p) => p.decision!);
+    let results: StoreResult[];
+    try {
+      results = await deps.ledger.storeDeliveries(
+        events.map((p) => p.event!),
+        (r, d) => ({
+          deliveryId: d.deliveryId,
+          eventName: d.eventName,
+          identity: d.identity,
+          eventId: r.kind === 'stored' ? r.eventId : null,
+          outcome: r.kind,
+          reason: r.kind === 'duplicate' ? 'identity_seen' : null,
+        }),
+        alsoRecord,
+      );
+    } catch (err) {
+      // Nothing was committed: every caller in the batch answers 5xx so GitHub may redeliver.
+      deps.logger.error({ err, size: batch.length }, 'group commit failed');
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    const stored: Array<{ eventId: number; event: LoopEvent }> = [];
+    events.forEach((p, i) => {
+      const r = results[i]!;
+      if (r.kind === 'stored' && p.loopEvent) stored.push({ eventId: r.eventId, event: p.loopEvent });
+      p.resolve(p.answer(r));
+    });
+    for (const p of batch) if (p.event === null) p.resolve(p.answer(null));
+    if (stored.length > 0) deps.onStored(stored);
+  }
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    // Let every request that arrived in this turn join the batch, then commit them together;
+    // commits are chained so a batch never interleaves with the previous one.
+    setImmediate(() => {
+      scheduled = false;
+      const batch = queue.splice(0, maxBatch);
+      if (queue.length > 0) schedule();
+      inFlight = inFlight.then(() => commit(batch));
+    });
+  }
+
+  function enqueue(p: Omit<Pending, 'resolve' | 'reject'>): Promise<IngestAnswer> {
+    return new Promise<IngestAnswer>((resolve, reject) => {
+      queue.push({ ...p, resolve, reject });
+      schedule();
+    });
+  }
+
+  return {
+    ingest(d) {
+      let body: unknown;
+      try {
+        body = JSON.parse(d.raw);
+      } catch (err) {
+        const detail = `body is not JSON: ${(err as Error).message}`.slice(0, 300);
+        return enqueue({
+          event: null,
+          loopEvent: null,
+          decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: 'malformed_json', detail },
+          answer: () => ({ status: 400, outcome: 'rejected', reason: 'malformed_json', detail }),
+        });
+      }
+      const c: Classification = classifyDelivery(d.eventName, body, d.deliveryId);
+      switch (c.kind) {
+        case 'unknown_event':
+          // Acknowledged and ignored: nothing stored.
+          return Promise.resolve({ status: 200, outcome: 'ignored', identity: null, reason: 'unknown_event' });
+        case 'rejected':
+          return enqueue({
+            event: null,
+            loopEvent: null,
+            decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: c.reason, detail: c.detail },
+            answer: () => ({ status: 400, outcome: 'rejected', reason: c.reason, detail: c.detail }),
+          });
+        case 'ignored':
+        case 'dropped':
+          return enqueue({
+            event: null,
+            loopEvent: null,
+            decision: { deliveryId: d.deliveryId, eventName: d.eventName, identity: c.identity, outcome: c.kind, reason: c.reason },
+            answer: () => ({ status: 200, outcome: c.kind, identity: c.identity, reason: c.reason }),
+          });
+        case 'event': {
+          const e = c.event;
+          const incoming: IncomingDelivery = {
+            deliveryId: d.deliveryId,
+            eventName: d.eventName,
+            identity: e.identity,
+            kind: e.kind,
+            repository: e.repository,
+            sha: e.kind === 'github.check' ? e.sha : null,
+            verdict: e.kind === 'github.check' ? e.verdict : null,
+            summary: JSON.stringify(e),
+            payload: d.raw,
+          };
+          return enqueue({
+            event: incoming,
+            loopEvent: e,
+            decision: null,
+            answer: (r) =>
+              r?.kind === 'stored'
+                ? { status: 202, outcome: 'stored', identity: e.identity, eventId: r.eventId }
+                : { status: 200, outcome: 'duplicate', identity: e.identity },
+          });
+        }
+      }
+    },
+    async flush() {
+      while (queue.length > 0 || scheduled) {
+        await new Promise((r) => setImmediate(r));
+      }
+      await inFlight;
+    },
+  };
+}

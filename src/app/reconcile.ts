@@ -1,0 +1,58 @@
+// Start-up reconciliation (issue: crash safety; SPEC C3, C4, I4). An attempt claimed but never
+// dispatched is dispatched once — by compare-and-set, so one replica wins — or, when the loop
+// would refuse it now, marked `not_dispatched`. An attempt caught mid-dispatch is never re-sent:
+// it becomes `dispatch_unknown`, visible, because paying twice is worse than asking a person.
+import { refusalOf } from '../core/refusal.js';
+import { budgetAfterClaim } from '../core/budget.js';
+import type { Dispatcher } from './dispatch.js';
+import type { Ledger, Logger } from './ports.js';
+
+export async function reconcileAttempts(deps: {
+  ledger: Ledger;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  maxAttempts: number;
+  /** Only rows untouched for this long are reconciled (other live replicas may own newer ones). */
+  olderThan: string;
+}): Promise<{ dispatched: number; notDispatched: number; unknown: number }> {
+  const { ledger } = deps;
+  const out = { dispatched: 0, notDispatched: 0, unknown: 0 };
+
+  for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
+    if (await ledger.setAttemptStatus(a.id, ['dispatching'], 'dispatch_unknown', 'the process died while dispatching; not sent again')) {
+      if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
+      await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
+      out.unknown++;
+    }
+  }
+
+  for (const a of await ledger.attemptsWithStatus(['claimed'], deps.olderThan)) {
+    const attempts = await ledger.listAttempts(a.taskId);
+    const position = attempts.findIndex((x) => x.id === a.id) + 1;
+    const task = await ledger.getTask(a.taskId);
+    let stopFlag: boolean | 'unreadable';
+    try {
+      stopFlag = await ledger.readStopFlag();
+    } catch {
+      stopFlag = 'unreadable';
+    }
+    let why: string | null = null;
+    if (budgetAfterClaim(position, deps.maxAttempts).kind === 'over_budget') why = 'over_budget_after_claim';
+    else if (!task) why = 'no_task';
+    else {
+      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
+      if (gate.kind === 'refuse') why = gate.reason;
+    }
+    if (why) {
+      const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
+      if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `found after restart: ${why}`)) {
+        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: 'start-up reconciliation' }]);
+        out.notDispatched++;
+      }
+      continue;
+    }
+    if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
+  }
+  if (out.dispatched + out.notDispatched + out.unknown > 0) deps.logger.warn(out, 'reconciled attempts left by a previous process');
+  return out;
+}

@@ -1,0 +1,152 @@
+// The fixloop CLI (SPEC M1, A1) run in-process against a tiny HTTP server: replay signs exactly the
+// bytes it sends, the API commands send the token and map failures to exit codes 1 and 2.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { verify } from '@octokit/webhooks-methods';
+import { run } from './main.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'fixloop-cli-'));
+let server: Server;
+let baseUrl: string;
+let seen: Seen[] = [];
+let answer = { status: 200, body: '{"ok":true}' };
+
+before(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  seen = [];
+  answer = { status: 200, body: '{"ok":true}' };
+});
+
+function capture(env: NodeJS.ProcessEnv = {}) {
+  const out = { stdout: '', stderr: '' };
+  const io = {
+    stdout: { write: (s: string) => (out.stdout += s) },
+    stderr: { write: (s: string) => (out.stderr += s) },
+    env,
+  };
+  return { out, io };
+}
+
+describe('fixloop replay (M1, A1)', () => {
+  it('posts a raw payload file byte for byte, signed with the first secret', async () => {
+    // Odd spacing, a non-ASCII character and a trailing newline: re-serialising would change them.
+    const file = join(dir, 'raw.json');
+    writeFileSync(file, '{ "action":"completed",  "check_run": {"name": "tést"} }\n');
+    answer = { status: 202, body: '{"stored":1}' };
+    const { out, io } = capture({ WEBHOOK_SECRET: 'first, second' });
+    const code = await run(['replay', file, '--event', 'check_run', '--delivery', 'd-1', '--url', baseUrl], io);
+    assert.equal(code, 0, out.stderr);
+    const req = seen[0];
+    assert.ok(req);
+    assert.equal(req.method, 'POST');
+    assert.equal(req.url, '/api/github/webhooks');
+    assert.deepEqual(req.body, readFileSync(file));
+    assert.equal(req.headers['x-github-event'], 'check_run');
+    assert.equal(req.headers['x-github-delivery'], 'd-1');
+    assert.equal(req.headers['content-type'], 'application/json');
+    assert.equal(req.headers['user-agent'], 'GitHub-Hookshot/fixloop-replay');
+    const signature = String(req.headers['x-hub-signature-256']);
+    assert.ok(await verify('first', req.body.toString('utf8'), signature));
+    assert.match(out.stdout, /^202 /);
+    assert.match(out.stdout, /"stored": 1/);
+  });
+
+  it('posts JSON.stringify(payload) of a wrapped file, with its event and delivery', async () => {
+    const file = join(dir, 'wrapped.json');
+    const payload = { action: 'completed', check_suite: { id: 7 } };
+    writeFileSync(file, JSON.stringify({ event: 'check_suite', delivery: 'abc', payload }, null, 2));
+    const { out, io } = capture({ WEBHOOK_SECRET: 's3cret' });
+    assert.equal(await run(['replay', file, '--url', baseUrl], io), 0, out.stderr);
+    const req = seen[0];
+    assert.ok(req);
+    assert.equal(req.body.toString('utf8'), JSON.stringify(payload));
+    assert.equal(req.headers['x-github-event'], 'check_suite');
+    assert.equal(req.headers['x-github-delivery'], 'abc');
+    assert.ok(await verify('s3cret', req.body.toString('utf8'), String(req.headers['x-hub-signature-256'])));
+  });
+
+  it('a raw payload without --event is exit 2 and sends nothing', async () => {
+    const file = join(dir, 'raw-no-event.json');
+    writeFileSync(file, '{"action":"completed"}');
+    const { out, io } = capture({ WEBHOOK_SECRET: 's' });
+    assert.equal(await run(['replay', file, '--url', baseUrl], io), 2);
+    assert.match(out.stderr, /--event/);
+    assert.equal(seen.length, 0);
+  });
+
+  it('a non-2xx answer from the server is exit 1', async () => {
+    const file = join(dir, 'rejected.json');
+    writeFileSync(file, '{}');
+    answer = { status: 401, body: '{"error":"bad signature"}' };
+    const { out, io } = capture({ WEBHOOK_SECRET: 's' });
+    assert.equal(await run(['replay', file, '--event', 'ping', '--url', baseUrl], io), 1);
+    assert.match(out.stdout, /^401 /);
+  });
+});
+
+describe('fixloop API commands (M1, M2)', () => {
+  it('stop sends PUT /api/stop {stopped:true} with the bearer token', async () => {
+    const { out, io } = capture({ FIXLOOP_API_TOKEN: 'tok', FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['stop'], io), 0, out.stderr);
+    const req = seen[0];
+    assert.ok(req);
+    assert.equal(req.method, 'PUT');
+    assert.equal(req.url, '/api/stop');
+    assert.equal(req.headers.authorization, 'Bearer tok');
+    assert.deepEqual(JSON.parse(req.body.toString('utf8')), { stopped: true });
+    assert.equal(out.stdout, '{\n  "ok": true\n}\n');
+  });
+
+  it('start sends {stopped:false}; no token means no Authorization header', async () => {
+    const { io } = capture();
+    assert.equal(await run(['start', '--url', baseUrl], io), 0);
+    assert.deepEqual(JSON.parse(seen[0]?.body.toString('utf8') ?? ''), { stopped: false });
+    assert.equal(seen[0]?.headers.authorization, undefined);
+  });
+
+  it('tasks against a server answering 500 is exit 1 with the reason on stderr', async () => {
+    answer = { status: 500, body: '{"error":"boom"}' };
+    const { out, io } = capture();
+    assert.equal(await run(['tasks', '--url', baseUrl], io), 1);
+    assert.equal(seen[0]?.url, '/api/tasks');
+    assert.match(out.stderr, /500/);
+    assert.equal(out.stdout, '');
+  });
+
+  it('an unreachable server is exit 1', async () => {
+    const { out, io } = capture();
+    assert.equal(await run(['inbox', '--url', 'http://127.0.0.1:1'], io), 1);
+    assert.match(out.stderr, /cannot reach/);
+  });
+
+  it('malformed arguments are exit 2: unknown option, unknown command, bad URL', async () => {
+    assert.equal(await run(['tasks', '--nope'], capture().io), 2);
+    assert.equal(await run(['frobnicate'], capture().io), 2);
+    assert.equal(await run(['deliveries', '--url', 'not a url'], capture().io), 2);
+    assert.equal(await run(['--help'], capture().io), 0);
+  });
+});

@@ -1,0 +1,138 @@
+// The `fixloop` command line (SPEC M1): serve, the server's read/stop commands, and replay of a
+// saved delivery. `run(argv, io)` is the whole CLI as a function returning the exit code — 0 ok,
+// 1 the server or network failed, 2 a malformed argument or configuration — so tests call it
+// in-process; executed directly, this file runs it on process.argv.
+import { readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/errors.js';
+import { API_COMMANDS, runApiCommand } from './api-commands.js';
+import { CliError, type CliIo } from './io.js';
+import { replay, type ReplayOptions } from './replay.js';
+
+/** What src/main.ts exports; typed here so this file compiles before that one exists. */
+interface ServeModule {
+  serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv }): Promise<{ close(): Promise<void>; url: string }>;
+}
+// A non-literal specifier keeps tsc from resolving src/main.ts (it may not exist yet); once it
+// does, `import('../main.js')` with its real types can replace this.
+const SERVE_MODULE = '../main.js';
+
+export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
+  const cli: CliIo = {
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    env: io.env ?? process.env,
+    fetch: io.fetch ?? globalThis.fetch,
+  };
+  let code = 0;
+  const program = buildProgram(cli, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed it
+    if (err instanceof CliError) {
+      cli.stderr.write(`fixloop: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof ConfigError) {
+      cli.stderr.write(`fixloop: ${err.message}\n`);
+      return 2;
+    }
+    cli.stderr.write(`fixloop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}
+
+function buildProgram(io: CliIo, exit: (code: number) => void): Command {
+  // Settings made before .command() are inherited by every subcommand (exitOverride, output).
+  const program = new Command('fixloop')
+    .description('Resume an AI coding agent when its pull request goes red, under a hard budget.')
+    .version(packageVersion())
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(fixloop --help for usage)');
+
+  program
+    .command('serve')
+    .description('run the service: webhooks, poll, API, dashboard')
+    .option('-c, --config <file>', 'config file, YAML or JSON (default: $FIXLOOP_CONFIG)')
+    .action(async (opts: { config?: string }) => {
+      const { serve } = (await import(SERVE_MODULE)) as ServeModule;
+      const server = await serve({ configFile: opts.config, env: io.env });
+      io.stderr.write(`fixloop listening on ${server.url}\n`);
+      exit(await untilSignal(server.close, io));
+    });
+
+  for (const spec of API_COMMANDS) {
+    program
+      .command(spec.name)
+      .description(spec.description)
+      .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
+      .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
+  }
+
+  program
+    .command('replay')
+    .description("sign a saved delivery with WEBHOOK_SECRET's first secret and post it to the server")
+    .argument('<file>', 'a {"event", "delivery", "payload"} file, or a raw payload (then --event is required)')
+    .option('--event <name>', 'X-GitHub-Event (wins over the file)')
+    .option('--delivery <id>', 'X-GitHub-Delivery (default: the file\'s, else a random UUID)')
+    .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
+    .action(async (file: string, opts: ReplayOptions) => exit(await replay(file, opts, io)));
+
+  return program;
+}
+
+/** Serve until SIGINT/SIGTERM, then close; a second signal exits at once. */
+function untilSignal(close: () => Promise<void>, io: CliIo): Promise<number> {
+  return new Promise((resolve) => {
+    let closing = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (closing) {
+        io.stderr.write(`fixloop: ${signal} again, exiting without waiting\n`);
+        process.exit(1);
+      }
+      closing = true;
+      io.stderr.write(`fixloop: ${signal}, closing\n`);
+      close().then(
+        () => done(0),
+        (err: unknown) => {
+          io.stderr.write(`fixloop: close failed: ${err instanceof Error ? err.message : String(err)}\n`);
+          done(1);
+        },
+      );
+    };
+    const done = (code: number): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(code);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) process.exitCode = await run(process.argv.slice(2));

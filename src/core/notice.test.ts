@@ -1,0 +1,51 @@
+// SPEC G1: the one Inbox notice names the pull request, the last head, attempts used and why it stopped.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { noticeMessage, type NoticeFacts } from './notice.js';
+import { STOP_REASONS, type StopReason } from './types.js';
+
+const SHA = '3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39';
+const base: NoticeFacts = { repository: 'acme/shop-data', pullRequest: 42, headSha: SHA, attemptsUsed: 2, maxAttempts: 2, reason: 'budget_spent' };
+
+const WHY: Record<StopReason, RegExp> = {
+  budget_spent: /budget is spent/,
+  unchanged_failure: /same failure came back unchanged/,
+};
+
+describe('G1: the notice message', () => {
+  for (const reason of STOP_REASONS) {
+    test(`G1: a ${reason} notice names repo#pr, the head, the attempts used and the reason`, () => {
+      const m = noticeMessage({ ...base, reason });
+      assert.match(m, /acme\/shop-data#42/);
+      assert.match(m, new RegExp(SHA.slice(0, 12)));
+      assert.match(m, /2 of 2 automatic attempts used/);
+      assert.match(m, WHY[reason]);
+    });
+  }
+
+  test('G1: the two reasons produce different messages', () => {
+    assert.notEqual(noticeMessage({ ...base, reason: 'budget_spent' }), noticeMessage({ ...base, reason: 'unchanged_failure' }));
+  });
+
+  const COUNTS: ReadonlyArray<[number, number]> = [[0, 0], [1, 3], [3, 3], [5, 5]];
+  for (const [used, max] of COUNTS) {
+    test(`G1: attempts used ${used} of ${max} are stated`, () => {
+      assert.match(noticeMessage({ ...base, attemptsUsed: used, maxAttempts: max }), new RegExp(`\\(${used} of ${max} automatic attempts used`));
+    });
+  }
+
+  test('G1: the last head seen is named by its short sha', () => {
+    const other = 'aaaabbbbccccddddeeeeffff0000111122223333';
+    const m = noticeMessage({ ...base, headSha: other });
+    assert.match(m, /last head seen aaaabbbbcccc\)/);
+    assert.doesNotMatch(m, new RegExp(SHA.slice(0, 12)));
+  });
+
+  test('G1: with no head seen the notice says "unknown", not a blank', () => {
+    assert.match(noticeMessage({ ...base, headSha: null }), /last head seen unknown\)/);
+  });
+
+  test('G1: the notice tells a person what to do next', () => {
+    assert.match(noticeMessage(base), /resume the run by hand/);
+  });
+});

@@ -1,0 +1,176 @@
+// The JSON API (SPEC M2): Tasks, runs, the Inbox, the decision log and the stop flag, all behind
+// the API token; a run's own token may report that run's state and nothing else (L1 http runner).
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { RUN_STATES, TASK_STATES } from '../core/types.js';
+import { routeRepository } from '../core/route.js';
+import type { Work } from '../core/types.js';
+import type { Ledger, Logger } from '../app/ports.js';
+import { taskView } from '../app/task-view.js';
+import { bearerOf, matchesHash, sameSecret } from './auth.js';
+import { openApiDocument } from './openapi.js';
+
+export interface ApiDeps {
+  ledger: Ledger;
+  logger: Logger;
+  works: readonly Work[];
+  apiToken: string | null;
+  ready(): Promise<boolean>;
+}
+
+const newTask = z.object({
+  repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name'),
+  pullRequest: z.number().int().positive(),
+  branch: z.string().min(1).max(255),
+  resumeRef: z.string().max(500).optional(),
+});
+const patchTask = z.object({ state: z.enum(TASK_STATES) });
+const patchRun = z.object({ state: z.enum(RUN_STATES) });
+const putStop = z.object({ stopped: z.boolean() });
+
+function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422, error: string, message: string) {
+  return c.json({ error, message }, status);
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    return Symbol.for('malformed');
+  }
+}
+
+function idParam(c: Context): number | null {
+  const n = Number(c.req.param('id'));
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+export function createApi(deps: ApiDeps): Hono {
+  const { ledger } = deps;
+  const app = new Hono();
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/ping', (c) => c.text('PONG'));
+  app.get('/readyz', async (c) => ((await deps.ready()) ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
+
+  // Every /api/ route but the webhook (served before this app) needs the API token, except the
+  // run-state report, which a run may make with its own token.
+  app.use('/api/*', async (c, next) => {
+    const token = bearerOf(c.req.header('authorization'));
+    const isRunPatch = c.req.method === 'PATCH' && /^\/api\/runs\/\d+$/.test(c.req.path);
+    if (deps.apiToken === null) return next(); // loopback-only install without a token (config enforces this)
+    if (token && sameSecret(token, deps.apiToken)) {
+      c.set('principal' as never, 'person' as never);
+      return next();
+    }
+    if (isRunPatch && token) {
+      c.set('principal' as never, `run-token:${token}` as never);
+      return next();
+    }
+    return problem(c, 401, 'unauthorized', 'Authorization: Bearer <FIXLOOP_API_TOKEN> is required');
+  });
+
+  app.get('/api/openapi.json', (c) => c.json(openApiDocument));
+
+  app.post('/api/tasks', async (c) => {
+    const parsed = newTask.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    const route = routeRepository(deps.works, parsed.data.repository);
+    if (route.kind === 'refuse') return problem(c, 422, route.reason, `${parsed.data.repository} is not the data repository of a configured Work`);
+    const created = await ledger.createTask({
+      work: route.work.name,
+      repository: route.repository,
+      pullRequest: parsed.data.pullRequest,
+      branch: parsed.data.branch,
+      resumeRef: parsed.data.resumeRef ?? null,
+    });
+    if ('kind' in created) return c.json({ error: 'task_exists', message: 'a Task already holds this pull request', task: await taskView(ledger, created.task.id) }, 409);
+    return c.json(await taskView(ledger, created.task.id), 201);
+  });
+
+  app.get('/api/tasks', async (c) => {
+    const state = c.req.query('state');
+    const parsed = state === undefined ? undefined : z.enum(TASK_STATES).safeParse(state);
+    if (parsed && !parsed.success) return problem(c, 400, 'invalid_query', 'state must be open, done or cancelled');
+    return c.json({ tasks: await ledger.listTasks({ state: parsed?.data }) });
+  });
+
+  app.get('/api/tasks/:id', async (c) => {
+    const id = idParam(c);
+    const view = id === null ? null : await taskView(ledger, id);
+    return view ? c.json(view) : problem(c, 404, 'not_found', 'no such Task');
+  });
+
+  app.patch('/api/tasks/:id', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    const parsed = patchTask.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    const task = await ledger.setTaskState(id, parsed.data.state);
+    return task ? c.json(await taskView(ledger, id)) : problem(c, 404, 'not_found', 'no such Task');
+  });
+
+  app.get('/api/runs/:id', async (c) => {
+    const id = idParam(c);
+    const run = id === null ? null : await ledger.getRun(id);
+    if (!run || id === null) return problem(c, 404, 'not_found', 'no such run');
+    const { tokenHash: _hidden, ...visible } = run;
+    return c.json({ ...visible, log: await ledger.getRunLog(id) });
+  });
+
+  app.patch('/api/runs/:id', async (c) => {
+    const id = idParam(c);
+    const run = id === null ? null : await ledger.getRun(id);
+    if (!run || id === null) return problem(c, 404, 'not_found', 'no such run');
+    const principal = String(c.get('principal' as never) ?? 'person');
+    if (principal.startsWith('run-token:')) {
+      const token = principal.slice('run-token:'.length);
+      if (!run.tokenHash || !matchesHash(token, run.tokenHash)) return problem(c, 403, 'forbidden', 'this token is not scoped to this run');
+      if (['completed', 'failed', 'cancelled'].includes(run.state)) return problem(c, 409, 'run_ended', `run ${id} already ended (${run.state})`);
+    }
+    const parsed = patchRun.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    const moved = await ledger.setRunState(id, [run.state], parsed.data.state);
+    if (!moved) return problem(c, 409, 'conflict', 'the run changed state meanwhile; read it and retry');
+    return c.json(moved);
+  });
+
+  app.get('/api/inbox', async (c) => c.json({ notices: await ledger.listNotices() }));
+
+  app.get('/api/deliveries', async (c) => {
+    const q = z
+      .object({
+        taskId: z.coerce.number().int().positive().optional(),
+        delivery: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(1000).default(100),
+        before: z.coerce.number().int().positive().optional(),
+      })
+      .safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const decisions = await ledger.listDecisions({ taskId: q.data.taskId, deliveryId: q.data.delivery, limit: q.data.limit, beforeId: q.data.before });
+    return c.json({ decisions });
+  });
+
+  app.get('/api/stop', async (c) => {
+    try {
+      return c.json({ stopped: await ledger.readStopFlag() });
+    } catch {
+      return c.json({ stopped: null, error: 'unreadable' }, 503);
+    }
+  });
+
+  app.put('/api/stop', async (c) => {
+    const parsed = putStop.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    await ledger.writeStopFlag(parsed.data.stopped);
+    deps.logger.warn({ stopped: parsed.data.stopped }, 'global stop flag written');
+    return c.json({ stopped: parsed.data.stopped });
+  });
+
+  app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => {
+    deps.logger.error({ err }, 'api error');
+    return c.json({ error: 'internal', message: 'internal error' }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,495 @@
+// The Kysely ledger: fixloop's durable state on SQLite or PostgreSQL, one code path for both.
+// Every exactly-once rule is a constraint or a compare-and-set here, never process memory (N1):
+// events.identity (A3), attempts(task_id, coordinate) (C2), runs.attempt_id (one run per attempt),
+// notices.task_id with the tasks.notice_at CAS (G1), and the head CAS on ci_head_seen_at (B1).
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
+import type { Outcome } from '../core/reasons.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  Decision,
+  DecisionInput,
+  IncomingDelivery,
+  Ledger,
+  NewTask,
+  NoticeInput,
+  StoreResult,
+  StoredEvent,
+  Clock,
+} from '../app/ports.js';
+import type { AttemptsTable, Database, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
+import type { Db } from './db.js';
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+const STOP_KEY = 'stopped';
+
+export function createLedger(db: Db, clock: Clock): Ledger {
+  const k = db.kysely;
+  const now = () => clock.now().toISOString();
+
+  const taskOf = (r: Selectable<TasksTable>): Task => ({
+    id: r.id,
+    work: r.work,
+    repository: r.repository,
+    pullRequest: r.pr_number,
+    branch: r.branch,
+    state: r.state as Task['state'],
+    prState: r.pr_state as Task['prState'],
+    branchState: r.branch_state as Task['branchState'],
+    isFork: r.is_fork === 1,
+    ciHeadSha: r.ci_head_sha,
+    ciHeadSeenAt: r.ci_head_seen_at,
+    ciState: r.ci_state as Task['ciState'],
+    noticeAt: r.notice_at,
+    resumeRef: r.resume_ref,
+    createdAt: r.created_at,
+  });
+  const runOf = (r: Selectable<RunsTable>): Run => ({
+    id: r.id,
+    taskId: r.task_id,
+    action: r.action as Run['action'],
+    autoResume: r.auto_resume === 1,
+    state: r.state as RunState,
+    attemptId: r.attempt_id,
+    createdAt: r.created_at,
+  });
+  const attemptOf = (r: Selectable<AttemptsTable>): Attempt => ({
+    id: r.id,
+    taskId: r.task_id,
+    coordinate: r.coordinate,
+    source: r.source as RejectionSource,
+    headSha: r.head_sha,
+    fingerprint: r.fingerprint,
+    status: r.status as AttemptStatus,
+    rejectionId: r.rejection_id,
+    runId: r.run_id,
+    createdAt: r.created_at,
+  });
+  const rejectionOf = (r: Selectable<RejectionsTable>): Rejection => ({
+    id: r.id,
+    taskId: r.task_id,
+    source: r.source as RejectionSource,
+    headSha: r.head_sha,
+    checkName: r.check_name,
+    body: r.body,
+    createdAt: r.created_at,
+  });
+  const noticeOf = (r: Selectable<NoticesTable> & { repository: string; pr_number: number }): Notice => ({
+    id: r.id,
+    taskId: r.task_id,
+    reason: r.reason as Notice['reason'],
+    headSha: r.head_sha,
+    attemptsUsed: r.attempts_used,
+    repository: r.repository,
+    pullRequest: r.pr_number,
+    message: r.message,
+    createdAt: r.created_at,
+  });
+
+  const decisionRow = (d: DecisionInput, at: string) => ({
+    delivery_id: d.deliveryId ?? null,
+    event_name: d.eventName ?? null,
+    identity: d.identity ?? null,
+    event_id: d.eventId ?? null,
+    task_id: d.taskId ?? null,
+    attempt_id: d.attemptId ?? null,
+    outcome: d.outcome,
+    reason: d.reason ?? null,
+    detail: d.detail ?? null,
+    at,
+  });
+
+  async function countAttemptsQ(q: Q, taskId: number): Promise<number> {
+    const r = await q.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', taskId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async function getTaskQ(q: Q, id: number): Promise<Task | null> {
+    const r = await q.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? taskOf(r) : null;
+  }
+
+  const ledger: Ledger = {
+    now,
+
+    async storeDeliveries(batch, decisionsFor, alsoRecord) {
+      if (batch.length === 0 && alsoRecord.length === 0) return [];
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        if (alsoRecord.length > 0) await trx.insertInto('decisions').values(alsoRecord.map((d) => decisionRow(d, at))).execute();
+        if (batch.length === 0) return [];
+        // Dedupe inside the batch first: the first copy is stored, the rest are duplicates.
+        const firstIndex = new Map<string, number>();
+        batch.forEach((d, i) => {
+          if (!firstIndex.has(d.identity)) firstIndex.set(d.identity, i);
+        });
+        const unique = [...firstIndex.values()].map((i) => batch[i]!);
+        const inserted = await trx
+          .insertInto('events')
+          .values(
+            unique.map((d) => ({
+              identity: d.identity,
+              kind: d.kind,
+              event_name: d.eventName,
+              delivery_id: d.deliveryId,
+              repository: d.repository,
+              sha: d.sha,
+              verdict: d.verdict,
+              summary: d.summary,
+              payload: d.payload,
+              received_at: at,
+              eval_state: 'pending',
+            })),
+          )
+          .onConflict((oc) => oc.column('identity').doNothing())
+          .returning(['id', 'identity'])
+          .execute();
+        const idOf = new Map(inserted.map((r) => [r.identity, r.id]));
+        const results: StoreResult[] = batch.map((d, i) => {
+          const id = idOf.get(d.identity);
+          return id !== undefined && firstIndex.get(d.identity) === i ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
+        });
+        await trx
+          .insertInto('decisions')
+          .values(batch.map((d, i) => decisionRow(decisionsFor(results[i]!, d), at)))
+          .execute();
+        return results;
+      });
+    },
+
+    async recordDecisions(rows) {
+      if (rows.length === 0) return;
+      const at = now();
+      await k.insertInto('decisions').values(rows.map((d) => decisionRow(d, at))).execute();
+    },
+
+    async listDecisions({ taskId, deliveryId, limit, beforeId }) {
+      let q = k.selectFrom('decisions').selectAll().orderBy('id', 'desc').limit(limit);
+      if (taskId !== undefined) q = q.where('task_id', '=', taskId);
+      if (deliveryId !== undefined) q = q.where('delivery_id', '=', deliveryId);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+      const rows = await q.execute();
+      return rows.map(
+        (r): Decision => ({
+          id: r.id,
+          at: r.at,
+          deliveryId: r.delivery_id,
+          eventName: r.event_name,
+          identity: r.identity,
+          eventId: r.event_id,
+          taskId: r.task_id,
+          attemptId: r.attempt_id,
+          outcome: r.outcome as Outcome,
+          reason: r.reason,
+          detail: r.detail,
+        }),
+      );
+    },
+
+    async pendingEvents(limit) {
+      const rows = await k
+        .selectFrom('events')
+        .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'summary'])
+        .where('eval_state', '=', 'pending')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r): StoredEvent => ({ id: r.id, identity: r.identity, kind: r.kind, eventName: r.event_name, deliveryId: r.delivery_id, summary: r.summary }));
+    },
+
+    async markEvaluated(ids) {
+      if (ids.length === 0) return;
+      await k.updateTable('events').set({ eval_state: 'done' }).where('id', 'in', ids).execute();
+    },
+
+    async createTask(t) {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        const existing = await trx.selectFrom('tasks').selectAll().where('repository', '=', t.repository).where('pr_number', '=', t.pullRequest).executeTakeFirst();
+        if (existing) return { kind: 'exists' as const, task: taskOf(existing) };
+        const row = await trx
+          .insertInto('tasks')
+          .values({
+            work: t.work,
+            repository: t.repository,
+            pr_number: t.pullRequest,
+            branch: t.branch,
+            state: 'open',
+            pr_state: 'open',
+            branch_state: 'present',
+            is_fork: 0,
+            ci_head_sha: null,
+            ci_head_seen_at: null,
+            ci_state: 'unknown',
+            notice_at: null,
+            resume_ref: t.resumeRef,
+            created_at: at,
+            updated_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // The run that opened the pull request is the Task's first run.
+        const run = await trx
+          .insertInto('runs')
+          .values({ task_id: row.id, action: 'start', auto_resume: 0, state: 'completed', attempt_id: null, token_hash: null, exit_code: null, log: '', created_at: at, updated_at: at })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return { task: taskOf(row), run: runOf(run) };
+      });
+    },
+
+    getTask: (id) => getTaskQ(k, id),
+
+    async findTaskByPullRequest(repository, numbers) {
+      if (numbers.length === 0) return null;
+      const r = await k.selectFrom('tasks').selectAll().where('repository', '=', repository).where('pr_number', 'in', numbers).orderBy('id').executeTakeFirst();
+      return r ? taskOf(r) : null;
+    },
+
+    async findTaskByBranch(repository, branch) {
+      const r = await k
+        .selectFrom('tasks')
+        .selectAll()
+        .where('repository', '=', repository)
+        .where('branch', '=', branch)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return r ? taskOf(r) : null;
+    },
+
+    async listTasks({ state }) {
+      let q = k.selectFrom('tasks').selectAll().orderBy('id');
+      if (state) q = q.where('state', '=', state);
+      return (await q.execute()).map(taskOf);
+    },
+
+    async setTaskState(id, state: TaskState) {
+      await k.updateTable('tasks').set({ state, updated_at: now() }).where('id', '=', id).execute();
+      return getTaskQ(k, id);
+    },
+
+    async updatePullRequest(id, p) {
+      await k
+        .updateTable('tasks')
+        .set({ pr_state: p.prState, is_fork: p.isFork ? 1 : 0, ...(p.branchState ? { branch_state: p.branchState } : {}), updated_at: now() })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async advanceHead(id, sha, seenAt, ciState) {
+      // B1: the head only moves forward in time; a writer that lost the race changes nothing.
+      let q = k.updateTable('tasks').set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() }).where('id', '=', id);
+      q = seenAt === null ? q.where('ci_head_sha', 'is', null) : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
+      const r = await q.executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async markRed(id, sha) {
+      await k.updateTable('tasks').set({ ci_state: 'red' }).where('id', '=', id).where('ci_head_sha', '=', sha).where('ci_state', '!=', 'red').execute();
+    },
+
+    async latestRun(taskId) {
+      const r = await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id', 'desc').executeTakeFirst();
+      return r ? runOf(r) : null;
+    },
+
+    async listRuns(taskId) {
+      return (await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(runOf);
+    },
+
+    async getRun(id) {
+      const r = await k.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+      return r ? { ...runOf(r), tokenHash: r.token_hash } : null;
+    },
+
+    async setRunState(id, from, to, extra) {
+      const r = await k
+        .updateTable('runs')
+        .set({ state: to, updated_at: now(), ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}) })
+        .where('id', '=', id)
+        .where('state', 'in', [...from])
+        .returningAll()
+        .executeTakeFirst();
+      return r ? runOf(r) : null;
+    },
+
+    async appendRunLog(id, text, maxChars) {
+      // Bounded in the database too: once the cap is reached the rest is dropped.
+      const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
+      if (!r || r.log.length >= maxChars) return;
+      const room = maxChars - r.log.length;
+      await k.updateTable('runs').set({ log: r.log + text.slice(0, room) }).where('id', '=', id).execute();
+    },
+
+    async getRunLog(id) {
+      const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
+      return r ? r.log : null;
+    },
+
+    countAttempts: (taskId) => countAttemptsQ(k, taskId),
+
+    async listAttempts(taskId) {
+      return (await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(attemptOf);
+    },
+
+    async lastAttempt(taskId, source) {
+      const r = await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).where('source', '=', source).orderBy('id', 'desc').executeTakeFirst();
+      return r ? attemptOf(r) : null;
+    },
+
+    async claimAttempt(c: ClaimInput): Promise<ClaimResult> {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        // C2: the unique (task_id, coordinate) index is the claim; a loser inserts nothing.
+        const row = await trx
+          .insertInto('attempts')
+          .values({
+            task_id: c.taskId,
+            coordinate: c.coordinate,
+            source: c.source,
+            head_sha: c.headSha,
+            fingerprint: c.fingerprint,
+            status: 'claimed',
+            rejection_id: null,
+            run_id: null,
+            detail: null,
+            created_at: at,
+            updated_at: at,
+          })
+          .onConflict((oc) => oc.columns(['task_id', 'coordinate']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return { kind: 'taken' as const };
+        // H2: the failing output is a durable rejection before anything is dispatched.
+        let rejectionId: number;
+        if ('existingId' in c.rejection) rejectionId = c.rejection.existingId;
+        else {
+          const rej = await trx
+            .insertInto('rejections')
+            .values({ task_id: c.taskId, source: c.source, head_sha: c.headSha, check_name: c.rejection.checkName, body: c.rejection.body, event_id: c.rejection.eventId, created_at: at })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          rejectionId = rej.id;
+        }
+        await trx.updateTable('attempts').set({ rejection_id: rejectionId }).where('id', '=', row.id).execute();
+        // C3: re-read the count inside the claim's transaction.
+        const attemptsCounted = await countAttemptsQ(trx, c.taskId);
+        return { kind: 'claimed' as const, attempt: attemptOf({ ...row, rejection_id: rejectionId }), attemptsCounted };
+      });
+    },
+
+    async beginDispatch(attemptId, from, tokenHash) {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        const moved = await trx
+          .updateTable('attempts')
+          .set({ status: 'dispatching', updated_at: at })
+          .where('id', '=', attemptId)
+          .where('status', '=', from)
+          .returningAll()
+          .executeTakeFirst();
+        if (!moved) return null;
+        // H1: a machine's resume is stamped as one; runs.attempt_id is unique, so never two runs.
+        const run = await trx
+          .insertInto('runs')
+          .values({ task_id: moved.task_id, action: 'resume', auto_resume: 1, state: 'queued', attempt_id: attemptId, token_hash: tokenHash, exit_code: null, log: '', created_at: at, updated_at: at })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx.updateTable('attempts').set({ run_id: run.id }).where('id', '=', attemptId).execute();
+        return { attempt: attemptOf({ ...moved, run_id: run.id }), run: runOf(run) };
+      });
+    },
+
+    async setAttemptStatus(id, from, to, detail) {
+      const r = await k
+        .updateTable('attempts')
+        .set({ status: to, updated_at: now(), ...(detail !== undefined ? { detail } : {}) })
+        .where('id', '=', id)
+        .where('status', 'in', [...from])
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async attemptsWithStatus(statuses, olderThan) {
+      const rows = await k.selectFrom('attempts').selectAll().where('status', 'in', [...statuses]).where('updated_at', '<=', olderThan).orderBy('id').execute();
+      return rows.map(attemptOf);
+    },
+
+    async getRejection(id) {
+      const r = await k.selectFrom('rejections').selectAll().where('id', '=', id).executeTakeFirst();
+      return r ? rejectionOf(r) : null;
+    },
+
+    async createRejection(r) {
+      const row = await k
+        .insertInto('rejections')
+        .values({ task_id: r.taskId, source: r.source, head_sha: r.headSha, check_name: r.checkName, body: r.body, event_id: r.eventId, created_at: now() })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return rejectionOf(row);
+    },
+
+    async listRejections(taskId) {
+      return (await k.selectFrom('rejections').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(rejectionOf);
+    },
+
+    async fileNotice(n: NoticeInput) {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        // G1: the marker on the Task is claimed by compare-and-set; only the winner files the notice.
+        const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
+        if (Number(won.numUpdatedRows) !== 1) return null;
+        const row = await trx
+          .insertInto('notices')
+          .values({ task_id: n.taskId, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const t = await trx.selectFrom('tasks').select(['repository', 'pr_number']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
+        return noticeOf({ ...row, ...t });
+      });
+    },
+
+    async getNotice(taskId) {
+      const r = await k
+        .selectFrom('notices')
+        .innerJoin('tasks', 'tasks.id', 'notices.task_id')
+        .selectAll('notices')
+        .select(['tasks.repository', 'tasks.pr_number'])
+        .where('notices.task_id', '=', taskId)
+        .executeTakeFirst();
+      return r ? noticeOf(r) : null;
+    },
+
+    async listNotices() {
+      const rows = await k
+        .selectFrom('notices')
+        .innerJoin('tasks', 'tasks.id', 'notices.task_id')
+        .selectAll('notices')
+        .select(['tasks.repository', 'tasks.pr_number'])
+        .orderBy('notices.id', 'desc')
+        .execute();
+      return rows.map(noticeOf);
+    },
+
+    async readStopFlag() {
+      const r = await k.selectFrom('settings').select('value').where('key', '=', STOP_KEY).executeTakeFirst();
+      return r?.value === 'true';
+    },
+
+    async writeStopFlag(stopped) {
+      await k
+        .insertInto('settings')
+        .values({ key: STOP_KEY, value: String(stopped) })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(stopped) }))
+        .execute();
+    },
+  };
+  return ledger;
+}
+
+/** A trivial query that proves the database answers (readiness). */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely);
+}

@@ -1,0 +1,167 @@
+// The only place where adapters are wired together: config → database → ledger → use-cases →
+// HTTP server. `createFixloop` takes its adapters (clock, randomness, runner) from the caller so
+// tests can pass their own; `serve` is what `fixloop serve` and `npm start` run.
+import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { getRequestListener } from '@hono/node-server';
+import { loadConfig, type Config } from './config/config.js';
+import { openDatabase, type Db } from './ledger/db.js';
+import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
+import { createLedger, ping } from './ledger/ledger.js';
+import { createIngestor, type Ingestor } from './app/ingest.js';
+import { createEvaluator } from './app/evaluate.js';
+import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
+import { createDispatcher } from './app/dispatch.js';
+import { reconcileAttempts } from './app/reconcile.js';
+import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
+import { createWebhookHandler } from './http/webhook.js';
+import { createApi } from './http/api.js';
+import { createCommandRunner } from './runners/command.js';
+import { createHttpRunner } from './runners/http.js';
+import { createLogger } from './logging.js';
+
+export const WEBHOOK_PATH = '/api/github/webhooks';
+
+export interface FixloopAdapters {
+  clock?: Clock;
+  random?: Random;
+  runner?: Runner | null;
+  logger?: Logger;
+  /** Crash-test fault points (FIXLOOP_FAULT); never set in production. */
+  fault?: (point: 'after_claim') => void;
+  /** Attempts untouched for this long are reconciled at start-up (ms). */
+  reconcileGraceMs?: number;
+}
+
+export interface Fixloop {
+  config: Config;
+  db: Db;
+  ledger: Ledger;
+  ingestor: Ingestor;
+  queue: EvaluationQueue;
+  server: Server;
+  /** Wait until every delivery so far is committed and evaluated. */
+  settle(): Promise<void>;
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+export const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toString('base64url') };
+
+function runnerFrom(config: Config): Runner | null {
+  const r = config.runner;
+  if (!r) return null;
+  if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
+  return createCommandRunner({ command: [...r.command], envAllow: [...r.envAllow], workDir: config.workDir, ...(r.cwd ? { cwd: r.cwd } : {}) });
+}
+
+export async function createFixloop(config: Config, adapters: FixloopAdapters = {}): Promise<Fixloop> {
+  const logger = adapters.logger ?? createLogger(config.logLevel);
+  for (const w of config.warnings) logger.warn({}, w);
+  const clock = adapters.clock ?? systemClock;
+  const random = adapters.random ?? systemRandom;
+  const db = openDatabase(config.databaseUrl);
+  await migrateToLatest(db.kysely, db.dialect);
+  const ledger = createLedger(db, clock);
+  const runner = adapters.runner !== undefined ? adapters.runner : runnerFrom(config);
+  const apiUrl = config.publicUrl;
+
+  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts });
+  const evaluator = createEvaluator({
+    ledger,
+    logger,
+    works: config.works,
+    maxAttempts: config.maxAttempts,
+    dispatch: async (id) => {
+      await dispatcher.dispatch(id);
+    },
+    ...(adapters.fault ? { fault: adapters.fault } : {}),
+  });
+  // SQLite has one writer: evaluating one event at a time avoids lock churn; PostgreSQL takes more.
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, concurrency: db.dialect === 'sqlite' ? 1 : 4 });
+  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items) });
+
+  // Start-up: what a previous process left half-done is settled before new work arrives.
+  const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
+  await reconcileAttempts({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  await queue.sweep();
+
+  const handleWebhook = createWebhookHandler({ secrets: config.webhookSecrets, maxBytes: config.webhookMaxBytes, ingestor, logger });
+  const api = createApi({
+    ledger,
+    logger,
+    works: config.works,
+    apiToken: config.apiToken,
+    ready: async () => {
+      try {
+        await ping(db);
+        return await migrationsApplied(db.kysely, db.dialect);
+      } catch {
+        return false;
+      }
+    },
+  });
+  const apiListener = getRequestListener(api.fetch);
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === WEBHOOK_PATH) {
+      handleWebhook(req, res).catch((err) => {
+        logger.error({ err }, 'webhook handler failed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
+    void apiListener(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+
+  let closed = false;
+  return {
+    config,
+    db,
+    ledger,
+    ingestor,
+    queue,
+    server,
+    async settle() {
+      await ingestor.flush();
+      await queue.idle();
+    },
+    listen(port = config.port, host = config.host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const addr = server.address();
+          const p = typeof addr === 'object' && addr ? addr.port : port;
+          resolve(`http://${host.includes(':') ? `[${host}]` : host}:${p}`);
+        });
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      await ingestor.flush();
+      await queue.idle();
+      await db.close();
+    },
+  };
+}
+
+/** `fixloop serve`: load the config, open the database, listen. */
+export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ close(): Promise<void>; url: string }> {
+  const env = opts.env ?? process.env;
+  const config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
+  const logger = createLogger(config.logLevel);
+  const fault = env.FIXLOOP_FAULT;
+  const app = await createFixloop(config, {
+    logger,
+    ...(fault === 'after_claim:kill' ? { fault: (p: string) => p === 'after_claim' && process.kill(process.pid, 'SIGKILL') } : {}),
+    ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
+  });
+  const url = await app.listen();
+  logger.info({ url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null }, 'fixloop listening');
+  return { close: () => app.close(), url };
+}

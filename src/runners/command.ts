@@ -1,0 +1,206 @@
+// The `command` runner (SPEC L1): resumes the agent by spawning a CLI process, argv only, never a
+// shell. Untrusted text (the prompt) goes in a 0600 file; the child gets a minimal environment built
+// from scratch, never the service's secrets. The process's life is the run's life.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
+import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
+import { RunnerError } from './errors.js';
+
+/** Never handed to the child, even when listed in `envAllow`. */
+export const DENIED_ENV: ReadonlySet<string> = new Set([
+  'WEBHOOK_SECRET',
+  'DATABASE_URL',
+  'FIXLOOP_API_TOKEN',
+  'GITHUB_TOKEN',
+  'PRIVATE_KEY',
+  'PRIVATE_KEY_PATH',
+  'APP_ID',
+]);
+
+export const DEFAULT_MAX_LOG_BYTES = 256 * 1024;
+/** After the child exits, how long to wait for its pipes to close (a grandchild may hold them). */
+const PIPE_GRACE_MS = 2000;
+
+export interface CommandRunnerOptions {
+  /**
+   * argv of the agent, e.g. `['claude', '-p', '--resume', '{resumeRef}']`. Placeholders `{taskId}`,
+   * `{runId}`, `{resumeRef}`, `{promptFile}`, `{branch}`, `{repository}`, `{pullRequest}` are replaced
+   * as text inside each argument (not in argv[0]); a value never splits into more arguments and is not
+   * scanned again. An absent resumeRef becomes '' (the argument stays, empty).
+   */
+  command: string[];
+  /** Working directory of the agent; defaults to the run's own directory. */
+  cwd?: string;
+  /** Names of parent variables the agent may see (DENIED_ENV is dropped regardless). */
+  envAllow?: string[];
+  /** Per-run directories (`run-<runId>/prompt.md`) are made here. */
+  workDir: string;
+  /** Total stdout+stderr bytes forwarded per run. */
+  maxLogBytes?: number;
+  /** The parent environment to read PATH, HOME and `envAllow` from; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CommandRunner extends Runner {
+  readonly kind: 'command';
+  /** Sends SIGTERM to the run's process; false when it is not running. */
+  kill(runId: number, signal?: NodeJS.Signals): boolean;
+  running(): number[];
+}
+
+const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest)\}/g;
+
+export function substituteArgs(args: readonly string[], values: Record<string, string>): string[] {
+  // One pass with a callback: substituted text is never re-scanned for placeholders.
+  return args.map((a) => a.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
+}
+
+export function buildChildEnv(
+  parent: NodeJS.ProcessEnv,
+  envAllow: readonly string[],
+  spec: RunSpec,
+  promptFile: string,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', ...envAllow]) {
+    const v = parent[name];
+    if (v !== undefined && !DENIED_ENV.has(name)) env[name] = v;
+  }
+  // Set last so an allowed parent variable cannot shadow the run's own values.
+  env.FIXLOOP_TASK_ID = String(spec.taskId);
+  env.FIXLOOP_RUN_ID = String(spec.runId);
+  env.FIXLOOP_PROMPT_FILE = promptFile;
+  env.FIXLOOP_API_URL = spec.apiUrl;
+  env.FIXLOOP_RUN_TOKEN = spec.runToken;
+  if (spec.resumeRef) env.FIXLOOP_RESUME_REF = spec.resumeRef;
+  else delete env.FIXLOOP_RESUME_REF;
+  return env;
+}
+
+export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
+  const [first, ...args] = opts.command;
+  if (!first) throw new Error('command runner: `command` must name a program');
+  const program: string = first;
+  const maxLogBytes = opts.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
+  if (!Number.isSafeInteger(maxLogBytes) || maxLogBytes < 0) throw new Error('command runner: `maxLogBytes` must be a non-negative integer');
+  const workDir = resolve(opts.workDir);
+  const parentEnv = opts.env ?? process.env;
+  const envAllow = opts.envAllow ?? [];
+  const children = new Map<number, ChildProcess>();
+
+  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
+    const { runId } = spec;
+    // runId names a directory: keep it a plain integer so it can never escape workDir.
+    if (!Number.isSafeInteger(runId) || runId < 0) throw new RunnerError('spawn_failed', `invalid run id ${runId}`);
+    if (children.has(runId)) throw new RunnerError('spawn_failed', `run ${runId} is already running`);
+
+    const runDir = join(workDir, `run-${runId}`);
+    const promptFile = join(runDir, 'prompt.md');
+    try {
+      await mkdir(runDir, { recursive: true, mode: 0o700 });
+      await writeFile(promptFile, spec.prompt, { mode: 0o600 });
+      await chmod(promptFile, 0o600); // mode applies only on create; a retried run reuses the file
+    } catch (err) {
+      throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, { cause: err });
+    }
+
+    const argv = substituteArgs(args, {
+      taskId: String(spec.taskId),
+      runId: String(runId),
+      resumeRef: spec.resumeRef ?? '',
+      promptFile,
+      branch: spec.branch,
+      repository: spec.repository,
+      pullRequest: String(spec.pullRequest),
+    });
+    const child = spawn(program, argv, {
+      shell: false,
+      cwd: opts.cwd ?? runDir,
+      env: buildChildEnv(parentEnv, envAllow, spec, promptFile),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.set(runId, child);
+
+    await new Promise<void>((resolveStart, rejectStart) => {
+      let spawned = false;
+      let finished = false;
+      let grace: NodeJS.Timeout | undefined;
+      const finish = (code: number | null): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(grace);
+        children.delete(runId);
+        callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
+      };
+      child.once('spawn', () => {
+        spawned = true;
+        resolveStart();
+      });
+      // Kept for the child's whole life: an unheard 'error' would crash the service.
+      child.on('error', (err) => {
+        if (spawned) return;
+        children.delete(runId);
+        rejectStart(new RunnerError('spawn_failed', `could not start ${program}: ${err.message}`, { cause: err }));
+      });
+      forwardOutput(child, runId, callbacks, maxLogBytes);
+      // 'close' comes after the pipes are drained, so every line is forwarded before onExit.
+      child.once('close', (code) => {
+        if (spawned) finish(code);
+      });
+      child.once('exit', (code) => {
+        grace = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish(code);
+        }, PIPE_GRACE_MS).unref();
+      });
+    });
+  }
+
+  return {
+    kind: 'command',
+    start,
+    kill(runId, signal = 'SIGTERM') {
+      const child = children.get(runId);
+      return child ? child.kill(signal) : false;
+    },
+    running: () => [...children.keys()],
+  };
+}
+
+/** Forwards stdout+stderr as text up to maxLogBytes per run, then one cut line; keeps draining. */
+function forwardOutput(child: ChildProcess, runId: number, callbacks: RunnerCallbacks, maxLogBytes: number): void {
+  let budget = maxLogBytes;
+  let cut = false;
+  let lastText = '\n';
+  const emit = (text: string): void => {
+    if (text === '') return;
+    lastText = text;
+    callbacks.onOutput(runId, text);
+  };
+  const listen = (stream: Readable | null): void => {
+    if (!stream) return;
+    const decoder = new StringDecoder('utf8'); // per stream: a character may straddle two chunks
+    stream.on('data', (chunk: Buffer) => {
+      if (cut) return; // still reading, so the child never blocks on a full pipe
+      if (chunk.length <= budget) {
+        budget -= chunk.length;
+        emit(decoder.write(chunk));
+        return;
+      }
+      emit(decoder.write(chunk.subarray(0, budget)));
+      budget = 0;
+      cut = true;
+      emit(`${lastText.endsWith('\n') ? '' : '\n'}[fixloop: run log cut at ${maxLogBytes} bytes]\n`);
+    });
+    stream.on('end', () => {
+      if (!cut) emit(decoder.end());
+    });
+    stream.on('error', () => {}); // a destroyed pipe after exit is expected
+  };
+  listen(child.stdout);
+  listen(child.stderr);
+}
