@@ -229,7 +229,7 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
       identity,
       repository,
       sha: w.head_sha,
-      name: `workflow:${w.name ?? w.id}`,
+      name: `workflow:${w.name || w.id}`,
       conclusion: w.conclusion ?? null,
       verdict: verdictOfConclusion(w.conclusion),
       completedAt: usableTime(w.updated_at),

@@ -1,2 +1,619 @@
-// Placeholder: replaced by the full OpenAPI document.
-export const openApiDocument = { openapi: '3.1.0', info: { title: 'fixloop', version: '0.1.0' }, paths: {} } as const;
+// The OpenAPI 3.1 description of fixloop's HTTP surface (SPEC M2, A1): the JSON API of api.ts and
+// the webhook handler served in front of it. The enums come from core, so they never drift; the
+// route list is checked against the Hono app by openapi.test.ts.
+import {
+  ATTEMPT_STATUSES,
+  CI_STATES,
+  PR_STATES,
+  REJECTION_SOURCES,
+  RUN_STATES,
+  STOP_REASONS,
+  TASK_STATES,
+} from '../core/types.js';
+import { EDGE_REASONS, OUTCOMES, REFUSALS, type Outcome } from '../core/reasons.js';
+
+// --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
+
+type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
+type JsonScalar = string | number | boolean | null;
+
+/** A JSON Schema 2020-12 object (OpenAPI 3.1's Schema Object dialect). */
+export interface SchemaObject {
+  $ref?: string;
+  type?: JsonType | readonly JsonType[];
+  title?: string;
+  description?: string;
+  enum?: readonly JsonScalar[];
+  const?: JsonScalar;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: JsonScalar;
+  examples?: readonly JsonScalar[];
+  properties?: { readonly [name: string]: SchemaObject };
+  required?: readonly string[];
+  additionalProperties?: boolean | SchemaObject;
+  items?: SchemaObject;
+  anyOf?: readonly SchemaObject[];
+  oneOf?: readonly SchemaObject[];
+}
+
+export interface RefObject {
+  $ref: string;
+}
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  description: string;
+  required?: boolean;
+  schema: SchemaObject;
+}
+
+export interface MediaTypeObject {
+  schema: SchemaObject;
+}
+
+export interface HeaderObject {
+  description: string;
+  schema: SchemaObject;
+}
+
+export interface ResponseObject {
+  description: string;
+  headers?: { readonly [name: string]: HeaderObject };
+  content?: { readonly [mediaType: string]: MediaTypeObject };
+}
+
+export interface RequestBodyObject {
+  description: string;
+  required: boolean;
+  content: { readonly [mediaType: string]: MediaTypeObject };
+}
+
+export type SecurityRequirement = { readonly [scheme: string]: readonly string[] };
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: readonly string[];
+  parameters?: readonly (ParameterObject | RefObject)[];
+  requestBody?: RequestBodyObject;
+  responses: { readonly [status: string]: ResponseObject | RefObject };
+  security?: readonly SecurityRequirement[];
+}
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+export type PathItemObject = { readonly [M in HttpMethod]?: OperationObject } & {
+  parameters?: readonly (ParameterObject | RefObject)[];
+};
+
+export interface SecuritySchemeObject {
+  type: 'http';
+  scheme: 'bearer';
+  description: string;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; summary: string; description: string; license?: { name: string; identifier: string } };
+  jsonSchemaDialect: string;
+  servers?: readonly { url: string; description: string }[];
+  tags: readonly { name: string; description: string }[];
+  security: readonly SecurityRequirement[];
+  paths: { readonly [path: string]: PathItemObject };
+  components: {
+    schemas: { readonly [name: string]: SchemaObject };
+    responses: { readonly [name: string]: ResponseObject };
+    parameters: { readonly [name: string]: ParameterObject };
+    securitySchemes: { readonly [name: string]: SecuritySchemeObject };
+  };
+}
+
+// --- Helpers ------------------------------------------------------------------------------------
+
+const schemaRef = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
+const responseRef = (name: string): RefObject => ({ $ref: `#/components/responses/${name}` });
+const parameterRef = (name: string): RefObject => ({ $ref: `#/components/parameters/${name}` });
+const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
+const nullableRef = (name: string): SchemaObject => ({ anyOf: [schemaRef(name), { type: 'null' }] });
+const codeList = (xs: readonly string[]) => xs.map((x) => `\`${x}\``).join(', ');
+
+const id: SchemaObject = { type: 'integer', minimum: 1 };
+const nullableId: SchemaObject = { type: ['integer', 'null'], minimum: 1 };
+const timestamp: SchemaObject = { type: 'string', format: 'date-time', description: 'ISO-8601 UTC timestamp.' };
+const nullableTimestamp: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
+const sha: SchemaObject = { type: ['string', 'null'], description: 'A commit SHA, or null when none is known.' };
+
+/** Every /api operation may answer 500 from the app's error handler; this appends it. */
+function withInternal(responses: OperationObject['responses']): OperationObject['responses'] {
+  return { ...responses, '500': responseRef('Internal') };
+}
+
+// --- Schemas ------------------------------------------------------------------------------------
+
+const taskFields = {
+  id,
+  work: { type: 'string', description: 'The name of the Work the Task belongs to.' },
+  repository: { type: 'string', description: 'The data repository, `owner/name`, lower-case.' },
+  pullRequest: { type: 'integer', minimum: 1, description: 'The pull request number in the data repository.' },
+  branch: { type: 'string' },
+  state: { type: 'string', enum: TASK_STATES },
+  prState: { type: 'string', enum: PR_STATES },
+  branchState: { type: 'string', enum: ['present', 'deleted'] },
+  isFork: { type: 'boolean' },
+  ciHeadSha: { ...sha, description: 'The newest head commit the CI state is about (B1).' },
+  ciHeadSeenAt: { ...nullableTimestamp, description: 'When that head was seen (B1).' },
+  ciState: { type: 'string', enum: CI_STATES, description: 'Red is written by the webhook, passing only by the poll (B2).' },
+  noticeAt: { ...nullableTimestamp, description: 'The G1 marker: non-null once the loop stopped for this Task and filed its notice.' },
+  resumeRef: { type: ['string', 'null'], description: 'How to resume the agent (a session id, opaque to fixloop).' },
+  createdAt: timestamp,
+} as const satisfies Record<string, SchemaObject>;
+
+const runSummaryFields = {
+  id,
+  action: { type: 'string', enum: ['start', 'resume'] },
+  autoResume: { type: 'boolean', description: 'True when the loop (not a person) dispatched the run.' },
+  state: { type: 'string', enum: RUN_STATES },
+  attemptId: { ...nullableId, description: 'The attempt this run answers, if it is an automatic resume.' },
+  createdAt: timestamp,
+} as const satisfies Record<string, SchemaObject>;
+const runFields = { ...runSummaryFields, taskId: id } as const satisfies Record<string, SchemaObject>;
+
+const noticeSummaryFields = {
+  reason: { type: 'string', enum: STOP_REASONS },
+  headSha: sha,
+  attemptsUsed: { type: 'integer', minimum: 0 },
+  message: { type: 'string' },
+  createdAt: timestamp,
+} as const satisfies Record<string, SchemaObject>;
+const noticeFields = {
+  id,
+  taskId: id,
+  repository: { type: 'string' },
+  pullRequest: { type: 'integer', minimum: 1 },
+  ...noticeSummaryFields,
+} as const satisfies Record<string, SchemaObject>;
+
+const object = (properties: Record<string, SchemaObject>, extra: Partial<SchemaObject> = {}): SchemaObject => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  ...extra,
+});
+
+const decisionReason =
+  'Why the outcome happened, or null. When `outcome` is `refused` it is one of the closed refusal list: ' +
+  `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
+  `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
+  `(${codeList(STOP_REASONS)}); other outcomes may carry an informational reason such as \`identity_seen\`, ` +
+  '`dispatch_unknown` or `pull_request_state`.';
+
+const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];
+
+const schemas = {
+  Problem: object(
+    {
+      error: { type: 'string', description: 'A stable, machine-readable code (e.g. `invalid_body`, `not_found`, `unauthorized`).' },
+      message: { type: 'string', description: 'A human-readable explanation.' },
+    },
+    { description: 'An error answer.' },
+  ),
+  TaskSummary: object(taskFields, { description: 'A Task as stored: its state, pull request, CI head and budget marker.' }),
+  Task: object(
+    {
+      ...taskFields,
+      attempts: { type: 'array', items: schemaRef('Attempt'), description: 'Every claimed attempt, oldest first.' },
+      runs: { type: 'array', items: schemaRef('RunSummary') },
+      rejections: { type: 'array', items: schemaRef('Rejection') },
+      notice: { ...nullableRef('NoticeSummary'), description: 'The one Inbox notice (G1), or null.' },
+    },
+    { description: 'A Task with its attempts, runs, rejections and notice.' },
+  ),
+  Attempt: object(
+    {
+      id,
+      coordinate: { type: 'string', description: 'What the attempt is unique on: the head SHA for CI, `review:<rejection id>` for a review.' },
+      source: { type: 'string', enum: REJECTION_SOURCES },
+      headSha: sha,
+      fingerprint: { type: 'string', description: 'The failure fingerprint (C5).' },
+      status: { type: 'string', enum: ATTEMPT_STATUSES },
+      runId: nullableId,
+      rejectionId: nullableId,
+      createdAt: timestamp,
+    },
+    { description: 'One automatic resume, claimed before it is dispatched (C2, C3).' },
+  ),
+  RunSummary: object(runSummaryFields, { description: 'A run as listed inside its Task.' }),
+  Run: object(runFields, { description: 'One execution of the Task\'s agent.' }),
+  RunDetail: object(
+    { ...runFields, log: { type: ['string', 'null'], description: 'The captured (capped) output of the run, if any.' } },
+    { description: 'A run with its log.' },
+  ),
+  Rejection: object(
+    {
+      id,
+      source: { type: 'string', enum: REJECTION_SOURCES },
+      headSha: sha,
+      checkName: { type: ['string', 'null'] },
+      createdAt: timestamp,
+      body: { type: 'string', maxLength: 4000, description: 'The feedback, cut to its first 4000 characters.' },
+    },
+    { description: 'Durable feedback a run must answer.' },
+  ),
+  NoticeSummary: object(noticeSummaryFields, { description: 'A Task\'s Inbox notice as shown inside the Task.' }),
+  Notice: object(noticeFields, { description: 'An Inbox notice: the loop stopped for a Task and why (G1).' }),
+  Decision: object(
+    {
+      id,
+      at: timestamp,
+      deliveryId: { type: ['string', 'null'], description: 'The X-GitHub-Delivery id, when the decision is about a delivery.' },
+      eventName: { type: ['string', 'null'] },
+      identity: { type: ['string', 'null'], description: 'The event identity (A3).' },
+      eventId: nullableId,
+      taskId: nullableId,
+      attemptId: nullableId,
+      outcome: { type: 'string', enum: OUTCOMES },
+      reason: { type: ['string', 'null'], description: decisionReason, examples: REFUSALS },
+      detail: { type: ['string', 'null'] },
+    },
+    { description: 'One row of the decision log: what became of a delivery or an evaluation step.' },
+  ),
+  NewTask: {
+    type: 'object',
+    required: ['repository', 'pullRequest', 'branch'],
+    properties: {
+      repository: { type: 'string', pattern: '^[\\w.-]+/[\\w.-]+$', description: '`owner/name` of a configured Work\'s data repository.' },
+      pullRequest: { type: 'integer', minimum: 1 },
+      branch: { type: 'string', minLength: 1, maxLength: 255 },
+      resumeRef: { type: 'string', maxLength: 500, description: 'How to resume the agent that opened the pull request.' },
+    },
+  },
+  TaskExists: object(
+    {
+      error: { type: 'string', const: 'task_exists' },
+      message: { type: 'string' },
+      task: schemaRef('Task'),
+    },
+    { description: 'A Task already holds this pull request; the existing Task is returned.' },
+  ),
+  TaskStatePatch: object({ state: { type: 'string', enum: TASK_STATES } }),
+  RunStatePatch: object({ state: { type: 'string', enum: RUN_STATES } }),
+  StopFlag: object({ stopped: { type: 'boolean', description: 'True while the global stop flag is set.' } }),
+  StopFlagUnreadable: object({ stopped: { type: 'null' }, error: { type: 'string', const: 'unreadable' } }, { description: 'The stop flag could not be read; the loop fails closed.' }),
+  WebhookStored: object(
+    {
+      status: { type: 'integer', const: 202 },
+      outcome: { type: 'string', const: 'stored' satisfies Outcome },
+      identity: { type: 'string', description: 'The identity the event was stored under (A3).' },
+      eventId: id,
+    },
+    { description: 'The delivery was committed as a new event.' },
+  ),
+  WebhookNotStored: {
+    type: 'object',
+    required: ['status', 'outcome', 'identity'],
+    properties: {
+      status: { type: 'integer', const: 200 },
+      outcome: { type: 'string', enum: ignoredOutcomes },
+      identity: { type: ['string', 'null'] },
+      reason: { type: 'string', description: `Why nothing new was stored, e.g. ${codeList(EDGE_REASONS.filter((r) => r !== 'malformed_json' && r !== 'shape_mismatch'))}, \`unknown_event\`.` },
+    },
+    description: 'The delivery was accepted and nothing new was stored: a duplicate, an incomplete CI result, or an event with nothing for the loop.',
+  },
+  WebhookRejected: object(
+    {
+      status: { type: 'integer', const: 400 },
+      outcome: { type: 'string', const: 'rejected' satisfies Outcome },
+      reason: { type: 'string', enum: ['malformed_json', 'shape_mismatch'] satisfies (typeof EDGE_REASONS)[number][] },
+      detail: { type: 'string' },
+    },
+    { description: 'A signed delivery whose body is unusable; the rejection is recorded in the decision log.' },
+  ),
+} as const satisfies Record<string, SchemaObject>;
+
+// --- Operations ---------------------------------------------------------------------------------
+
+const open: readonly SecurityRequirement[] = [];
+
+const paths = {
+  '/healthz': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Liveness',
+      description: 'Answers as long as the process is serving HTTP, without touching the database.',
+      tags: ['health'],
+      security: open,
+      responses: {
+        '200': { description: 'The process is alive.', content: json(object({ ok: { type: 'boolean', const: true } })) },
+      },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'getReadiness',
+      summary: 'Readiness',
+      description: 'Reports whether this replica can take traffic, i.e. whether its ledger is reachable.',
+      tags: ['health'],
+      security: open,
+      responses: {
+        '200': { description: 'Ready.', content: json(object({ ready: { type: 'boolean', const: true } })) },
+        '503': { description: 'Not ready.', content: json(object({ ready: { type: 'boolean', const: false } })) },
+      },
+    },
+  },
+  '/ping': {
+    get: {
+      operationId: 'ping',
+      summary: 'Ping',
+      description: 'Returns the plain-text word PONG, for the simplest of probes.',
+      tags: ['health'],
+      security: open,
+      responses: {
+        '200': { description: 'PONG.', content: { 'text/plain': { schema: { type: 'string', const: 'PONG' } } } },
+      },
+    },
+  },
+  '/api/openapi.json': {
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This document',
+      description: 'Serves this OpenAPI 3.1 document describing the API.',
+      tags: ['meta'],
+      responses: withInternal({
+        '200': { description: 'The OpenAPI document.', content: json({ type: 'object' }) },
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/tasks': {
+    post: {
+      operationId: 'createTask',
+      summary: 'Create a Task',
+      description: 'Binds a new Task to a pull request in the data repository of a configured Work, so its CI results can resume the agent.',
+      tags: ['tasks'],
+      requestBody: { description: 'The pull request and how to resume its agent.', required: true, content: json(schemaRef('NewTask')) },
+      responses: withInternal({
+        '201': { description: 'The Task was created.', content: json(schemaRef('Task')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '409': { description: 'A Task already holds this pull request.', content: json(schemaRef('TaskExists')) },
+        '422': {
+          description: 'The repository is not the data repository of a configured Work (`error` is `no_work` or `not_data_repo`).',
+          content: json(schemaRef('Problem')),
+        },
+      }),
+    },
+    get: {
+      operationId: 'listTasks',
+      summary: 'List Tasks',
+      description: 'Lists every Task in creation order, optionally only those in one state.',
+      tags: ['tasks'],
+      parameters: [{ name: 'state', in: 'query', required: false, description: 'Only Tasks in this state.', schema: { type: 'string', enum: TASK_STATES } }],
+      responses: withInternal({
+        '200': { description: 'The Tasks.', content: json(object({ tasks: { type: 'array', items: schemaRef('TaskSummary') } })) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/tasks/{id}': {
+    parameters: [parameterRef('TaskId')],
+    get: {
+      operationId: 'getTask',
+      summary: 'Read a Task',
+      description: 'Returns one Task together with its attempts, runs, rejections and Inbox notice.',
+      tags: ['tasks'],
+      responses: withInternal({
+        '200': { description: 'The Task.', content: json(schemaRef('Task')) },
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+      }),
+    },
+    patch: {
+      operationId: 'setTaskState',
+      summary: 'Set a Task\'s state',
+      description: 'Lets a person mark a Task open, done or cancelled, which governs whether the loop may resume it.',
+      tags: ['tasks'],
+      requestBody: { description: 'The new state.', required: true, content: json(schemaRef('TaskStatePatch')) },
+      responses: withInternal({
+        '200': { description: 'The Task after the change.', content: json(schemaRef('Task')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+      }),
+    },
+  },
+  '/api/runs/{id}': {
+    parameters: [parameterRef('RunId')],
+    get: {
+      operationId: 'getRun',
+      summary: 'Read a run',
+      description: 'Returns one run of a Task\'s agent with its captured log, never its token.',
+      tags: ['runs'],
+      responses: withInternal({
+        '200': { description: 'The run.', content: json(schemaRef('RunDetail')) },
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+      }),
+    },
+    patch: {
+      operationId: 'setRunState',
+      summary: 'Report a run\'s state',
+      description:
+        'Moves a run to a new state by compare-and-set; a person may do so with the API token, and the run itself with its own ' +
+        'FIXLOOP_RUN_TOKEN, which is good for this one run and only until it has ended.',
+      tags: ['runs'],
+      security: [{ bearer: [] }, { runToken: [] }],
+      requestBody: { description: 'The new state.', required: true, content: json(schemaRef('RunStatePatch')) },
+      responses: withInternal({
+        '200': { description: 'The run after the change.', content: json(schemaRef('Run')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '403': { description: 'A run token was presented that is not this run\'s (`forbidden`).', content: json(schemaRef('Problem')) },
+        '404': responseRef('NotFound'),
+        '409': {
+          description: 'The run already ended and a run token was used (`run_ended`), or the run changed state meanwhile (`conflict`).',
+          content: json(schemaRef('Problem')),
+        },
+      }),
+    },
+  },
+  '/api/inbox': {
+    get: {
+      operationId: 'listNotices',
+      summary: 'The Inbox',
+      description: 'Lists the notices the loop filed for people when it stopped for a Task, newest first.',
+      tags: ['inbox'],
+      responses: withInternal({
+        '200': { description: 'The notices.', content: json(object({ notices: { type: 'array', items: schemaRef('Notice') } })) },
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/deliveries': {
+    get: {
+      operationId: 'listDecisions',
+      summary: 'The decision log',
+      description: 'Pages backwards through the decision log, newest first, showing what became of each delivery and evaluation step and why.',
+      tags: ['deliveries'],
+      parameters: [
+        { name: 'taskId', in: 'query', required: false, description: 'Only decisions about this Task.', schema: id },
+        { name: 'delivery', in: 'query', required: false, description: 'Only decisions about this X-GitHub-Delivery id.', schema: { type: 'string' } },
+        { name: 'limit', in: 'query', required: false, description: 'At most this many decisions.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+        { name: 'before', in: 'query', required: false, description: 'Only decisions whose id is below this one (the next page).', schema: id },
+      ],
+      responses: withInternal({
+        '200': { description: 'The decisions.', content: json(object({ decisions: { type: 'array', items: schemaRef('Decision') } })) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/stop': {
+    get: {
+      operationId: 'getStopFlag',
+      summary: 'Read the stop flag',
+      description: 'Tells whether the global stop flag, which halts every automatic resume, is set.',
+      tags: ['stop'],
+      responses: withInternal({
+        '200': { description: 'The flag.', content: json(schemaRef('StopFlag')) },
+        '401': responseRef('Unauthorized'),
+        '503': { description: 'The flag could not be read (the loop treats this as stopped).', content: json(schemaRef('StopFlagUnreadable')) },
+      }),
+    },
+    put: {
+      operationId: 'setStopFlag',
+      summary: 'Set the stop flag',
+      description: 'Sets or clears the global stop flag durably, for every replica at once.',
+      tags: ['stop'],
+      requestBody: { description: 'The new value.', required: true, content: json(schemaRef('StopFlag')) },
+      responses: withInternal({
+        '200': { description: 'The flag as written.', content: json(schemaRef('StopFlag')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/github/webhooks': {
+    post: {
+      operationId: 'receiveGitHubWebhook',
+      summary: 'GitHub webhook',
+      description:
+        'Receives a GitHub delivery, verifies its HMAC signature over the exact bytes, and answers only once what it carries has been durably committed.',
+      tags: ['webhooks'],
+      security: open,
+      parameters: [
+        { name: 'X-GitHub-Event', in: 'header', required: true, description: 'The event name, e.g. `check_run` or `pull_request`.', schema: { type: 'string', minLength: 1 } },
+        { name: 'X-GitHub-Delivery', in: 'header', required: false, description: 'The delivery id, recorded with every decision about it.', schema: { type: 'string' } },
+        {
+          name: 'X-Hub-Signature-256',
+          in: 'header',
+          required: true,
+          description: 'HMAC-SHA256 of the body under the webhook secret (any configured secret, for rotation); this, not a bearer token, authenticates the request.',
+          schema: { type: 'string', pattern: '^sha256=[0-9a-fA-F]{64}$' },
+        },
+      ],
+      requestBody: { description: 'The event payload as GitHub sends it.', required: true, content: json({ type: 'object' }) },
+      responses: {
+        '200': { description: 'Accepted; nothing new stored (duplicate, dropped or ignored).', content: json(schemaRef('WebhookNotStored')) },
+        '202': { description: 'Stored as a new event.', content: json(schemaRef('WebhookStored')) },
+        '400': {
+          description: 'Signed, but malformed JSON or a body that does not match the event (`rejected`), a missing X-GitHub-Event, or an unreadable body.',
+          content: json({
+            anyOf: [
+              schemaRef('WebhookRejected'),
+              schemaRef('Problem'),
+              { type: 'object', required: ['error'], properties: { error: { type: 'string', const: 'bad_request' } } },
+            ],
+          }),
+        },
+        '401': { description: 'X-Hub-Signature-256 is missing or does not match (`bad_signature`); nothing is stored.', content: json(schemaRef('Problem')) },
+        '413': {
+          description: 'The body is over the size cap (`payload_too_large`); the connection is closed.',
+          headers: { Connection: { description: 'Always `close`.', schema: { type: 'string', const: 'close' } } },
+          content: json(schemaRef('Problem')),
+        },
+        '503': { description: 'The delivery could not be stored (`not_stored`); GitHub should redeliver it.', content: json(schemaRef('Problem')) },
+      },
+    },
+  },
+} as const satisfies Record<string, PathItemObject>;
+
+export const openApiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'fixloop',
+    version: '0.1.0',
+    summary: 'Governs the loop between an AI coding agent\'s pull request and the CI that judges it.',
+    description:
+      'The JSON API (SPEC M2) for Tasks, runs, the Inbox, the decision log and the global stop flag, and the GitHub webhook (SPEC A1). ' +
+      'Every `/api/` route but the webhook needs `Authorization: Bearer <FIXLOOP_API_TOKEN>`; a run may report its own state with its FIXLOOP_RUN_TOKEN.',
+  },
+  jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+  tags: [
+    { name: 'health', description: 'Unauthenticated probes.' },
+    { name: 'meta', description: 'This description.' },
+    { name: 'tasks', description: 'Tasks: one pull request each.' },
+    { name: 'runs', description: 'Executions of a Task\'s agent.' },
+    { name: 'inbox', description: 'Notices for people.' },
+    { name: 'deliveries', description: 'The decision log.' },
+    { name: 'stop', description: 'The global stop flag.' },
+    { name: 'webhooks', description: 'GitHub deliveries.' },
+  ],
+  security: [{ bearer: [] }],
+  paths,
+  components: {
+    schemas,
+    responses: {
+      BadRequest: { description: 'The body or query is invalid (`invalid_body`, `invalid_query`).', content: json(schemaRef('Problem')) },
+      Unauthorized: { description: 'The bearer token is missing or wrong (`unauthorized`).', content: json(schemaRef('Problem')) },
+      NotFound: { description: 'No such resource (`not_found`).', content: json(schemaRef('Problem')) },
+      Internal: { description: 'An unexpected error (`internal`); details are only in the server log.', content: json(schemaRef('Problem')) },
+    },
+    parameters: {
+      TaskId: { name: 'id', in: 'path', required: true, description: 'The Task id.', schema: id },
+      RunId: { name: 'id', in: 'path', required: true, description: 'The run id.', schema: id },
+    },
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The API token, FIXLOOP_API_TOKEN. A loopback-only install may run without one, in which case the API is open to local callers.',
+      },
+      runToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A run\'s own token, FIXLOOP_RUN_TOKEN, handed to the agent when the run is dispatched. It is accepted only by ' +
+          'PATCH /api/runs/{id} for that same run, and only until the run has ended.',
+      },
+    },
+  },
+};

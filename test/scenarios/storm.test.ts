@@ -1,0 +1,94 @@
+// SPEC C2, A3, N1: a twelve-job matrix storm with redeliveries collapses into one attempt, one
+// resumed run, and one agent start — in one process, and across two replicas on PostgreSQL.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
+import { startHarness, REPO, SECRET, API_TOKEN } from '../support/harness.js';
+import { post } from '../support/deliveries.js';
+import { matrixStorm } from '../support/storm.js';
+import { freePort, startServerProcess } from '../support/server-process.js';
+
+const SHA = 'c0ffee'.padEnd(40, '1');
+const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
+
+for (const kind of DATABASE_KINDS) {
+  describe(`matrix storm (${kind})`, () => {
+    test('C2: 76 concurrent deliveries of one red push → exactly 1 attempt, 1 resumed run, 1 agent start', async () => {
+      const h = await startHarness(kind);
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' });
+        const storm = matrixStorm(REPO, 12, SHA);
+        assert.equal(storm.length, 76);
+        const answers = await Promise.all(storm.map((d) => post(h.url, d, SECRET)));
+        assert.ok(answers.every((a) => a.status === 200 || a.status === 202), JSON.stringify(answers.filter((a) => a.status >= 300)));
+        await h.app.settle();
+        const view = (await h.api('GET', `/api/tasks/${task.id}`)).body;
+        assert.equal(view.attempts.length, 1);
+        assert.equal(view.attempts[0].coordinate, SHA);
+        assert.equal(view.runs.filter((r: any) => r.action === 'resume').length, 1);
+        assert.equal(h.runner.starts.length, 1);
+        assert.equal(view.ciState, 'red');
+        assert.equal(view.ciHeadSha, SHA);
+        // A3/A4: 12 queued + 12 in_progress dropped, per delivery; the rest stored once, then duplicates.
+        const log = (await h.api('GET', '/api/deliveries?limit=1000')).body.decisions;
+        const count = (o: string) => log.filter((d: any) => d.outcome === o && d.deliveryId).length;
+        assert.equal(count('dropped'), 48);
+        assert.equal(count('stored'), 14);
+        assert.equal(count('duplicate'), 14);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
+
+describe('matrix storm across two replicas (postgres)', () => {
+  test('N1/C2: two server processes sharing PostgreSQL, deliveries split between them → the agent starts once', async () => {
+    const db = await createTestDatabase('postgres');
+    const dir = mkdtempSync(join(tmpdir(), 'fixloop-storm-'));
+    const counter = join(dir, 'starts.jsonl');
+    const configFile = join(dir, 'fixloop.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+        runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['COUNTER_FILE'] },
+      }),
+    );
+    const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, COUNTER_FILE: counter, FIXLOOP_WORK_DIR: join(dir, 'runs') };
+    const [a, b] = await Promise.all([startServerProcess(env, await freePort()), startServerProcess(env, await freePort())]);
+    try {
+      const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
+      const created = await fetch(`${a.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' }) });
+      assert.equal(created.status, 201);
+      const task = (await created.json()) as { id: number };
+      const storm = matrixStorm(REPO, 12, SHA, 7);
+      const answers = await Promise.all(storm.map((d, i) => post(i % 2 === 0 ? a.url : b.url, d, SECRET)));
+      assert.ok(answers.every((x) => x.status === 200 || x.status === 202));
+      // Wait for the evaluations on both replicas to settle and the agent to have run.
+      let view: any;
+      for (let i = 0; i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
+        if (view.runs.some((r: any) => r.action === 'resume' && r.state === 'completed') && existsSync(counter)) break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
+      assert.equal(view.attempts.length, 1);
+      assert.equal(view.runs.filter((r: any) => r.action === 'resume').length, 1);
+      const starts = readFileSync(counter, 'utf8').trim().split('\n');
+      assert.equal(starts.length, 1, 'the agent started exactly once');
+      // L1: the agent's environment is minimal: none of the service's secrets reach it.
+      const seen: string[] = JSON.parse(starts[0]!).env;
+      for (const secret of ['WEBHOOK_SECRET', 'DATABASE_URL', 'FIXLOOP_API_TOKEN', 'FIXLOOP_CONFIG']) assert.ok(!seen.includes(secret), `${secret} leaked`);
+      for (const given of ['FIXLOOP_TASK_ID', 'FIXLOOP_RUN_ID', 'FIXLOOP_PROMPT_FILE', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_TOKEN', 'COUNTER_FILE']) assert.ok(seen.includes(given), `${given} missing`);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await db.drop();
+    }
+  });
+});
