@@ -28,7 +28,7 @@ export interface FixloopAdapters {
   runner?: Runner | null;
   logger?: Logger;
   /** Crash-test fault points (FIXLOOP_FAULT); never set in production. */
-  fault?: (point: 'after_claim') => void;
+  fault?: (point: 'after_claim' | 'before_start') => void;
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
 }
@@ -67,7 +67,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFrom(config);
   const apiUrl = config.publicUrl;
 
-  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts });
+  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, ...(adapters.fault ? { fault: adapters.fault } : {}) });
   const evaluator = createEvaluator({
     ledger,
     logger,
@@ -158,7 +158,8 @@ export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv
   const fault = env.FIXLOOP_FAULT;
   const app = await createFixloop(config, {
     logger,
-    ...(fault === 'after_claim:kill' ? { fault: (p: string) => p === 'after_claim' && process.kill(process.pid, 'SIGKILL') } : {}),
+    // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
+    ...(fault?.endsWith(':kill') ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) } : {}),
     ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
   });
   const url = await app.listen();

@@ -17,6 +17,8 @@ export interface DispatchDeps {
   random: Random;
   apiUrl: string;
   maxAttempts: number;
+  /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
+  fault?(point: 'before_start'): void;
 }
 
 export function hashToken(token: string): string {
@@ -67,6 +69,7 @@ export function createDispatcher(deps: DispatchDeps) {
             nonce,
           })
         : reviewPrompt({ repository: task.repository, pullRequest: task.pullRequest, body: rejection.body, attemptNumber, maxAttempts: deps.maxAttempts, nonce });
+    deps.fault?.('before_start');
     try {
       await deps.runner.start(
         {

@@ -1,0 +1,79 @@
+// Crash safety (issue 2 §9; SPEC C3, C4, H2): the process is killed with SIGKILL between the claim
+// and the dispatch, then restarted. The agent starts at most once and the attempt's fate is visible.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
+import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
+import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { freePort, startServerProcess } from '../support/server-process.js';
+
+const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
+const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
+
+async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'before_start') {
+  const db = await createTestDatabase(kind);
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-'));
+  const counter = join(dir, 'starts.jsonl');
+  const configFile = join(dir, 'fixloop.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['COUNTER_FILE'] },
+    }),
+  );
+  const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, COUNTER_FILE: counter, FIXLOOP_WORK_DIR: join(dir, 'runs'), FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const port = await freePort();
+  const first = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, port);
+  let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
+  try {
+    const created = await fetch(`${first.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 3, branch: 'agent/fix' }) });
+    const task = (await created.json()) as { id: number };
+    const sha = 'deadbeef'.padEnd(40, '0');
+    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 77, name: 'test', pr: { number: 3, headSha: sha }, output: 'expected true, got false' }));
+    // Acknowledged only after commit: the 2xx comes before the evaluation that kills the process.
+    assert.equal((await post(first.url, red, SECRET)).status, 202);
+    const exitCode = await first.exited;
+    assert.notEqual(exitCode, 0, 'the first process died');
+    assert.equal(first.child.signalCode, 'SIGKILL');
+    assert.equal(existsSync(counter), false, 'the agent never started before the crash');
+
+    second = await startServerProcess(env, port);
+    // A redelivery after the restart must not start a second run either.
+    await post(second.url, red, SECRET);
+    await new Promise((r) => setTimeout(r, 800));
+    const view = (await (await fetch(`${second.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    assert.equal(view.attempts.length, 1);
+    const starts = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
+    assert.ok(starts.length <= 1, 'the agent started at most once');
+    return { view, starts, decisions: ((await (await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions };
+  } finally {
+    if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
+    if (second) await second.stop();
+    await db.drop();
+  }
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`crash between claim and dispatch (${kind})`, () => {
+    test('killed after the claim: on restart the claimed attempt is dispatched exactly once', async () => {
+      const { view, starts } = await scenario(kind, 'after_claim');
+      assert.equal(view.attempts[0].status, 'dispatched');
+      assert.equal(starts.length, 1);
+      assert.equal(view.runs.filter((r: any) => r.action === 'resume').length, 1);
+      // H2: the gate rejection written with the claim survived the crash.
+      assert.equal(view.rejections.length, 1);
+    });
+
+    test('killed while dispatching: never sent again, the attempt is marked dispatch_unknown', async () => {
+      const { view, starts, decisions } = await scenario(kind, 'before_start');
+      assert.equal(starts.length, 0);
+      assert.equal(view.attempts[0].status, 'dispatch_unknown');
+      assert.ok(decisions.some((d: any) => d.reason === 'dispatch_unknown'));
+    });
+  });
+}
