@@ -1,0 +1,36 @@
+// N1: migrations are safe when two replicas start at once; readiness reports them applied.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase } from './support/databases.js';
+import { openDatabase } from '../src/ledger/db.js';
+import { migrateToLatest, migrationsApplied } from '../src/ledger/migrations.js';
+
+test('N1: two replicas migrating one PostgreSQL database at the same moment both succeed, once', async () => {
+  const db = await createTestDatabase('postgres');
+  const a = openDatabase(db.url);
+  const b = openDatabase(db.url);
+  try {
+    assert.equal(await migrationsApplied(a.kysely, a.dialect), false);
+    await Promise.all([migrateToLatest(a.kysely, 'postgres'), migrateToLatest(b.kysely, 'postgres')]);
+    assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
+    const rows = await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute();
+    assert.equal(rows.length, 1);
+  } finally {
+    await a.close();
+    await b.close();
+    await db.drop();
+  }
+});
+
+test('N1: SQLite migrates once and a second start is a no-op', async () => {
+  const db = await createTestDatabase('sqlite');
+  const a = openDatabase(db.url);
+  try {
+    await migrateToLatest(a.kysely, 'sqlite');
+    await migrateToLatest(a.kysely, 'sqlite');
+    assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
+  } finally {
+    await a.close();
+    await db.drop();
+  }
+});
