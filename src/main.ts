@@ -3,6 +3,8 @@
 // tests can pass their own; `serve` is what `fixloop serve` and `npm start` run.
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { loadConfig, type Config } from './config/config.js';
 import { openDatabase, type Db } from './ledger/db.js';
@@ -21,6 +23,19 @@ import { createHttpRunner } from './runners/http.js';
 import { createLogger } from './logging.js';
 
 export const WEBHOOK_PATH = '/api/github/webhooks';
+export const DEFAULT_API_TOKEN_FILE = './data/api-token';
+
+/** Read the token kept in `file`, or create it (0600) with a fresh random token. */
+export function ensureTokenFile(file: string): string {
+  if (existsSync(file)) {
+    const t = readFileSync(file, 'utf8').trim();
+    if (t) return t;
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
 
 export interface FixloopAdapters {
   clock?: Clock;
@@ -153,8 +168,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
 /** `fixloop serve`: load the config, open the database, listen. */
 export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ close(): Promise<void>; url: string }> {
   const env = opts.env ?? process.env;
-  const config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
+  let config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
   const logger = createLogger(config.logLevel);
+  if (config.apiToken === null) {
+    // Secure by default even on loopback: the API never runs open; a token is made once and kept.
+    const file = env.FIXLOOP_API_TOKEN_FILE ?? DEFAULT_API_TOKEN_FILE;
+    config = Object.freeze({ ...config, apiToken: ensureTokenFile(file) });
+    logger.info({ file }, 'FIXLOOP_API_TOKEN not set: using the generated token in this file');
+  }
   const fault = env.FIXLOOP_FAULT;
   const app = await createFixloop(config, {
     logger,
