@@ -1,0 +1,209 @@
+// SPEC B1, B2, B5: which commit a CI result is about, who may move the Task's head, and that the
+// webhook path never reports green. Each refusal is proven twice: the runner was not started, and
+// the decision log records `refused` with the exact reason of src/core/reasons.ts.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
+import { checkRunPayload, delivery, post, statusPayload, workflowRunPayload } from '../support/deliveries.js';
+import type { Refusal } from '../../src/core/reasons.js';
+
+/** A distinct 40-hex commit per number. */
+const sha = (n: number) => n.toString(16).padStart(40, 'd');
+/** Fixed instants, so ordering never depends on the test machine's clock. */
+const T0 = Date.parse('2024-05-01T10:00:00.000Z');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+
+async function send(h: Harness, event: string, payload: unknown): Promise<{ status: number; body: any }> {
+  const res = await post(h.url, delivery(event, payload), SECRET);
+  await h.app.settle();
+  return res;
+}
+
+async function stored(h: Harness, event: string, payload: unknown): Promise<string> {
+  const res = await send(h, event, payload);
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  assert.equal(res.body.outcome, 'stored');
+  return res.body.identity as string;
+}
+
+async function newTask(h: Harness, pullRequest: number, branch = `agent/pr-${pullRequest}`): Promise<number> {
+  const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest, branch });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body.id as number;
+}
+
+async function taskView(h: Harness, id: number): Promise<any> {
+  const res = await h.api('GET', `/api/tasks/${id}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** A completed check run: commit `n`, reported against pull request `pr` whose head is `head`. */
+function checkRun(pr: number, n: number, o: { id?: number; head?: number; conclusion?: string; completedAt: string; output?: string }) {
+  return checkRunPayload({
+    repo: REPO,
+    sha: sha(n),
+    id: o.id ?? n,
+    name: 'test',
+    conclusion: o.conclusion ?? 'failure',
+    completedAt: o.completedAt,
+    pr: { number: pr, headSha: sha(o.head ?? n) },
+    output: o.output ?? `FAIL commit ${n}\nexpected ${n}`,
+    branch: `agent/pr-${pr}`,
+  });
+}
+
+/** The evaluation decisions (all but the ingest's `stored` row) of one event for one Task. */
+async function evaluationOf(h: Harness, identity: string, taskId: number): Promise<Array<[string, string | null]>> {
+  const res = await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return (res.body.decisions as any[]).filter((d) => d.identity === identity && d.outcome !== 'stored').map((d): [string, string | null] => [d.outcome, d.reason]);
+}
+
+async function assertRefused(h: Harness, identity: string, reason: Refusal, taskId: number): Promise<void> {
+  assert.deepEqual(await evaluationOf(h, identity, taskId), [['refused', reason]], `decision for ${identity}`);
+}
+
+const startsOf = (h: Harness, taskId: number) => h.runner.starts.filter((s) => s.taskId === taskId);
+
+for (const kind of DATABASE_KINDS) {
+  describe(`head order (${kind})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness(kind);
+    });
+    after(() => h.close());
+
+    test('B5/B1: a red result for a commit that is not the head its own delivery points to is refused as superseded; the head does not move back', async () => {
+      const taskId = await newTask(h, 201);
+      // Head B is known (a green result for B, pointing at B).
+      await stored(h, 'check_run', checkRun(201, 20102, { conclusion: 'success', completedAt: at(10) }));
+      let view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20102));
+      // A red for the older commit A, whose delivery says the pull request's head is B.
+      const id = await stored(h, 'check_run', checkRun(201, 20101, { head: 20102, completedAt: at(5) }));
+      assert.equal(startsOf(h, taskId).length, 0);
+      await assertRefused(h, id, 'superseded_head', taskId);
+      view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20102), 'ciHeadSha is not moved back to A');
+      assert.equal(view.ciHeadSeenAt, at(10));
+      assert.notEqual(view.ciState, 'red', 'the superseded red does not paint the head red');
+      assert.equal(view.attempts.length, 0);
+    });
+
+    test('B5: a manual re-run on an old commit (new check run id, brand-new completion time, pointer = new head) is refused with no clock involved', async () => {
+      const taskId = await newTask(h, 202);
+      await stored(h, 'check_run', checkRun(202, 20201, { completedAt: at(0), output: 'FAIL on A' }));
+      assert.equal(startsOf(h, taskId).length, 1, 'the red on A resumes');
+      h.runner.finish(startsOf(h, taskId)[0]!.runId);
+      await h.app.settle();
+      await stored(h, 'check_run', checkRun(202, 20202, { completedAt: at(10), output: 'FAIL on B' }));
+      assert.equal(startsOf(h, taskId).length, 2, 'the red on the new head B resumes');
+      h.runner.finish(startsOf(h, taskId)[1]!.runId);
+      await h.app.settle();
+      // A person re-runs the job on A an hour later: a new id, a completion time later than any.
+      const id = await stored(h, 'check_run', checkRun(202, 20201, { id: 20299, head: 20202, completedAt: at(70), output: 'FAIL on A, re-run' }));
+      assert.equal(startsOf(h, taskId).length, 2, 'no resume for the old commit');
+      await assertRefused(h, id, 'superseded_head', taskId);
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20202));
+      assert.equal(view.ciHeadSeenAt, at(10), 'the later time of the re-run did not move the head');
+      assert.equal(view.attempts.length, 2);
+    });
+
+    test('B1: a delivery that points at its own commit but is older than the known head (a redelivery from before the push) does not move the head back', async () => {
+      const taskId = await newTask(h, 203);
+      await stored(h, 'check_run', checkRun(203, 20302, { conclusion: 'success', completedAt: at(20) }));
+      // Captured when A was the head (pointer A), completed before B was seen.
+      const id = await stored(h, 'check_run', checkRun(203, 20301, { completedAt: at(15) }));
+      assert.equal(startsOf(h, taskId).length, 0);
+      await assertRefused(h, id, 'superseded_head', taskId);
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20302));
+      assert.equal(view.ciHeadSeenAt, at(20));
+    });
+
+    test('B5: without a pointer (commit status), a red completed later than the head moves the head and resumes', async () => {
+      const branch = 'agent/status-later';
+      const taskId = await newTask(h, 204, branch);
+      const green = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20401), context: 'ci/test', state: 'success', updatedAt: at(0), branch }));
+      await assertRefused(h, green, 'result_green', taskId);
+      assert.equal((await taskView(h, taskId)).ciHeadSha, sha(20401), 'the Task is found by branch');
+      const red = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20402), context: 'ci/test', state: 'failure', updatedAt: at(10), branch }));
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20402));
+      assert.equal(view.ciHeadSeenAt, at(10));
+      assert.equal(view.ciState, 'red');
+      assert.equal(startsOf(h, taskId).length, 1);
+      assert.equal(startsOf(h, taskId)[0]!.headSha, sha(20402));
+      assert.deepEqual((await evaluationOf(h, red, taskId)).map(([o]) => o), ['claimed']);
+    });
+
+    test('B5: without a pointer, a red status for another commit completed earlier than the head was seen is refused as superseded; the head is unchanged', async () => {
+      const branch = 'agent/status-earlier';
+      const taskId = await newTask(h, 205, branch);
+      await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20502), context: 'ci/test', state: 'success', updatedAt: at(30), branch }));
+      const id = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20501), context: 'ci/test', state: 'error', updatedAt: at(20), branch }));
+      assert.equal(startsOf(h, taskId).length, 0);
+      await assertRefused(h, id, 'superseded_head', taskId);
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20502));
+      assert.equal(view.ciHeadSeenAt, at(30));
+      assert.notEqual(view.ciState, 'red');
+      assert.equal(view.attempts.length, 0);
+    });
+
+    test('B5: a delivery with no pointer and no usable time is refused, never given "now" (no_usable_time)', async () => {
+      const branch = 'agent/status-no-time';
+      const taskId = await newTask(h, 206, branch);
+      await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20601), context: 'ci/test', state: 'success', updatedAt: at(0), branch }));
+      const id = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20602), context: 'ci/test', state: 'failure', updatedAt: null, branch }));
+      assert.equal(startsOf(h, taskId).length, 0);
+      await assertRefused(h, id, 'no_usable_time', taskId);
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20601));
+      assert.equal(view.ciHeadSeenAt, at(0));
+      // …and on a Task that has no head yet, too.
+      const fresh = await newTask(h, 207, 'agent/status-no-time-fresh');
+      const first = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20701), context: 'ci/test', state: 'failure', updatedAt: null, branch: 'agent/status-no-time-fresh' }));
+      assert.equal(startsOf(h, fresh).length, 0);
+      await assertRefused(h, first, 'no_usable_time', fresh);
+      assert.equal((await taskView(h, fresh)).ciHeadSha, null);
+    });
+
+    test('B2: a green check for the head never sets ciState passing', async () => {
+      const taskId = await newTask(h, 208);
+      const id = await stored(h, 'check_run', checkRun(208, 20801, { conclusion: 'success', completedAt: at(0) }));
+      await assertRefused(h, id, 'result_green', taskId);
+      assert.equal(startsOf(h, taskId).length, 0);
+      let view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, sha(20801));
+      assert.equal(view.ciState, 'pending');
+      // More green for the same head, a check run and the workflow run: still never passing.
+      const again = await stored(h, 'check_run', checkRun(208, 20801, { id: 20811, conclusion: 'success', completedAt: at(1) }));
+      await assertRefused(h, again, 'result_green', taskId);
+      const wf = await stored(h, 'workflow_run', workflowRunPayload({ repo: REPO, sha: sha(20801), id: 20812, conclusion: 'success', pr: { number: 208, headSha: sha(20801) }, updatedAt: at(2) }));
+      await assertRefused(h, wf, 'result_green', taskId);
+      view = await taskView(h, taskId);
+      assert.equal(view.ciState, 'pending');
+      assert.equal(startsOf(h, taskId).length, 0);
+    });
+
+    test('B2: a red after a green on the same head sets red, and a later green does not clear it', async () => {
+      const taskId = await newTask(h, 209);
+      await stored(h, 'check_run', checkRun(209, 20901, { id: 20901, conclusion: 'success', completedAt: at(0) }));
+      assert.equal((await taskView(h, taskId)).ciState, 'pending');
+      await stored(h, 'check_run', checkRun(209, 20901, { id: 20902, completedAt: at(1) }));
+      let view = await taskView(h, taskId);
+      assert.equal(view.ciState, 'red', 'red beats the earlier green');
+      assert.equal(view.ciHeadSha, sha(20901));
+      assert.equal(startsOf(h, taskId).length, 1, 'the red on the head resumes');
+      const green = await stored(h, 'check_run', checkRun(209, 20901, { id: 20903, conclusion: 'success', completedAt: at(2) }));
+      await assertRefused(h, green, 'result_green', taskId);
+      view = await taskView(h, taskId);
+      assert.equal(view.ciState, 'red', 'a green after the red never reports the head green');
+      assert.equal(startsOf(h, taskId).length, 1);
+    });
+  });
+}
