@@ -15,6 +15,13 @@ import type { DecisionInput, Ledger, Logger } from './ports.js';
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
+/** A stored event waiting for evaluation, with the delivery that brought it (for the decision log). */
+export interface StoredLoopEvent {
+  eventId: number;
+  deliveryId: string | null;
+  event: LoopEvent;
+}
+
 export interface EvaluateDeps {
   ledger: Ledger;
   logger: Logger;
@@ -78,8 +85,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
 
-  async function evaluateCheck(eventId: number, r: CheckResult): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, identity: r.identity, outcome: 'refused' }, task: null };
+  async function evaluateCheck(eventId: number, deliveryId: string | null, r: CheckResult): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, deliveryId, identity: r.identity, outcome: 'refused' }, task: null };
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
@@ -163,8 +170,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     }
   }
 
-  async function evaluatePullRequest(eventId: number, e: PullRequestChange): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, identity: e.identity, outcome: 'refused' }, task: null };
+  async function evaluatePullRequest(eventId: number, deliveryId: string | null, e: PullRequestChange): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, deliveryId, identity: e.identity, outcome: 'refused' }, task: null };
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
@@ -176,8 +183,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { kind: 'recorded', taskId: task.id };
   }
 
-  async function evaluateReview(eventId: number, e: ReviewSubmitted): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, identity: e.identity, outcome: 'refused' }, task: null };
+  async function evaluateReview(eventId: number, deliveryId: string | null, e: ReviewSubmitted): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId, deliveryId, identity: e.identity, outcome: 'refused' }, task: null };
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
@@ -204,17 +211,17 @@ export function createEvaluator(deps: EvaluateDeps) {
   }
 
   return {
-    async evaluate(eventId: number, e: LoopEvent): Promise<EvaluationResult> {
+    async evaluate({ eventId, deliveryId, event: e }: StoredLoopEvent): Promise<EvaluationResult> {
       switch (e.kind) {
         case 'github.check':
-          return evaluateCheck(eventId, e);
+          return evaluateCheck(eventId, deliveryId, e);
         case 'github.pull_request':
-          return evaluatePullRequest(eventId, e);
+          return evaluatePullRequest(eventId, deliveryId, e);
         case 'github.review':
-          return evaluateReview(eventId, e);
+          return evaluateReview(eventId, deliveryId, e);
         case 'github.comment':
           // A comment is only a doorbell; ringing it is a later capability (F2).
-          await log({ eventId, identity: e.identity, outcome: 'stored', reason: 'comment_recorded' });
+          await log({ eventId, deliveryId, identity: e.identity, outcome: 'stored', reason: 'comment_recorded' });
           return { kind: 'recorded', taskId: null };
       }
     },

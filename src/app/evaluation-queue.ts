@@ -1,11 +1,11 @@
 // Runs evaluations after the ack, in arrival order, a few at a time. Each stored event is marked
 // evaluated only after its evaluation finished, so one left pending by a crash is swept up at
 // start-up (SPEC I4 spirit, issue: crash safety). Exactly-once never depends on this queue.
-import type { Evaluator, LoopEvent } from './evaluate.js';
+import type { Evaluator, LoopEvent, StoredLoopEvent } from './evaluate.js';
 import type { Ledger, Logger } from './ports.js';
 
 export interface EvaluationQueue {
-  push(items: Array<{ eventId: number; event: LoopEvent }>): void;
+  push(items: StoredLoopEvent[]): void;
   /** Evaluate events stored but never evaluated (a crash after the ack). */
   sweep(): Promise<number>;
   /** Resolves when everything pushed so far is evaluated and marked. */
@@ -14,7 +14,7 @@ export interface EvaluationQueue {
 }
 
 export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledger; logger: Logger; concurrency: number }): EvaluationQueue {
-  const items: Array<{ eventId: number; event: LoopEvent }> = [];
+  const items: StoredLoopEvent[] = [];
   let active = 0;
   let done: number[] = [];
   let marking: Promise<void> = Promise.resolve();
@@ -25,7 +25,7 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
       const item = items.shift()!;
       active++;
       deps.evaluator
-        .evaluate(item.eventId, item.event)
+        .evaluate(item)
         .catch((err) => deps.logger.error({ err, eventId: item.eventId }, 'evaluation failed'))
         .finally(() => {
           active--;
@@ -64,7 +64,7 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
         const pending = (await deps.ledger.pendingEvents(200)).filter((p) => !items.some((i) => i.eventId === p.id));
         if (pending.length === 0) return total;
         total += pending.length;
-        for (const p of pending) items.push({ eventId: p.id, event: JSON.parse(p.summary) as LoopEvent });
+        for (const p of pending) items.push({ eventId: p.id, deliveryId: p.deliveryId, event: JSON.parse(p.summary) as LoopEvent });
         pump();
         await this.idle();
       }

@@ -3,7 +3,7 @@
 // caller awaits resolves only after that commit: a 2xx to GitHub always means stored.
 import { classifyDelivery, type Classification } from '../core/classify.js';
 import type { DecisionInput, IncomingDelivery, Ledger, Logger, StoreResult } from './ports.js';
-import type { LoopEvent } from './evaluate.js';
+import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
 
 export interface Delivery {
   deliveryId: string;
@@ -36,7 +36,7 @@ export function createIngestor(deps: {
   ledger: Ledger;
   logger: Logger;
   /** Called after commit with the events that were newly stored, for evaluation. */
-  onStored(events: Array<{ eventId: number; event: LoopEvent }>): void;
+  onStored(events: StoredLoopEvent[]): void;
   maxBatch?: number;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 512;
@@ -67,10 +67,10 @@ export function createIngestor(deps: {
       for (const p of batch) p.reject(err);
       return;
     }
-    const stored: Array<{ eventId: number; event: LoopEvent }> = [];
+    const stored: StoredLoopEvent[] = [];
     events.forEach((p, i) => {
       const r = results[i]!;
-      if (r.kind === 'stored' && p.loopEvent) stored.push({ eventId: r.eventId, event: p.loopEvent });
+      if (r.kind === 'stored' && p.loopEvent) stored.push({ eventId: r.eventId, deliveryId: p.event!.deliveryId, event: p.loopEvent });
       p.resolve(p.answer(r));
     });
     for (const p of batch) if (p.event === null) p.resolve(p.answer(null));

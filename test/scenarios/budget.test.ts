@@ -12,6 +12,7 @@ async function redPush(h: Harness, n: number, output: string, pr = 7) {
   const res = await post(h.url, d, SECRET);
   assert.equal(res.status, 202, JSON.stringify(res.body));
   await h.app.settle();
+  return d.id;
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -28,8 +29,11 @@ for (const kind of DATABASE_KINDS) {
     after(() => h.close());
 
     test('C1/G1: budget 2 — two resumes for two different failures, then one notice, then nothing', async () => {
-      await redPush(h, 1, 'FAIL src/a.test.ts > adds\nexpected 2, got 3');
+      const first = await redPush(h, 1, 'FAIL src/a.test.ts > adds\nexpected 2, got 3');
       assert.equal(h.runner.starts.length, 1);
+      // The decision log follows the delivery from the edge to the claim.
+      const trail = (await h.api('GET', `/api/deliveries?delivery=${first}`)).body.decisions.map((d: any) => d.outcome).reverse();
+      assert.deepEqual(trail, ['stored', 'claimed']);
       h.runner.finish(h.runner.starts[0]!.runId);
       await h.app.settle();
 
