@@ -85,8 +85,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
 
-  async function evaluateCheck(eventId: number, deliveryId: string | null, r: CheckResult): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, deliveryId, identity: r.identity, outcome: 'refused' }, task: null };
+  async function evaluateCheck(ctx: Ctx, eventId: number, r: CheckResult): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
@@ -103,9 +102,10 @@ export function createEvaluator(deps: EvaluateDeps) {
         const again = await ledger.getTask(task.id);
         if (!again || again.ciHeadSha !== r.sha) return refuse(ctx, 'superseded_head', 'another writer moved the head first');
       }
-    } else if (r.verdict === 'red') {
-      await ledger.markRed(task.id, r.sha); // B2: red only, never passing
     }
+    // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
+    // new head (which may have won the move) can never leave the Task looking not red.
+    if (r.verdict === 'red') await ledger.markRed(task.id, r.sha);
     if (r.verdict === 'red') deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
 
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
@@ -170,12 +170,12 @@ export function createEvaluator(deps: EvaluateDeps) {
     }
   }
 
-  async function evaluatePullRequest(eventId: number, deliveryId: string | null, e: PullRequestChange): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, deliveryId, identity: e.identity, outcome: 'refused' }, task: null };
+  async function evaluatePullRequest(ctx: Ctx, e: PullRequestChange): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
+    ctx.task = task;
     await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
     // The pull request's own head is the truest pointer there is; it moves the head by the same CAS.
     if (task.ciHeadSha !== e.headSha && e.updatedAt !== null) await ledger.advanceHead(task.id, e.headSha, e.updatedAt, 'pending');
@@ -183,8 +183,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { kind: 'recorded', taskId: task.id };
   }
 
-  async function evaluateReview(eventId: number, deliveryId: string | null, e: ReviewSubmitted): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId, deliveryId, identity: e.identity, outcome: 'refused' }, task: null };
+  async function evaluateReview(ctx: Ctx, eventId: number, e: ReviewSubmitted): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
@@ -211,21 +210,34 @@ export function createEvaluator(deps: EvaluateDeps) {
   }
 
   return {
-    async evaluate({ eventId, deliveryId, event: e }: StoredLoopEvent): Promise<EvaluationResult> {
-      switch (e.kind) {
-        case 'github.check':
-          return evaluateCheck(eventId, deliveryId, e);
-        case 'github.pull_request':
-          return evaluatePullRequest(eventId, deliveryId, e);
-        case 'github.review':
-          return evaluateReview(eventId, deliveryId, e);
-        case 'github.comment':
-          // A comment is only a doorbell; ringing it is a later capability (F2).
-          await log({ eventId, deliveryId, identity: e.identity, outcome: 'stored', reason: 'comment_recorded' });
-          return { kind: 'recorded', taskId: null };
+    async evaluate(item: StoredLoopEvent): Promise<EvaluationResult> {
+      const ctx: Ctx = { base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' }, task: null };
+      try {
+        return await evaluateEvent(ctx, item);
+      } catch (err) {
+        // C4: a ledger that cannot be read dispatches nothing; the refusal is recorded if it can be,
+        // and the event stays pending so a later sweep evaluates it again.
+        deps.logger.error({ err, eventId: item.eventId }, 'ledger unavailable during evaluation');
+        await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason: 'ledger_unavailable', detail: String((err as Error)?.message ?? err).slice(0, 300) });
+        return { kind: 'refused', reason: 'ledger_unavailable', taskId: ctx.task?.id ?? null };
       }
     },
   };
+
+  async function evaluateEvent(ctx: Ctx, { eventId, event: e }: StoredLoopEvent): Promise<EvaluationResult> {
+    switch (e.kind) {
+      case 'github.check':
+        return evaluateCheck(ctx, eventId, e);
+      case 'github.pull_request':
+        return evaluatePullRequest(ctx, e);
+      case 'github.review':
+        return evaluateReview(ctx, eventId, e);
+      case 'github.comment':
+        // A comment is only a doorbell; ringing it is a later capability (F2).
+        await log({ ...ctx.base, outcome: 'stored', reason: 'comment_recorded' });
+        return { kind: 'recorded', taskId: null };
+    }
+  }
 }
 
 export type Evaluator = ReturnType<typeof createEvaluator>;

@@ -26,10 +26,17 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
       active++;
       deps.evaluator
         .evaluate(item)
-        .catch((err) => deps.logger.error({ err, eventId: item.eventId }, 'evaluation failed'))
-        .finally(() => {
+        .then(
+          // An evaluation the ledger could not complete stays pending for the next sweep (C4).
+          (r) => r.kind !== 'refused' || r.reason !== 'ledger_unavailable',
+          (err) => {
+            deps.logger.error({ err, eventId: item.eventId }, 'evaluation failed');
+            return false;
+          },
+        )
+        .then((finished) => {
           active--;
-          done.push(item.eventId);
+          if (finished) done.push(item.eventId);
           if (items.length === 0 || done.length >= 64) flushDone();
           pump();
           settle();
@@ -59,10 +66,13 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
       pump();
     },
     async sweep() {
+      // One pass in id order: an event that stays pending (ledger failure) waits for the next sweep.
       let total = 0;
+      let after = 0;
       for (;;) {
-        const pending = (await deps.ledger.pendingEvents(200)).filter((p) => !items.some((i) => i.eventId === p.id));
+        const pending = (await deps.ledger.pendingEvents(200, after)).filter((p) => !items.some((i) => i.eventId === p.id));
         if (pending.length === 0) return total;
+        after = pending[pending.length - 1]!.id;
         total += pending.length;
         for (const p of pending) items.push({ eventId: p.id, deliveryId: p.deliveryId, event: JSON.parse(p.summary) as LoopEvent });
         pump();

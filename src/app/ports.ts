@@ -79,7 +79,7 @@ export interface Ledger {
   storeDeliveries(batch: IncomingDelivery[], decisionsFor: (r: StoreResult, d: IncomingDelivery) => DecisionInput, alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
   recordDecisions(rows: DecisionInput[]): Promise<void>;
   listDecisions(filter: { taskId?: number; deliveryId?: string; limit: number; beforeId?: number }): Promise<Decision[]>;
-  pendingEvents(limit: number): Promise<StoredEvent[]>;
+  pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
   markEvaluated(ids: number[]): Promise<void>;
   // tasks
   createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;

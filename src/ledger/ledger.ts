@@ -188,11 +188,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       );
     },
 
-    async pendingEvents(limit) {
+    async pendingEvents(limit, afterId) {
       const rows = await k
         .selectFrom('events')
         .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'summary'])
         .where('eval_state', '=', 'pending')
+        .where('id', '>', afterId)
         .orderBy('id')
         .limit(limit)
         .execute();
@@ -279,8 +280,13 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async advanceHead(id, sha, seenAt, ciState) {
-      // B1: the head only moves forward in time; a writer that lost the race changes nothing.
-      let q = k.updateTable('tasks').set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() }).where('id', '=', id);
+      // B1: the head only moves forward in time, and only to another commit: a writer that lost
+      // the race, or that reports the head already held, changes nothing (its ciState included).
+      let q = k
+        .updateTable('tasks')
+        .set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('ci_head_sha', 'is', null), eb('ci_head_sha', '!=', sha)]));
       q = seenAt === null ? q.where('ci_head_sha', 'is', null) : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
       const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;

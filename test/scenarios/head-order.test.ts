@@ -205,5 +205,30 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(view.ciState, 'red', 'a green after the red never reports the head green');
       assert.equal(startsOf(h, taskId).length, 1);
     });
+
+    // Two jobs of one matrix finish together on the new head B: one green, one red. Both deliveries
+    // see head A, both try to move the head; whichever order the writes land in, red must win.
+    for (const order of ['green first', 'red first'] as const) {
+      test(`B1/B2: a green and a red for the new head delivered together (${order}) — red beats everything, neither writer clobbers the other`, async () => {
+        const pr = order === 'green first' ? 210 : 211;
+        const taskId = await newTask(h, pr);
+        await stored(h, 'check_run', checkRun(pr, pr * 100 + 1, { conclusion: 'success', completedAt: at(0) }));
+        assert.equal((await taskView(h, taskId)).ciHeadSha, sha(pr * 100 + 1));
+        const headB = pr * 100 + 2;
+        const green = delivery('check_run', checkRun(pr, headB, { id: headB, conclusion: 'success', completedAt: at(10) }));
+        const red = delivery('check_run', checkRun(pr, headB, { id: headB + 50, completedAt: at(5), output: 'FAIL matrix job 2' }));
+        const pair = order === 'green first' ? [green, red] : [red, green];
+        // Handed to the ingestor in one turn (after the webhook's signature check, which the other
+        // tests exercise), so both land in one group commit and are evaluated side by side — the
+        // arrival order of two HTTP requests is not something a test can pin down.
+        const answers = await Promise.all(pair.map((d) => h.app.ingestor.ingest({ deliveryId: d.id, eventName: d.event, raw: d.body })));
+        assert.deepEqual(answers.map((a) => a.status), [202, 202]);
+        await h.app.settle();
+        const view = await taskView(h, taskId);
+        assert.equal(view.ciHeadSha, sha(headB));
+        assert.equal(startsOf(h, taskId).length, 1, 'the red on B resumes once');
+        assert.equal(view.ciState, 'red', 'the Task resumed for a red head must show red, not pending');
+      });
+    }
   });
 }

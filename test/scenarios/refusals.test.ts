@@ -186,7 +186,7 @@ for (const kind of DATABASE_KINDS) {
     test('D: a run running for the Task refuses a red on a new head (run_in_flight)', async () => {
       const taskId = await newTask(h, 110);
       await check(h, 110, 11001);
-      assert.equal(h.runner.starts.length, 1, 'the first red resumes');
+      assert.equal(h.runner.starts.filter((s) => s.taskId === taskId).length, 1, 'the first red resumes');
       const before = h.runner.starts.length;
       // The resumed run is not finished: it is still running when the next head goes red.
       assert.equal((await taskView(h, taskId)).runs.at(-1).state, 'running');
@@ -354,6 +354,22 @@ for (const kind of DATABASE_KINDS) {
       await assertRefused(h, id, 'ledger_unavailable', taskId);
       const runs = (await h.app.ledger.listRuns(taskId)).map((r) => r.action);
       assert.deepEqual(runs, ['start'], 'no resumed run was written');
+    });
+  });
+
+  describe(`C4: the run ledger unreadable fails closed (${kind})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness(kind);
+    });
+    after(() => h.close());
+
+    test('C4/D: the run ledger unreadable dispatches nothing and the refusal is recorded (ledger_unavailable)', async () => {
+      const taskId = await newTask(h, 160);
+      await h.app.db.kysely.schema.dropTable('runs').execute();
+      const id = await check(h, 160, 16001);
+      assert.equal(h.runner.starts.length, 0);
+      await assertRefused(h, id, 'ledger_unavailable', taskId);
     });
   });
 }
