@@ -160,6 +160,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       server.closeAllConnections?.();
       await ingestor.flush();
       await queue.idle();
+      await dispatcher.stop();
       await db.close();
     },
   };

@@ -27,6 +27,12 @@ export function hashToken(token: string): string {
 
 export function createDispatcher(deps: DispatchDeps) {
   const { ledger, logger } = deps;
+  // Run-state writes from runner callbacks, awaited on shutdown so none is lost.
+  const writes = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>) => {
+    writes.add(p);
+    void p.finally(() => writes.delete(p));
+  };
 
   async function decide(attemptId: number, taskId: number, outcome: 'dispatched' | 'failed', reason: string | null, detail?: string) {
     try {
@@ -87,12 +93,10 @@ export function createDispatcher(deps: DispatchDeps) {
         },
         {
           onExit: (runId, r) => {
-            void ledger
-              .setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode })
-              .catch((err) => logger.error({ err, runId }, 'run state write failed'));
+            track(ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode }).catch((err) => logger.error({ err, runId }, 'run state write failed')));
           },
           onOutput: (runId, chunk) => {
-            void ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined);
+            track(ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined));
           },
         },
       );
@@ -114,7 +118,13 @@ export function createDispatcher(deps: DispatchDeps) {
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');
   }
 
-  return { dispatch };
+  /** Shutdown: stop the runner's agents, then wait for their end to be written. */
+  async function stop(): Promise<void> {
+    await deps.runner?.stopAll?.();
+    while (writes.size > 0) await Promise.allSettled([...writes]);
+  }
+
+  return { dispatch, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

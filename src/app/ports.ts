@@ -148,6 +148,8 @@ export interface Runner {
   readonly kind: string;
   /** Start the run; resolves once the agent has been handed the run, rejects when it could not be. */
   start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void>;
+  /** Stop what this process started, on shutdown (runners whose runs outlive the process omit it). */
+  stopAll?(): Promise<void>;
 }
 
 export interface Logger {

@@ -49,6 +49,8 @@ export interface CommandRunner extends Runner {
   /** Sends SIGTERM to the run's process; false when it is not running. */
   kill(runId: number, signal?: NodeJS.Signals): boolean;
   running(): number[];
+  /** Stop every running agent (SIGTERM, then SIGKILL after the timeout) and wait for them to exit. */
+  stopAll(timeoutMs?: number): Promise<void>;
 }
 
 const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest)\}/g;
@@ -90,6 +92,8 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const parentEnv = opts.env ?? process.env;
   const envAllow = opts.envAllow ?? [];
   const children = new Map<number, ChildProcess>();
+  // Resolved once a run's end has been reported through onExit.
+  const ended = new Map<number, Promise<void>>();
 
   async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
     const { runId } = spec;
@@ -128,12 +132,16 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       let spawned = false;
       let finished = false;
       let grace: NodeJS.Timeout | undefined;
+      let reportEnd!: () => void;
+      ended.set(runId, new Promise<void>((r) => (reportEnd = r)));
       const finish = (code: number | null): void => {
         if (finished) return;
         finished = true;
         clearTimeout(grace);
         children.delete(runId);
         callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
+        ended.delete(runId);
+        reportEnd();
       };
       child.once('spawn', () => {
         spawned = true;
@@ -168,6 +176,16 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       return child ? child.kill(signal) : false;
     },
     running: () => [...children.keys()],
+    async stopAll(timeoutMs = 5_000) {
+      // Shutdown: the process's life is the run's life, so the agents stop with the service.
+      const waits = [...children.entries()].map(([runId, child]) => {
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        force.unref();
+        return (ended.get(runId) ?? Promise.resolve()).finally(() => clearTimeout(force));
+      });
+      await Promise.all(waits);
+    },
   };
 }
 
