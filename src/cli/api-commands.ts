@@ -1,6 +1,7 @@
 // The CLI commands that read or flip a running server's state (SPEC M1, M2): tasks, inbox,
 // deliveries, and the global stop flag (stop/start). Each is one request; the JSON answer is
 // printed as is, re-indented; a non-2xx answer is exit 1 with the reason on stderr.
+import { readFileSync } from 'node:fs';
 import { callApi, resolveServerUrl } from './api-client.js';
 import type { CliIo } from './io.js';
 import { prettyBody } from './io.js';
@@ -27,13 +28,25 @@ export const API_COMMANDS: readonly ApiCommand[] = [
   { name: 'start', description: 'clear the global stop flag', method: 'PUT', path: '/api/stop', json: { stopped: false } },
 ];
 
+/** FIXLOOP_API_TOKEN, else the token `fixloop serve` generated on a loopback install. */
+export function apiTokenFrom(env: NodeJS.ProcessEnv): string | null {
+  const given = env.FIXLOOP_API_TOKEN?.trim();
+  if (given) return given;
+  const file = env.FIXLOOP_API_TOKEN_FILE ?? './data/api-token';
+  try {
+    return readFileSync(file, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 export async function runApiCommand(cmd: ApiCommand, opts: { url?: string }, io: CliIo): Promise<number> {
   const res = await callApi({
     baseUrl: resolveServerUrl(opts.url, io.env),
     method: cmd.method,
     path: cmd.path,
     json: cmd.json,
-    token: io.env.FIXLOOP_API_TOKEN?.trim() || null,
+    token: apiTokenFrom(io.env),
     fetch: io.fetch,
   });
   if (!res.ok) {

@@ -10,14 +10,6 @@ import { API_COMMANDS, runApiCommand } from './api-commands.js';
 import { CliError, type CliIo } from './io.js';
 import { replay, type ReplayOptions } from './replay.js';
 
-/** What src/main.ts exports; typed here so this file compiles before that one exists. */
-interface ServeModule {
-  serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv }): Promise<{ close(): Promise<void>; url: string }>;
-}
-// A non-literal specifier keeps tsc from resolving src/main.ts (it may not exist yet); once it
-// does, `import('../main.js')` with its real types can replace this.
-const SERVE_MODULE = '../main.js';
-
 export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
   const cli: CliIo = {
     stdout: io.stdout ?? process.stdout,
@@ -61,7 +53,8 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .description('run the service: webhooks, poll, API, dashboard')
     .option('-c, --config <file>', 'config file, YAML or JSON (default: $FIXLOOP_CONFIG)')
     .action(async (opts: { config?: string }) => {
-      const { serve } = (await import(SERVE_MODULE)) as ServeModule;
+      // Loaded on demand so the client commands never open a database or load the server.
+      const { serve } = await import('../main.js');
       const server = await serve({ configFile: opts.config, env: io.env });
       io.stderr.write(`fixloop listening on ${server.url}\n`);
       exit(await untilSignal(server.close, io));
