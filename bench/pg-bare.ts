@@ -35,6 +35,7 @@ await pool.query('CREATE TABLE IF NOT EXISTS bench_raw (id serial PRIMARY KEY, i
 const warm = await Promise.all(Array.from({ length: spec.poolSize ?? 10 }, () => pool.connect()));
 for (const c of warm) c.release();
 
+process.stdout.write(`${JSON.stringify({ phase: 'start' })}\n`);
 const result = await closedLoop({
   concurrency: spec.concurrency ?? 16,
   warmupMs,

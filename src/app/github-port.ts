@@ -1,0 +1,92 @@
+// The part of GitHub fixloop reads and writes, declared by the use-cases that need it (poll, green
+// gate, pr checks, hand-off). The Octokit adapter in src/github/ implements it; tests use a real
+// fake GitHub server behind the same adapter. SPEC B4, E1–E4, J1–J2, K5, K8.
+
+export interface PullRequestInfo {
+  repository: string; // owner/name, lower-case
+  number: number;
+  state: 'open' | 'closed';
+  merged: boolean;
+  headSha: string;
+  headRef: string;
+  /** owner/name of the head repository; null when it was deleted. Differs from base for forks. */
+  headRepository: string | null;
+  baseRef: string;
+  author: string | null;
+  draft: boolean;
+  labels: string[];
+  mergeableState: string | null;
+  updatedAt: string;
+}
+
+export interface CheckRunInfo {
+  id: number;
+  name: string;
+  status: string; // queued | in_progress | completed | waiting | requested | pending
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  detailsUrl: string | null;
+  /** The GitHub App that ran it ("github-actions" for Actions jobs, whose job id is the check run id). */
+  appSlug: string | null;
+  outputTitle: string | null;
+  outputSummary: string | null;
+}
+
+export interface CommitStatusInfo {
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  updatedAt: string | null;
+}
+
+export interface IssueCommentInfo {
+  id: number;
+  body: string;
+  author: string | null;
+  authorType: string | null; // User | Bot
+  updatedAt: string;
+}
+
+export interface ReviewInfo {
+  id: number;
+  state: string; // APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED | PENDING
+  body: string;
+  author: string | null;
+  authorType: string | null;
+  submittedAt: string | null;
+  commitId: string | null;
+}
+
+/** A GitHub answer fixloop can act on: its status, and whether trying again later may help. */
+export class GitHubError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'GitHubError';
+  }
+}
+
+export interface GitHubPort {
+  getPullRequest(repository: string, number: number): Promise<PullRequestInfo>;
+  /** Every check run for the ref, all pages. */
+  listCheckRuns(repository: string, ref: string): Promise<CheckRunInfo[]>;
+  /** The latest status per context for the ref. */
+  listStatuses(repository: string, ref: string): Promise<CommitStatusInfo[]>;
+  /** Required status check contexts of the branch's protection; null when it cannot be read. */
+  requiredChecks(repository: string, branch: string): Promise<string[] | null>;
+  /** The signed URL the jobs-logs endpoint redirects to (302 Location); never followed with credentials. */
+  jobLogUrl(repository: string, jobId: number): Promise<string>;
+  addLabels(repository: string, number: number, labels: string[]): Promise<void>;
+  removeLabel(repository: string, number: number, label: string): Promise<void>;
+  listIssueComments(repository: string, number: number): Promise<IssueCommentInfo[]>;
+  createIssueComment(repository: string, number: number, body: string): Promise<IssueCommentInfo>;
+  updateIssueComment(repository: string, commentId: number, body: string): Promise<IssueCommentInfo>;
+  listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
+  /** The login fixloop acts as (its own identity never rings a doorbell, F2). */
+  selfLogin(): Promise<string | null>;
+}
