@@ -10,14 +10,18 @@ import { fingerprint } from '../core/fingerprint.js';
 import { noticeMessage } from '../core/notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
-import type { StopReason, Task, Work } from '../core/types.js';
+import type { Rejection, StopReason, Task, Work } from '../core/types.js';
+
+/** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
+export const REJECTION_MAX_AGE_MS = 7 * 24 * 3_600_000;
 import type { DecisionInput, Ledger, Logger } from './ports.js';
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
 /** A stored event waiting for evaluation, with the delivery that brought it (for the decision log). */
 export interface StoredLoopEvent {
-  eventId: number;
+  /** null when the poll re-offers what it read from GitHub (no delivery was stored). */
+  eventId: number | null;
   deliveryId: string | null;
   event: LoopEvent;
 }
@@ -63,7 +67,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       reason,
       headSha,
       attemptsUsed: used,
-      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts, reason }),
+      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts + ctx.task.extraAttempts, reason }),
     });
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
@@ -85,7 +89,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
 
-  async function evaluateCheck(ctx: Ctx, eventId: number, r: CheckResult): Promise<EvaluationResult> {
+  async function evaluateCheck(ctx: Ctx, eventId: number | null, r: CheckResult): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
@@ -136,14 +140,16 @@ export function createEvaluator(deps: EvaluateDeps) {
     const task = ctx.task;
     try {
       // C5/K2: the same failure on a new commit means the last fix changed nothing.
-      if (c.source === 'gate') {
+      // A person's approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
+      if (c.source === 'gate' && !task.approveOnePending) {
         const last = await ledger.lastAttempt(task.id, 'gate');
         if (last && last.coordinate !== c.coordinate && last.fingerprint === c.fingerprint) {
           return fileNotice(ctx, 'unchanged_failure', c.headSha);
         }
       }
+      const max = deps.maxAttempts + task.extraAttempts; // K5: approve-one grants one past the cap
       const used = await ledger.countAttempts(task.id);
-      const budget = budgetBeforeClaim(used, deps.maxAttempts);
+      const budget = budgetBeforeClaim(used, max);
       if (budget.kind === 'refuse') {
         if (budget.reason === 'loop_off') return refuse(ctx, 'loop_off');
         // Only a coordinate nobody claimed yet can spend the budget; a redelivery is just a read.
@@ -156,7 +162,8 @@ export function createEvaluator(deps: EvaluateDeps) {
       await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
       deps.fault?.('after_claim');
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
-      if (budgetAfterClaim(claim.attemptsCounted, deps.maxAttempts).kind === 'over_budget') {
+      if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
+      if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
         await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget');
         await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
         return fileNotice(ctx, 'budget_spent', c.headSha);
@@ -183,7 +190,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { kind: 'recorded', taskId: task.id };
   }
 
-  async function evaluateReview(ctx: Ctx, eventId: number, e: ReviewSubmitted): Promise<EvaluationResult> {
+  async function evaluateReview(ctx: Ctx, eventId: number | null, e: ReviewSubmitted): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
@@ -192,24 +199,43 @@ export function createEvaluator(deps: EvaluateDeps) {
     // An approval or a plain comment records nothing and resumes nothing (F1).
     if (e.state !== 'changes_requested') return refuse(ctx, 'not_a_rejection', e.state);
     const rejection = await ledger.createRejection({ taskId: task.id, source: 'review', headSha: e.headSha, checkName: null, body: e.body, eventId });
+    return offerRejection(ctx as Ctx & { task: Task }, rejection);
+  }
+
+  /** F1: resume the run to answer a recorded rejection; the claim is keyed on the rejection row. */
+  async function offerRejection(ctx: Ctx & { task: Task }, rejection: Rejection): Promise<EvaluationResult> {
     let stopFlag: boolean | 'unreadable';
     try {
       stopFlag = await ledger.readStopFlag();
     } catch {
       stopFlag = 'unreadable';
     }
-    const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
+    const gate = refusalOf({ verdict: 'red', fork: false, task: ctx.task, latestRun: await ledger.latestRun(ctx.task.id), stopFlag });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
-    return claimAndDispatch(ctx as Ctx & { task: Task }, {
+    return claimAndDispatch(ctx, {
       coordinate: `review:${rejection.id}`,
       source: 'review',
-      headSha: e.headSha,
-      fingerprint: fingerprint(['review'], e.body),
+      headSha: rejection.headSha,
+      fingerprint: fingerprint([rejection.source], rejection.body),
       rejection: { existingId: rejection.id },
     });
   }
 
   return {
+    /** E2 for reviews: rejections younger than a week that no attempt answered yet are offered again. */
+    async reofferRejections(taskId: number): Promise<EvaluationResult[]> {
+      const task = await ledger.getTask(taskId);
+      if (!task || task.noticeAt !== null || task.parkedAt !== null) return [];
+      const claimed = new Set((await ledger.listAttempts(taskId)).map((a) => a.coordinate));
+      const cutoff = Date.parse(ledger.now()) - REJECTION_MAX_AGE_MS;
+      const open = (await ledger.listRejections(taskId)).filter((r) => r.source !== 'gate' && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff);
+      const out: EvaluationResult[] = [];
+      for (const r of open) {
+        out.push(await offerRejection({ base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task }, r));
+      }
+      return out;
+    },
+
     async evaluate(item: StoredLoopEvent): Promise<EvaluationResult> {
       const ctx: Ctx = { base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' }, task: null };
       try {

@@ -36,7 +36,7 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
         )
         .then((finished) => {
           active--;
-          if (finished) done.push(item.eventId);
+          if (finished && item.eventId !== null) done.push(item.eventId);
           if (items.length === 0 || done.length >= 64) flushDone();
           pump();
           settle();

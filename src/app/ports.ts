@@ -118,6 +118,20 @@ export interface Ledger {
   fileNotice(n: NoticeInput): Promise<Notice | null>;
   getNotice(taskId: number): Promise<Notice | null>;
   listNotices(): Promise<Notice[]>;
+  // poll (E1) and hand-off (K5, K8)
+  /** Take the per-PR poll lease until `until` if nobody holds it; false when another replica does. */
+  leasePoll(taskId: number, until: string): Promise<boolean>;
+  markPolled(taskId: number): Promise<void>;
+  /** B2: the poll's verdict for the head it read, written only while that commit is still the head. */
+  setCiStateForHead(taskId: number, sha: string, state: Task['ciState']): Promise<void>;
+  grantApproveOne(taskId: number, round: number): Promise<boolean>;
+  consumeApproveOne(taskId: number): Promise<void>;
+  park(taskId: number, round: number): Promise<boolean>;
+  setHandoff(taskId: number, round: number, commentId: string | null): Promise<void>;
+  setStateCommentId(taskId: number, commentId: string): Promise<void>;
+  markAdopted(taskId: number): Promise<void>;
+  /** B4: the green gate's last verdict and reasons for the Task's head. */
+  setGate(taskId: number, gate: NonNullable<Task['gate']>): Promise<void>;
   // stop flag
   readStopFlag(): Promise<boolean>;
   writeStopFlag(stopped: boolean): Promise<void>;

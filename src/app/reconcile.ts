@@ -37,7 +37,7 @@ export async function reconcileAttempts(deps: {
       stopFlag = 'unreadable';
     }
     let why: string | null = null;
-    if (budgetAfterClaim(position, deps.maxAttempts).kind === 'over_budget') why = 'over_budget_after_claim';
+    if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
     else if (!task) why = 'no_task';
     else {
       const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });

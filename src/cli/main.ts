@@ -1,13 +1,14 @@
-// The `fixloop` command line (SPEC M1): serve, the server's read/stop commands, and replay of a
-// saved delivery. `run(argv, io)` is the whole CLI as a function returning the exit code — 0 ok,
-// 1 the server or network failed, 2 a malformed argument or configuration — so tests call it
-// in-process; executed directly, this file runs it on process.argv.
+// The `fixloop` command line (SPEC M1): serve, the server's read/stop commands, `pr checks` (J1)
+// and replay of a saved delivery. `run(argv, io)` is the whole CLI as a function returning the
+// exit code — 0 ok, 1 the server, the network or GitHub failed, 2 a malformed argument or
+// configuration — so tests call it in-process; executed directly, this file runs it on process.argv.
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { API_COMMANDS, runApiCommand } from './api-commands.js';
 import { CliError, type CliIo } from './io.js';
+import { prChecksCommand, type PrChecksOptions } from './pr-checks.js';
 import { replay, type ReplayOptions } from './replay.js';
 
 export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
@@ -67,6 +68,14 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
       .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
   }
+
+  const pr = program.command('pr').description('read a pull request on GitHub (needs GITHUB_TOKEN, or APP_ID with PRIVATE_KEY)');
+  pr.command('checks')
+    .description('every check run and status of the head as JSON, failing ones marked, with the log tails of the first five failing Actions jobs')
+    .argument('<pr>', 'the pull request, owner/repo#N')
+    .option('--failing', 'only the failing checks and statuses')
+    .option('--log-lines <n>', 'lines of each log tail, 0–2000 (0: no logs)', '200')
+    .action(async (ref: string, opts: PrChecksOptions) => exit(await prChecksCommand(ref, opts, io)));
 
   program
     .command('replay')

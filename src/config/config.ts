@@ -41,6 +41,12 @@ export interface Config {
   /** Per-Task automatic resume budget, 0–5 (C1); 0 switches the loop off. */
   readonly maxAttempts: number;
   readonly works: readonly Work[];
+  /** Allow-listed reviewer bots, lower-case logins (F1, F2). */
+  readonly reviewBots: readonly string[];
+  /** The poll's interval (E1); it runs only when GitHub credentials are configured. */
+  readonly pollIntervalMs: number;
+  /** A stopped Task with no answer for this long is parked (K5). */
+  readonly parkAfterMs: number;
   /** null = no runner configured: the app must refuse to dispatch. */
   readonly runner: RunnerConfig | null;
   readonly github: Readonly<GitHubConfig>;
@@ -81,6 +87,9 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     workDir: vars.FIXLOOP_WORK_DIR,
     maxAttempts: resolveMaxAttempts(env.TASK_CI_AUTO_RESUME_MAX_ATTEMPTS, fileConfig.maxAttempts, configFile, warnings),
     works: fileConfig.works,
+    reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
+    pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
+    parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
     runner: resolveRunner(fileConfig.runner, vars, configFile),
     github: resolveGitHub(vars),
     configFile,
@@ -139,7 +148,7 @@ function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: stri
 }
 
 function resolveGitHub(vars: EnvConfig): GitHubConfig {
-  const apiUrl = vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`;
+  const apiUrl = (vars.GITHUB_API_URL ?? (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)).replace(/\/+$/, '');
   let privateKey: string | null = null;
   if (vars.PRIVATE_KEY_PATH !== undefined) {
     try {

@@ -14,6 +14,17 @@ const repositoryName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'm
 const repositorySchema = z.strictObject({
   name: repositoryName,
   role: z.enum(REPOSITORY_ROLES),
+  /** The checks the green gate requires (B4); absent → branch protection, else every check on the head. */
+  requiredChecks: z.array(z.string().min(1)).optional(),
+  /** A skipped check passes only when its decider succeeded (B4): skipped check name → deciding check. */
+  skipDeciders: z.record(z.string().min(1), z.string().min(1)).optional(),
+  /** Pull requests opened on a matching branch or by a listed author become Tasks (issue 3 §9). */
+  adopt: z
+    .strictObject({
+      branches: z.array(z.string().min(1)).default([]),
+      authors: z.array(z.string().min(1)).default([]),
+    })
+    .optional(),
 });
 
 const workSchema = z
@@ -71,6 +82,10 @@ export const configFileSchema = z
     works: z.array(workSchema).default([]),
     runner: z.discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema]).optional(),
     maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
+    /** Reviewer bots whose findings count as rejections (F1); any other bot never rings (F2). */
+    reviewBots: z.array(z.string().min(1)).default([]),
+    poll: z.strictObject({ intervalSeconds: z.int().min(5).max(3600).default(120) }).default({ intervalSeconds: 120 }),
+    handoff: z.strictObject({ parkAfterHours: z.number().positive().max(24 * 30).default(8) }).default({ parkAfterHours: 8 }),
   })
   .superRefine((file, ctx) => {
     const names = new Set<string>();
@@ -138,6 +153,8 @@ export const envSchema = z
     GITHUB_TOKEN: z.string().optional(),
     GHE_HOST: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/, 'must be a host name, e.g. github.example.com').optional(),
     GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
+    /** An explicit REST base URL (tests, proxies); wins over GHE_HOST. */
+    GITHUB_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.HOST) && env.FIXLOOP_API_TOKEN === undefined) {

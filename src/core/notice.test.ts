@@ -10,6 +10,7 @@ const base: NoticeFacts = { repository: 'acme/shop-data', pullRequest: 42, headS
 const WHY: Record<StopReason, RegExp> = {
   budget_spent: /budget is spent/,
   unchanged_failure: /same failure came back unchanged/,
+  parked: /parked/,
 };
 
 describe('G1: the notice message', () => {

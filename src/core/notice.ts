@@ -13,6 +13,7 @@ export interface NoticeFacts {
 const WHY: Record<StopReason, string> = {
   budget_spent: 'the automatic fix budget is spent',
   unchanged_failure: 'the same failure came back unchanged on a new commit, so the last fix changed nothing',
+  parked: 'nobody answered the hand-off in time, so the Task is parked and will not re-enter the loop on its own',
 };
 
 export function noticeMessage(f: NoticeFacts): string {

@@ -29,6 +29,7 @@ export const REFUSALS = [
   'superseded_head', // B5: the result is not about the pull request's head
   'no_usable_time', // B5: no pointer and no time to order by
   'notice_filed', // G2: the marker is the stop flag
+  'task_parked', // K5: no answer to the hand-off in time; never re-enters the loop on its own
   'stop_flag', // the global stop flag is set
   'stop_flag_unreadable', // …or cannot be read: fail closed
   'task_done',

@@ -7,7 +7,7 @@ import type { Verdict } from './verdict.js';
 export interface GateSnapshot {
   verdict: Verdict;
   fork: boolean;
-  task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'>;
+  task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'> & { parkedAt?: string | null };
   latestRun: Pick<Run, 'state'> | null;
   /** The global stop flag; `unreadable` when it could not be read (fail closed). */
   stopFlag: boolean | 'unreadable';
@@ -28,6 +28,7 @@ export function refusalOf(s: GateSnapshot): GateVerdict {
       break;
   }
   // G2: once the notice marker is claimed, every later delivery is a read and nothing else.
+  if (s.task.parkedAt) return refuse('task_parked');
   if (s.task.noticeAt !== null) return refuse('notice_filed');
   if (s.stopFlag === 'unreadable') return refuse('stop_flag_unreadable');
   if (s.stopFlag) return refuse('stop_flag');

@@ -45,6 +45,21 @@ export interface Task {
   noticeAt: string | null; // the G1 marker; non-null = the loop stopped for this Task
   resumeRef: string | null; // how to resume the agent (a session id, opaque to fixloop)
   createdAt: string;
+  polledAt: string | null;
+  /** Bumped each time a person grants one more attempt (K5); a notice is unique per round. */
+  stopRound: number;
+  /** Attempts granted past the budget by approve-one (K5). */
+  extraAttempts: number;
+  /** The next claim was approved by a person: the unchanged-failure stop does not apply to it. */
+  approveOnePending: boolean;
+  /** Parked after no answer to the hand-off (K5): never re-enters the loop on its own. */
+  parkedAt: string | null;
+  /** When the hand-off (label + state comment) was posted for the current stop. */
+  handoffAt: string | null;
+  stateCommentId: string | null;
+  adopted: boolean;
+  /** The poll's green-gate verdict for the head, with its reasons (B4). */
+  gate: { headSha: string; at: string; verdict: string; reasons: Array<{ check: string; why: string; seen: string | null; decider?: string }>; failing: string[] } | null;
 }
 
 export interface Run {
@@ -93,12 +108,15 @@ export interface Notice {
 }
 
 /** Why the loop stopped for a Task and filed its one notice (G1). */
-export const STOP_REASONS = ['budget_spent', 'unchanged_failure'] as const;
+export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface RepositoryRef {
   name: string; // owner/name
   role: 'data' | 'website' | 'other';
+  requiredChecks?: readonly string[] | undefined;
+  skipDeciders?: Readonly<Record<string, string>> | undefined;
+  adopt?: { branches: readonly string[]; authors: readonly string[] } | undefined;
 }
 
 export interface Work {

@@ -1,11 +1,14 @@
-// The JSON API (SPEC M2): Tasks, runs, the Inbox, the decision log and the stop flag, all behind
-// the API token; a run's own token may report that run's state and nothing else (L1 http runner).
+// The JSON API (SPEC M2): Tasks, runs, the Inbox, the decision log, the stop flag and a pull
+// request's checks (J1), all behind the API token; a run's own token may report that run's state
+// and nothing else (L1 http runner).
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { RUN_STATES, TASK_STATES } from '../core/types.js';
 import { routeRepository } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Ledger, Logger } from '../app/ports.js';
+import { GitHubError } from '../app/github-port.js';
+import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
@@ -16,6 +19,8 @@ export interface ApiDeps {
   works: readonly Work[];
   apiToken: string | null;
   ready(): Promise<boolean>;
+  /** `pr checks` (J1); absent when no GitHub credentials are configured, and the route answers 503. */
+  prChecks?: (input: PrChecksInput) => Promise<PrChecksResult>;
 }
 
 const newTask = z.object({
@@ -27,8 +32,16 @@ const newTask = z.object({
 const patchTask = z.object({ state: z.enum(TASK_STATES) });
 const patchRun = z.object({ state: z.enum(RUN_STATES) });
 const putStop = z.object({ stopped: z.boolean() });
+const digits = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
+const prChecksRequest = z.object({
+  owner: z.string().regex(/^[\w.-]+$/, 'must be a GitHub owner'),
+  repo: z.string().regex(/^[\w.-]+$/, 'must be a repository name'),
+  number: digits.pipe(z.int().min(1, 'must be a positive pull request number')),
+  failing: z.enum(['true', 'false']).default('false'),
+  logLines: digits.pipe(z.int().max(LOG_LINES_MAX)).default(LOG_LINES_DEFAULT),
+});
 
-function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422, error: string, message: string) {
+function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422 | 502 | 503, error: string, message: string) {
   return c.json({ error, message }, status);
 }
 
@@ -165,6 +178,22 @@ export function createApi(deps: ApiDeps): Hono {
     await ledger.writeStopFlag(parsed.data.stopped);
     deps.logger.warn({ stopped: parsed.data.stopped }, 'global stop flag written');
     return c.json({ stopped: parsed.data.stopped });
+  });
+
+  app.get('/api/pull-requests/:owner/:repo/:number/checks', async (c) => {
+    const parsed = prChecksRequest.safeParse({ ...c.req.param(), ...c.req.query() });
+    if (!parsed.success) return problem(c, 400, 'invalid_query', z.prettifyError(parsed.error));
+    if (!deps.prChecks) {
+      return problem(c, 503, 'github_not_configured', 'pr checks needs GitHub credentials: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY');
+    }
+    const { owner, repo, number, failing, logLines } = parsed.data;
+    try {
+      return c.json(await deps.prChecks({ repository: `${owner}/${repo}`, number, failingOnly: failing === 'true', logLines }));
+    } catch (err) {
+      if (!(err instanceof GitHubError)) throw err;
+      if (err.status === 404) return problem(c, 404, 'not_found', `GitHub has no pull request ${owner}/${repo}#${number} these credentials can see`);
+      return problem(c, 502, 'github_refused', `GitHub answered ${err.status}: ${err.message}`);
+    }
   });
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));

@@ -236,6 +236,15 @@ const task: Task = {
   noticeAt: AT,
   resumeRef: 'session-1',
   createdAt: AT,
+  polledAt: AT,
+  stopRound: 0,
+  extraAttempts: 0,
+  approveOnePending: false,
+  parkedAt: null,
+  handoffAt: null,
+  stateCommentId: null,
+  adopted: false,
+  gate: null,
 };
 const run: Run = { id: 3, taskId: 1, action: 'resume', autoResume: true, state: 'running', attemptId: 2, createdAt: AT };
 const attempt: Attempt = { id: 2, taskId: 1, coordinate: 'a'.repeat(40), source: 'gate', headSha: 'a'.repeat(40), fingerprint: 'fp', status: 'dispatched', rejectionId: 4, runId: 3, createdAt: AT };

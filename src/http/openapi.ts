@@ -153,6 +153,32 @@ const taskFields = {
   noticeAt: { ...nullableTimestamp, description: 'The G1 marker: non-null once the loop stopped for this Task and filed its notice.' },
   resumeRef: { type: ['string', 'null'], description: 'How to resume the agent (a session id, opaque to fixloop).' },
   createdAt: timestamp,
+  polledAt: { ...nullableTimestamp, description: 'When the poll last read the pull request (E1).' },
+  stopRound: { type: 'integer', minimum: 0, description: 'How many times a person granted one more attempt (K5); a notice is unique per round.' },
+  extraAttempts: { type: 'integer', minimum: 0, description: 'Attempts granted past the budget by `fixloop:approve-one` (K5).' },
+  approveOnePending: { type: 'boolean', description: 'The next claim was approved by a person.' },
+  parkedAt: { ...nullableTimestamp, description: 'Parked after no answer to the hand-off (K5): never re-enters the loop on its own.' },
+  handoffAt: { ...nullableTimestamp, description: 'When the hand-off label and state comment were posted for the current stop.' },
+  stateCommentId: { type: ['string', 'null'], description: 'The pull request comment mirroring the loop state (K8).' },
+  adopted: { type: 'boolean', description: 'Created from an adoption rule rather than the API.' },
+  gate: {
+    type: ['object', 'null'],
+    description: "The poll's green-gate verdict for the head and why (B4): every required check needs an explicit success.",
+    properties: {
+      headSha: { type: 'string' },
+      at: timestamp,
+      verdict: { type: 'string', enum: ['red', 'passing', 'pending', 'not_green'] },
+      reasons: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['check', 'why', 'seen'],
+          properties: { check: { type: 'string' }, why: { type: 'string' }, seen: { type: ['string', 'null'] }, decider: { type: 'string' } },
+        },
+      },
+      failing: { type: 'array', items: { type: 'string' } },
+    },
+  },
 } as const satisfies Record<string, SchemaObject>;
 
 const runSummaryFields = {

@@ -45,6 +45,15 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     noticeAt: r.notice_at,
     resumeRef: r.resume_ref,
     createdAt: r.created_at,
+    polledAt: r.polled_at,
+    stopRound: r.stop_round,
+    extraAttempts: r.extra_attempts,
+    approveOnePending: r.approve_one_pending === 1,
+    parkedAt: r.parked_at,
+    handoffAt: r.handoff_at,
+    stateCommentId: r.state_comment_id,
+    adopted: r.adopted === 1,
+    gate: r.gate ? (JSON.parse(r.gate) as Task['gate']) : null,
   });
   const runOf = (r: Selectable<RunsTable>): Run => ({
     id: r.id,
@@ -447,12 +456,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         // G1: the marker on the Task is claimed by compare-and-set; only the winner files the notice.
         const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
         if (Number(won.numUpdatedRows) !== 1) return null;
+        const t = await trx.selectFrom('tasks').select(['repository', 'pr_number', 'stop_round']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
         const row = await trx
           .insertInto('notices')
-          .values({ task_id: n.taskId, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
+          .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
           .returningAll()
           .executeTakeFirstOrThrow();
-        const t = await trx.selectFrom('tasks').select(['repository', 'pr_number']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
         return noticeOf({ ...row, ...t });
       });
     },
@@ -464,6 +473,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         .selectAll('notices')
         .select(['tasks.repository', 'tasks.pr_number'])
         .where('notices.task_id', '=', taskId)
+        .orderBy('notices.id', 'desc')
         .executeTakeFirst();
       return r ? noticeOf(r) : null;
     },
@@ -477,6 +487,79 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         .orderBy('notices.id', 'desc')
         .execute();
       return rows.map(noticeOf);
+    },
+
+    async leasePoll(taskId, until) {
+      // E1: one replica polls a given pull request per tick — a lease taken by compare-and-set.
+      const at = now();
+      const r = await k
+        .updateTable('tasks')
+        .set({ poll_lease_until: until })
+        .where('id', '=', taskId)
+        .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<=', at)]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async markPolled(taskId) {
+      await k.updateTable('tasks').set({ polled_at: now() }).where('id', '=', taskId).execute();
+    },
+
+    async setCiStateForHead(taskId, sha, state) {
+      // B2: only the poll writes passing, and only for the commit that is still the head.
+      await k.updateTable('tasks').set({ ci_state: state, updated_at: now() }).where('id', '=', taskId).where('ci_head_sha', '=', sha).where('ci_state', '!=', state).execute();
+    },
+
+    async grantApproveOne(taskId, round) {
+      // K5: a person's approve-one re-opens the loop for exactly one more attempt, once per stop.
+      const r = await k
+        .updateTable('tasks')
+        .set((eb) => ({
+          notice_at: null,
+          handoff_at: null,
+          stop_round: eb('stop_round', '+', 1),
+          extra_attempts: eb('extra_attempts', '+', 1),
+          approve_one_pending: 1,
+          updated_at: now(),
+        }))
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .where('notice_at', 'is not', null)
+        .where('parked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async consumeApproveOne(taskId) {
+      await k.updateTable('tasks').set({ approve_one_pending: 0 }).where('id', '=', taskId).execute();
+    },
+
+    async park(taskId, round) {
+      const r = await k
+        .updateTable('tasks')
+        .set({ parked_at: now(), updated_at: now() })
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .where('notice_at', 'is not', null)
+        .where('parked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async setHandoff(taskId, round, commentId) {
+      await k.updateTable('tasks').set({ handoff_at: now(), state_comment_id: commentId }).where('id', '=', taskId).where('stop_round', '=', round).execute();
+    },
+
+    async setStateCommentId(taskId, commentId) {
+      await k.updateTable('tasks').set({ state_comment_id: commentId }).where('id', '=', taskId).execute();
+    },
+
+    async setGate(taskId, gate) {
+      await k.updateTable('tasks').set({ gate: JSON.stringify(gate) }).where('id', '=', taskId).execute();
+    },
+
+    async markAdopted(taskId) {
+      await k.updateTable('tasks').set({ adopted: 1 }).where('id', '=', taskId).execute();
     },
 
     async readStopFlag() {

@@ -114,13 +114,34 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('rejections_task').on('rejections').columns(['task_id', 'id']).execute();
 
         await id(db.schema.createTable('notices'))
-          .addColumn('task_id', 'integer', (c) => c.notNull().unique())
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          // One notice per Task per stop; a stop opens a new round only after a person's approve-one (K5).
+          .addColumn('round', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('reason', 'text', (c) => c.notNull())
           .addColumn('head_sha', 'text')
           .addColumn('attempts_used', 'integer', (c) => c.notNull())
           .addColumn('message', 'text', (c) => c.notNull())
           .addColumn('created_at', 'text', (c) => c.notNull())
+          .addUniqueConstraint('notices_task_round', ['task_id', 'round'])
           .execute();
+      },
+    },
+    '0002_poll_and_handoff': {
+      async up(db: AnyDb) {
+        // E1: when the poll last read the pull request, and the per-PR lease across replicas.
+        await db.schema.alterTable('tasks').addColumn('polled_at', 'text').execute();
+        await db.schema.alterTable('tasks').addColumn('poll_lease_until', 'text').execute();
+        // K5: the stop round (bumped by approve-one), extra attempts granted, parking, the hand-off.
+        await db.schema.alterTable('tasks').addColumn('stop_round', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('tasks').addColumn('extra_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('tasks').addColumn('approve_one_pending', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('tasks').addColumn('parked_at', 'text').execute();
+        await db.schema.alterTable('tasks').addColumn('handoff_at', 'text').execute();
+        // K8: GitHub comment ids outgrow 32 bits: kept as text.
+        await db.schema.alterTable('tasks').addColumn('state_comment_id', 'text').execute();
+        await db.schema.alterTable('tasks').addColumn('adopted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        // B4: the green gate's last verdict and its reasons, as JSON, for the Task's API view.
+        await db.schema.alterTable('tasks').addColumn('gate', 'text').execute();
       },
     },
   };

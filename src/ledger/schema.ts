@@ -53,6 +53,16 @@ export interface TasksTable {
   resume_ref: string | null;
   created_at: string;
   updated_at: string;
+  polled_at: string | null;
+  poll_lease_until: string | null;
+  stop_round: Generated<number>;
+  extra_attempts: Generated<number>;
+  approve_one_pending: Generated<number>;
+  parked_at: string | null;
+  handoff_at: string | null;
+  state_comment_id: string | null;
+  adopted: Generated<number>;
+  gate: string | null;
 }
 
 export interface RunsTable {
@@ -97,7 +107,8 @@ export interface RejectionsTable {
 
 export interface NoticesTable {
   id: Generated<number>;
-  task_id: number; // unique: one notice per Task (G1)
+  task_id: number; // unique with round: one notice per Task per stop (G1)
+  round: Generated<number>;
   reason: string;
   head_sha: string | null;
   attempts_used: number;

@@ -1,0 +1,126 @@
+// `pr checks` (SPEC J1): every check run and commit status of a pull request's head, failing
+// computed by the board's own rules (B3), and the log tails of the first five failing GitHub
+// Actions jobs. A log that cannot be read is an error on its entry only (J2); a GitHub refusal
+// of the pull request, its checks or its statuses fails the whole call (GitHubError).
+import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
+import { GitHubError, type CommitStatusInfo, type GitHubPort } from './github-port.js';
+
+/** Logs fetched per call at most (J1). */
+export const MAX_LOGS = 5;
+/** Lines of each log tail: the default, and the most a caller may ask for (J2). */
+export const LOG_LINES_DEFAULT = 200;
+export const LOG_LINES_MAX = 2000;
+const ACTIONS_APP = 'github-actions';
+
+/**
+ * Reads the tail of a job log from its signed URL (src/github/job-log.ts in production). Declared
+ * here so the use-case does not import the adapter; it may reject with anything, which is reported
+ * on the entry (an error with a string `code` is shown as `code: message`).
+ */
+export type FetchLog = (url: string, opts: { lines: number }) => Promise<{ text: string; truncated: boolean }>;
+
+export interface PrChecksDeps {
+  github: Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'>;
+  fetchLog: FetchLog;
+}
+
+export interface PrChecksInput {
+  /** owner/name */
+  repository: string;
+  number: number;
+  /** Only the failing entries. */
+  failingOnly: boolean;
+  /** Lines of each log tail, 0–LOG_LINES_MAX; 0 fetches no logs. */
+  logLines: number;
+}
+
+export interface LogExcerpt {
+  lines: string[];
+  truncated: boolean;
+}
+
+export interface CheckRunEntry {
+  kind: 'check_run';
+  name: string;
+  status: string;
+  conclusion: string | null;
+  failing: boolean;
+  url: string | null;
+  /** The Actions job id (the check run id), for runs made by GitHub Actions. */
+  jobId?: number;
+  log?: LogExcerpt;
+  logError?: string;
+}
+
+export interface StatusEntry {
+  kind: 'status';
+  name: string;
+  /** `pending` until the status has a verdict, then `completed`, like a check run's. */
+  status: 'pending' | 'completed';
+  state: CommitStatusInfo['state'];
+  description: string | null;
+  failing: boolean;
+  url: string | null;
+}
+
+export type CheckEntry = CheckRunEntry | StatusEntry;
+
+export interface PrChecksResult {
+  repository: string;
+  number: number;
+  headSha: string;
+  entries: CheckEntry[];
+}
+
+export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promise<PrChecksResult> {
+  const repository = input.repository.toLowerCase();
+  const pr = await deps.github.getPullRequest(repository, input.number);
+  const [runs, statuses] = await Promise.all([
+    deps.github.listCheckRuns(repository, pr.headSha),
+    deps.github.listStatuses(repository, pr.headSha),
+  ]);
+
+  const runEntries: CheckRunEntry[] = runs.map((r) => ({
+    kind: 'check_run',
+    name: r.name,
+    status: r.status,
+    conclusion: r.conclusion,
+    failing: verdictOfConclusion(r.conclusion) === 'red',
+    url: r.detailsUrl,
+    ...(r.appSlug === ACTIONS_APP ? { jobId: r.id } : {}),
+  }));
+  const statusEntries: StatusEntry[] = statuses.map((s) => ({
+    kind: 'status',
+    name: s.context,
+    status: s.state === 'pending' ? 'pending' : 'completed',
+    state: s.state,
+    description: s.description,
+    failing: verdictOfStatusState(s.state) === 'red',
+    url: s.targetUrl,
+  }));
+
+  if (input.logLines > 0) {
+    const withLogs = runEntries.filter((e) => e.failing && e.jobId !== undefined).slice(0, MAX_LOGS);
+    await Promise.all(withLogs.map((e) => attachLog(deps, repository, e, input.logLines)));
+  }
+
+  const entries: CheckEntry[] = [...runEntries, ...statusEntries];
+  return { repository, number: input.number, headSha: pr.headSha, entries: input.failingOnly ? entries.filter((e) => e.failing) : entries };
+}
+
+async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRunEntry, lines: number): Promise<void> {
+  try {
+    const url = await deps.github.jobLogUrl(repository, entry.jobId!);
+    const tail = await deps.fetchLog(url, { lines });
+    entry.log = { lines: tail.text === '' ? [] : tail.text.split('\n'), truncated: tail.truncated };
+  } catch (err) {
+    entry.logError = describeError(err);
+  }
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (err instanceof GitHubError) return `GitHub answered ${err.status}: ${err.message}`;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+}

@@ -1,0 +1,248 @@
+// The one pull-request comment that mirrors the loop's state (SPEC K8, with K5): a marker, a short
+// human summary, the state as readable JSON, and a digest of that JSON so a hand edit is detected.
+// The ledger, not the comment, is the truth: a tampered comment is reported, never believed.
+// Deterministic: the digest is SHA-256 (HMAC-SHA-256 when a key is given) of canonical JSON.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { APPROVE_ONE_LABEL } from './handoff.js';
+import { ATTEMPT_STATUSES, STOP_REASONS, type AttemptStatus, type StopReason } from './types.js';
+
+export const STATE_MARKER = '<!-- fixloop-state -->';
+export const STATE_DOCUMENT_VERSION = 1;
+
+export interface LoopStateAttempt {
+  coordinate: string;
+  status: AttemptStatus;
+  fingerprint: string;
+  createdAt: string; // ISO-8601
+}
+
+export interface LoopState {
+  taskId: number;
+  repository: string; // owner/name
+  pullRequest: number;
+  attempts: LoopStateAttempt[];
+  notice: { reason: StopReason; headSha: string | null; attemptsUsed: number } | null;
+  parked: boolean;
+  approveOneUsed: boolean;
+  updatedAt: string; // ISO-8601
+}
+
+/** A digest key: with one, the digest is an HMAC, so a deliberate editor cannot recompute it. */
+export type StateKey = string | Uint8Array;
+
+export interface ParsedStateComment {
+  /** The state read from the JSON, or null when it is missing, unparsable or not the expected shape. */
+  state: LoopState | null;
+  /** True only when the state was read and its JSON's canonical digest matches the digest line. */
+  intact: boolean;
+  /** The JSON value as found (undefined when there was none or it did not parse), for reporting. */
+  document: unknown;
+}
+
+export interface StateDifference {
+  path: string; // e.g. `$.attempts[1].status`
+  comment: unknown; // undefined = absent in the comment
+  ledger: unknown; // undefined = absent in the ledger
+}
+
+const WHY: Record<StopReason, string> = {
+  budget_spent: 'the automatic fix budget is spent',
+  unchanged_failure: 'the same failure came back unchanged on a new commit',
+};
+
+/** K8: the comment body. Starts with the marker; the JSON block is the state; the last line is the digest. */
+export function renderStateComment(state: LoopState, key?: StateKey): string {
+  const doc = toDocument(state);
+  return [
+    STATE_MARKER,
+    summary(state),
+    '',
+    "Loop state, mirrored from fixloop's ledger (the ledger is the truth; editing this comment changes nothing):",
+    '',
+    '```json',
+    // '<', '>' and '`' are escaped so no text in the state can close the fence or forge a marker.
+    JSON.stringify(doc, null, 2).replace(/[<>`]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    '```',
+    `<!-- fixloop-digest: ${digest(canonicalJson(doc), key)} -->`,
+  ].join('\n');
+}
+
+/** K8: null when the body has no marker; otherwise the state and whether it is as fixloop wrote it. */
+export function parseStateComment(body: string, key?: StateKey): ParsedStateComment | null {
+  // GitHub's web editor saves CRLF line endings; that alone is not an edit.
+  const text = body.replace(/\r\n?/g, '\n');
+  if (!text.includes(STATE_MARKER)) return null;
+  const block = /```json\n([\s\S]*?)\n```/.exec(text);
+  if (!block) return { state: null, intact: false, document: undefined };
+  let document: unknown;
+  try {
+    document = JSON.parse(block[1] as string);
+  } catch {
+    return { state: null, intact: false, document: undefined };
+  }
+  const after = text.slice(block.index + block[0].length);
+  const found = [...after.matchAll(/<!-- fixloop-digest: ([0-9a-f]{64}) -->/g)].at(-1)?.[1];
+  const state = fromDocument(document);
+  const intact = state !== null && found !== undefined && sameHex(found, digest(canonicalJson(document), key));
+  return { state, intact, document };
+}
+
+/**
+ * K8: fixloop's own state comment among a pull request's comments — by its own login, with the marker.
+ * Copies by others are ignored; with several of its own (a lost race), the oldest (lowest id) is the
+ * one to update. Null when fixloop's login is unknown: nothing else proves a comment is ours.
+ */
+export function findStateComment<C extends { id: number; body: string; author: string | null }>(comments: readonly C[], selfLogin: string | null): C | null {
+  if (selfLogin === null || selfLogin.trim() === '') return null;
+  const self = normalLogin(selfLogin);
+  let found: C | null = null;
+  for (const c of comments) {
+    if (c.author === null || normalLogin(c.author) !== self || !c.body.includes(STATE_MARKER)) continue;
+    if (found === null || c.id < found.id) found = c;
+  }
+  return found;
+}
+
+/**
+ * K8: where the comment's JSON differs from the ledger's state (the truth), path by path, for reporting
+ * a tampered comment. Empty when they agree. A comment with no readable JSON differs at `$`.
+ */
+export function compareWithLedger(parsed: ParsedStateComment, ledger: LoopState): StateDifference[] {
+  const truth = toDocument(ledger);
+  if (parsed.document === undefined) return [{ path: '$', comment: undefined, ledger: truth }];
+  const out: StateDifference[] = [];
+  diff('$', parsed.document, truth, out);
+  return out;
+}
+
+/** Sorted keys, no whitespace: the same value always has the same text (and the same digest). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value)
+      .filter((k) => own(value, k) !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(own(value, k))}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function summary(s: LoopState): string {
+  const n = s.attempts.length;
+  const attempts = `${n} automatic attempt${n === 1 ? '' : 's'}`;
+  if (s.parked) {
+    return (
+      '**fixloop has parked this pull request.** It stopped and no one answered in time, so it will not ' +
+      'resume on its own. Fix it by hand, or resume the run by hand from fixloop.'
+    );
+  }
+  if (s.notice) {
+    const head = s.notice.headSha ? `; last head seen \`${s.notice.headSha.slice(0, 12)}\`` : '';
+    const approved = s.approveOneUsed ? ' One extra attempt was already approved for this pull request.' : '';
+    return (
+      `**fixloop stopped:** ${WHY[s.notice.reason]} (${s.notice.attemptsUsed} automatic attempt${s.notice.attemptsUsed === 1 ? '' : 's'} used${head}). ` +
+      `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take it from here by hand.${approved}`
+    );
+  }
+  return `**fixloop is watching this pull request's CI** (${attempts} so far).`;
+}
+
+interface StateDocument {
+  version: number;
+  task: number;
+  pullRequest: string; // owner/name#number
+  attempts: LoopStateAttempt[];
+  notice: LoopState['notice'];
+  parked: boolean;
+  approveOneUsed: boolean;
+  updatedAt: string;
+}
+
+function toDocument(s: LoopState): StateDocument {
+  return {
+    version: STATE_DOCUMENT_VERSION,
+    task: s.taskId,
+    pullRequest: `${s.repository}#${s.pullRequest}`,
+    attempts: s.attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
+    notice: s.notice === null ? null : { reason: s.notice.reason, headSha: s.notice.headSha, attemptsUsed: s.notice.attemptsUsed },
+    parked: s.parked,
+    approveOneUsed: s.approveOneUsed,
+    updatedAt: s.updatedAt,
+  };
+}
+
+const documentSchema = z.object({
+  version: z.literal(STATE_DOCUMENT_VERSION),
+  task: z.number().int(),
+  pullRequest: z.string().regex(/^[^#\s]+\/[^#\s]+#\d+$/),
+  attempts: z.array(
+    z.object({
+      coordinate: z.string(),
+      status: z.enum(ATTEMPT_STATUSES),
+      fingerprint: z.string(),
+      createdAt: z.string(),
+    }),
+  ),
+  notice: z
+    .object({
+      reason: z.enum(STOP_REASONS),
+      headSha: z.string().nullable(),
+      attemptsUsed: z.number().int().nonnegative(),
+    })
+    .nullable(),
+  parked: z.boolean(),
+  approveOneUsed: z.boolean(),
+  updatedAt: z.string(),
+});
+
+function fromDocument(document: unknown): LoopState | null {
+  const r = documentSchema.safeParse(document);
+  if (!r.success) return null;
+  const d = r.data;
+  const hash = d.pullRequest.lastIndexOf('#');
+  return {
+    taskId: d.task,
+    repository: d.pullRequest.slice(0, hash),
+    pullRequest: Number(d.pullRequest.slice(hash + 1)),
+    attempts: d.attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
+    notice: d.notice === null ? null : { reason: d.notice.reason, headSha: d.notice.headSha, attemptsUsed: d.notice.attemptsUsed },
+    parked: d.parked,
+    approveOneUsed: d.approveOneUsed,
+    updatedAt: d.updatedAt,
+  };
+}
+
+function digest(canonical: string, key: StateKey | undefined): string {
+  return (key === undefined ? createHash('sha256') : createHmac('sha256', key)).update(canonical, 'utf8').digest('hex');
+}
+
+function sameHex(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function diff(path: string, comment: unknown, ledger: unknown, out: StateDifference[]): void {
+  if (Array.isArray(comment) && Array.isArray(ledger)) {
+    for (let i = 0; i < Math.max(comment.length, ledger.length); i++) diff(`${path}[${i}]`, comment[i], ledger[i], out);
+    return;
+  }
+  if (isPlainObject(comment) && isPlainObject(ledger)) {
+    const keys = [...new Set([...Object.keys(ledger), ...Object.keys(comment)])].sort();
+    for (const k of keys) diff(/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, own(comment, k), own(ledger, k), out);
+    return;
+  }
+  if (comment === undefined && ledger === undefined) return;
+  if (comment === undefined || ledger === undefined || canonicalJson(comment) !== canonicalJson(ledger)) out.push({ path, comment, ledger });
+}
+
+function own(o: Record<string, unknown>, k: string): unknown {
+  return Object.hasOwn(o, k) ? o[k] : undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function normalLogin(login: string): string {
+  return login.trim().toLowerCase().replace(/\[bot\]$/, '');
+}

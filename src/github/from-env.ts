@@ -1,0 +1,81 @@
+// The GitHub client for commands that need GitHub but not the server's whole configuration
+// (`fixloop pr checks`, SPEC J1, E4, M1): the same variables as loadConfig (GITHUB_TOKEN, or APP_ID
+// with PRIVATE_KEY / PRIVATE_KEY_PATH; GITHUB_API_URL, else GHE_HOST, else api.github.com), read and
+// checked at once; Octokit itself is loaded only on the first call, so `--help` and argument errors
+// stay fast. Missing or bad credentials are a ConfigError (exit code 2).
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { GitHubPort } from '../app/github-port.js';
+import { ConfigError } from '../config/errors.js';
+import { envSchema } from '../config/schema.js';
+import type { CreateGitHubOptions } from './client.js';
+
+export type GitHubEnvOptions = Pick<CreateGitHubOptions, 'apiUrl' | 'auth'>;
+
+const githubEnv = z.object({
+  GITHUB_TOKEN: z.string().optional(),
+  APP_ID: envSchema.shape.APP_ID,
+  PRIVATE_KEY: z.string().optional(),
+  PRIVATE_KEY_PATH: z.string().optional(),
+  GITHUB_API_URL: envSchema.shape.GITHUB_API_URL,
+  GHE_HOST: envSchema.shape.GHE_HOST,
+  GHE_PROTOCOL: envSchema.shape.GHE_PROTOCOL,
+});
+
+/** The client options the environment describes; a ConfigError naming the variable when it cannot. */
+export function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
+  const picked: Record<string, string> = {};
+  for (const name of Object.keys(githubEnv.shape)) {
+    const value = env[name]?.trim();
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  const parsed = githubEnv.safeParse(picked);
+  if (!parsed.success) throw new ConfigError('environment', parsed.error);
+  const vars = parsed.data;
+
+  const apiUrl = (vars.GITHUB_API_URL ?? (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)).replace(/\/+$/, '');
+  if (vars.GITHUB_TOKEN !== undefined) return { apiUrl, auth: { kind: 'token', token: vars.GITHUB_TOKEN } };
+  if (vars.APP_ID === undefined) {
+    throw ConfigError.at('environment', ['GITHUB_TOKEN'], 'GitHub credentials are required: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY or PRIVATE_KEY_PATH');
+  }
+  if (vars.PRIVATE_KEY !== undefined && vars.PRIVATE_KEY_PATH !== undefined) {
+    throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], 'set PRIVATE_KEY or PRIVATE_KEY_PATH, not both');
+  }
+  return { apiUrl, auth: { kind: 'app', appId: vars.APP_ID, privateKey: readPrivateKey(vars.PRIVATE_KEY, vars.PRIVATE_KEY_PATH) } };
+}
+
+/** A GitHubPort over the client the environment describes; Octokit is loaded on the first call. */
+export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): GitHubPort {
+  const options = readGitHubEnv(env);
+  let client: Promise<GitHubPort> | null = null;
+  const gh = (): Promise<GitHubPort> => (client ??= import('./client.js').then((m) => m.createGitHub(options)));
+  return {
+    getPullRequest: async (...a) => (await gh()).getPullRequest(...a),
+    listCheckRuns: async (...a) => (await gh()).listCheckRuns(...a),
+    listStatuses: async (...a) => (await gh()).listStatuses(...a),
+    requiredChecks: async (...a) => (await gh()).requiredChecks(...a),
+    jobLogUrl: async (...a) => (await gh()).jobLogUrl(...a),
+    addLabels: async (...a) => (await gh()).addLabels(...a),
+    removeLabel: async (...a) => (await gh()).removeLabel(...a),
+    listIssueComments: async (...a) => (await gh()).listIssueComments(...a),
+    createIssueComment: async (...a) => (await gh()).createIssueComment(...a),
+    updateIssueComment: async (...a) => (await gh()).updateIssueComment(...a),
+    listReviews: async (...a) => (await gh()).listReviews(...a),
+    selfLogin: async () => (await gh()).selfLogin(),
+  };
+}
+
+/** As loadConfig reads it: a file, or PEM text with literal `\n`s, or base64 of the PEM. */
+function readPrivateKey(inline: string | undefined, path: string | undefined): string {
+  if (path !== undefined) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], `cannot be read: ${(err as Error).message}`);
+    }
+  }
+  if (inline === undefined) throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is required with APP_ID (or PRIVATE_KEY_PATH)');
+  const text = inline.includes('-----BEGIN') ? inline : Buffer.from(inline, 'base64').toString('utf8');
+  if (!text.includes('-----BEGIN')) throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is not a PEM key (nor base64 of one)');
+  return text.replace(/\\n/g, '\n');
+}

@@ -1,0 +1,116 @@
+// GitHub's JSON answers turned into the port's records, naming only the fields fixloop reads;
+// repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them).
+// SPEC B4, E1, F1–F2, J1, K8.
+import type { CheckRunInfo, CommitStatusInfo, IssueCommentInfo, PullRequestInfo, ReviewInfo } from '../app/github-port.js';
+
+interface Account {
+  login: string;
+  type?: string;
+}
+
+export interface PullRequestJson {
+  number: number;
+  state: string;
+  merged?: boolean | null;
+  merged_at: string | null;
+  draft?: boolean;
+  head: { sha: string; ref: string; repo: { full_name: string } | null };
+  base: { ref: string; repo: { full_name: string } };
+  user: Account | null;
+  labels: Array<{ name?: string }>;
+  mergeable_state?: string | null;
+  updated_at: string;
+}
+
+export function toPullRequest(data: PullRequestJson): PullRequestInfo {
+  return {
+    repository: data.base.repo.full_name.toLowerCase(),
+    number: data.number,
+    state: data.state === 'closed' ? 'closed' : 'open',
+    merged: data.merged ?? data.merged_at !== null,
+    headSha: data.head.sha,
+    headRef: data.head.ref,
+    headRepository: data.head.repo === null ? null : data.head.repo.full_name.toLowerCase(),
+    baseRef: data.base.ref,
+    author: data.user?.login ?? null,
+    draft: data.draft ?? false,
+    labels: data.labels.flatMap((label) => (label.name === undefined ? [] : [label.name])),
+    mergeableState: data.mergeable_state ?? null,
+    updatedAt: data.updated_at,
+  };
+}
+
+export interface CheckRunJson {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  details_url: string | null;
+  app: { slug?: string } | null;
+  output: { title: string | null; summary: string | null };
+}
+
+export function toCheckRun(data: CheckRunJson): CheckRunInfo {
+  return {
+    id: data.id,
+    name: data.name,
+    status: data.status,
+    conclusion: data.conclusion,
+    startedAt: data.started_at,
+    completedAt: data.completed_at,
+    detailsUrl: data.details_url,
+    appSlug: data.app?.slug ?? null,
+    outputTitle: data.output.title,
+    outputSummary: data.output.summary,
+  };
+}
+
+export interface CommitStatusJson {
+  context: string;
+  state: string;
+  description: string | null;
+  target_url: string | null;
+  updated_at: string | null;
+}
+
+const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
+
+export function toCommitStatus(data: CommitStatusJson): CommitStatusInfo {
+  // An unknown state is neither an explicit success nor red: treat it as still pending (B4).
+  const state = (STATUS_STATES as readonly string[]).includes(data.state) ? (data.state as CommitStatusInfo['state']) : 'pending';
+  return { context: data.context, state, description: data.description, targetUrl: data.target_url, updatedAt: data.updated_at };
+}
+
+export interface IssueCommentJson {
+  id: number;
+  body?: string;
+  user: Account | null;
+  updated_at: string;
+}
+
+export function toIssueComment(data: IssueCommentJson): IssueCommentInfo {
+  return { id: data.id, body: data.body ?? '', author: data.user?.login ?? null, authorType: data.user?.type ?? null, updatedAt: data.updated_at };
+}
+
+export interface ReviewJson {
+  id: number;
+  state: string;
+  body: string;
+  user: Account | null;
+  submitted_at?: string;
+  commit_id: string | null;
+}
+
+export function toReview(data: ReviewJson): ReviewInfo {
+  return {
+    id: data.id,
+    state: data.state,
+    body: data.body,
+    author: data.user?.login ?? null,
+    authorType: data.user?.type ?? null,
+    submittedAt: data.submitted_at ?? null,
+    commitId: data.commit_id,
+  };
+}
