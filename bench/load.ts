@@ -88,6 +88,7 @@ function send(i: number): Promise<string> {
 // The parent snapshots machine CPU when it reads this line: the drive starts now.
 process.stdout.write(`${JSON.stringify({ phase: 'start' })}\n`);
 const result = await closedLoop({ concurrency, warmupMs, durationMs, items: requests.length, cycle: spec.cycle ?? false, exec: send });
+process.stdout.write(`${JSON.stringify({ phase: 'end' })}\n`);
 for (const t of targets) t.agent.destroy();
 const report: LoadReport = { kind: 'load', requests: requests.length, bodyBytes, buildMs, ...result };
 process.stdout.write(`${JSON.stringify(report)}\n`);

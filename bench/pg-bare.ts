@@ -48,6 +48,7 @@ const result = await closedLoop({
     return 'ok';
   },
 });
+process.stdout.write(`${JSON.stringify({ phase: 'end' })}\n`);
 await pool.end();
 process.stdout.write(`${JSON.stringify({ kind: 'pg-bare', rows: rows.length, ...result })}\n`);
 clearTimeout(hardStop);

@@ -43,8 +43,8 @@ function tsxArgs(extra: string[], script: string, args: string[]): string[] {
   return [...extra, '--import', 'tsx', script, ...args];
 }
 
-/** Run a bench script to completion and parse the JSON line it prints last; `onStart` fires on its {"phase":"start"} line. */
-export function runJson<T>(script: string, arg: unknown, timeoutMs: number, onStart?: () => void): Promise<T> {
+/** Run a bench script to completion and parse the JSON line it prints last; `onPhase` fires on its {"phase":"start"|"end"} lines. */
+export function runJson<T>(script: string, arg: unknown, timeoutMs: number, onPhase?: (phase: 'start' | 'end') => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = track(spawn(process.execPath, tsxArgs([], script, [JSON.stringify(arg)]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
@@ -53,7 +53,9 @@ export function runJson<T>(script: string, arg: unknown, timeoutMs: number, onSt
     child.stdout!.on('data', (c) => {
       out += c;
       for (let nl = out.indexOf('\n', scanned); nl >= 0; nl = out.indexOf('\n', scanned)) {
-        if (out.slice(scanned, nl).startsWith('{"phase":"start"')) onStart?.();
+        const line = out.slice(scanned, nl);
+        if (line.startsWith('{"phase":"start"')) onPhase?.('start');
+        else if (line.startsWith('{"phase":"end"')) onPhase?.('end');
         scanned = nl + 1;
       }
     });
@@ -225,7 +227,8 @@ export interface CpuSnapshot {
   busy: number;
   total: number;
   procs: Map<number, number>;
-  postgres: number;
+  /** CPU ticks of every live `postgres` process by pid. */
+  postgres: Map<number, number>;
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -247,11 +250,11 @@ export function cpuSnapshot(pids: number[]): CpuSnapshot {
   const idle = (line[3] ?? 0) + (line[4] ?? 0);
   const procs = new Map<number, number>();
   for (const pid of pids) procs.set(pid, procTicks(pid)?.ticks ?? 0);
-  let postgres = 0;
+  const postgres = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     const t = procTicks(d);
-    if (t && t.comm === 'postgres') postgres += t.ticks;
+    if (t && t.comm === 'postgres') postgres.set(Number(d), t.ticks);
   }
   return { at: performance.now(), busy: total - idle, total, procs, postgres };
 }
@@ -264,7 +267,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, pids: number[]): { wa
   return {
     wallMs,
     procs: pids.map((p) => per((b.procs.get(p) ?? 0) - (a.procs.get(p) ?? 0))),
-    postgres: per(b.postgres - a.postgres),
+    // A backend that ended in between is lost; one that started in between counts from zero.
+    postgres: per([...b.postgres].reduce((n, [pid, t]) => n + t - (a.postgres.get(pid) ?? 0), 0)),
     machine: per(b.busy - a.busy),
     cores: Math.round(cores),
   };

@@ -21,6 +21,13 @@ import { createApi } from './http/api.js';
 import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
 import { createLogger } from './logging.js';
+import { createHmac } from 'node:crypto';
+import type { GitHubPort } from './app/github-port.js';
+import { createPoller, type Poller } from './app/poll.js';
+import { createHandoff } from './app/handoff.js';
+import { prChecks } from './app/pr-checks.js';
+import { createGitHub } from './github/client.js';
+import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 
 export const WEBHOOK_PATH = '/api/github/webhooks';
 export const DEFAULT_API_TOKEN_FILE = './data/api-token';
@@ -46,6 +53,12 @@ export interface FixloopAdapters {
   fault?: (point: 'after_claim' | 'before_start') => void;
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
+  /** GitHub: the port to use (tests: a client pointed at the fake); default from config; null = none. */
+  github?: GitHubPort | null;
+  /** Extra options for reading job logs (tests: trust the fake blob host's certificate). */
+  logFetch?: Pick<FetchLogTailOptions, 'ca'>;
+  /** Start the poll's timer (default true when GitHub is configured); tests drive `poller.tick()`. */
+  startPoll?: boolean;
 }
 
 export interface Fixloop {
@@ -55,6 +68,8 @@ export interface Fixloop {
   ingestor: Ingestor;
   queue: EvaluationQueue;
   server: Server;
+  /** The poll, when GitHub access is configured (E1). */
+  poller: Poller | null;
   /** Wait until every delivery so far is committed and evaluated. */
   settle(): Promise<void>;
   listen(port?: number, host?: string): Promise<string>;
@@ -63,6 +78,13 @@ export interface Fixloop {
 
 export const systemClock: Clock = { now: () => new Date() };
 export const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toString('base64url') };
+
+function githubFrom(config: Config, logger: Logger): GitHubPort | null {
+  const g = config.github;
+  if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, log: logger });
+  if (g.appId && g.privateKey) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey }, log: logger });
+  return null;
+}
 
 function runnerFrom(config: Config): Runner | null {
   const r = config.runner;
@@ -102,12 +124,29 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   await reconcileAttempts({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
   await queue.sweep();
 
+  // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
+  const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
+  let poller: Poller | null = null;
+  if (github) {
+    const handoff = createHandoff({
+      ledger,
+      github,
+      logger,
+      clock,
+      parkAfterMs: config.parkAfterMs,
+      stateKey: createHmac('sha256', config.webhookSecrets[0]!).update('fixloop-state-comment').digest(),
+    });
+    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr) });
+    if (adapters.startPoll !== false) poller.start();
+  }
+
   const handleWebhook = createWebhookHandler({ secrets: config.webhookSecrets, maxBytes: config.webhookMaxBytes, ingestor, logger });
   const api = createApi({
     ledger,
     logger,
     works: config.works,
     apiToken: config.apiToken,
+    ...(github ? { prChecks: (input) => prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ...adapters.logFetch }) }, input) } : {}),
     ready: async () => {
       try {
         await ping(db);
@@ -139,6 +178,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     ingestor,
     queue,
     server,
+    poller,
     async settle() {
       await ingestor.flush();
       await queue.idle();
@@ -156,6 +196,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     async close() {
       if (closed) return;
       closed = true;
+      await poller?.stop();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
       await ingestor.flush();

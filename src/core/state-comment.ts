@@ -49,6 +49,7 @@ export interface StateDifference {
 const WHY: Record<StopReason, string> = {
   budget_spent: 'the automatic fix budget is spent',
   unchanged_failure: 'the same failure came back unchanged on a new commit',
+  parked: 'no one answered the hand-off in time, so the pull request is parked',
 };
 
 /** K8: the comment body. Starts with the marker; the JSON block is the state; the last line is the digest. */

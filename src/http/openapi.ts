@@ -311,6 +311,49 @@ const schemas = {
   TaskStatePatch: object({ state: { type: 'string', enum: TASK_STATES } }),
   RunStatePatch: object({ state: { type: 'string', enum: RUN_STATES } }),
   StopFlag: object({ stopped: { type: 'boolean', description: 'True while the global stop flag is set.' } }),
+  PullRequestChecks: object(
+    {
+      repository: { type: 'string', description: '`owner/name`, lower-case.' },
+      number: { type: 'integer', minimum: 1 },
+      headSha: { type: 'string', description: 'The head commit whose checks and statuses these are.' },
+      entries: { type: 'array', items: { oneOf: [schemaRef('CheckRunEntry'), schemaRef('StatusEntry')] } },
+    },
+    { description: 'Every check run and commit status of a pull request\'s head (J1).' },
+  ),
+  CheckRunEntry: {
+    type: 'object',
+    required: ['kind', 'name', 'status', 'conclusion', 'failing', 'url'],
+    properties: {
+      kind: { type: 'string', const: 'check_run' },
+      name: { type: 'string' },
+      status: { type: 'string', description: 'As GitHub reports it: `queued`, `in_progress`, `completed`, …' },
+      conclusion: { type: ['string', 'null'], description: 'As GitHub reports it; null until completed.' },
+      failing: { type: 'boolean', description: 'Red by the board\'s rules (B3): `failure`, `timed_out`, `action_required`, `startup_failure`.' },
+      url: { type: ['string', 'null'], description: 'The check\'s details page.' },
+      jobId: { type: 'integer', minimum: 1, description: 'The GitHub Actions job id (the check run id); only for Actions jobs.' },
+      log: object(
+        {
+          lines: { type: 'array', items: { type: 'string' }, description: 'The last lines, without timestamps or ANSI escapes; a read cut at 32 MiB ends with a marker line.' },
+          truncated: { type: 'boolean', description: 'True when these lines are not the whole log.' },
+        },
+        { description: 'The tail of the job log, for the first five failing Actions jobs (J2).' },
+      ),
+      logError: { type: 'string', description: 'Why the log tail could not be read; an error on this entry only (J2).' },
+    },
+    description: 'A check run of the head.',
+  },
+  StatusEntry: object(
+    {
+      kind: { type: 'string', const: 'status' },
+      name: { type: 'string', description: 'The status context.' },
+      status: { type: 'string', enum: ['pending', 'completed'] },
+      state: { type: 'string', enum: ['error', 'failure', 'pending', 'success'] },
+      description: { type: ['string', 'null'] },
+      failing: { type: 'boolean', description: 'Red by the board\'s rules (B3): `failure`, `error`.' },
+      url: { type: ['string', 'null'], description: 'The status\'s target URL.' },
+    },
+    { description: 'The latest commit status of one context on the head.' },
+  ),
   StopFlagUnreadable: object({ stopped: { type: 'null' }, error: { type: 'string', const: 'unreadable' } }, { description: 'The stop flag could not be read; the loop fails closed.' }),
   WebhookStored: object(
     {
@@ -546,6 +589,33 @@ const paths = {
       }),
     },
   },
+  '/api/pull-requests/{owner}/{repo}/{number}/checks': {
+    parameters: [
+      { name: 'owner', in: 'path', required: true, description: 'The repository owner.', schema: { type: 'string', pattern: '^[\\w.-]+$' } },
+      { name: 'repo', in: 'path', required: true, description: 'The repository name.', schema: { type: 'string', pattern: '^[\\w.-]+$' } },
+      { name: 'number', in: 'path', required: true, description: 'The pull request number.', schema: id },
+    ],
+    get: {
+      operationId: 'getPullRequestChecks',
+      summary: 'A pull request\'s checks',
+      description:
+        'Reads every check run and commit status of the pull request\'s head from GitHub, marks the failing ones by the board\'s rules, ' +
+        'and adds the log tails of the first five failing GitHub Actions jobs; a log that cannot be read is an error on its entry only.',
+      tags: ['pull-requests'],
+      parameters: [
+        { name: 'failing', in: 'query', required: false, description: 'Only the failing entries.', schema: { type: 'string', enum: ['true', 'false'], default: 'false' } },
+        { name: 'logLines', in: 'query', required: false, description: 'Lines of each log tail; 0 reads no logs.', schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 } },
+      ],
+      responses: withInternal({
+        '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': { description: 'GitHub has no such pull request these credentials can see (`not_found`).', content: json(schemaRef('Problem')) },
+        '502': { description: 'GitHub refused the request (`github_refused`); the message carries its status.', content: json(schemaRef('Problem')) },
+        '503': { description: 'No GitHub credentials are configured (`github_not_configured`).', content: json(schemaRef('Problem')) },
+      }),
+    },
+  },
   '/api/github/webhooks': {
     post: {
       operationId: 'receiveGitHubWebhook',
@@ -610,6 +680,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'inbox', description: 'Notices for people.' },
     { name: 'deliveries', description: 'The decision log.' },
     { name: 'stop', description: 'The global stop flag.' },
+    { name: 'pull-requests', description: 'Pull requests as GitHub reports them.' },
     { name: 'webhooks', description: 'GitHub deliveries.' },
   ],
   security: [{ bearer: [] }],

@@ -1,0 +1,133 @@
+// The hand-off on the pull request (SPEC K5, K8, G1): when the loop stops for a Task, the pull
+// request gets the `fixloop:needs-human` label and one state comment, updated and never duplicated;
+// `fixloop:approve-one` grants exactly one more attempt and is removed when used; no answer within
+// the park timeout parks the Task for good. A hand-edited state comment is reported and rewritten
+// from the ledger, which stays the truth.
+import { APPROVE_ONE_LABEL, HANDOFF_LABEL, handoffVerdict, hasLabel } from '../core/handoff.js';
+import { compareWithLedger, findStateComment, parseStateComment, renderStateComment, type LoopState, type StateKey } from '../core/state-comment.js';
+import type { Task } from '../core/types.js';
+import type { GitHubPort, PullRequestInfo } from './github-port.js';
+import type { Clock, Ledger, Logger } from './ports.js';
+
+export interface HandoffDeps {
+  ledger: Ledger;
+  github: GitHubPort;
+  logger: Logger;
+  clock: Clock;
+  parkAfterMs: number;
+  /** HMAC key for the state comment's digest, so a deliberate edit cannot forge it. */
+  stateKey: StateKey;
+}
+
+export async function loopStateOf(ledger: Ledger, task: Task): Promise<LoopState> {
+  const [attempts, notice] = await Promise.all([ledger.listAttempts(task.id), ledger.getNotice(task.id)]);
+  const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter((t): t is string => !!t);
+  return {
+    taskId: task.id,
+    repository: task.repository,
+    pullRequest: task.pullRequest,
+    attempts: attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
+    notice: notice && task.noticeAt !== null ? { reason: notice.reason, headSha: notice.headSha, attemptsUsed: notice.attemptsUsed } : null,
+    parked: task.parkedAt !== null,
+    approveOneUsed: task.extraAttempts > 0,
+    // The newest fact, not "now": an unchanged ledger renders an unchanged comment.
+    updatedAt: times.sort().at(-1)!,
+  };
+}
+
+export function createHandoff(deps: HandoffDeps) {
+  const { ledger, github, logger } = deps;
+  let self: Promise<string | null> | null = null;
+  const selfLogin = () => (self ??= github.selfLogin().catch(() => null));
+
+  async function record(task: Task, reason: string, detail: string | null, outcome: 'noticed' | 'refused' | 'failed' = 'noticed') {
+    await ledger.recordDecisions([{ taskId: task.id, outcome, reason, detail }]);
+  }
+
+  /** Write the state comment: update fixloop's own one, or create it once. Reports a hand edit. */
+  async function upsertStateComment(task: Task): Promise<string | null> {
+    const state = await loopStateOf(ledger, task);
+    const body = renderStateComment(state, deps.stateKey);
+    const comments = await github.listIssueComments(task.repository, task.pullRequest);
+    const own = findStateComment(comments, await selfLogin());
+    if (!own) {
+      const created = await github.createIssueComment(task.repository, task.pullRequest, body);
+      await ledger.setStateCommentId(task.id, String(created.id));
+      return String(created.id);
+    }
+    const parsed = parseStateComment(own.body, deps.stateKey);
+    if (parsed && (!parsed.intact || (parsed.state && compareWithLedger(parsed, state).length > 0 && own.body !== body))) {
+      const diffs = parsed.intact ? [] : compareWithLedger(parsed, state);
+      // K8: a digest that does not match means a person edited the JSON; the ledger stays the truth.
+      if (!parsed.intact) {
+        logger.warn({ taskId: task.id, commentId: own.id, differences: diffs.length }, 'state comment was edited by hand; rewriting it from the ledger');
+        await record(task, 'state_comment_tampered', `comment ${own.id}: ${diffs.map((d) => d.path).slice(0, 10).join(', ') || 'digest mismatch'}`, 'failed');
+      }
+    }
+    if (own.body !== body) await github.updateIssueComment(task.repository, own.id, body);
+    if (task.stateCommentId !== String(own.id)) await ledger.setStateCommentId(task.id, String(own.id));
+    return String(own.id);
+  }
+
+  return {
+    upsertStateComment,
+    /** Called by the poll for every Task it read (pr = the pull request as GitHub shows it now). */
+    async sync(task: Task, pr: PullRequestInfo): Promise<void> {
+      const attempts = await ledger.countAttempts(task.id);
+      if (task.noticeAt === null) {
+        // K8: once the loop has acted, the comment mirrors it; nothing is posted before that.
+        if (attempts > 0) await upsertStateComment(task);
+        return;
+      }
+      if (task.parkedAt !== null) {
+        // Parked is final; keep reporting edits, nothing else.
+        await upsertStateComment(task);
+        return;
+      }
+      if (task.handoffAt === null) {
+        // K5: the first sight of a stop: the label and the state comment, once per stop round.
+        if (!hasLabel(pr.labels, HANDOFF_LABEL)) await github.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
+        const commentId = await upsertStateComment(task);
+        await ledger.setHandoff(task.id, task.stopRound, commentId);
+        await record(task, 'handoff_posted', `label ${HANDOFF_LABEL} and state comment on ${task.repository}#${task.pullRequest}`);
+      } else {
+        await upsertStateComment(task);
+      }
+      const verdict = handoffVerdict({
+        stoppedAt: task.noticeAt,
+        now: deps.clock.now().toISOString(),
+        labels: pr.labels,
+        approveOneConsumedAt: null,
+        parkedAt: null,
+        parkAfterMs: deps.parkAfterMs,
+      });
+      switch (verdict.kind) {
+        case 'approve_one': {
+          // Consumed when used: the label goes first, so a label that could not be removed never
+          // grants twice; the grant itself is a compare-and-set on the stop round (one replica wins).
+          await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
+          if (await ledger.grantApproveOne(task.id, task.stopRound)) {
+            await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL).catch(() => undefined);
+            await record(task, 'approve_one', 'a person granted exactly one more automatic attempt');
+            const after = await ledger.getTask(task.id);
+            if (after) await upsertStateComment(after);
+          }
+          return;
+        }
+        case 'park': {
+          if (await ledger.park(task.id, task.stopRound)) {
+            await record(task, 'task_parked', `no answer within ${Math.round(deps.parkAfterMs / 3_600_000)} h; the Task will not re-enter the loop on its own`, 'refused');
+            const after = await ledger.getTask(task.id);
+            if (after) await upsertStateComment(after);
+          }
+          return;
+        }
+        case 'waiting':
+        case 'parked':
+          return;
+      }
+    },
+  };
+}
+
+export type Handoff = ReturnType<typeof createHandoff>;

@@ -1,0 +1,295 @@
+// SPEC K8 (with K5): the one state comment on the pull request; the ledger is the truth, a hand edit is detected.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import {
+  STATE_MARKER,
+  canonicalJson,
+  compareWithLedger,
+  findStateComment,
+  parseStateComment,
+  renderStateComment,
+  type LoopState,
+} from './state-comment.js';
+import { ATTEMPT_STATUSES, STOP_REASONS } from './types.js';
+
+const STATE: LoopState = {
+  taskId: 12,
+  repository: 'acme/app',
+  pullRequest: 7,
+  attempts: [
+    { coordinate: 'a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2', status: 'dispatched', fingerprint: 'test|9f86d081884c', createdAt: '2026-12-01T10:00:00.000Z' },
+    { coordinate: 'review:41', status: 'dispatched', fingerprint: 'review|2c26b46b68ff', createdAt: '2026-12-01T11:00:00.000Z' },
+  ],
+  notice: { reason: 'budget_spent', headSha: 'ffeeddccbbaa99887766554433221100ffeeddcc', attemptsUsed: 2 },
+  parked: false,
+  approveOneUsed: false,
+  updatedAt: '2026-12-01T11:30:00.000Z',
+};
+
+const jsonOf = (body: string): string => /```json\n([\s\S]*?)\n```/.exec(body)?.[1] ?? '';
+const replaceJson = (body: string, json: string): string => body.replace(jsonOf(body), json);
+
+describe('K8: rendering the state comment', () => {
+  test('K8: the body starts with the marker and ends with the digest line', () => {
+    const body = renderStateComment(STATE);
+    assert.ok(body.startsWith(`${STATE_MARKER}\n`));
+    assert.match(body.split('\n').at(-1) ?? '', /^<!-- fixloop-digest: [0-9a-f]{64} -->$/);
+  });
+
+  test('K8: the JSON block is readable and holds task, repository#pr, attempts, notice, parked, approveOneUsed, updatedAt', () => {
+    const doc = JSON.parse(jsonOf(renderStateComment(STATE)));
+    assert.deepEqual(doc, {
+      version: 1,
+      task: 12,
+      pullRequest: 'acme/app#7',
+      attempts: STATE.attempts,
+      notice: STATE.notice,
+      parked: false,
+      approveOneUsed: false,
+      updatedAt: '2026-12-01T11:30:00.000Z',
+    });
+    assert.ok(jsonOf(renderStateComment(STATE)).includes('\n  "task": 12,'), 'pretty-printed for people');
+  });
+
+  test('K8: the digest is the SHA-256 hex of the canonical JSON', () => {
+    const body = renderStateComment(STATE);
+    const expected = createHash('sha256').update(canonicalJson(JSON.parse(jsonOf(body)))).digest('hex');
+    assert.ok(body.endsWith(`<!-- fixloop-digest: ${expected} -->`));
+  });
+
+  test('K8: with a key the digest is an HMAC-SHA-256 of the canonical JSON', () => {
+    const body = renderStateComment(STATE, 'secret');
+    const expected = createHmac('sha256', 'secret').update(canonicalJson(JSON.parse(jsonOf(body)))).digest('hex');
+    assert.ok(body.endsWith(`<!-- fixloop-digest: ${expected} -->`));
+  });
+
+  test('K8: rendering is deterministic', () => {
+    assert.equal(renderStateComment(STATE), renderStateComment(structuredClone(STATE)));
+  });
+
+  test('K5/K8: a stopped loop says why and names the approve-one label', () => {
+    const body = renderStateComment(STATE);
+    assert.match(body, /fixloop stopped:\*\* the automatic fix budget is spent \(2 automatic attempts used; last head seen `ffeeddccbbaa`\)/);
+    assert.ok(body.includes('`fixloop:approve-one`'));
+  });
+
+  test('K5/K8: a parked loop says it will not resume on its own', () => {
+    assert.match(renderStateComment({ ...STATE, parked: true }), /parked this pull request.*will not resume on its own/s);
+  });
+
+  test('K8: a running loop says it is watching, with the attempt count', () => {
+    assert.match(renderStateComment({ ...STATE, notice: null, attempts: [STATE.attempts[0]!] }), /watching this pull request's CI\*\* \(1 automatic attempt so far\)/);
+  });
+
+  test('K8: text in the state cannot close the fence or forge a marker (backticks, <, > are escaped)', () => {
+    const nasty: LoopState = { ...STATE, attempts: [{ ...STATE.attempts[0]!, fingerprint: '```\n<!-- fixloop-digest: ' + '0'.repeat(64) + ' -->\n```' }] };
+    const body = renderStateComment(nasty);
+    const json = jsonOf(body);
+    assert.ok(!/[<>`]/.test(json));
+    assert.equal(body.match(/<!-- fixloop-digest/g)?.length, 1);
+    assert.deepEqual(parseStateComment(body), { state: nasty, intact: true, document: JSON.parse(json) });
+  });
+});
+
+describe('K8: reading the state comment back', () => {
+  test('K8: what fixloop wrote reads back intact and equal', () => {
+    const parsed = parseStateComment(renderStateComment(STATE));
+    assert.equal(parsed?.intact, true);
+    assert.deepEqual(parsed?.state, STATE);
+  });
+
+  test('K8: a body without the marker is not a state comment', () => {
+    assert.equal(parseStateComment('LGTM, thanks!'), null);
+    assert.equal(parseStateComment(renderStateComment(STATE).replace(STATE_MARKER, '')), null);
+  });
+
+  test('K8: a hand-edited value is detected (digest mismatch), and the edited state is still shown', () => {
+    const body = renderStateComment(STATE).replace('"attemptsUsed": 2', '"attemptsUsed": 0');
+    const parsed = parseStateComment(body);
+    assert.equal(parsed?.intact, false);
+    assert.equal(parsed?.state?.notice?.attemptsUsed, 0);
+  });
+
+  test('K8: re-indenting the JSON alone is not an edit (the digest is over canonical JSON)', () => {
+    const body = renderStateComment(STATE);
+    const parsed = parseStateComment(replaceJson(body, JSON.stringify(JSON.parse(jsonOf(body)))));
+    assert.equal(parsed?.intact, true);
+  });
+
+  test("K8: GitHub's editor saving CRLF line endings is not an edit", () => {
+    assert.equal(parseStateComment(renderStateComment(STATE).replace(/\n/g, '\r\n'))?.intact, true);
+  });
+
+  test('K8: editing only the human summary is not a state edit', () => {
+    assert.equal(parseStateComment(renderStateComment(STATE).replace('fixloop stopped', 'the bot stopped'))?.intact, true);
+  });
+
+  test('K8: unparsable JSON → no state, not intact', () => {
+    const body = replaceJson(renderStateComment(STATE), '{ "task": 12, oops');
+    assert.deepEqual(parseStateComment(body), { state: null, intact: false, document: undefined });
+  });
+
+  test('K8: a marker with no JSON block → no state, not intact', () => {
+    assert.deepEqual(parseStateComment(`${STATE_MARKER}\nsomeone deleted the rest`), { state: null, intact: false, document: undefined });
+  });
+
+  test('K8: a removed digest line → not intact', () => {
+    const body = renderStateComment(STATE).replace(/<!-- fixloop-digest: [0-9a-f]{64} -->/, '');
+    const parsed = parseStateComment(body);
+    assert.equal(parsed?.intact, false);
+    assert.deepEqual(parsed?.state, STATE);
+  });
+
+  test('K8: JSON of the wrong shape → no state, not intact, the document kept for the report', () => {
+    const body = renderStateComment(STATE).replace('"status": "dispatched"', '"status": "victory"');
+    const parsed = parseStateComment(body);
+    assert.equal(parsed?.state, null);
+    assert.equal(parsed?.intact, false);
+    assert.equal((parsed?.document as { attempts: Array<{ status: string }> }).attempts[0]?.status, 'victory');
+  });
+
+  test('K8: without a key, an editor who recomputes the SHA-256 passes; with a key, the HMAC catches it', () => {
+    const forge = (body: string): string => {
+      const json = jsonOf(body).replace('"parked": false', '"parked": true');
+      const d = createHash('sha256').update(canonicalJson(JSON.parse(json))).digest('hex');
+      return replaceJson(body, json).replace(/fixloop-digest: [0-9a-f]{64}/, `fixloop-digest: ${d}`);
+    };
+    assert.equal(parseStateComment(forge(renderStateComment(STATE)))?.intact, true);
+    assert.equal(parseStateComment(forge(renderStateComment(STATE, 'k')), 'k')?.intact, false);
+  });
+
+  test('K8: a keyed comment is intact only under the same key', () => {
+    const body = renderStateComment(STATE, 'k1');
+    assert.equal(parseStateComment(body, 'k1')?.intact, true);
+    assert.equal(parseStateComment(body, 'k2')?.intact, false);
+    assert.equal(parseStateComment(body)?.intact, false);
+  });
+
+  test('K8 (property): every state round-trips intact, and any changed fingerprint is detected', () => {
+    const arbState: fc.Arbitrary<LoopState> = fc.record({
+      taskId: fc.integer({ min: 1, max: 1e6 }),
+      repository: fc.constantFrom('acme/app', 'o/r.name', 'x-y/z_w'),
+      pullRequest: fc.integer({ min: 1, max: 1e6 }),
+      attempts: fc.array(
+        fc.record({
+          coordinate: fc.string(),
+          status: fc.constantFrom(...ATTEMPT_STATUSES),
+          fingerprint: fc.string(),
+          createdAt: fc.constant('2026-12-01T10:00:00.000Z'),
+        }),
+        { maxLength: 4 },
+      ),
+      notice: fc.option(fc.record({ reason: fc.constantFrom(...STOP_REASONS), headSha: fc.option(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), { nil: null }), attemptsUsed: fc.nat(5) }), { nil: null }),
+      parked: fc.boolean(),
+      approveOneUsed: fc.boolean(),
+      updatedAt: fc.constant('2026-12-01T11:00:00.000Z'),
+    });
+    fc.assert(
+      fc.property(arbState, fc.string(), (s, other) => {
+        const body = renderStateComment(s);
+        assert.deepEqual(parseStateComment(body)?.state, JSON.parse(JSON.stringify(s)));
+        assert.equal(parseStateComment(body)?.intact, true);
+        if (s.attempts.length > 0 && other !== s.attempts[0]!.fingerprint) {
+          const doc = JSON.parse(jsonOf(body));
+          doc.attempts[0].fingerprint = other;
+          assert.equal(parseStateComment(replaceJson(body, JSON.stringify(doc, null, 2)))?.intact, false);
+        }
+      }),
+    );
+  });
+});
+
+describe('K8: finding fixloop’s own comment', () => {
+  const body = renderStateComment(STATE);
+  test('K8: picks fixloop’s own comment with the marker', () => {
+    const comments = [
+      { id: 1, body: 'hello', author: 'alice' },
+      { id: 2, body, author: 'fixloop[bot]' },
+    ];
+    assert.equal(findStateComment(comments, 'fixloop[bot]')?.id, 2);
+  });
+
+  test('K8: a copy posted by someone else is ignored', () => {
+    assert.equal(findStateComment([{ id: 3, body, author: 'mallory' }], 'fixloop[bot]'), null);
+  });
+
+  test('K8: fixloop’s own comments without the marker are ignored', () => {
+    assert.equal(findStateComment([{ id: 4, body: 'fixloop stopped.', author: 'fixloop[bot]' }], 'fixloop[bot]'), null);
+  });
+
+  test('K8: a hand-edited comment with text added above the marker is still found (so it is updated, not duplicated)', () => {
+    assert.equal(findStateComment([{ id: 5, body: `edited by alice\n${body}`, author: 'fixloop[bot]' }], 'fixloop[bot]')?.id, 5);
+  });
+
+  test('K8: with several of its own (a lost race), the oldest is the one to update', () => {
+    const comments = [
+      { id: 9, body, author: 'fixloop[bot]' },
+      { id: 6, body, author: 'fixloop[bot]' },
+    ];
+    assert.equal(findStateComment(comments, 'fixloop[bot]')?.id, 6);
+  });
+
+  test('K8: the login is compared without case and with or without [bot]', () => {
+    assert.equal(findStateComment([{ id: 7, body, author: 'FixLoop[bot]' }], 'fixloop')?.id, 7);
+  });
+
+  test('K8: with no known login nothing is claimed as ours', () => {
+    assert.equal(findStateComment([{ id: 8, body, author: 'fixloop[bot]' }], null), null);
+  });
+
+  test('K8: a deleted author is never fixloop', () => {
+    assert.equal(findStateComment([{ id: 8, body, author: null }], 'fixloop[bot]'), null);
+  });
+});
+
+describe('K8: comparing a tampered comment with the ledger (the truth)', () => {
+  test('K8: an untouched comment agrees with the ledger', () => {
+    assert.deepEqual(compareWithLedger(parseStateComment(renderStateComment(STATE))!, STATE), []);
+  });
+
+  test('K8: each edited field is named with both values', () => {
+    const body = renderStateComment(STATE).replace('"attemptsUsed": 2', '"attemptsUsed": 0').replace('"status": "dispatched"', '"status": "over_budget"');
+    assert.deepEqual(compareWithLedger(parseStateComment(body)!, STATE), [
+      { path: '$.attempts[0].status', comment: 'over_budget', ledger: 'dispatched' },
+      { path: '$.notice.attemptsUsed', comment: 0, ledger: 2 },
+    ]);
+  });
+
+  test('K8: a removed attempt and an added key are reported', () => {
+    const doc = JSON.parse(jsonOf(renderStateComment(STATE)));
+    doc.attempts.pop();
+    doc['reset budget'] = true;
+    const parsed = parseStateComment(replaceJson(renderStateComment(STATE), JSON.stringify(doc, null, 2)))!;
+    assert.deepEqual(compareWithLedger(parsed, STATE), [
+      { path: '$.attempts[1]', comment: undefined, ledger: STATE.attempts[1] },
+      { path: '$["reset budget"]', comment: true, ledger: undefined },
+    ]);
+  });
+
+  test('K8: a notice removed by hand is reported against the ledger’s notice', () => {
+    const parsed = parseStateComment(renderStateComment({ ...STATE, notice: null }))!;
+    assert.deepEqual(compareWithLedger(parsed, STATE), [{ path: '$.notice', comment: null, ledger: STATE.notice }]);
+  });
+
+  test('K8: an unreadable comment differs as a whole', () => {
+    const parsed = parseStateComment(`${STATE_MARKER}\n\`\`\`json\nnot json\n\`\`\``)!;
+    const d = compareWithLedger(parsed, STATE);
+    assert.equal(d.length, 1);
+    assert.equal(d[0]?.path, '$');
+    assert.equal(d[0]?.comment, undefined);
+  });
+
+  test('K8: a "__proto__" key in an edited comment is just a key', () => {
+    const body = replaceJson(renderStateComment(STATE), jsonOf(renderStateComment(STATE)).replace('{', '{ "__proto__": { "x": 1 },'));
+    const d = compareWithLedger(parseStateComment(body)!, STATE);
+    assert.deepEqual(d, [{ path: '$.__proto__', comment: { x: 1 }, ledger: undefined }]);
+  });
+});
+
+describe('K8: canonical JSON', () => {
+  test('K8: keys are sorted at every depth and whitespace is dropped', () => {
+    assert.equal(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+});
