@@ -270,7 +270,7 @@ function sqlitePending(file: string): () => Promise<number> {
   return async () => {
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("SELECT count(*) AS n FROM events WHERE eval_state = 'pending'").get() as { n: number }).n;
+      return (db.prepare("SELECT count(*) AS n FROM pending_events").get() as { n: number }).n;
     } finally {
       db.close();
     }
@@ -282,7 +282,7 @@ function pgPending(url: string): () => Promise<number> {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      const r = await c.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE eval_state = 'pending'");
+      const r = await c.query<{ n: string }>("SELECT count(*) AS n FROM pending_events");
       return Number(r.rows[0]?.n ?? 0);
     } finally {
       await c.end();

@@ -14,6 +14,7 @@ import { createIngestor, type Ingestor } from './app/ingest.js';
 import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher } from './app/dispatch.js';
+import { createDecisionWriter } from './app/decision-writer.js';
 import { reconcileAttempts } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -104,12 +105,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFrom(config);
   const apiUrl = config.publicUrl;
 
-  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, ...(adapters.fault ? { fault: adapters.fault } : {}) });
+  const decisions = createDecisionWriter(ledger, logger);
+  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, ...(adapters.fault ? { fault: adapters.fault } : {}) });
   const evaluator = createEvaluator({
     ledger,
     logger,
     works: config.works,
     maxAttempts: config.maxAttempts,
+    decisions,
     dispatch: async (id) => {
       await dispatcher.dispatch(id);
     },
@@ -117,7 +120,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   });
   // SQLite has one writer: evaluating one event at a time avoids lock churn; PostgreSQL takes more.
   const queue = createEvaluationQueue({ evaluator, ledger, logger, concurrency: db.dialect === 'sqlite' ? 1 : 4 });
-  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items) });
+  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), serialCommits: db.dialect === 'sqlite' });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
@@ -182,6 +185,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     async settle() {
       await ingestor.flush();
       await queue.idle();
+      await decisions.drain();
     },
     listen(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
@@ -202,6 +206,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       await ingestor.flush();
       await queue.idle();
       await dispatcher.stop();
+      await decisions.drain();
       await db.close();
     },
   };

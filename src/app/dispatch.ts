@@ -7,6 +7,7 @@ import { ciFailurePrompt } from '../core/prompt.js';
 import { reviewPrompt } from '../core/review-prompt.js';
 import type { AttemptStatus } from '../core/types.js';
 import type { Ledger, Logger, Random, Runner } from './ports.js';
+import type { DecisionWriter } from './decision-writer.js';
 
 export const RUN_LOG_MAX_CHARS = 256 * 1024;
 
@@ -17,6 +18,7 @@ export interface DispatchDeps {
   random: Random;
   apiUrl: string;
   maxAttempts: number;
+  decisions: DecisionWriter;
   /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start'): void;
 }
@@ -35,11 +37,7 @@ export function createDispatcher(deps: DispatchDeps) {
   };
 
   async function decide(attemptId: number, taskId: number, outcome: 'dispatched' | 'failed', reason: string | null, detail?: string) {
-    try {
-      await ledger.recordDecisions([{ taskId, attemptId, outcome, reason, detail: detail ?? null }]);
-    } catch (err) {
-      logger.error({ err }, 'decision log write failed');
-    }
+    deps.decisions.write({ taskId, attemptId, outcome, reason, detail: detail ?? null });
   }
 
   /** Dispatch the attempt if it is still in `from`; returns false when another process has it. */

@@ -15,6 +15,8 @@ import type { Rejection, StopReason, Task, Work } from '../core/types.js';
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 export const REJECTION_MAX_AGE_MS = 7 * 24 * 3_600_000;
 import type { DecisionInput, Ledger, Logger } from './ports.js';
+import type { DecisionWriter } from './decision-writer.js';
+import { verdictRefusal } from '../core/refusal.js';
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
@@ -33,6 +35,7 @@ export interface EvaluateDeps {
   maxAttempts: number;
   /** Hand a claimed attempt to the dispatcher (which owns the runner). */
   dispatch(attemptId: number): Promise<void>;
+  decisions: DecisionWriter;
   /** Fault injection for crash tests: called at named points; production wiring passes nothing. */
   fault?(point: 'after_claim'): void;
 }
@@ -47,12 +50,16 @@ export function createEvaluator(deps: EvaluateDeps) {
   const { ledger } = deps;
 
   async function log(d: DecisionInput): Promise<void> {
-    try {
-      await ledger.recordDecisions([d]);
-    } catch (err) {
-      deps.logger.error({ err, decision: d }, 'decision log write failed');
-    }
+    deps.decisions.write(d);
   }
+
+  // Coordinates known to be claimed. Attempts are append-only, so this can only ever be true once
+  // true; it spares the storm's later deliveries the gate's reads. The unique index stays the rule.
+  const claimed = new Set<string>();
+  const remember = (taskId: number, coordinate: string) => {
+    claimed.add(`${taskId}\u0000${coordinate}`);
+    if (claimed.size > 10_000) claimed.delete(claimed.values().next().value!);
+  };
 
   async function refuse(ctx: Ctx, reason: Refusal, detail?: string): Promise<EvaluationResult> {
     await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason, detail: detail ?? null });
@@ -107,10 +114,14 @@ export function createEvaluator(deps: EvaluateDeps) {
         if (!again || again.ciHeadSha !== r.sha) return refuse(ctx, 'superseded_head', 'another writer moved the head first');
       }
     }
+    // Only a completed failure is actionable: nothing more to read for any other verdict.
+    const notRed = verdictRefusal(r.verdict);
+    if (notRed) return refuse(ctx, notRed);
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
-    if (r.verdict === 'red') await ledger.markRed(task.id, r.sha);
-    if (r.verdict === 'red') deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
+    if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
+    deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
+    if (claimed.has(`${task.id}\u0000${r.sha}`)) return refuse(ctx, 'coordinate_claimed');
 
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';
@@ -119,7 +130,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    const fresh = (await ledger.getTask(task.id)) ?? task;
+    const fresh = head.advance ? ((await ledger.getTask(task.id)) ?? task) : task;
     ctx.task = fresh;
     const gate = refusalOf({ verdict: r.verdict, fork: r.fork, task: fresh, latestRun: await ledger.latestRun(task.id), stopFlag });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
@@ -158,6 +169,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         return fileNotice(ctx, 'budget_spent', c.headSha);
       }
       const claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
+      remember(task.id, c.coordinate);
       if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
       await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
       deps.fault?.('after_claim');

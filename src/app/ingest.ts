@@ -38,8 +38,15 @@ export function createIngestor(deps: {
   /** Called after commit with the events that were newly stored, for evaluation. */
   onStored(events: StoredLoopEvent[]): void;
   maxBatch?: number;
+  /**
+   * SQLite has one writer: batches commit one after another. PostgreSQL takes several at once
+   * (a pool), so batches may commit side by side.
+   */
+  serialCommits?: boolean;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 512;
+  const serial = deps.serialCommits ?? true;
+  const open = new Set<Promise<void>>();
   let queue: Pending[] = [];
   let scheduled = false;
   let inFlight: Promise<void> = Promise.resolve();
@@ -86,7 +93,12 @@ export function createIngestor(deps: {
       scheduled = false;
       const batch = queue.splice(0, maxBatch);
       if (queue.length > 0) schedule();
-      inFlight = inFlight.then(() => commit(batch));
+      if (serial) inFlight = inFlight.then(() => commit(batch));
+      else {
+        const p = commit(batch);
+        open.add(p);
+        void p.finally(() => open.delete(p));
+      }
     });
   }
 
@@ -161,6 +173,7 @@ export function createIngestor(deps: {
         await new Promise((r) => setImmediate(r));
       }
       await inFlight;
+      await Promise.all([...open]);
     },
   };
 }

@@ -15,18 +15,24 @@ export interface GateSnapshot {
 
 export type GateVerdict = { kind: 'proceed' } | { kind: 'refuse'; reason: Refusal };
 
+/** Only a completed failure is actionable: the refusal for every other verdict (D, first row). */
+export function verdictRefusal(verdict: Verdict): Refusal | null {
+  switch (verdict) {
+    case 'green':
+      return 'result_green';
+    case 'inconclusive':
+      return 'result_not_actionable';
+    case 'unsettled':
+      return 'result_unsettled';
+    case 'red':
+      return null;
+  }
+}
+
 export function refusalOf(s: GateSnapshot): GateVerdict {
   const refuse = (reason: Refusal): GateVerdict => ({ kind: 'refuse', reason });
-  switch (s.verdict) {
-    case 'green':
-      return refuse('result_green');
-    case 'inconclusive':
-      return refuse('result_not_actionable');
-    case 'unsettled':
-      return refuse('result_unsettled');
-    case 'red':
-      break;
-  }
+  const notRed = verdictRefusal(s.verdict);
+  if (notRed) return refuse(notRed);
   // G2: once the notice marker is claimed, every later delivery is a read and nothing else.
   if (s.task.parkedAt) return refuse('task_parked');
   if (s.task.noticeAt !== null) return refuse('notice_filed');

@@ -17,8 +17,11 @@ export interface CreateGitHubOptions {
   /** REST base URL: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise. */
   apiUrl: string;
   auth: GitHubAuth;
-  /** Rate limits: retries after waiting what GitHub says (default 2), and the longest wait sat out (default 60 s). */
-  throttle?: { onRateLimitRetries?: number; maxWaitSeconds?: number };
+  /**
+   * Rate limits: retries after waiting what GitHub says (default 2), the longest wait sat out
+   * (default 60 s), and whether writes are spaced as GitHub asks (default true; false in tests only).
+   */
+  throttle?: { onRateLimitRetries?: number; maxWaitSeconds?: number; spaceWrites?: boolean };
   /** 5xx and network failures: retries (default 3), the n-th after n² × backoffUnitMs (default 1000). */
   retry?: { retries?: number; backoffUnitMs?: number };
   /** Conditional-request cache entries kept (default 500). */
@@ -44,6 +47,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     maxRateLimitWaitSeconds: opts.throttle?.maxWaitSeconds ?? 60,
     retries: opts.retry?.retries ?? 3,
     backoffUnitMs: opts.retry?.backoffUnitMs ?? 1000,
+    spaceWrites: opts.throttle?.spaceWrites ?? true,
     log,
   });
   const etags = new EtagCache<Page<unknown>>(opts.etagCacheSize ?? 500);

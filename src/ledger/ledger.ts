@@ -149,13 +149,13 @@ export function createLedger(db: Db, clock: Clock): Ledger {
               summary: d.summary,
               payload: d.payload,
               received_at: at,
-              eval_state: 'pending',
             })),
           )
           .onConflict((oc) => oc.column('identity').doNothing())
           .returning(['id', 'identity'])
           .execute();
         const idOf = new Map(inserted.map((r) => [r.identity, r.id]));
+        if (inserted.length > 0) await trx.insertInto('pending_events').values(inserted.map((r) => ({ event_id: r.id }))).execute();
         const results: StoreResult[] = batch.map((d, i) => {
           const id = idOf.get(d.identity);
           return id !== undefined && firstIndex.get(d.identity) === i ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
@@ -199,11 +199,11 @@ export function createLedger(db: Db, clock: Clock): Ledger {
 
     async pendingEvents(limit, afterId) {
       const rows = await k
-        .selectFrom('events')
-        .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'summary'])
-        .where('eval_state', '=', 'pending')
-        .where('id', '>', afterId)
-        .orderBy('id')
+        .selectFrom('pending_events')
+        .innerJoin('events', 'events.id', 'pending_events.event_id')
+        .select(['events.id', 'events.identity', 'events.kind', 'events.event_name', 'events.delivery_id', 'events.summary'])
+        .where('pending_events.event_id', '>', afterId)
+        .orderBy('pending_events.event_id')
         .limit(limit)
         .execute();
       return rows.map((r): StoredEvent => ({ id: r.id, identity: r.identity, kind: r.kind, eventName: r.event_name, deliveryId: r.delivery_id, summary: r.summary }));
@@ -211,7 +211,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
 
     async markEvaluated(ids) {
       if (ids.length === 0) return;
-      await k.updateTable('events').set({ eval_state: 'done' }).where('id', 'in', ids).execute();
+      await k.deleteFrom('pending_events').where('event_id', 'in', ids).execute();
     },
 
     async createTask(t) {

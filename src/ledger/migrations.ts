@@ -31,9 +31,10 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('summary', 'text', (c) => c.notNull())
           .addColumn('payload', 'text', (c) => c.notNull())
           .addColumn('received_at', 'text', (c) => c.notNull())
-          .addColumn('eval_state', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('events_pending').on('events').columns(['eval_state', 'id']).execute();
+        // Stored events not yet evaluated. A small table of its own: marking an event evaluated is a
+        // delete here, not an update that would rewrite the event row and its payload.
+        await db.schema.createTable('pending_events').addColumn('event_id', 'integer', (c) => c.primaryKey()).execute();
 
         await id(db.schema.createTable('decisions'))
           .addColumn('delivery_id', 'text')

@@ -19,7 +19,10 @@ export interface EventsTable {
   summary: string; // the classified event as JSON
   payload: string; // the raw delivery body, exactly as signed
   received_at: string;
-  eval_state: string; // pending | done
+}
+
+export interface PendingEventsTable {
+  event_id: number;
 }
 
 export interface DecisionsTable {
@@ -119,6 +122,7 @@ export interface NoticesTable {
 export interface Database {
   settings: SettingsTable;
   events: EventsTable;
+  pending_events: PendingEventsTable;
   decisions: DecisionsTable;
   tasks: TasksTable;
   runs: RunsTable;

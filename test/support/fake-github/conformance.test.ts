@@ -1,0 +1,70 @@
+// The fake GitHub answers as GitHub's OpenAPI description says: a scenario through fixloop's GitHub
+// adapter (App and token auth) plus direct calls reaches every operation the fake implements, and
+// not one answer violates the extracted schemas. SPEC E1–E4, J1–J2, K5, K8 (test double fidelity).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createGitHub } from '../../../src/github/client.js';
+import { FAKE_OPERATIONS } from './operations.js';
+import { startFakeGitHub } from './server.js';
+
+const HEAD = '1'.repeat(40);
+
+test('the committed fixture describes an answer for every operation the fake implements', () => {
+  const fixture = JSON.parse(readFileSync(new URL('../../fixtures/github-openapi/responses.json', import.meta.url), 'utf8')) as { responses: Record<string, unknown> };
+  for (const operation of FAKE_OPERATIONS) {
+    const statuses = Object.keys(fixture.responses).filter((key) => key.startsWith(`${operation} `));
+    const success = operation.endsWith('/logs') ? [] : statuses.filter((key) => / 2\d\d$/.test(key));
+    assert.ok(operation.endsWith('/logs') || success.length > 0, `${operation} has a 2xx schema`);
+  }
+});
+
+test('zero schema violations across a scenario that reaches every operation', async () => {
+  const fake = await startFakeGitHub();
+  try {
+    const app = fake.createApp({ slug: 'fixloop-conformance' });
+    fake.addInstallation('acme');
+    const asApp = createGitHub({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, throttle: { spaceWrites: false } });
+    const userToken = fake.addUserToken('octo-user');
+    const asUser = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token: userToken }, throttle: { spaceWrites: false } });
+
+    fake.addPull('Acme/Shop', 7, { headSha: HEAD, labels: ['bug'], body: 'fixes #1' });
+    fake.addPull('acme/shop', 8, { headSha: HEAD, headRepo: null, state: 'closed' });
+    fake.addCheckRun('acme/shop', HEAD, { name: 'test', conclusion: 'failure', outputTitle: '2 failed', outputSummary: 'see log' });
+    fake.addCheckRun('acme/shop', HEAD, { name: 'lint', status: 'in_progress' });
+    fake.addCheckRun('acme/shop', HEAD, { name: 'old', conclusion: 'stale', appSlug: 'other-ci' });
+    fake.addStatus('acme/shop', HEAD, { context: 'ci/legacy', state: 'error', description: 'boom', targetUrl: 'https://ci.example/9' });
+    fake.setRequiredChecks('acme/shop', 'main', ['test']);
+    fake.setLog(fake.state.checkRuns[`acme/shop@${HEAD}`]![0]!.id, 'log\n');
+    fake.addComment('acme/shop', 7, { body: 'hello', author: 'alice' });
+    fake.addReview('acme/shop', 7, { state: 'CHANGES_REQUESTED', body: 'fix', author: 'bob', commitId: HEAD });
+    fake.addReview('acme/shop', 7, { state: 'PENDING', author: 'carol' });
+
+    await asApp.getPullRequest('acme/shop', 7);
+    await asApp.getPullRequest('acme/shop', 8);
+    await asApp.listCheckRuns('acme/shop', HEAD);
+    await asApp.listStatuses('acme/shop', HEAD);
+    await asApp.requiredChecks('acme/shop', 'main');
+    await asApp.requiredChecks('acme/shop', 'unprotected');
+    await asApp.jobLogUrl('acme/shop', fake.state.checkRuns[`acme/shop@${HEAD}`]![0]!.id);
+    await asApp.addLabels('acme/shop', 7, ['fixloop:needs-human']);
+    await asApp.removeLabel('acme/shop', 7, 'bug');
+    await asApp.removeLabel('acme/shop', 7, 'absent');
+    const comment = await asApp.createIssueComment('acme/shop', 7, '<!-- fixloop-state -->');
+    await asApp.updateIssueComment('acme/shop', comment.id, '<!-- fixloop-state -->\n{}');
+    await asApp.listIssueComments('acme/shop', 7);
+    await asApp.listReviews('acme/shop', 7);
+    await asApp.selfLogin();
+    await asUser.selfLogin();
+    await asApp.getPullRequest('acme/shop', 404).catch(() => undefined);
+    // The one operation fixloop's adapter does not use: every status, newest first.
+    const listed = await fetch(`${fake.url}/repos/acme/shop/commits/${HEAD}/statuses`, { headers: { authorization: `token ${userToken}` } });
+    assert.equal(listed.status, 200);
+
+    const reached = new Set(fake.requests.map((r) => r.operation));
+    assert.deepEqual(FAKE_OPERATIONS.filter((op) => !reached.has(op)), [], 'every operation reached');
+    assert.deepEqual(fake.violations, []);
+  } finally {
+    await fake.close();
+  }
+});

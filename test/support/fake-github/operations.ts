@@ -1,0 +1,24 @@
+// The GitHub REST operations the fake answers, as "METHOD /path/template" exactly as GitHub's
+// OpenAPI description names them. scripts/extract-github-schemas.ts extracts the response schemas
+// of these (and only these) into test/fixtures/github-openapi/responses.json.
+
+export const FAKE_OPERATIONS = [
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+  'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+  'GET /repos/{owner}/{repo}/commits/{ref}/status',
+  'GET /repos/{owner}/{repo}/commits/{ref}/statuses',
+  'GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks',
+  'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
+  'DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+  'GET /user',
+  'GET /app',
+  'GET /repos/{owner}/{repo}/installation',
+  'POST /app/installations/{installation_id}/access_tokens',
+] as const;
+
+export type FakeOperation = (typeof FAKE_OPERATIONS)[number];

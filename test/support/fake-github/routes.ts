@@ -1,0 +1,278 @@
+// What the fake GitHub answers, one handler per operation in operations.ts, reading and writing the
+// plain state object. Handlers return answers; server.ts adds HTTP: auth, pagination (a `list`
+// answer), ETags, fault injection, recording and schema validation.
+import { randomBytes } from 'node:crypto';
+import type { Caller } from './credentials.js';
+import type { FakeOperation } from './operations.js';
+import * as gh from './payloads.js';
+import type { Urls } from './payloads.js';
+import { ensureRepo, isoNow, nextId, pullKey, refKey, branchKey, repoKey, type FakeComment, type FakeRepo, type FakeState, type FakeStatus } from './state.js';
+
+export type Answer =
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** A page of `list` is served (per_page, page, Link); `wrap` shapes it, e.g. { total_count, check_runs }. */
+  | { status: 200; list: unknown[]; wrap?: (items: unknown[], total: number) => unknown };
+
+/** Who may call: the App's JWT, a token that may act on the repository, or a user's token. */
+export type Access = 'app' | 'repo' | 'user';
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  caller: Caller;
+  state: FakeState;
+  urls: Urls;
+  /** The signed blob-host URL for a job's log. */
+  blobUrl(jobId: number): string;
+}
+
+export interface Route {
+  operation: FakeOperation;
+  access: Access;
+  handle(input: RouteInput): Answer;
+}
+
+const notFound = (message = 'Not Found'): Answer => ({ status: 404, body: gh.error(message, 404) });
+const invalid = (message: string): Answer => ({ status: 422, body: { ...gh.error('Validation Failed', 422), errors: [{ resource: 'Issue', code: 'invalid', message }] } });
+
+function repoOf(input: RouteInput): FakeRepo {
+  return ensureRepo(input.state, `${input.params.owner}/${input.params.repo}`);
+}
+
+function actorOf(input: RouteInput): { login: string; type: 'User' | 'Bot' } {
+  const { caller, state } = input;
+  if (caller.kind === 'user') return { login: caller.login, type: 'User' };
+  return { login: `${state.app?.slug ?? 'app'}[bot]`, type: 'Bot' };
+}
+
+/** The latest status per context, in the order contexts first appeared. */
+export function latestStatuses(statuses: FakeStatus[]): FakeStatus[] {
+  const latest = new Map<string, FakeStatus>();
+  for (const status of statuses) latest.set(status.context, status);
+  return [...latest.values()];
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    operation: 'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+    access: 'repo',
+    handle(input) {
+      const pull = input.state.pulls[pullKey(repoOf(input).fullName, Number(input.params.pull_number))];
+      if (pull === undefined) return notFound();
+      return { status: 200, body: gh.pullRequest(input.urls, input.state, repoOf(input), Number(input.params.pull_number), pull) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const ref = input.params.ref!;
+      let runs = input.state.checkRuns[refKey(repo.fullName, ref)] ?? [];
+      if (input.query.get('filter') !== 'all') {
+        // filter=latest (GitHub's default): the most recent run of each name.
+        const byName = new Map(runs.map((run) => [run.name, run]));
+        runs = runs.filter((run) => byName.get(run.name) === run);
+      }
+      return {
+        status: 200,
+        list: runs.map((run) => gh.checkRun(input.urls, repo, ref, run)),
+        wrap: (items, total) => ({ total_count: total, check_runs: items }),
+      };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/commits/{ref}/status',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const ref = input.params.ref!;
+      const latest = latestStatuses(input.state.statuses[refKey(repo.fullName, ref)] ?? []);
+      return {
+        status: 200,
+        list: latest.map((status) => gh.simpleCommitStatus(input.urls, repo, ref, status)),
+        wrap: (items, total) => ({
+          state: gh.combinedState(latest),
+          statuses: items,
+          sha: ref,
+          total_count: total,
+          repository: gh.minimalRepository(input.urls, repo),
+          commit_url: `${input.urls.api}/repos/${repo.fullName}/commits/${ref}`,
+          url: `${input.urls.api}/repos/${repo.fullName}/commits/${ref}/status`,
+        }),
+      };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/commits/{ref}/statuses',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const ref = input.params.ref!;
+      const all = [...(input.state.statuses[refKey(repo.fullName, ref)] ?? [])].reverse();
+      return { status: 200, list: all.map((status) => gh.commitStatus(input.urls, repo, ref, status)) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const policy = input.state.protection[branchKey(repo.fullName, input.params.branch!)];
+      if (policy === undefined) return notFound('Branch not protected');
+      if (policy === 'forbidden') return { status: 403, body: gh.error('Resource not accessible by integration', 403) };
+      return { status: 200, body: gh.statusCheckPolicy(input.urls, repo, input.params.branch!, policy) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+    access: 'repo',
+    handle(input) {
+      const jobId = Number(input.params.job_id);
+      if (input.state.logs[jobId] === undefined) return notFound();
+      return { status: 302, headers: { location: input.blobUrl(jobId) } };
+    },
+  },
+  {
+    operation: 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const pull = input.state.pulls[pullKey(repo.fullName, Number(input.params.issue_number))];
+      if (pull === undefined) return notFound();
+      const body = input.body as { labels?: unknown } | unknown[] | null;
+      const wanted = Array.isArray(body) ? body : body?.labels;
+      if (!Array.isArray(wanted) || !wanted.every((l): l is string => typeof l === 'string')) return invalid('labels must be an array of strings');
+      const labels = pull.labels ?? [];
+      for (const name of wanted) if (!labels.some((l) => l.toLowerCase() === name.toLowerCase())) labels.push(name);
+      pull.labels = labels;
+      pull.updatedAt = isoNow(input.state);
+      return { status: 200, body: labels.map((name) => gh.label(input.urls, repo, name)) };
+    },
+  },
+  {
+    operation: 'DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const pull = input.state.pulls[pullKey(repo.fullName, Number(input.params.issue_number))];
+      if (pull === undefined) return notFound();
+      const name = input.params.name!.toLowerCase();
+      const labels = pull.labels ?? [];
+      if (!labels.some((l) => l.toLowerCase() === name)) return notFound('Label does not exist');
+      pull.labels = labels.filter((l) => l.toLowerCase() !== name);
+      pull.updatedAt = isoNow(input.state);
+      return { status: 200, body: pull.labels.map((l) => gh.label(input.urls, repo, l)) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const number = Number(input.params.issue_number);
+      const comments = input.state.comments[pullKey(repo.fullName, number)] ?? [];
+      return { status: 200, list: comments.map((c) => gh.issueComment(input.urls, repo, number, c)) };
+    },
+  },
+  {
+    operation: 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const number = Number(input.params.issue_number);
+      const text = (input.body as { body?: unknown } | null)?.body;
+      if (typeof text !== 'string' || text === '') return invalid('body is required');
+      const actor = actorOf(input);
+      const now = isoNow(input.state);
+      const comment: FakeComment = { id: nextId(input.state), body: text, author: actor.login, authorType: actor.type, createdAt: now, updatedAt: now };
+      (input.state.comments[pullKey(repo.fullName, number)] ??= []).push(comment);
+      const json = gh.issueComment(input.urls, repo, number, comment);
+      return { status: 201, body: json, headers: { location: String(json.url) } };
+    },
+  },
+  {
+    operation: 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const id = Number(input.params.comment_id);
+      const text = (input.body as { body?: unknown } | null)?.body;
+      if (typeof text !== 'string' || text === '') return invalid('body is required');
+      const prefix = `${repoKey(repo.fullName)}#`;
+      for (const [key, comments] of Object.entries(input.state.comments)) {
+        const comment = key.startsWith(prefix) ? comments.find((c) => c.id === id) : undefined;
+        if (comment === undefined) continue;
+        comment.body = text;
+        comment.updatedAt = isoNow(input.state);
+        return { status: 200, body: gh.issueComment(input.urls, repo, Number(key.slice(prefix.length)), comment) };
+      }
+      return notFound();
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const number = Number(input.params.pull_number);
+      const reviews = input.state.reviews[pullKey(repo.fullName, number)] ?? [];
+      return { status: 200, list: reviews.map((r) => gh.review(input.urls, repo, number, r)) };
+    },
+  },
+  {
+    operation: 'GET /user',
+    access: 'user',
+    handle(input) {
+      if (input.caller.kind !== 'user') return { status: 403, body: gh.error('Resource not accessible by integration', 403) };
+      return { status: 200, body: gh.privateUser(input.urls, input.caller.login) };
+    },
+  },
+  {
+    operation: 'GET /app',
+    access: 'app',
+    handle(input) {
+      const app = input.state.app!;
+      return { status: 200, body: gh.integration(input.urls, app.id, app.slug) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/installation',
+    access: 'app',
+    handle(input) {
+      const app = input.state.app!;
+      const owner = input.params.owner!.toLowerCase();
+      const id = input.state.installations[owner];
+      if (id === undefined) return notFound('Integration not found');
+      return { status: 200, body: gh.installation(input.urls, id, app.id, app.slug, owner) };
+    },
+  },
+  {
+    operation: 'POST /app/installations/{installation_id}/access_tokens',
+    access: 'app',
+    handle(input) {
+      const id = Number(input.params.installation_id);
+      const account = Object.entries(input.state.installations).find(([, installationId]) => installationId === id)?.[0];
+      if (account === undefined) return notFound('Integration not found');
+      const token = `ghs_${randomBytes(18).toString('base64url')}`;
+      const expiresAt = new Date(input.state.now().getTime() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      input.state.installationTokens[token] = { installationId: id, account, expiresAt };
+      return {
+        status: 201,
+        body: { token, expires_at: expiresAt, permissions: { checks: 'read', issues: 'write', pull_requests: 'write', statuses: 'read', actions: 'read' }, repository_selection: 'all' },
+      };
+    },
+  },
+];
+
+/** A route's path template as a regular expression capturing its parameters. */
+export function compileRoute(route: Route): { method: string; pattern: RegExp; names: string[] } {
+  const [method, template] = route.operation.split(' ') as [string, string];
+  const names: string[] = [];
+  const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { method, pattern: new RegExp(`^${source}$`), names };
+}

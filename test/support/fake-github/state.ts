@@ -1,0 +1,163 @@
+// The fake GitHub's state: a plain object a test reads and writes directly, keyed the way a person
+// names things (`acme/shop#7`, `acme/shop@<sha>`, `acme/shop:main`; always lower-case). Records hold
+// only what a test cares about; payloads.ts fills in the rest of GitHub's shape when answering.
+
+export interface FakeRepo {
+  /** As GitHub shows it, case kept ("Acme/Shop"). */
+  fullName: string;
+  id: number;
+  private?: boolean;
+  defaultBranch?: string;
+}
+
+export interface FakePull {
+  headSha: string;
+  headRef?: string;
+  /** owner/name of the head repository as shown; null = deleted fork; default the base repository. */
+  headRepo?: string | null;
+  baseRef?: string;
+  baseSha?: string;
+  title?: string;
+  body?: string | null;
+  state?: 'open' | 'closed';
+  merged?: boolean;
+  draft?: boolean;
+  author?: string;
+  labels?: string[];
+  mergeableState?: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface FakeCheckRun {
+  /** For a GitHub Actions job this is also the job id (its log: `state.logs[id]`). */
+  id: number;
+  name: string;
+  status?: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending';
+  conclusion?: string | null;
+  startedAt?: string | null;
+  completedAt?: string | null;
+  detailsUrl?: string | null;
+  /** The app that ran it; default "github-actions". */
+  appSlug?: string;
+  outputTitle?: string | null;
+  outputSummary?: string | null;
+}
+
+export interface FakeStatus {
+  id?: number;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description?: string | null;
+  targetUrl?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface FakeComment {
+  id: number;
+  body: string;
+  author?: string;
+  authorType?: 'User' | 'Bot' | 'Organization';
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface FakeReview {
+  id: number;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' | 'PENDING';
+  body?: string;
+  author?: string;
+  authorType?: 'User' | 'Bot';
+  commitId?: string | null;
+  submittedAt?: string;
+}
+
+/** Branch protection's required status checks; 'forbidden' answers 403 (credentials may not read it). */
+export type FakeProtection = { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean } | 'forbidden';
+
+export interface FakeApp {
+  id: number;
+  slug: string;
+  /** PEM (SPKI) of the key whose private half signs the App's JWTs. */
+  publicKey: string;
+}
+
+export interface FakeInstallationToken {
+  installationId: number;
+  /** Lower-case owner the installation is on. */
+  account: string;
+  expiresAt: string;
+}
+
+export interface FakeState {
+  repos: Record<string, FakeRepo>;
+  /** 'acme/shop#7' */
+  pulls: Record<string, FakePull>;
+  /** 'acme/shop@<sha>', in creation order. */
+  checkRuns: Record<string, FakeCheckRun[]>;
+  /** 'acme/shop@<sha>', oldest first; the combined status shows the latest per context. */
+  statuses: Record<string, FakeStatus[]>;
+  /** 'acme/shop:main'; absent = branch not protected (404). */
+  protection: Record<string, FakeProtection>;
+  /** job id → the whole log text served by the blob host. */
+  logs: Record<number, string>;
+  /** 'acme/shop#7', oldest first. */
+  comments: Record<string, FakeComment[]>;
+  /** 'acme/shop#7', chronological. */
+  reviews: Record<string, FakeReview[]>;
+  /** personal token → login. */
+  userTokens: Record<string, string>;
+  app: FakeApp | null;
+  /** lower-case owner → installation id of the App there. */
+  installations: Record<string, number>;
+  /** installation token → what it may act on. */
+  installationTokens: Record<string, FakeInstallationToken>;
+  /** Ids handed out to new records. */
+  nextId: number;
+  /** Timestamps given to new records and mutations; tests may move it. */
+  now: () => Date;
+}
+
+export function createState(): FakeState {
+  return {
+    repos: {},
+    pulls: {},
+    checkRuns: {},
+    statuses: {},
+    protection: {},
+    logs: {},
+    comments: {},
+    reviews: {},
+    userTokens: {},
+    app: null,
+    installations: {},
+    installationTokens: {},
+    nextId: 1000,
+    now: () => new Date(),
+  };
+}
+
+export const repoKey = (repo: string): string => repo.toLowerCase();
+export const pullKey = (repo: string, number: number): string => `${repoKey(repo)}#${number}`;
+export const refKey = (repo: string, sha: string): string => `${repoKey(repo)}@${sha}`;
+export const branchKey = (repo: string, branch: string): string => `${repoKey(repo)}:${branch}`;
+
+export function nextId(state: FakeState): number {
+  return state.nextId++;
+}
+
+export function isoNow(state: FakeState): string {
+  return state.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The repository record for owner/name, created on first mention with the casing given. */
+export function ensureRepo(state: FakeState, fullName: string): FakeRepo {
+  const key = repoKey(fullName);
+  let repo = state.repos[key];
+  if (repo === undefined) {
+    repo = { fullName, id: nextId(state) };
+    state.repos[key] = repo;
+  }
+  return repo;
+}
