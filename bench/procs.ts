@@ -129,7 +129,8 @@ export async function startFixloop(o: FixloopOptions): Promise<Proc> {
   const node = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
   const child = track(
     // Extra flags come after tsx's loader, so they may --import TypeScript files.
-    spawn(process.execPath, [...tsxArgs(node, 'src/cli/main.ts', ['serve']).slice(0, -2), ...(o.nodeArgs ?? []), 'src/cli/main.ts', 'serve'], {
+    // Without diagnostics fixloop runs as `npm start` runs it in production: the build in dist/.
+    spawn(process.execPath, o.nodeArgs?.length ? [...tsxArgs(node, 'src/cli/main.ts', ['serve']).slice(0, -2), ...o.nodeArgs, 'src/cli/main.ts', 'serve'] : [...node, 'dist/cli/main.js', 'serve'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

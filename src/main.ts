@@ -106,6 +106,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const apiUrl = config.publicUrl;
 
   const decisions = createDecisionWriter(ledger, logger);
+  const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
+  let self: Promise<string | null> | null = null;
+  const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
   const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, ...(adapters.fault ? { fault: adapters.fault } : {}) });
   const evaluator = createEvaluator({
     ledger,
@@ -113,6 +116,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     works: config.works,
     maxAttempts: config.maxAttempts,
     decisions,
+    reviewBots: config.reviewBots,
+    selfLogin,
     dispatch: async (id) => {
       await dispatcher.dispatch(id);
     },
@@ -128,7 +133,6 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
-  const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let poller: Poller | null = null;
   if (github) {
     const handoff = createHandoff({

@@ -13,10 +13,12 @@ import type { Refusal } from '../core/reasons.js';
 import type { Rejection, StopReason, Task, Work } from '../core/types.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
-export const REJECTION_MAX_AGE_MS = 7 * 24 * 3_600_000;
+export const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
 import type { DecisionInput, Ledger, Logger } from './ports.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { verdictRefusal } from '../core/refusal.js';
+import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
+import { adoptPullRequest } from '../core/adoption.js';
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
@@ -36,6 +38,10 @@ export interface EvaluateDeps {
   /** Hand a claimed attempt to the dispatcher (which owns the runner). */
   dispatch(attemptId: number): Promise<void>;
   decisions: DecisionWriter;
+  /** Allow-listed reviewer bots (F1, F2), lower-case logins. */
+  reviewBots?: readonly string[];
+  /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
+  selfLogin?: () => Promise<string | null>;
   /** Fault injection for crash tests: called at named points; production wiring passes nothing. */
   fault?(point: 'after_claim'): void;
 }
@@ -146,7 +152,7 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function claimAndDispatch(
     ctx: Ctx & { task: Task },
-    c: { coordinate: string; source: 'gate' | 'review'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
+    c: { coordinate: string; source: 'gate' | 'review' | 'bot'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
   ): Promise<EvaluationResult> {
     const task = ctx.task;
     try {
@@ -192,8 +198,23 @@ export function createEvaluator(deps: EvaluateDeps) {
   async function evaluatePullRequest(ctx: Ctx, e: PullRequestChange): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
-    const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
-    if (!task) return refuse(ctx, 'no_task');
+    let task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
+    if (!task) {
+      // Issue 3 §9: a pull request opened on a matching branch or by a listed author becomes a Task.
+      const rules = route.work.repositories.find((r) => r.name.toLowerCase() === e.repository)?.adopt;
+      if (!rules || !['opened', 'reopened', 'ready_for_review'].includes(e.action) || e.prState !== 'open') return refuse(ctx, 'no_task');
+      const verdict = adoptPullRequest(
+        { repository: e.repository, number: e.number, headRef: e.branch, headRepository: e.headRepository, baseRepository: e.repository, author: e.author, draft: e.draft },
+        rules,
+      );
+      if (!verdict.adopt) return refuse(ctx, 'not_adopted', verdict.reason);
+      const created = await ledger.createTask({ work: route.work.name, repository: e.repository, pullRequest: e.number, branch: e.branch, resumeRef: null });
+      task = created.task;
+      if (!('kind' in created)) {
+        await ledger.markAdopted(task.id);
+        await log({ ...ctx.base, taskId: task.id, outcome: 'stored', reason: 'adopted', detail: `${e.repository}#${e.number} on ${e.branch}` });
+      }
+    }
     ctx.task = task;
     await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
     // The pull request's own head is the truest pointer there is; it moves the head by the same CAS.
@@ -208,10 +229,36 @@ export function createEvaluator(deps: EvaluateDeps) {
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
-    // An approval or a plain comment records nothing and resumes nothing (F1).
-    if (e.state !== 'changes_requested') return refuse(ctx, 'not_a_rejection', e.state);
-    const rejection = await ledger.createRejection({ taskId: task.id, source: 'review', headSha: e.headSha, checkName: null, body: e.body, eventId });
+    // F1: a person requesting changes, or an allow-listed bot's finding; an approval, a plain
+    // comment, fixloop's own review or an unknown bot records nothing and resumes nothing.
+    const candidate = rejectionFromReview(
+      { id: e.reviewId, state: e.state, body: e.body, author: e.author, authorType: e.authorType, submittedAt: e.submittedAt, commitId: e.headSha },
+      { allowBots: deps.reviewBots ?? [], selfLogin: (await deps.selfLogin?.()) ?? null },
+    );
+    if (!candidate) return refuse(ctx, 'not_a_rejection', `${e.state} by ${e.author ?? 'unknown'}`);
+    const rejection = await ledger.createRejection({ taskId: task.id, source: candidate.source, headSha: e.headSha, checkName: null, body: e.body, eventId });
     return offerRejection(ctx as Ctx & { task: Task }, rejection);
+  }
+
+  /** F2: a comment is only a doorbell; the row it rings for is checked, never merely fetched. */
+  async function evaluateComment(ctx: Ctx, e: CommentRang): Promise<EvaluationResult> {
+    const route = routeRepository(deps.works, e.repository);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
+    if (!task) return refuse(ctx, 'no_task');
+    ctx.task = task;
+    if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
+    const row = (await ledger.listRejections(task.id)).at(-1) ?? null;
+    const consumed = row ? (await ledger.listAttempts(task.id)).some((a) => a.coordinate === `review:${row.id}` || a.rejectionId === row.id) : false;
+    const verdict = doorbell({
+      comment: { author: e.author, authorType: e.authorType, pullRequest: { repository: e.repository, number: e.number }, createdAt: e.createdAt ?? ledger.now() },
+      row: row ? { source: row.source, pullRequest: { repository: task.repository, number: task.pullRequest }, createdAt: row.createdAt, consumed } : null,
+      selfLogin: (await deps.selfLogin?.()) ?? null,
+      allowBots: deps.reviewBots ?? [],
+      now: ledger.now(),
+    });
+    if (!verdict.ring) return refuse(ctx, `doorbell_${verdict.reason}`);
+    return offerRejection(ctx as Ctx & { task: Task }, row!);
   }
 
   /** F1: resume the run to answer a recorded rejection; the claim is keyed on the rejection row. */
@@ -226,7 +273,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
     return claimAndDispatch(ctx, {
       coordinate: `review:${rejection.id}`,
-      source: 'review',
+      source: rejection.source === 'bot' ? 'bot' : 'review',
       headSha: rejection.headSha,
       fingerprint: fingerprint([rejection.source], rejection.body),
       rejection: { existingId: rejection.id },
@@ -271,9 +318,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       case 'github.review':
         return evaluateReview(ctx, eventId, e);
       case 'github.comment':
-        // A comment is only a doorbell; ringing it is a later capability (F2).
-        await log({ ...ctx.base, outcome: 'stored', reason: 'comment_recorded' });
-        return { kind: 'recorded', taskId: null };
+        return evaluateComment(ctx, e);
     }
   }
 }

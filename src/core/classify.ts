@@ -53,6 +53,9 @@ export interface PullRequestChange {
   branch: string;
   fork: boolean;
   updatedAt: string | null;
+  author: string | null;
+  draft: boolean;
+  headRepository: string | null; // lower-case owner/name; null when the head repository is gone
 }
 
 export interface ReviewSubmitted {
@@ -74,8 +77,10 @@ export interface CommentRang {
   identity: string;
   repository: string;
   number: number;
+  action: string;
   author: string | null;
   authorType: string | null;
+  createdAt: string | null;
 }
 
 export type Classification =
@@ -286,6 +291,9 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       branch: pr.head.ref,
       fork: pr.head.repo == null || pr.head.repo.id !== pr.base.repo.id,
       updatedAt: usableTime(pr.updated_at),
+      author: pr.user?.login ?? null,
+      draft: pr.draft ?? false,
+      headRepository: pr.head.repo ? lower(pr.head.repo.full_name) : null,
     },
   };
 }
@@ -311,7 +319,7 @@ function fromReview(p: z.infer<typeof pullRequestReviewPayload>, deliveryId: str
 
 function fromComment(
   eventName: 'issue_comment' | 'pull_request_review_comment',
-  p: { repository: { full_name: string }; comment: { user: { login: string; type?: string | undefined } | null }; issue?: { number: number; pull_request?: unknown }; pull_request?: { number: number } },
+  p: { action: string; repository: { full_name: string }; comment: { user: { login: string; type?: string | undefined } | null; created_at?: string | null | undefined }; issue?: { number: number; pull_request?: unknown }; pull_request?: { number: number } },
   deliveryId: string,
 ): Classification {
   const repository = lower(p.repository.full_name);
@@ -327,8 +335,10 @@ function fromComment(
       identity: deliveryIdentity(eventName, deliveryId),
       repository,
       number,
+      action: p.action,
       author: p.comment.user?.login ?? null,
       authorType: p.comment.user?.type ?? null,
+      createdAt: usableTime(p.comment.created_at),
     },
   };
 }

@@ -90,6 +90,8 @@ export const pullRequestPayload = z.object({
     number: z.number(),
     state: z.string(),
     merged: z.boolean().nullable().optional(),
+    draft: z.boolean().optional(),
+    user: z.object({ login: z.string() }).nullable().optional(),
     updated_at: nullableString,
     head: z.object({ sha: z.string(), ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }).nullable() }),
     base: z.object({ ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }) }),
@@ -108,7 +110,7 @@ export const pullRequestReviewPayload = z.object({
 export const reviewCommentPayload = z.object({
   action: z.string(),
   repository: repo,
-  comment: z.object({ id: z.number(), user: user.nullable() }),
+  comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
   pull_request: z.object({ number: z.number() }),
 });
 
@@ -116,7 +118,7 @@ export const issueCommentPayload = z.object({
   action: z.string(),
   repository: repo,
   issue: z.object({ number: z.number(), pull_request: z.unknown().optional() }),
-  comment: z.object({ id: z.number(), user: user.nullable() }),
+  comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
 });
 
 export const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });

@@ -47,7 +47,17 @@ export const REFUSALS = [
   'unchanged_failure', // C5: same fingerprint on a new commit
   'over_budget_after_claim', // C3: the claim pushed the Task past its budget
   'ledger_unavailable', // C4: fail closed
-  'not_a_rejection', // a review that requested nothing
+  'not_a_rejection', // a review that requested nothing, or a bot that is not allow-listed (F1)
+  // F2: a comment is only a doorbell; why it did not ring.
+  'doorbell_own_identity',
+  'doorbell_untrusted_bot',
+  'doorbell_unknown_author',
+  'doorbell_no_row',
+  'doorbell_gate_row',
+  'doorbell_other_pull_request',
+  'doorbell_too_old',
+  'doorbell_already_consumed',
+  'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
 
