@@ -1,0 +1,124 @@
+// SPEC K5, K8, G1, G2: the hand-off on the pull request. On a stop: the needs-human label and one
+// state comment, updated and never duplicated; approve-one grants exactly one more attempt and is
+// consumed; no answer in 8 hours parks the Task for good; a hand-edited state comment is reported.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { startGitHubHarness, BOT_LOGIN, type GitHubHarness } from '../support/github-harness.js';
+import { STATE_MARKER } from '../../src/core/state-comment.js';
+
+const REPO_NAME = 'acme/shop';
+const sha = (c: string) => c.repeat(40).slice(0, 40);
+
+/** Push a new red head and let the poll see it; the agent's run (if any) is finished right away. */
+async function redHead(h: GitHubHarness, pr: number, c: string, output: string) {
+  h.clock.advance(120_000);
+  h.fake.setHead(REPO_NAME, pr, sha(c));
+  h.fake.addCheckRun(REPO_NAME, sha(c), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
+  await h.tick();
+  const last = h.runner.starts.at(-1);
+  if (last) h.runner.finish(last.runId);
+  await h.app.settle();
+}
+
+/** The next poll tick (the per-PR lease lasts most of an interval, so time moves on first). */
+async function nextTick(h: GitHubHarness) {
+  h.clock.advance(120_000);
+  await h.tick();
+}
+
+const stateComments = (h: GitHubHarness, pr: number) => (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).filter((c) => c.body.startsWith(STATE_MARKER));
+const labels = (h: GitHubHarness, pr: number) => h.fake.state.pulls[`${REPO_NAME}#${pr}`]!.labels ?? [];
+
+for (const kind of DATABASE_KINDS) {
+  describe(`hand-off on the pull request (${kind})`, () => {
+    test('K5/K8: a stop labels the PR and writes one state comment; approve-one grants exactly one more attempt and is removed', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 21, branch: 'agent/a' });
+        h.fake.addPull(REPO_NAME, 21, { headSha: sha('0'), headRef: 'agent/a' });
+        await redHead(h, 21, '1', 'failure one');
+        assert.equal(h.runner.starts.length, 1);
+        assert.equal(stateComments(h, 21).length, 1, 'the loop acted: its state is mirrored');
+        assert.deepEqual(labels(h, 21), []);
+
+        await redHead(h, 21, '2', 'failure two'); // budget 1 spent → stop; the same tick hands off
+        assert.equal(h.runner.starts.length, 1);
+        assert.deepEqual(labels(h, 21), ['fixloop:needs-human']);
+        assert.equal(stateComments(h, 21).length, 1, 'updated, never duplicated');
+        const body = stateComments(h, 21)[0]!.body;
+        assert.match(body, /"reason": "budget_spent"/);
+        assert.equal(stateComments(h, 21)[0]!.author, BOT_LOGIN);
+
+        // A person adds approve-one: exactly one more attempt, and the label is consumed.
+        h.fake.state.pulls[`${REPO_NAME}#21`]!.labels = ['fixloop:needs-human', 'fixloop:approve-one'];
+        await nextTick(h); // grants
+        await nextTick(h); // re-offers the red head under the new round
+        assert.equal(h.runner.starts.length, 2, 'one more attempt past the cap');
+        assert.deepEqual(labels(h, 21), [], 'approve-one consumed, needs-human cleared');
+        h.runner.finish(h.runner.starts[1]!.runId);
+        await h.app.settle();
+
+        await redHead(h, 21, '3', 'failure three');
+        assert.equal(h.runner.starts.length, 2, 'the grant was for one attempt only');
+        assert.deepEqual(labels(h, 21), ['fixloop:needs-human']);
+        const inbox = (await h.api('GET', '/api/inbox')).body.notices.filter((n: any) => n.taskId === task.id);
+        assert.equal(inbox.length, 2, 'one notice per stop');
+        assert.equal(stateComments(h, 21).length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('K5: with no answer within 8 hours the Task is parked and never re-enters the loop on its own', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 22, branch: 'agent/b' });
+        h.fake.addPull(REPO_NAME, 22, { headSha: sha('0'), headRef: 'agent/b' });
+        await redHead(h, 22, '4', 'one');
+        await redHead(h, 22, '5', 'two'); // stop
+        assert.deepEqual(labels(h, 22), ['fixloop:needs-human']);
+
+        h.clock.advance(7 * 3_600_000);
+        await nextTick(h);
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.parkedAt, null, 'still waiting before 8 hours');
+        h.clock.advance(3_600_000 + 1000);
+        await h.tick();
+        const parked = (await h.api('GET', `/api/tasks/${task.id}`)).body;
+        assert.ok(parked.parkedAt, 'parked after 8 hours');
+        assert.match(stateComments(h, 22)[0]!.body, /"parked": true/);
+
+        // Parked is final: a late approve-one and a new red head both do nothing.
+        h.fake.state.pulls[`${REPO_NAME}#22`]!.labels = ['fixloop:needs-human', 'fixloop:approve-one'];
+        await nextTick(h);
+        await redHead(h, 22, '6', 'three');
+        assert.equal(h.runner.starts.length, 1);
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.attempts.length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('K8: a hand-edited state comment is detected and reported; the ledger stays the truth', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 23, branch: 'agent/c' });
+        h.fake.addPull(REPO_NAME, 23, { headSha: sha('0'), headRef: 'agent/c' });
+        await redHead(h, 23, '7', 'one');
+        await redHead(h, 23, '8', 'two');
+        const comment = stateComments(h, 23)[0]!;
+        const truth = comment.body;
+        comment.body = truth.replace('"attemptsUsed": 1', '"attemptsUsed": 0');
+        assert.notEqual(comment.body, truth);
+        await nextTick(h);
+        const log = (await h.api('GET', `/api/deliveries?taskId=${task.id}&limit=200`)).body.decisions;
+        assert.ok(log.some((d: any) => d.reason === 'state_comment_tampered'), 'reported');
+        assert.equal(stateComments(h, 23)[0]!.body, truth, 'rewritten from the ledger');
+        assert.equal(stateComments(h, 23).length, 1);
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.attempts.length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
