@@ -130,6 +130,8 @@ export const ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const jobId = Number(input.params.job_id);
+      const elsewhere = input.state.logRedirects[jobId];
+      if (elsewhere !== undefined) return { status: 302, headers: { location: elsewhere } };
       if (input.state.logs[jobId] === undefined) return notFound();
       return { status: 302, headers: { location: input.blobUrl(jobId) } };
     },

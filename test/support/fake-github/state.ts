@@ -102,6 +102,8 @@ export interface FakeState {
   protection: Record<string, FakeProtection>;
   /** job id → the whole log text served by the blob host. */
   logs: Record<number, string>;
+  /** A job whose logs redirect somewhere else than the blob host (e.g. a plain-http URL). */
+  logRedirects: Record<number, string>;
   /** 'acme/shop#7', oldest first. */
   comments: Record<string, FakeComment[]>;
   /** 'acme/shop#7', chronological. */
@@ -127,6 +129,7 @@ export function createState(): FakeState {
     statuses: {},
     protection: {},
     logs: {},
+    logRedirects: {},
     comments: {},
     reviews: {},
     userTokens: {},
