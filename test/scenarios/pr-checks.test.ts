@@ -46,10 +46,10 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
     const out = await prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ca: fake.blobCa }) }, { repository: REPO, number: 5, failingOnly: false, logLines: 20 });
     assert.equal(out.headSha, SHA);
     assert.equal(out.entries.length, 9);
-    const byName = new Map(out.entries.map((e) => [e.name, e]));
+    const byName = new Map(out.entries.map((e) => [e.name, e as any]));
     assert.equal(byName.get('lint')!.failing, false);
     assert.equal(byName.get('ci/legacy')!.failing, true);
-    const withLogs = out.entries.filter((e) => e.log || e.logError);
+    const withLogs = out.entries.filter((e: any) => e.log || e.logError);
     assert.equal(withLogs.length, 5, 'the first five failing Actions jobs');
     assert.deepEqual(byName.get('test shard 0')!.log!.lines, ['FAIL shard 0', 'expected 0 to equal 1'], 'ANSI and timestamps stripped');
     assert.match(byName.get('test shard 1')!.logError!, /https/i, 'a plain-http redirect is refused');

@@ -145,13 +145,28 @@ export function pullRequestPayload(s: { repo: RepoSpec; number: number; action: 
   return p;
 }
 
-export function reviewPayload(s: { repo: RepoSpec; number: number; state: string; body: string; headSha: string }): any {
+export function reviewPayload(s: { repo: RepoSpec; number: number; state: string; body: string; headSha: string; author?: string; authorType?: 'User' | 'Bot' }): any {
   const p = example('pull_request_review', (e) => e.action === 'submitted');
   setRepository(p, s.repo);
   p.review.state = s.state;
   p.review.body = s.body;
+  if (s.author) p.review.user.login = s.author;
+  if (s.authorType) p.review.user.type = s.authorType;
   p.pull_request.number = s.number;
   p.pull_request.head.sha = s.headSha;
+  return p;
+}
+
+/** A comment on a pull request (an issue comment whose issue is a pull request). */
+export function prCommentPayload(s: { repo: RepoSpec; number: number; body: string; author?: string; authorType?: 'User' | 'Bot'; createdAt?: string }): any {
+  const p = example('issue_comment', (e) => e.action === 'created');
+  setRepository(p, s.repo);
+  p.issue.number = s.number;
+  p.issue.pull_request = { url: `https://api.github.com/repos/${s.repo.owner}/${s.repo.name}/pulls/${s.number}` };
+  p.comment.body = s.body;
+  if (s.author) p.comment.user.login = s.author;
+  if (s.authorType) p.comment.user.type = s.authorType;
+  p.comment.created_at = s.createdAt ?? new Date().toISOString();
   return p;
 }
 
