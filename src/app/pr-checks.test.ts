@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GitHubError, type CheckRunInfo, type CommitStatusInfo, type GitHubPort, type PullRequestInfo } from './github-port.js';
-import { MAX_LOGS, prChecks, type CheckRunEntry, type FetchLog, type StatusEntry } from './pr-checks.js';
+import { LOG_LINES_MAX, MAX_LOGS, prChecks, type CheckRunEntry, type FetchLog, type StatusEntry } from './pr-checks.js';
 
 const HEAD = 'c0ffee'.padEnd(40, '0');
 
@@ -182,7 +182,8 @@ describe('prChecks (J1)', () => {
     const result = await prChecks({ github, fetchLog }, { ...input, logLines: 50 });
 
     assert.equal(seen.length, MAX_LOGS);
-    assert.ok(seen.every((s) => s.lines === 50));
+    // The whole kept tail is read (J3 parses it); only `logLines` of it are shown.
+    assert.ok(seen.every((s) => s.lines === LOG_LINES_MAX));
     assert.deepEqual(
       github.calls.filter((c) => c.startsWith('jobLogUrl')),
       failing.slice(0, 5).map((r) => `jobLogUrl acme/app ${r.id}`),

@@ -3,6 +3,7 @@
 // Actions jobs. A log that cannot be read is an error on its entry only (J2); a GitHub refusal
 // of the pull request, its checks or its statuses fails the whole call (GitHubError).
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
+import { localCommand, type LocalCommandReport } from '../core/local-command/index.js';
 import { GitHubError, type CommitStatusInfo, type GitHubPort } from './github-port.js';
 
 /** Logs fetched per call at most (J1). */
@@ -50,6 +51,8 @@ export interface CheckRunEntry {
   jobId?: number;
   log?: LogExcerpt;
   logError?: string;
+  /** J3: the failing tests the log names and the one command that reruns exactly those. */
+  localCommand?: LocalCommandReport;
 }
 
 export interface StatusEntry {
@@ -111,8 +114,12 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
 async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRunEntry, lines: number): Promise<void> {
   try {
     const url = await deps.github.jobLogUrl(repository, entry.jobId!);
-    const tail = await deps.fetchLog(url, { lines });
-    entry.log = { lines: tail.text === '' ? [] : tail.text.split('\n'), truncated: tail.truncated };
+    // Read as much of the tail as is kept: the runner's failure summary may sit above the lines shown.
+    const tail = await deps.fetchLog(url, { lines: LOG_LINES_MAX });
+    const all = tail.text === '' ? [] : tail.text.split('\n');
+    entry.log = { lines: all.slice(-lines), truncated: tail.truncated || all.length > lines };
+    const report = localCommand(tail.text);
+    if (report) entry.localCommand = report;
   } catch (err) {
     entry.logError = describeError(err);
   }

@@ -339,6 +339,18 @@ const schemas = {
         { description: 'The tail of the job log, for the first five failing Actions jobs (J2).' },
       ),
       logError: { type: 'string', description: 'Why the log tail could not be read; an error on this entry only (J2).' },
+      localCommand: {
+        type: 'object',
+        description: 'J3: the test runner recognised in the log, the failing files/tests, and the one command that reruns exactly those.',
+        required: ['tool', 'failures', 'command', 'display'],
+        properties: {
+          tool: { type: 'string', enum: ['vitest', 'jest', 'node-test', 'pytest', 'go-test', 'cargo-test', 'eslint', 'tsc'] },
+          failures: { type: 'array', items: { type: 'object', required: ['file'], properties: { file: { type: 'string' }, test: { type: 'string' } } } },
+          command: { type: 'array', items: { type: 'string' }, description: 'argv; never run through a shell by fixloop.' },
+          display: { type: 'string', description: 'The command, shell-quoted for a person to paste.' },
+          note: { type: 'string', description: 'Present when the command cannot select exactly the failures.' },
+        },
+      },
     },
     description: 'A check run of the head.',
   },

@@ -3,6 +3,7 @@
 // a log that cannot be read is an error on its entry only. Same answer from the API and the CLI.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
 import { createGitHub } from '../../src/github/client.js';
 import { prChecks } from '../../src/app/pr-checks.js';
@@ -31,6 +32,9 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
       fake.setLog(r.id, `2026-11-30T02:11:36.1234567Z \u001b[31mFAIL\u001b[0m shard ${i}\n2026-11-30T02:11:36.2234567Z expected ${i} to equal ${i + 1}\n`);
     }
     fake.addStatus(REPO, SHA, { context: 'ci/legacy', state: 'error', description: 'legacy CI broke' });
+    // Shard 0 ran vitest: its log is real vitest output (J3 fixture), behind GitHub's timestamps.
+    const vitest = readFileSync(new URL('../fixtures/tool-output/vitest.txt', import.meta.url), 'utf8');
+    fake.setLog(jobs[0]!, vitest.split('\n').map((l) => `2026-11-30T02:11:36.1234567Z ${l}`).join('\n'));
     // Shard 1: its log redirect points at plain http — never followed.
     fake.state.logRedirects[jobs[1]!] = 'http://127.0.0.1:9/logs/plain.txt';
     // Shard 2: a 40 MiB log — cut at 32 MiB with a marker.
@@ -51,7 +55,14 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
     assert.equal(byName.get('ci/legacy')!.failing, true);
     const withLogs = out.entries.filter((e: any) => e.log || e.logError);
     assert.equal(withLogs.length, 5, 'the first five failing Actions jobs');
-    assert.deepEqual(byName.get('test shard 0')!.log!.lines, ['FAIL shard 0', 'expected 0 to equal 1'], 'ANSI and timestamps stripped');
+    assert.deepEqual(byName.get('test shard 3')!.log!.lines, ['FAIL shard 3', 'expected 3 to equal 4'], 'ANSI and timestamps stripped');
+    // J3: the failure report names the local command that reruns exactly the failing tests.
+    const report = byName.get('test shard 0')!.localCommand;
+    assert.equal(report.tool, 'vitest');
+    assert.ok(byName.get('test shard 0')!.log.lines.length <= 20, '--log-lines bounds what is shown');
+    assert.ok(report.failures.length >= 1);
+    assert.equal(report.command[0], 'npx');
+    assert.equal(byName.get('test shard 3')!.localCommand, undefined, 'no runner recognised: no command invented');
     assert.match(byName.get('test shard 1')!.logError!, /https/i, 'a plain-http redirect is refused');
     const cut = byName.get('test shard 2')!.log!;
     assert.equal(cut.truncated, true);
