@@ -138,3 +138,30 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('poll across two replicas (postgres)', () => {
+  test('E1/K7: two replicas ticking at once poll each pull request once and start the agent once', async () => {
+    const a = await startGitHubHarness('postgres');
+    const { startHarness } = await import('../support/harness.js');
+    const { createGitHub } = await import('../../src/github/client.js');
+    const github = createGitHub({ apiUrl: a.fake.url, auth: { kind: 'token', token: a.fake.addUserToken('replica-b') }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
+    const b = await startHarness('postgres', { db: a.db, adapters: { github, clock: a.clock, startPoll: false } });
+    try {
+      for (const n of [51, 52, 53]) {
+        await a.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: n, branch: `agent/${n}` });
+        a.fake.addPull(REPO_NAME, n, { headSha: sha(String(n % 10)), headRef: `agent/${n}` });
+        a.fake.addCheckRun(REPO_NAME, sha(String(n % 10)), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: `broken ${n}` });
+      }
+      a.fake.clearRequests();
+      await Promise.all([a.app.poller!.tick(), b.app.poller!.tick()]);
+      await Promise.all([a.app.settle(), b.app.settle()]);
+      for (const n of [51, 52, 53]) {
+        assert.equal(a.fake.requestsTo(new RegExp(`/pulls/${n}$`)).length, 1, `PR ${n} polled once`);
+      }
+      assert.equal(a.runner.starts.length + b.runner.starts.length, 3, 'one start per pull request across both replicas');
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+});
