@@ -1,7 +1,8 @@
-// The `fixloop` command line (SPEC M1): serve, the server's read/stop commands, `pr checks` (J1)
-// and replay of a saved delivery. `run(argv, io)` is the whole CLI as a function returning the
-// exit code — 0 ok, 1 the server, the network or GitHub failed, 2 a malformed argument or
-// configuration — so tests call it in-process; executed directly, this file runs it on process.argv.
+// The `fixloop` command line (SPEC M1): serve, the server's read/stop commands, `pr checks` (J1),
+// replay of a saved delivery, and `mcp`, the MCP stdio server beside a resumed agent (M3).
+// `run(argv, io)` is the whole CLI as a function returning the exit code — 0 ok, 1 the server, the
+// network or GitHub failed, 2 a malformed argument or configuration — so tests call it in-process;
+// executed directly, this file runs it on process.argv.
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
@@ -76,6 +77,19 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .option('--failing', 'only the failing checks and statuses')
     .option('--log-lines <n>', 'lines of each log tail, 0–2000 (0: no logs)', '200')
     .action(async (ref: string, opts: PrChecksOptions) => exit(await prChecksCommand(ref, opts, io)));
+
+  program
+    .command('mcp')
+    .description("serve MCP on stdio for the agent run given by $FIXLOOP_API_URL and $FIXLOOP_RUN_TOKEN")
+    .action(async () => {
+      const { serveMcpStdio, McpStartupError } = await import('../mcp/stdio.js');
+      try {
+        await serveMcpStdio({ env: io.env, fetch: io.fetch });
+      } catch (err) {
+        throw err instanceof McpStartupError ? new CliError(2, err.message) : err;
+      }
+      exit(0);
+    });
 
   program
     .command('replay')

@@ -2,7 +2,7 @@
 // shell. Untrusted text (the prompt) goes in a 0600 file; the child gets a minimal environment built
 // from scratch, never the service's secrets. The process's life is the run's life.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
@@ -24,16 +24,29 @@ export const DEFAULT_MAX_LOG_BYTES = 256 * 1024;
 /** After the child exits, how long to wait for its pipes to close (a grandchild may hold them). */
 const PIPE_GRACE_MS = 2000;
 
+/**
+ * Prepares the run's working directory (L2, e.g. a fresh checkout from workspace.ts): the agent runs
+ * in `cwd` with `env` added to its environment, and `cleanup` runs once the run has ended.
+ */
+export interface WorkspacePreparer {
+  prepare(spec: RunSpec): Promise<{ cwd: string; env?: Record<string, string>; cleanup(): Promise<void> }>;
+}
+
 export interface CommandRunnerOptions {
   /**
    * argv of the agent, e.g. `['claude', '-p', '--resume', '{resumeRef}']`. Placeholders `{taskId}`,
-   * `{runId}`, `{resumeRef}`, `{promptFile}`, `{branch}`, `{repository}`, `{pullRequest}` are replaced
+   * `{runId}`, `{resumeRef}`, `{promptFile}`, `{branch}`, `{repository}`, `{pullRequest}`, and
+   * `{workspace}` (the agent's working directory) are replaced
    * as text inside each argument (not in argv[0]); a value never splits into more arguments and is not
    * scanned again. An absent resumeRef becomes '' (the argument stays, empty).
    */
   command: string[];
-  /** Working directory of the agent; defaults to the run's own directory. */
+  /** Working directory of the agent; defaults to the run's own directory. Not with `workspace`. */
   cwd?: string;
+  /** When set, each run gets its own prepared working directory, removed after the run ends. */
+  workspace?: WorkspacePreparer;
+  /** The prompt file becomes the child's stdin (otherwise stdin is empty). */
+  stdinFromPromptFile?: boolean;
   /** Names of parent variables the agent may see (DENIED_ENV is dropped regardless). */
   envAllow?: string[];
   /** Per-run directories (`run-<runId>/prompt.md`) are made here. */
@@ -53,7 +66,7 @@ export interface CommandRunner extends Runner {
   stopAll(timeoutMs?: number): Promise<void>;
 }
 
-const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest)\}/g;
+const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest|workspace)\}/g;
 
 export function substituteArgs(args: readonly string[], values: Record<string, string>): string[] {
   // One pass with a callback: substituted text is never re-scanned for placeholders.
@@ -65,12 +78,15 @@ export function buildChildEnv(
   envAllow: readonly string[],
   spec: RunSpec,
   promptFile: string,
+  workspaceEnv: Record<string, string> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envAllow]) {
     const v = parent[name];
     if (v !== undefined && !DENIED_ENV.has(name)) env[name] = v;
   }
+  // The workspace's git credential (GIT_CONFIG_*), so the agent's own `git push` is authenticated.
+  Object.assign(env, workspaceEnv);
   // Set last so an allowed parent variable cannot shadow the run's own values.
   env.FIXLOOP_TASK_ID = String(spec.taskId);
   env.FIXLOOP_RUN_ID = String(spec.runId);
@@ -86,6 +102,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const [first, ...args] = opts.command;
   if (!first) throw new Error('command runner: `command` must name a program');
   const program: string = first;
+  if (opts.cwd !== undefined && opts.workspace !== undefined) throw new Error('command runner: set `cwd` or `workspace`, not both');
   const maxLogBytes = opts.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
   if (!Number.isSafeInteger(maxLogBytes) || maxLogBytes < 0) throw new Error('command runner: `maxLogBytes` must be a non-negative integer');
   const workDir = resolve(opts.workDir);
@@ -94,12 +111,13 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const children = new Map<number, ChildProcess>();
   // Resolved once a run's end has been reported through onExit.
   const ended = new Map<number, Promise<void>>();
+  const preparing = new Set<number>();
 
   async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
     const { runId } = spec;
     // runId names a directory: keep it a plain integer so it can never escape workDir.
     if (!Number.isSafeInteger(runId) || runId < 0) throw new RunnerError('spawn_failed', `invalid run id ${runId}`);
-    if (children.has(runId)) throw new RunnerError('spawn_failed', `run ${runId} is already running`);
+    if (children.has(runId) || preparing.has(runId)) throw new RunnerError('spawn_failed', `run ${runId} is already running`);
 
     const runDir = join(workDir, `run-${runId}`);
     const promptFile = join(runDir, 'prompt.md');
@@ -111,6 +129,36 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, { cause: err });
     }
 
+    let workspace: Awaited<ReturnType<WorkspacePreparer['prepare']>> | null = null;
+    if (opts.workspace) {
+      preparing.add(runId);
+      try {
+        workspace = await opts.workspace.prepare(spec);
+      } catch (err) {
+        throw new RunnerError('spawn_failed', `could not prepare the workspace: ${(err as Error).message}`, { cause: err });
+      } finally {
+        preparing.delete(runId);
+      }
+    }
+    const cwd = workspace?.cwd ?? opts.cwd ?? runDir;
+    // After the run (or a failed start): remove the workspace; the run directory and its log stay.
+    const release = async (): Promise<void> => {
+      try {
+        await workspace?.cleanup();
+      } catch (err) {
+        callbacks.onOutput(runId, `[fixloop: workspace cleanup failed: ${(err as Error).message}]\n`);
+      }
+    };
+    let stdin: FileHandle | null = null;
+    if (opts.stdinFromPromptFile) {
+      try {
+        stdin = await open(promptFile, 'r');
+      } catch (err) {
+        await release();
+        throw new RunnerError('spawn_failed', `could not open the prompt file: ${(err as Error).message}`, { cause: err });
+      }
+    }
+
     const argv = substituteArgs(args, {
       taskId: String(spec.taskId),
       runId: String(runId),
@@ -119,13 +167,23 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       branch: spec.branch,
       repository: spec.repository,
       pullRequest: String(spec.pullRequest),
+      workspace: cwd,
     });
-    const child = spawn(program, argv, {
-      shell: false,
-      cwd: opts.cwd ?? runDir,
-      env: buildChildEnv(parentEnv, envAllow, spec, promptFile),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    let child: ChildProcess;
+    try {
+      child = spawn(program, argv, {
+        shell: false,
+        cwd,
+        env: buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env),
+        stdio: [stdin?.fd ?? 'ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      await release();
+      throw new RunnerError('spawn_failed', `could not start ${program}: ${(err as Error).message}`, { cause: err });
+    } finally {
+      // The child holds its own copy of the descriptor once spawn() returns.
+      void stdin?.close().catch(() => {});
+    }
     children.set(runId, child);
 
     await new Promise<void>((resolveStart, rejectStart) => {
@@ -139,9 +197,13 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         finished = true;
         clearTimeout(grace);
         children.delete(runId);
-        callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
-        ended.delete(runId);
-        reportEnd();
+        const report = (): void => {
+          callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
+          ended.delete(runId);
+          reportEnd();
+        };
+        if (workspace) void release().then(report);
+        else report();
       };
       child.once('spawn', () => {
         spawned = true;
@@ -151,7 +213,8 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       child.on('error', (err) => {
         if (spawned) return;
         children.delete(runId);
-        rejectStart(new RunnerError('spawn_failed', `could not start ${program}: ${err.message}`, { cause: err }));
+        const failure = new RunnerError('spawn_failed', `could not start ${program}: ${err.message}`, { cause: err });
+        void release().then(() => rejectStart(failure));
       });
       forwardOutput(child, runId, callbacks, maxLogBytes);
       // 'close' comes after the pipes are drained, so every line is forwarded before onExit.
