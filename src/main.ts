@@ -15,6 +15,10 @@ import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
+import { createAgentLedger } from './ledger/agent-ledger.js';
+import { createPushGuard } from './app/push-guard.js';
+import { createProgressCheck } from './app/progress-check.js';
+import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
 import { reconcileAttempts } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -99,17 +103,18 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   for (const w of config.warnings) logger.warn({}, w);
   const clock = adapters.clock ?? systemClock;
   const random = adapters.random ?? systemRandom;
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { onWarning: (message) => logger.warn({}, message) });
   await migrateToLatest(db.kysely, db.dialect);
   const ledger = createLedger(db, clock);
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFrom(config);
   const apiUrl = config.publicUrl;
 
   const decisions = createDecisionWriter(ledger, logger);
+  const agent = createAgentLedger(db, ledger);
   const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
-  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, ...(adapters.fault ? { fault: adapters.fault } : {}) });
+  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, agent, ...(adapters.fault ? { fault: adapters.fault } : {}) });
   const evaluator = createEvaluator({
     ledger,
     logger,
@@ -118,18 +123,22 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     reviewBots: config.reviewBots,
     selfLogin,
+    agent,
+    cost: config.cost,
+    wakeCaps: config.wakeCaps,
     dispatch: async (id) => {
       await dispatcher.dispatch(id);
     },
     ...(adapters.fault ? { fault: adapters.fault } : {}),
   });
-  // SQLite has one writer: evaluating one event at a time avoids lock churn; PostgreSQL takes more.
-  const queue = createEvaluationQueue({ evaluator, ledger, logger, concurrency: db.dialect === 'sqlite' ? 1 : 4 });
-  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), serialCommits: db.dialect === 'sqlite' });
+  // Evaluation batches at a time. SQLite has one writer: one batch avoids lock churn; PostgreSQL takes two.
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: db.dialect === 'sqlite' ? 1 : 2 });
+  // SQLite commits one batch at a time; PostgreSQL a few side by side (see ingest.ts).
+  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : Number(process.env.X_SLOTS ?? 2) });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
-  await reconcileAttempts({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  await reconcileAttempts({ ledger, logger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
@@ -143,7 +152,18 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       parkAfterMs: config.parkAfterMs,
       stateKey: createHmac('sha256', config.webhookSecrets[0]!).update('fixloop-state-comment').digest(),
     });
-    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr) });
+    // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
+    const pushGuard = createPushGuard({
+      github,
+      agent,
+      logger,
+      policyFor: () => DEFAULT_PATH_POLICY,
+      stop: async (task, reason, detail) => {
+        await evaluator.stop(task, reason, detail, task.ciHeadSha);
+      },
+    });
+    const progress = createProgressCheck({ agent, github, clock, logger, intervalMs: config.pollIntervalMs, evaluator });
+    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr), pushGuard, progress });
     if (adapters.startPoll !== false) poller.start();
   }
 

@@ -15,7 +15,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
     assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
     // Each migration recorded exactly once, though two replicas ran the migrator together.
     const rows = (await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute()) as Array<{ name: string }>;
-    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff']);
+    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards']);
   } finally {
     await a.close();
     await b.close();

@@ -1,40 +1,65 @@
 // The decision log's writer: evaluation and dispatch steps append rows here, and the rows written
-// in one event-loop turn go to the database as one insert (group commit, like the ingest). A row
-// lost to a crash is re-derived: its event is still pending and is evaluated again on start-up.
+// in one event-loop turn (or while the previous write was in flight) go to the database as one
+// insert (group commit, like the ingest), in the same transaction as the events whose evaluation
+// finished meanwhile. An event is therefore marked evaluated only together with, or after, its
+// decision rows: a row lost to a crash is re-derived, because its event is still pending and is
+// evaluated again on start-up.
 import type { DecisionInput, Ledger, Logger } from './ports.js';
 
 export interface DecisionWriter {
   write(d: DecisionInput): void;
+  /** Mark a stored event evaluated, with the rows written so far. */
+  evaluated(eventId: number): void;
   /** Resolves when every row written so far is committed. */
   drain(): Promise<void>;
 }
 
 export function createDecisionWriter(ledger: Ledger, logger: Logger): DecisionWriter {
-  let queue: DecisionInput[] = [];
+  let rows: DecisionInput[] = [];
+  let ids: number[] = [];
   let scheduled = false;
-  let chain: Promise<void> = Promise.resolve();
+  // One write at a time, in order: what arrives meanwhile waits and goes in the next, bigger one.
+  let writing: Promise<void> | null = null;
 
   function flush(): void {
     scheduled = false;
-    const rows = queue;
-    queue = [];
-    if (rows.length === 0) return;
-    chain = chain.then(() =>
-      ledger.recordDecisions(rows).catch((err) => logger.error({ err, rows: rows.length }, 'decision log write failed')),
-    );
+    if (writing || (rows.length === 0 && ids.length === 0)) return;
+    const r = rows;
+    const e = ids;
+    rows = [];
+    ids = [];
+    writing = ledger
+      .recordDecisions(r, e)
+      // On failure the events stay pending: the start-up sweep evaluates them again.
+      .catch((err) => logger.error({ err, rows: r.length, evaluated: e.length }, 'decision log write failed'))
+      .finally(() => {
+        writing = null;
+        if (rows.length > 0 || ids.length > 0) schedule();
+      });
+  }
+
+  function schedule(): void {
+    // A write in flight schedules the next when it ends.
+    if (!scheduled && !writing) {
+      scheduled = true;
+      setImmediate(flush);
+    }
   }
 
   return {
     write(d) {
-      queue.push(d);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      rows.push(d);
+      schedule();
+    },
+    evaluated(eventId) {
+      ids.push(eventId);
+      schedule();
     },
     async drain() {
-      if (scheduled) flush();
-      await chain;
+      while (writing || rows.length > 0 || ids.length > 0) {
+        if (writing) await writing;
+        else flush();
+      }
     },
   };
 }

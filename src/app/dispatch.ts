@@ -3,9 +3,10 @@
 // the run row, so two processes can never both start it; the prompt is built from the stored
 // rejection, so what the agent reads survives a failed dispatch.
 import { createHash } from 'node:crypto';
-import { ciFailurePrompt } from '../core/prompt.js';
-import { reviewPrompt } from '../core/review-prompt.js';
-import type { AttemptStatus } from '../core/types.js';
+import { ciFailureFrame, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { nextAttemptState } from '../core/attempt-state.js';
+import type { Attempt, AttemptStatus, Rejection, Task } from '../core/types.js';
+import type { AgentLedger } from './agent-port.js';
 import type { Ledger, Logger, Random, Runner } from './ports.js';
 import type { DecisionWriter } from './decision-writer.js';
 
@@ -19,6 +20,10 @@ export interface DispatchDeps {
   apiUrl: string;
   maxAttempts: number;
   decisions: DecisionWriter;
+  /** The attempt lifecycle (I1): running on dispatch, then by the run's end and its outcome. */
+  agent: AgentLedger;
+  /** An operator's prompt template (trusted config); the protocol block is always appended. */
+  promptTemplate?: string;
   /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start'): void;
 }
@@ -40,6 +45,42 @@ export function createDispatcher(deps: DispatchDeps) {
     deps.decisions.write({ taskId, attemptId, outcome, reason, detail: detail ?? null });
   }
 
+  /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
+  async function promptFor(task: Task, attemptId: number, attempts: Attempt[], rejection: Rejection, attemptNumber: number): Promise<string> {
+    const life = await deps.agent.life(attemptId);
+    const base = {
+      repository: task.repository,
+      pullRequest: task.pullRequest,
+      headSha: rejection.headSha ?? life?.headSha ?? null,
+      attempt: attemptNumber,
+      maxAttempts: deps.maxAttempts + task.extraAttempts,
+      nonce: deps.random.token(12),
+    };
+    const failure =
+      rejection.source === 'gate'
+        ? ({ source: 'gate', checkName: rejection.checkName ?? '', conclusion: null, url: null, output: rejection.body } as const)
+        : ({ source: rejection.source, reviewer: null, body: rejection.body } as const);
+    let frame;
+    if (life?.retryOf != null) {
+      const previous = await deps.agent.life(life.retryOf);
+      frame = retryFrame({
+        ...base,
+        reason: previous?.outcome ? 'no_progress' : 'no_outcome',
+        previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
+        failure,
+      });
+    } else frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+    return renderPrompt(frame, deps.promptTemplate);
+  }
+
+  /** I1: apply a lifecycle event to the attempt, by compare-and-set from the state it was read in. */
+  async function advance(attemptId: number, event: Parameters<typeof nextAttemptState>[1]): Promise<void> {
+    const life = await deps.agent.life(attemptId);
+    if (!life) return;
+    const t = nextAttemptState(life.state, event);
+    if (t.kind === 'move') await deps.agent.moveAttempt(attemptId, [life.state], t.to);
+  }
+
   /** Dispatch the attempt if it is still in `from`; returns false when another process has it. */
   async function dispatch(attemptId: number, from: AttemptStatus = 'claimed'): Promise<boolean> {
     const token = deps.random.token(32);
@@ -56,23 +97,15 @@ export function createDispatcher(deps: DispatchDeps) {
       await fail(attempt.id, run.id, task.id, 'no runner configured');
       return true;
     }
-    const attemptNumber = (await ledger.listAttempts(task.id)).findIndex((a) => a.id === attempt.id) + 1;
-    const nonce = deps.random.token(12);
-    const prompt =
-      rejection.source === 'gate'
-        ? ciFailurePrompt({
-            repository: task.repository,
-            pullRequest: task.pullRequest,
-            headSha: rejection.headSha ?? attempt.headSha ?? 'unknown',
-            checkName: rejection.checkName ?? 'unknown check',
-            conclusion: null,
-            url: null,
-            output: rejection.body,
-            attemptNumber,
-            maxAttempts: deps.maxAttempts,
-            nonce,
-          })
-        : reviewPrompt({ repository: task.repository, pullRequest: task.pullRequest, body: rejection.body, attemptNumber, maxAttempts: deps.maxAttempts, nonce });
+    const attempts = await ledger.listAttempts(task.id);
+    const attemptNumber = attempts.findIndex((a) => a.id === attempt.id) + 1;
+    let prompt: string;
+    try {
+      prompt = await promptFor(task, attempt.id, attempts, rejection, attemptNumber);
+    } catch (err) {
+      await fail(attempt.id, run.id, task.id, `prompt could not be built: ${(err as Error).message}`);
+      return true;
+    }
     deps.fault?.('before_start');
     try {
       await deps.runner.start(
@@ -91,7 +124,14 @@ export function createDispatcher(deps: DispatchDeps) {
         },
         {
           onExit: (runId, r) => {
-            track(ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode }).catch((err) => logger.error({ err, runId }, 'run state write failed')));
+            track(
+              ledger
+                .setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode })
+                // I3: a run that ends without an outcome leaves its attempt retryable.
+                .then(() => deps.agent.life(attempt.id))
+                .then((life) => (life ? advance(attempt.id, { kind: 'run_ended', hadOutcome: life.outcome !== null }) : undefined))
+                .catch((err) => logger.error({ err, runId }, 'run state write failed')),
+            );
           },
           onOutput: (runId, chunk) => {
             track(ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined));
@@ -103,6 +143,7 @@ export function createDispatcher(deps: DispatchDeps) {
       return true;
     }
     await ledger.setAttemptStatus(attempt.id, ['dispatching'], 'dispatched');
+    await advance(attempt.id, { kind: 'dispatched' });
     await ledger.setRunState(run.id, ['queued'], 'running');
     await decide(attempt.id, task.id, 'dispatched', null, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');
@@ -111,6 +152,8 @@ export function createDispatcher(deps: DispatchDeps) {
 
   async function fail(attemptId: number, runId: number, taskId: number, why: string) {
     await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatch_failed', why.slice(0, 500));
+    // Never dispatched: out of flight for good (its run failed, which a person must look at).
+    await deps.agent.moveAttempt(attemptId, ['queued'], 'acknowledged');
     await ledger.setRunState(runId, ['queued'], 'failed');
     await decide(attemptId, taskId, 'failed', 'dispatch_failed', why.slice(0, 500));
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');

@@ -19,6 +19,12 @@ import type { DecisionWriter } from './decision-writer.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
 import { adoptPullRequest } from '../core/adoption.js';
+import { inFlightVerdict } from '../core/in-flight.js';
+import { wakeVerdict } from '../core/wake-caps.js';
+import { costVerdict, expectedNextCost } from '../core/cost-ceiling.js';
+import type { AgentLedger } from './agent-port.js';
+import { isUniqueViolation } from '../ledger/errors.js';
+import { createTaskReads, type TaskSnapshot } from './task-reads.js';
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
@@ -38,6 +44,12 @@ export interface EvaluateDeps {
   /** Hand a claimed attempt to the dispatcher (which owns the runner). */
   dispatch(attemptId: number): Promise<void>;
   decisions: DecisionWriter;
+  /** Attempt lifecycle, spend and the last time a person acted (I1, K6, K7, K9). */
+  agent: AgentLedger;
+  /** K9 caps (defaults: 5 wakes in 10 minutes, 20 since a person acted). */
+  wakeCaps?: { perWindow?: number; windowMs?: number; sinceHuman?: number };
+  /** K6: the Task's cost ceiling (null = none), the expected cost of an attempt before any was reported, the CI minute price. */
+  cost?: { ceiling: number | null; expectedAttemptCost: number; ciMinutePrice: number };
   /** Allow-listed reviewer bots (F1, F2), lower-case logins. */
   reviewBots?: readonly string[];
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
@@ -53,7 +65,9 @@ export type EvaluationResult =
   | { kind: 'noticed'; taskId: number; reason: StopReason };
 
 export function createEvaluator(deps: EvaluateDeps) {
-  const { ledger } = deps;
+  // Every ledger call goes through `reads`, so a batch's task snapshot ends at the first write.
+  const reads = createTaskReads(deps.ledger);
+  const { ledger } = reads;
 
   async function log(d: DecisionInput): Promise<void> {
     deps.decisions.write(d);
@@ -73,14 +87,14 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { kind: 'refused', reason, taskId: ctx.task?.id ?? null };
   }
 
-  async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null): Promise<EvaluationResult> {
+  async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null, detail?: string): Promise<EvaluationResult> {
     const used = await ledger.countAttempts(ctx.task.id);
     const notice = await ledger.fileNotice({
       taskId: ctx.task.id,
       reason,
       headSha,
       attemptsUsed: used,
-      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts + ctx.task.extraAttempts, reason }),
+      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts + ctx.task.extraAttempts, reason, detail: detail ?? null }),
     });
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
@@ -94,10 +108,12 @@ export function createEvaluator(deps: EvaluateDeps) {
   interface Ctx {
     base: DecisionInput;
     task: Task | null;
+    /** The batch's task snapshot (task-reads.ts), when evaluated in a batch. */
+    tasks: TaskSnapshot | null;
   }
 
-  async function resolveTask(repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
-    const byPr = await ledger.findTaskByPullRequest(repository, numbers);
+  async function resolveTask(ctx: Ctx, repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
+    const byPr = await (ctx.tasks ? ctx.tasks.byPullRequest(repository, numbers) : ledger.findTaskByPullRequest(repository, numbers));
     if (byPr) return byPr;
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
@@ -106,7 +122,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
-    const task = await resolveTask(r.repository, r.pointers.map((p) => p.number), r.branch);
+    const task = await resolveTask(ctx, r.repository, r.pointers.map((p) => p.number), r.branch);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
 
@@ -136,7 +152,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    const fresh = head.advance ? ((await ledger.getTask(task.id)) ?? task) : task;
+    // Read again: the Task above may be the batch's snapshot, and the gate decides on the Task as it is.
+    const fresh = (await ledger.getTask(task.id)) ?? task;
     ctx.task = fresh;
     const gate = refusalOf({ verdict: r.verdict, fork: r.fork, task: fresh, latestRun: await ledger.latestRun(task.id), stopFlag });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
@@ -150,15 +167,36 @@ export function createEvaluator(deps: EvaluateDeps) {
     });
   }
 
+  type GuardStop = { kind: 'stop'; reason: StopReason; detail: string } | { kind: 'refuse'; reason: Refusal; detail: string };
+
+  async function guardsBeforeClaim(task: Task): Promise<GuardStop | null> {
+    const lives = await deps.agent.lives(task.id);
+    const inFlight = inFlightVerdict(lives.map((l) => ({ id: l.attemptId, state: l.state })));
+    if (inFlight.kind === 'refuse') return { kind: 'refuse', reason: 'attempt_in_flight', detail: inFlight.detail };
+    const wake = wakeVerdict({ wakes: lives.map((l) => l.createdAt), now: ledger.now(), lastHumanAt: await deps.agent.humanAt(task.id), ...deps.wakeCaps });
+    if (wake.kind === 'stop') {
+      // The window cap clears on its own: a refusal the poll retries; the cap since a person acted needs one.
+      return wake.reason === 'wake_cap_window' ? { kind: 'refuse', reason: 'wake_cap_window', detail: wake.detail } : { kind: 'stop', reason: wake.reason, detail: wake.detail };
+    }
+    if (deps.cost && deps.cost.ceiling !== null) {
+      const totals = await deps.agent.spendTotals(task.id);
+      const spent = [{ model: totals.model, sandbox: totals.sandbox, ciMinutes: totals.ciMinutes * deps.cost.ciMinutePrice }];
+      const expectedNext = expectedNextCost(await deps.agent.spendPerAttempt(task.id), deps.cost.expectedAttemptCost);
+      const cost = costVerdict({ spent, expectedNext, ceiling: deps.cost.ceiling });
+      if (cost.kind === 'stop') return { kind: 'stop', reason: cost.reason, detail: cost.detail };
+    }
+    return null;
+  }
+
   async function claimAndDispatch(
     ctx: Ctx & { task: Task },
-    c: { coordinate: string; source: 'gate' | 'review' | 'bot'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
+    c: { coordinate: string; retryOf?: number; source: 'gate' | 'review' | 'bot'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
   ): Promise<EvaluationResult> {
     const task = ctx.task;
     try {
       // C5/K2: the same failure on a new commit means the last fix changed nothing.
       // A person's approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
-      if (c.source === 'gate' && !task.approveOnePending) {
+      if (c.source === 'gate' && !task.approveOnePending && c.retryOf === undefined) {
         const last = await ledger.lastAttempt(task.id, 'gate');
         if (last && last.coordinate !== c.coordinate && last.fingerprint === c.fingerprint) {
           return fileNotice(ctx, 'unchanged_failure', c.headSha);
@@ -174,15 +212,27 @@ export function createEvaluator(deps: EvaluateDeps) {
         if (claimed) return refuse(ctx, 'coordinate_claimed');
         return fileNotice(ctx, 'budget_spent', c.headSha);
       }
-      const claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
+      // K7, K9, K6: the guards that look at the Task's attempts and spend, before anything is claimed.
+      const guard = await guardsBeforeClaim(task);
+      if (guard) return guard.kind === 'refuse' ? refuse(ctx, guard.reason, guard.detail) : fileNotice(ctx, guard.reason, c.headSha, guard.detail);
+      let claim;
+      try {
+        claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
+      } catch (err) {
+        // K7 across replicas: the partial unique index refuses a second attempt in flight.
+        if (isUniqueViolation(err)) return refuse(ctx, 'attempt_in_flight', 'another attempt of this pull request is in flight');
+        throw err;
+      }
       remember(task.id, c.coordinate);
       if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
+      if (c.retryOf !== undefined) await deps.agent.markRetry(claim.attempt.id, c.retryOf);
       await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
       deps.fault?.('after_claim');
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
       if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
         await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget');
+        await deps.agent.moveAttempt(claim.attempt.id, ['queued'], 'acknowledged');
         await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
         return fileNotice(ctx, 'budget_spent', c.headSha);
       }
@@ -281,6 +331,39 @@ export function createEvaluator(deps: EvaluateDeps) {
   }
 
   return {
+    /** A guard outside the gate (the push guard, K3/K4) stops the loop: the one notice, with its reason. */
+    async stop(task: Task, reason: StopReason, detail: string, headSha: string | null): Promise<EvaluationResult> {
+      const ctx = { base: { identity: `guard:${reason}:${task.repository}#${task.pullRequest}@${headSha ?? 'unknown'}`, outcome: 'refused' as const }, task, tasks: null };
+      return fileNotice(ctx, reason, headSha, detail);
+    },
+
+    /**
+     * I3: a retryable attempt (no outcome, or no progress by the deadline) is retried as a new attempt
+     * row from the same budget, through every guard; the coordinate names the attempt it retries.
+     */
+    async offerRetry(taskId: number, attemptId: number): Promise<EvaluationResult | null> {
+      const task = await ledger.getTask(taskId);
+      const previous = (await ledger.listAttempts(taskId)).find((a) => a.id === attemptId);
+      if (!task || !previous || previous.rejectionId === null) return null;
+      const ctx: Ctx & { task: Task } = { base: { identity: `retry:${attemptId}`, outcome: 'refused' }, task, tasks: null };
+      let stopFlag: boolean | 'unreadable';
+      try {
+        stopFlag = await ledger.readStopFlag();
+      } catch {
+        stopFlag = 'unreadable';
+      }
+      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(taskId), stopFlag });
+      if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
+      return claimAndDispatch(ctx, {
+        coordinate: `retry:${attemptId}`,
+        retryOf: attemptId,
+        source: previous.source,
+        headSha: task.ciHeadSha ?? previous.headSha,
+        fingerprint: previous.fingerprint,
+        rejection: { existingId: previous.rejectionId },
+      });
+    },
+
     /** E2 for reviews: rejections younger than a week that no attempt answered yet are offered again. */
     async reofferRejections(taskId: number): Promise<EvaluationResult[]> {
       const task = await ledger.getTask(taskId);
@@ -290,24 +373,45 @@ export function createEvaluator(deps: EvaluateDeps) {
       const open = (await ledger.listRejections(taskId)).filter((r) => r.source !== 'gate' && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff);
       const out: EvaluationResult[] = [];
       for (const r of open) {
-        out.push(await offerRejection({ base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task }, r));
+        out.push(await offerRejection({ base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task, tasks: null }, r));
       }
       return out;
     },
 
-    async evaluate(item: StoredLoopEvent): Promise<EvaluationResult> {
-      const ctx: Ctx = { base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' }, task: null };
-      try {
-        return await evaluateEvent(ctx, item);
-      } catch (err) {
-        // C4: a ledger that cannot be read dispatches nothing; the refusal is recorded if it can be,
-        // and the event stays pending so a later sweep evaluates it again.
-        deps.logger.error({ err, eventId: item.eventId }, 'ledger unavailable during evaluation');
-        await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason: 'ledger_unavailable', detail: String((err as Error)?.message ?? err).slice(0, 300) });
-        return { kind: 'refused', reason: 'ledger_unavailable', taskId: ctx.task?.id ?? null };
+    evaluate: (item: StoredLoopEvent): Promise<EvaluationResult> => evaluateOne(item, null),
+
+    /**
+     * Evaluate several events in order, the Tasks of their pull requests read once for all of them
+     * (task-reads.ts). `between` runs after each event (the queue yields to I/O there).
+     */
+    async evaluateBatch(items: readonly StoredLoopEvent[], between?: () => Promise<void>): Promise<EvaluationResult[]> {
+      let tasks: TaskSnapshot | null = null;
+      const keys = items.flatMap(({ event: e }) => (e.kind === 'github.check' ? e.pointers.map((p) => ({ repository: e.repository, number: p.number })) : []));
+      if (items.length > 1 && keys.length > 0) {
+        // Without it each event reads for itself, and a ledger that cannot be read is recorded per event (C4).
+        tasks = await reads.snapshot(keys).catch(() => null);
       }
+      const out: EvaluationResult[] = [];
+      for (const item of items) {
+        out.push(await evaluateOne(item, tasks));
+        await between?.();
+      }
+      return out;
     },
   };
+
+  async function evaluateOne(item: StoredLoopEvent, tasks: TaskSnapshot | null): Promise<EvaluationResult> {
+    const ctx: Ctx = { base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' }, task: null, tasks };
+    try {
+      return await evaluateEvent(ctx, item);
+    } catch (err) {
+      // C4: a ledger that cannot be read dispatches nothing; the refusal is recorded if it can be,
+      // and the event stays pending so a later sweep evaluates it again.
+      deps.logger.error({ err, eventId: item.eventId }, 'ledger unavailable during evaluation');
+      await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason: 'ledger_unavailable', detail: String((err as Error)?.message ?? err).slice(0, 300) });
+      return { kind: 'refused', reason: 'ledger_unavailable', taskId: ctx.task?.id ?? null };
+    }
+  }
 
   async function evaluateEvent(ctx: Ctx, { eventId, event: e }: StoredLoopEvent): Promise<EvaluationResult> {
     switch (e.kind) {

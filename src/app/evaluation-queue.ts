@@ -1,7 +1,10 @@
-// Runs evaluations after the ack, in arrival order, a few at a time. Each stored event is marked
-// evaluated only after its evaluation finished, so one left pending by a crash is swept up at
-// start-up (SPEC I4 spirit, issue: crash safety). Exactly-once never depends on this queue.
-import type { Evaluator, LoopEvent, StoredLoopEvent } from './evaluate.js';
+// Runs evaluations after the ack, in arrival order, in batches. Each stored event is marked
+// evaluated only after its evaluation finished, together with its decision rows (decision-writer.ts),
+// so one left pending by a crash is swept up at start-up (decision 0005). Exactly-once never
+// depends on this queue.
+import { classifyDelivery } from '../core/classify.js';
+import type { Evaluator, StoredLoopEvent } from './evaluate.js';
+import type { DecisionWriter } from './decision-writer.js';
 import type { Ledger, Logger } from './ports.js';
 
 export interface EvaluationQueue {
@@ -13,55 +16,64 @@ export interface EvaluationQueue {
   size(): number;
 }
 
-export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledger; logger: Logger; concurrency: number }): EvaluationQueue {
+/** Evaluation time before the queue yields to I/O (acks waiting behind it), in ms. */
+const SLICE_MS = 2;
+/** Events evaluated together, their Tasks read once (task-reads.ts). */
+const MAX_BATCH = 64;
+
+export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledger; logger: Logger; decisions: DecisionWriter; concurrency: number }): EvaluationQueue {
   const items: StoredLoopEvent[] = [];
   let active = 0;
-  let done: number[] = [];
-  let marking: Promise<void> = Promise.resolve();
+  let sliceStart = performance.now();
   let waiters: Array<() => void> = [];
+
+  // Time-sliced: on SQLite a whole batch can run in microtasks (its driver is synchronous),
+  // holding back the webhook's acks; after a slice of evaluation time the event loop gets a turn.
+  const between = (): Promise<void> =>
+    performance.now() - sliceStart < SLICE_MS
+      ? Promise.resolve()
+      : new Promise((resolve) =>
+          setImmediate(() => {
+            sliceStart = performance.now();
+            resolve();
+          }),
+        );
 
   function pump(): void {
     while (active < deps.concurrency && items.length > 0) {
-      const item = items.shift()!;
+      const batch = items.splice(0, MAX_BATCH);
       active++;
       deps.evaluator
-        .evaluate(item)
+        .evaluateBatch(batch, between)
         .then(
-          // An evaluation the ledger could not complete stays pending for the next sweep (C4).
-          (r) => r.kind !== 'refused' || r.reason !== 'ledger_unavailable',
-          (err) => {
-            deps.logger.error({ err, eventId: item.eventId }, 'evaluation failed');
-            return false;
-          },
+          (results) =>
+            results.forEach((r, i) => {
+              const id = batch[i]!.eventId;
+              // An evaluation the ledger could not complete stays pending for the next sweep (C4).
+              if (id !== null && (r.kind !== 'refused' || r.reason !== 'ledger_unavailable')) deps.decisions.evaluated(id);
+            }),
+          (err) => deps.logger.error({ err, events: batch.length }, 'evaluation failed'),
         )
-        .then((finished) => {
+        .then(between)
+        .then(() => {
           active--;
-          if (finished && item.eventId !== null) done.push(item.eventId);
-          if (items.length === 0 || done.length >= 64) flushDone();
           pump();
           settle();
         });
     }
   }
 
-  function flushDone(): void {
-    if (done.length === 0) return;
-    const ids = done;
-    done = [];
-    marking = marking.then(() => deps.ledger.markEvaluated(ids).catch((err) => deps.logger.error({ err }, 'mark evaluated failed')));
-  }
-
   function settle(): void {
     if (active === 0 && items.length === 0) {
-      flushDone();
       const w = waiters;
       waiters = [];
-      void marking.then(() => w.forEach((f) => f()));
+      void deps.decisions.drain().then(() => w.forEach((f) => f()));
     }
   }
 
   return {
     push(batch) {
+      if (active === 0) sliceStart = performance.now();
       items.push(...batch);
       pump();
     },
@@ -74,18 +86,28 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
         if (pending.length === 0) return total;
         after = pending[pending.length - 1]!.id;
         total += pending.length;
-        for (const p of pending) items.push({ eventId: p.id, deliveryId: p.deliveryId, event: JSON.parse(p.summary) as LoopEvent });
+        for (const p of pending) {
+          // Classification is pure: the stored body classifies now as it did when it was acknowledged.
+          const c = classifyDelivery(p.eventName, safeParse(p.payload), p.deliveryId);
+          if (c.kind === 'event') items.push({ eventId: p.id, deliveryId: p.deliveryId, event: c.event });
+          else deps.logger.error({ eventId: p.id, kind: c.kind }, 'a pending event no longer classifies as an event; left pending');
+        }
         pump();
         await this.idle();
       }
     },
     idle() {
-      if (active === 0 && items.length === 0) {
-        flushDone();
-        return marking;
-      }
+      if (active === 0 && items.length === 0) return deps.decisions.drain();
       return new Promise<void>((r) => waiters.push(r));
     },
     size: () => items.length + active,
   };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

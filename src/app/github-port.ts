@@ -59,6 +59,26 @@ export interface ReviewInfo {
   commitId: string | null;
 }
 
+/** One file of a comparison (SPEC K3, K4): what a push changed, as GitHub's compare lists it. */
+export interface ComparedFile {
+  /** The path after the change. */
+  path: string;
+  /** GitHub's `copied` is reported as `added` (a new file), `changed`/`unchanged` as `modified`. */
+  status: 'added' | 'modified' | 'removed' | 'renamed';
+  /** The file's unified-diff hunks; null for binary files and diffs too large for GitHub to show. */
+  patch: string | null;
+  /** For a rename or a copy: the path it came from. */
+  previousPath?: string;
+  /** The blob SHA GitHub names for the file (tells two binary or patch-less changes apart); null when none. */
+  blobSha: string | null;
+}
+
+export interface Comparison {
+  files: ComparedFile[];
+  /** GitHub lists at most 300 files of a comparison: true when the list is at that cap (some may be missing). */
+  truncated: boolean;
+}
+
 /** A GitHub answer fixloop can act on: its status, and whether trying again later may help. */
 export class GitHubError extends Error {
   constructor(
@@ -87,6 +107,8 @@ export interface GitHubPort {
   createIssueComment(repository: string, number: number, body: string): Promise<IssueCommentInfo>;
   updateIssueComment(repository: string, commentId: number, body: string): Promise<IssueCommentInfo>;
   listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
+  /** The files changed from `base` to `head` (three-dot: from their merge base), as one comparison. */
+  compareCommits(repository: string, base: string, head: string): Promise<Comparison>;
   /** The login fixloop acts as (its own identity never rings a doorbell, F2). */
   selfLogin(): Promise<string | null>;
 }

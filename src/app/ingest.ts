@@ -1,6 +1,7 @@
 // Ingest a verified delivery (SPEC A1–A4): classify it, then commit its event and decision row
-// together with every other delivery that arrived in the same turn (group commit). The promise a
-// caller awaits resolves only after that commit: a 2xx to GitHub always means stored.
+// together with every other delivery that arrived in the same turn or while the previous commit was
+// in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
+// commit: a 2xx to GitHub always means stored.
 import { classifyDelivery, type Classification } from '../core/classify.js';
 import type { DecisionInput, IncomingDelivery, Ledger, Logger, StoreResult } from './ports.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
@@ -37,37 +38,30 @@ export function createIngestor(deps: {
   logger: Logger;
   /** Called after commit with the events that were newly stored, for evaluation. */
   onStored(events: StoredLoopEvent[]): void;
+  /**
+   * Deliveries per transaction at most: a batch is one commit every request in it waits for, so
+   * the cap bounds how long one slow commit can hold back the acks queued behind it.
+   */
   maxBatch?: number;
   /**
-   * SQLite has one writer: batches commit one after another. PostgreSQL takes several at once
-   * (a pool), so batches may commit side by side.
+   * Batches committing at once. SQLite has one writer: 1. PostgreSQL takes several (a pool), but
+   * every batch is a commit of its own; while the slots are busy, arrivals pile up into the next
+   * batch, which is what makes batches big under load.
    */
-  serialCommits?: boolean;
+  maxConcurrentCommits?: number;
 }): Ingestor {
-  const maxBatch = deps.maxBatch ?? 512;
-  const serial = deps.serialCommits ?? true;
+  const maxBatch = deps.maxBatch ?? 256;
+  const slots = deps.maxConcurrentCommits ?? 1;
   const open = new Set<Promise<void>>();
   let queue: Pending[] = [];
   let scheduled = false;
-  let inFlight: Promise<void> = Promise.resolve();
 
   async function commit(batch: Pending[]): Promise<void> {
     const events: Pending[] = batch.filter((p) => p.event !== null);
     const alsoRecord = batch.filter((p) => p.event === null && p.decision !== null).map((p) => p.decision!);
     let results: StoreResult[];
     try {
-      results = await deps.ledger.storeDeliveries(
-        events.map((p) => p.event!),
-        (r, d) => ({
-          deliveryId: d.deliveryId,
-          eventName: d.eventName,
-          identity: d.identity,
-          eventId: r.kind === 'stored' ? r.eventId : null,
-          outcome: r.kind,
-          reason: r.kind === 'duplicate' ? 'identity_seen' : null,
-        }),
-        alsoRecord,
-      );
+      results = await deps.ledger.storeDeliveries(events.map((p) => p.event!), alsoRecord);
     } catch (err) {
       // Nothing was committed: every caller in the batch answers 5xx so GitHub may redeliver.
       deps.logger.error({ err, size: batch.length }, 'group commit failed');
@@ -85,20 +79,22 @@ export function createIngestor(deps: {
   }
 
   function schedule(): void {
-    if (scheduled) return;
+    if (scheduled || open.size >= slots || queue.length === 0) return;
     scheduled = true;
-    // Let every request that arrived in this turn join the batch, then commit them together;
-    // commits are chained so a batch never interleaves with the previous one.
+    // Let every request that arrived in this turn join the batch, then commit them together.
     setImmediate(() => {
       scheduled = false;
-      const batch = queue.splice(0, maxBatch);
-      if (queue.length > 0) schedule();
-      if (serial) inFlight = inFlight.then(() => commit(batch));
-      else {
-        const p = commit(batch);
-        open.add(p);
-        void p.finally(() => open.delete(p));
-      }
+      if (open.size >= slots) return; // a slot frees later and schedules again
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      const p = commit(batch)
+        .catch((err) => deps.logger.error({ err }, 'after the group commit'))
+        .finally(() => {
+          open.delete(p);
+          schedule();
+        });
+      open.add(p);
+      schedule();
     });
   }
 
@@ -153,7 +149,7 @@ export function createIngestor(deps: {
             repository: e.repository,
             sha: e.kind === 'github.check' ? e.sha : null,
             verdict: e.kind === 'github.check' ? e.verdict : null,
-            summary: JSON.stringify(e),
+            summary: summaryOf(e),
             payload: d.raw,
           };
           return enqueue({
@@ -169,11 +165,21 @@ export function createIngestor(deps: {
       }
     },
     async flush() {
-      while (queue.length > 0 || scheduled) {
-        await new Promise((r) => setImmediate(r));
+      while (queue.length > 0 || scheduled || open.size > 0) {
+        if (open.size > 0) await Promise.all([...open]);
+        else await new Promise((r) => setImmediate(r));
       }
-      await inFlight;
-      await Promise.all([...open]);
     },
   };
+}
+
+/**
+ * The classified event as stored beside the raw body: without its free text (a check's output, a
+ * review's body), which is most of a large delivery and is in the payload already. Evaluation never
+ * reads it back: an event left pending is classified again from its payload (evaluation-queue.ts).
+ */
+function summaryOf(e: LoopEvent): string {
+  if (e.kind === 'github.check') return JSON.stringify({ ...e, output: undefined });
+  if (e.kind === 'github.review') return JSON.stringify({ ...e, body: undefined });
+  return JSON.stringify(e);
 }

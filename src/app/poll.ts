@@ -21,6 +21,13 @@ export interface PollDeps {
   intervalMs: number;
   /** Runs for each polled Task whose loop has stopped (the hand-off, K5/K8). */
   afterPoll?(task: Task, pr: PullRequestInfo): Promise<void>;
+  /**
+   * K3/K4: judges the agent's push when the head moved after an attempt (src/app/push-guard.ts),
+   * before the head's red is offered, so a stopped loop spends nothing on it. Must not throw.
+   */
+  pushGuard?: (task: Task, headSha: string) => Promise<void>;
+  /** I3: progress of attempts awaiting it, and retries (progress-check.ts). */
+  progress?: (task: Task, pr: PullRequestInfo, runs: CheckRunInfo[]) => Promise<void>;
 }
 
 export interface PollReport {
@@ -111,6 +118,7 @@ export function createPoller(deps: PollDeps) {
       await ledger.advanceHead(task.id, pr.headSha, now.toISOString(), 'pending');
       const fresh = await ledger.getTask(task.id);
       if (fresh && fresh.ciHeadSha === pr.headSha) {
+        await deps.pushGuard?.(fresh, pr.headSha);
         const [runs, statuses] = await Promise.all([github.listCheckRuns(task.repository, pr.headSha), github.listStatuses(task.repository, pr.headSha)]);
         const gate = await gateFor(fresh, pr, runs, statuses);
         await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
@@ -126,6 +134,8 @@ export function createPoller(deps: PollDeps) {
             outcome = 'reoffered';
           }
         } else await ledger.setCiStateForHead(task.id, pr.headSha, 'pending');
+        // I3: outcomes waiting for progress, and retries of attempts that ended without one.
+        await deps.progress?.(fresh, pr, runs);
       }
       // F1: a review rejection refused at a bad moment is offered again, like a red head.
       await deps.evaluator.reofferRejections(task.id);

@@ -12,6 +12,7 @@ export interface IncomingDelivery {
   repository: string | null;
   sha: string | null;
   verdict: string | null;
+  /** The classified event as JSON, without its failure text (that stays in the payload). */
   summary: string;
   payload: string;
 }
@@ -35,13 +36,14 @@ export interface Decision extends Required<DecisionInput> {
   at: string;
 }
 
+/** A stored event still pending evaluation: the delivery as signed, to classify again (pure). */
 export interface StoredEvent {
   id: number;
   identity: string;
   kind: string;
   eventName: string;
   deliveryId: string;
-  summary: string;
+  payload: string;
 }
 
 export interface NewTask {
@@ -75,16 +77,21 @@ export interface NoticeInput {
 export interface Ledger {
   now(): string;
   // ingest (A3, group commit)
-  /** One transaction: the events (deduped on identity), a decision row for each, and any decision-only rows. */
-  storeDeliveries(batch: IncomingDelivery[], decisionsFor: (r: StoreResult, d: IncomingDelivery) => DecisionInput, alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
-  recordDecisions(rows: DecisionInput[]): Promise<void>;
+  /**
+   * One transaction: the events (deduped on identity), a decision row for each (`stored` with its
+   * event id, or `duplicate` / `identity_seen`), and any decision-only rows.
+   */
+  storeDeliveries(batch: IncomingDelivery[], alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
+  /** One transaction: the rows, and the events whose evaluation they finish marked evaluated. */
+  recordDecisions(rows: DecisionInput[], evaluated?: number[]): Promise<void>;
   listDecisions(filter: { taskId?: number; deliveryId?: string; limit: number; beforeId?: number }): Promise<Decision[]>;
   pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
-  markEvaluated(ids: number[]): Promise<void>;
   // tasks
   createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;
   getTask(id: number): Promise<Task | null>;
   findTaskByPullRequest(repository: string, numbers: number[]): Promise<Task | null>;
+  /** Every Task of these pull requests, in id order: one read for a batch of evaluations. */
+  findTasksByPullRequests(keys: ReadonlyArray<{ repository: string; number: number }>): Promise<Task[]>;
   findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
   listTasks(filter: { state?: TaskState }): Promise<Task[]>;
   setTaskState(id: number, state: TaskState): Promise<Task | null>;

@@ -98,6 +98,9 @@ class FakeGitHub implements GitHubPort {
   listReviews(): never {
     throw new Error('not used by pr checks');
   }
+  compareCommits(): never {
+    throw new Error('not used by pr checks');
+  }
   selfLogin(): Promise<string | null> {
     throw new Error('not used by pr checks');
   }

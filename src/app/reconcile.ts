@@ -5,6 +5,8 @@
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
+import type { AgentLedger } from './agent-port.js';
+import { nextAttemptState } from '../core/attempt-state.js';
 import type { Ledger, Logger } from './ports.js';
 
 export async function reconcileAttempts(deps: {
@@ -14,12 +16,24 @@ export async function reconcileAttempts(deps: {
   maxAttempts: number;
   /** Only rows untouched for this long are reconciled (other live replicas may own newer ones). */
   olderThan: string;
-}): Promise<{ dispatched: number; notDispatched: number; unknown: number }> {
+  agent: AgentLedger;
+}): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number }> {
   const { ledger } = deps;
-  const out = { dispatched: 0, notDispatched: 0, unknown: 0 };
+  const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0 };
+
+  // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
+  // are kept (dispatched below, or left to their live replica).
+  for (const life of await deps.agent.livesInState(['running'])) {
+    const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
+    const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
+    const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
+    const t = nextAttemptState(life.state, { kind: 'restarted', runEnded: ended, hadOutcome: life.outcome !== null });
+    if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
+  }
 
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
     if (await ledger.setAttemptStatus(a.id, ['dispatching'], 'dispatch_unknown', 'the process died while dispatching; not sent again')) {
+      await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
       if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
       await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
       out.unknown++;
@@ -46,6 +60,7 @@ export async function reconcileAttempts(deps: {
     if (why) {
       const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
       if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `found after restart: ${why}`)) {
+        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
         await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: 'start-up reconciliation' }]);
         out.notDispatched++;
       }
@@ -53,6 +68,6 @@ export async function reconcileAttempts(deps: {
     }
     if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
   }
-  if (out.dispatched + out.notDispatched + out.unknown > 0) deps.logger.warn(out, 'reconciled attempts left by a previous process');
+  if (out.dispatched + out.notDispatched + out.unknown + out.retryable > 0) deps.logger.warn(out, 'reconciled attempts left by a previous process');
   return out;
 }

@@ -47,6 +47,10 @@ export interface Config {
   readonly pollIntervalMs: number;
   /** A stopped Task with no answer for this long is parked (K5). */
   readonly parkAfterMs: number;
+  /** K6: the cost ceiling per Task (null = none), the expected cost of an attempt, the CI minute price. */
+  readonly cost: { readonly ceiling: number | null; readonly expectedAttemptCost: number; readonly ciMinutePrice: number };
+  /** K9: at most `perWindow` automatic wakes in `windowMs`, and `sinceHuman` since a person acted. */
+  readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
   /** null = no runner configured: the app must refuse to dispatch. */
   readonly runner: RunnerConfig | null;
   readonly github: Readonly<GitHubConfig>;
@@ -90,6 +94,8 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
     parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
+    cost: { ceiling: fileConfig.guards.costCeiling, expectedAttemptCost: fileConfig.guards.expectedAttemptCost, ciMinutePrice: fileConfig.guards.ciMinutePrice },
+    wakeCaps: { perWindow: fileConfig.guards.wakesPerWindow, windowMs: fileConfig.guards.wakeWindowMinutes * 60_000, sinceHuman: fileConfig.guards.wakesSinceHuman },
     runner: resolveRunner(fileConfig.runner, vars, configFile),
     github: resolveGitHub(vars),
     configFile,

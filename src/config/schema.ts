@@ -86,6 +86,17 @@ export const configFileSchema = z
     reviewBots: z.array(z.string().min(1)).default([]),
     poll: z.strictObject({ intervalSeconds: z.int().min(5).max(3600).default(120) }).default({ intervalSeconds: 120 }),
     handoff: z.strictObject({ parkAfterHours: z.number().positive().max(24 * 30).default(8) }).default({ parkAfterHours: 8 }),
+    /** K6, K9: the cost ceiling per Task and the wake-up caps. Amounts are in one currency (USD by convention). */
+    guards: z
+      .strictObject({
+        costCeiling: z.number().nonnegative().nullable().default(null),
+        expectedAttemptCost: z.number().nonnegative().default(1),
+        ciMinutePrice: z.number().nonnegative().default(0.008),
+        wakesPerWindow: z.int().min(1).default(5),
+        wakeWindowMinutes: z.number().positive().default(10),
+        wakesSinceHuman: z.int().min(1).default(20),
+      })
+      .prefault({}),
   })
   .superRefine((file, ctx) => {
     const names = new Set<string>();

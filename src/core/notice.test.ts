@@ -11,6 +11,12 @@ const WHY: Record<StopReason, RegExp> = {
   budget_spent: /budget is spent/,
   unchanged_failure: /same failure came back unchanged/,
   parked: /parked/,
+  thrash_repeat: /repeats an earlier attempt/,
+  thrash_aba: /alternate between two changes/,
+  forbidden_change: /changed what judges the fix/,
+  cost_ceiling: /cost ceiling/,
+  wake_cap_window: /woken too often/,
+  wake_cap_since_human: /since a person last acted/,
 };
 
 describe('G1: the notice message', () => {

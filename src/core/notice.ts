@@ -1,5 +1,6 @@
 // The text of the one Inbox notice filed when the loop stops for a Task (SPEC G1).
 import type { StopReason } from './types.js';
+import { GUARD_STOP_WHY } from './guards.js';
 
 export interface NoticeFacts {
   repository: string;
@@ -8,18 +9,22 @@ export interface NoticeFacts {
   attemptsUsed: number;
   maxAttempts: number;
   reason: StopReason;
+  /** What exactly tripped a guard (the offending files, the amounts), shown after the reason. */
+  detail?: string | null;
 }
 
-const WHY: Record<StopReason, string> = {
+/** Why the loop stopped, in words for people; shared by the notice and the state comment. */
+export const STOP_WHY: Record<StopReason, string> = {
   budget_spent: 'the automatic fix budget is spent',
   unchanged_failure: 'the same failure came back unchanged on a new commit, so the last fix changed nothing',
   parked: 'nobody answered the hand-off in time, so the Task is parked and will not re-enter the loop on its own',
+  ...GUARD_STOP_WHY,
 };
 
 export function noticeMessage(f: NoticeFacts): string {
   const head = f.headSha ? f.headSha.slice(0, 12) : 'unknown';
   return (
-    `fixloop stopped for ${f.repository}#${f.pullRequest}: ${WHY[f.reason]} ` +
+    `fixloop stopped for ${f.repository}#${f.pullRequest}: ${STOP_WHY[f.reason]}${f.detail ? ` — ${f.detail}` : ''} ` +
     `(${f.attemptsUsed} of ${f.maxAttempts} automatic attempts used; last head seen ${head}). ` +
     `Read the failing check on the pull request, then fix it yourself or resume the run by hand.`
   );

@@ -12,6 +12,7 @@ export const OUTCOMES = [
   'refused', // the loop will not act on it, with a reason (D)
   'claimed', // an attempt row was written (C2)
   'dispatched', // the runner accepted the resumed run
+  'reported', // the resumed run reported its outcome or spend (I2, K6)
   'noticed', // the one Inbox notice was filed (G1)
   'failed', // dispatch or evaluation failed; nothing further was sent
 ] as const;
@@ -58,6 +59,8 @@ export const REFUSALS = [
   'doorbell_too_old',
   'doorbell_already_consumed',
   'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
+  'attempt_in_flight', // K7: one attempt in flight per pull request; retried by the poll
+  'wake_cap_window', // K9: too many automatic wakes in the window; retried once it has room
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
 

@@ -5,6 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { APPROVE_ONE_LABEL } from './handoff.js';
+import { STOP_WHY } from './notice.js';
 import { ATTEMPT_STATUSES, STOP_REASONS, type AttemptStatus, type StopReason } from './types.js';
 
 export const STATE_MARKER = '<!-- fixloop-state -->';
@@ -46,11 +47,7 @@ export interface StateDifference {
   ledger: unknown; // undefined = absent in the ledger
 }
 
-const WHY: Record<StopReason, string> = {
-  budget_spent: 'the automatic fix budget is spent',
-  unchanged_failure: 'the same failure came back unchanged on a new commit',
-  parked: 'no one answered the hand-off in time, so the pull request is parked',
-};
+const WHY = STOP_WHY;
 
 /** K8: the comment body. Starts with the marker; the JSON block is the state; the last line is the digest. */
 export function renderStateComment(state: LoopState, key?: StateKey): string {

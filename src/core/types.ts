@@ -1,6 +1,7 @@
 // The domain's plain data: what a Task, Run, Attempt, Rejection and Notice are.
 // Everything in core/ is a pure function over these shapes; adapters map rows onto them.
 // SPEC: "Words".
+import { GUARD_STOP_REASONS } from './guards.js';
 
 export const TASK_STATES = ['open', 'done', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -108,7 +109,7 @@ export interface Notice {
 }
 
 /** Why the loop stopped for a Task and filed its one notice (G1). */
-export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked'] as const;
+export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked', ...GUARD_STOP_REASONS] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface RepositoryRef {

@@ -1,14 +1,14 @@
 // The GitHub adapter: implements the GitHubPort over Octokit with App or token auth, GitHub
 // Enterprise base URLs, conditional requests (ETag) for the reads the poll repeats, and the jobs-logs
 // redirect read without following it, so no credential ever reaches the signed log host.
-// SPEC B4, E1–E4, J1–J2, K5, K8, M5.
+// SPEC B4, E1–E4, J1–J2, K3–K5, K8, M5.
 import { randomUUID } from 'node:crypto';
 import { GitHubError, type GitHubPort, type IssueCommentInfo } from '../app/github-port.js';
 import { EtagCache } from './etag-cache.js';
 import { toGitHubError } from './errors.js';
 import { createClientRouter, type GitHubAuth } from './installations.js';
 import { silentGitHubLog, type GitHubClient, type GitHubLog } from './octokit.js';
-import { toCheckRun, toCommitStatus, toIssueComment, toPullRequest, toReview, type CheckRunJson, type CommitStatusJson } from './to-port.js';
+import { toCheckRun, toCommitStatus, toComparison, toIssueComment, toPullRequest, toReview, type CheckRunJson, type CommitComparisonJson, type CommitStatusJson } from './to-port.js';
 
 export type { GitHubAuth } from './installations.js';
 export type { GitHubLog } from './octokit.js';
@@ -187,6 +187,15 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
         return reviews.map(toReview);
       }),
 
+    compareCommits: (repository, base, head) =>
+      onRepo(repository, 'GET compare', async (gh, owner, repo) => {
+        if (!isRef(base) || !isRef(head)) throw new TypeError(`not a commit or ref to compare: ${JSON.stringify(base)}...${JSON.stringify(head)}`);
+        // No paging parameter: the one answer lists every changed file GitHub shows (at most 300);
+        // with one, files appear on the first page only. Commits are not read, so their cap is moot.
+        const { data } = await gh.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}` });
+        return toComparison(data as CommitComparisonJson);
+      }),
+
     selfLogin: () => {
       self ??= readSelfLogin(router.app, router.token).catch((err: unknown) => {
         self = null; // not remembered: the next call asks again
@@ -210,6 +219,11 @@ async function readSelfLogin(app: GitHubClient | null, token: GitHubClient | nul
     if ((err as { status?: unknown }).status === 403) return null;
     throw toGitHubError(err, app !== null ? 'GET /app' : 'GET /user');
   }
+}
+
+/** A sha or ref that can stand on either side of `base...head`. */
+function isRef(ref: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9_./-]*$/.test(ref) && !ref.includes('..');
 }
 
 /** "Owner/Name" → ["owner", "name"]; anything else is a caller's bug. */

@@ -61,6 +61,7 @@ export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): GitHu
     createIssueComment: async (...a) => (await gh()).createIssueComment(...a),
     updateIssueComment: async (...a) => (await gh()).updateIssueComment(...a),
     listReviews: async (...a) => (await gh()).listReviews(...a),
+    compareCommits: async (...a) => (await gh()).compareCommits(...a),
     selfLogin: async () => (await gh()).selfLogin(),
   };
 }

@@ -1,7 +1,7 @@
 // GitHub's JSON answers turned into the port's records, naming only the fields fixloop reads;
 // repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them).
-// SPEC B4, E1, F1–F2, J1, K8.
-import type { CheckRunInfo, CommitStatusInfo, IssueCommentInfo, PullRequestInfo, ReviewInfo } from '../app/github-port.js';
+// SPEC B4, E1, F1–F2, J1, K3–K4, K8.
+import type { CheckRunInfo, CommitStatusInfo, ComparedFile, Comparison, IssueCommentInfo, PullRequestInfo, ReviewInfo } from '../app/github-port.js';
 
 interface Account {
   login: string;
@@ -113,4 +113,33 @@ export function toReview(data: ReviewJson): ReviewInfo {
     submittedAt: data.submitted_at ?? null,
     commitId: data.commit_id,
   };
+}
+
+export interface DiffEntryJson {
+  filename: string;
+  status: string; // added | removed | modified | renamed | copied | changed | unchanged
+  patch?: string;
+  previous_filename?: string;
+  sha: string | null;
+}
+
+export interface CommitComparisonJson {
+  files?: DiffEntryJson[];
+}
+
+/** GitHub shows at most this many files of a comparison (and says nothing when it cuts). */
+export const COMPARE_FILES_CAP = 300;
+
+export function toComparedFile(data: DiffEntryJson): ComparedFile {
+  // A copy is a new file at its path; `changed` (a mode change) and `unchanged` modify nothing new.
+  const status: ComparedFile['status'] =
+    data.status === 'added' || data.status === 'copied' ? 'added' : data.status === 'removed' ? 'removed' : data.status === 'renamed' ? 'renamed' : 'modified';
+  const file: ComparedFile = { path: data.filename, status, patch: data.patch ?? null, blobSha: data.sha ?? null };
+  if (data.previous_filename !== undefined && data.previous_filename !== '') file.previousPath = data.previous_filename;
+  return file;
+}
+
+export function toComparison(data: CommitComparisonJson): Comparison {
+  const files = (data.files ?? []).map(toComparedFile);
+  return { files, truncated: files.length >= COMPARE_FILES_CAP };
 }

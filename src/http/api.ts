@@ -1,6 +1,6 @@
 // The JSON API (SPEC M2): Tasks, runs, the Inbox, the decision log, the stop flag and a pull
 // request's checks (J1), all behind the API token; a run's own token may report that run's state
-// and nothing else (L1 http runner).
+// (L1 http runner) and use the `/api/run/*` routes, which act for that one run only (M3, I2, K6, J1).
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { RUN_STATES, TASK_STATES } from '../core/types.js';
@@ -10,6 +10,7 @@ import type { Ledger, Logger } from '../app/ports.js';
 import { GitHubError } from '../app/github-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
+import { AGENT_OPS_ERROR_STATUS, AgentOpsError, FIX_OUTCOMES, REASON_MAX, type AgentOps, type AgentOpsErrorCode, type ResolveRun } from '../mcp/agent-ops.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 
@@ -21,6 +22,8 @@ export interface ApiDeps {
   ready(): Promise<boolean>;
   /** `pr checks` (J1); absent when no GitHub credentials are configured, and the route answers 503. */
   prChecks?: (input: PrChecksInput) => Promise<PrChecksResult>;
+  /** The `/api/run/*` routes (M3 over the API): a run token to that run's ops; absent, they answer 503. */
+  resolveRun?: ResolveRun;
 }
 
 const newTask = z.object({
@@ -40,6 +43,21 @@ const prChecksRequest = z.object({
   failing: z.enum(['true', 'false']).default('false'),
   logLines: digits.pipe(z.int().max(LOG_LINES_MAX)).default(LOG_LINES_DEFAULT),
 });
+
+// The `/api/run/*` inputs: strict, so a field naming a task, run or pull request is refused, not ignored (I2).
+const RUN_ROUTE = /^\/api\/run\/(checks|outcome|spend|state)$/;
+const runChecksQuery = z.strictObject({
+  failing: z.enum(['true', 'false']).default('false'),
+  logLines: digits.pipe(z.int().max(LOG_LINES_MAX)).default(LOG_LINES_DEFAULT),
+});
+const runOutcome = z.strictObject({
+  outcome: z.enum(FIX_OUTCOMES),
+  reason: z.string().max(REASON_MAX).optional(),
+});
+const cost = z.number().min(0).max(1e9);
+const runSpend = z
+  .strictObject({ model: cost.optional(), sandbox: cost.optional(), note: z.string().max(REASON_MAX).optional() })
+  .refine((s) => s.model !== undefined || s.sandbox !== undefined, 'give model and/or sandbox');
 
 function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422 | 502 | 503, error: string, message: string) {
   return c.json({ error, message }, status);
@@ -71,12 +89,13 @@ export function createApi(deps: ApiDeps): Hono {
   app.use('/api/*', async (c, next) => {
     const token = bearerOf(c.req.header('authorization'));
     const isRunPatch = c.req.method === 'PATCH' && /^\/api\/runs\/\d+$/.test(c.req.path);
+    const isRunScoped = RUN_ROUTE.test(c.req.path);
     if (deps.apiToken === null) return next(); // loopback-only install without a token (config enforces this)
     if (token && sameSecret(token, deps.apiToken)) {
       c.set('principal' as never, 'person' as never);
       return next();
     }
-    if (isRunPatch && token) {
+    if ((isRunPatch || isRunScoped) && token) {
       c.set('principal' as never, `run-token:${token}` as never);
       return next();
     }
@@ -195,6 +214,71 @@ export function createApi(deps: ApiDeps): Hono {
       return problem(c, 502, 'github_refused', `GitHub answered ${err.status}: ${err.message}`);
     }
   });
+
+  // --- /api/run/*: the agent's ops (SPEC M3, I2, K6, J1), bound by the run token to its own run ---
+
+  /** Answers an AgentOps refusal as `{ error: <code>, message }`; anything else is `unavailable`. */
+  const runProblem = (c: Context, err: unknown, what: string) => {
+    if (err instanceof AgentOpsError) return runRefusal(c, err.code, err.message);
+    deps.logger.error({ err }, `api ${what} failed`);
+    return runRefusal(c, 'unavailable', `fixloop could not complete ${what} just now; try again later`);
+  };
+  const runRefusal = (c: Context, code: AgentOpsErrorCode, message: string) => {
+    if (code === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="fixloop-run"');
+    return c.json({ error: code, message }, AGENT_OPS_ERROR_STATUS[code]);
+  };
+
+  /** Resolve the bearer run token and run `op` with its ops; every refusal answered by its code. */
+  async function withRun(c: Context, what: string, op: (ops: AgentOps) => Promise<unknown>) {
+    if (!deps.resolveRun) return runRefusal(c, 'unavailable', 'the run routes are not enabled on this server');
+    const token = bearerOf(c.req.header('authorization'));
+    if (!token) return runRefusal(c, 'unauthorized', "send this run's FIXLOOP_RUN_TOKEN as \"Authorization: Bearer <token>\"");
+    if (deps.apiToken !== null && sameSecret(token, deps.apiToken)) {
+      return runRefusal(c, 'unauthorized', "these routes act for one run: use that run's FIXLOOP_RUN_TOKEN, not the API token");
+    }
+    let ops: AgentOps;
+    try {
+      ops = await deps.resolveRun(token);
+    } catch (err) {
+      return runProblem(c, err, 'the run token check');
+    }
+    try {
+      return c.json((await op(ops)) ?? null);
+    } catch (err) {
+      return runProblem(c, err, what);
+    }
+  }
+
+  /** The parsed input, or AgentOpsError('invalid') naming what is wrong. */
+  function input<T>(schema: z.ZodType<T>, value: unknown): T {
+    if (typeof value === 'symbol') throw new AgentOpsError('invalid', 'the body is not JSON');
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new AgentOpsError('invalid', z.prettifyError(parsed.error));
+    return parsed.data;
+  }
+
+  app.get('/api/run/checks', async (c) =>
+    withRun(c, 'checks', (ops) => {
+      const { failing, logLines } = input(runChecksQuery, c.req.query());
+      return ops.checks({ failingOnly: failing === 'true', logLines });
+    }),
+  );
+
+  app.post('/api/run/outcome', async (c) =>
+    withRun(c, 'the outcome report', async (ops) => {
+      const { outcome, reason } = input(runOutcome, await jsonBody(c));
+      return ops.reportOutcome(reason === undefined ? { outcome } : { outcome, reason });
+    }),
+  );
+
+  app.post('/api/run/spend', async (c) =>
+    withRun(c, 'the spend report', async (ops) => {
+      const { model, sandbox, note } = input(runSpend, await jsonBody(c));
+      return ops.reportSpend({ ...(model !== undefined ? { model } : {}), ...(sandbox !== undefined ? { sandbox } : {}), ...(note !== undefined ? { note } : {}) });
+    }),
+  );
+
+  app.get('/api/run/state', async (c) => withRun(c, 'the loop state', (ops) => ops.loopState()));
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

@@ -114,6 +114,7 @@ describe('OpenAPI document vs the Hono app', () => {
       const open = ['/healthz', '/readyz', '/ping', WEBHOOK].includes(path);
       if (open) assert.deepEqual(op.security, [], `${method} ${path} is open`);
       else if (method === 'PATCH' && path === '/api/runs/{id}') assert.deepEqual(op.security, [{ bearer: [] }, { runToken: [] }]);
+      else if (path.startsWith('/api/run/')) assert.deepEqual(op.security, [{ runToken: [] }], `${method} ${path} takes only a run token`);
       else assert.equal(op.security, undefined, `${method} ${path} inherits the global bearer requirement`);
       if (!open) assert.ok('401' in op.responses, `${method} ${path} documents 401`);
     }

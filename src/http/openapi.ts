@@ -11,6 +11,8 @@ import {
   TASK_STATES,
 } from '../core/types.js';
 import { EDGE_REASONS, OUTCOMES, REFUSALS, type Outcome } from '../core/reasons.js';
+import { ATTEMPT_STATES, FIX_OUTCOMES } from '../core/attempt-state.js';
+import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../mcp/agent-ops.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 
@@ -366,6 +368,97 @@ const schemas = {
     },
     { description: 'The latest commit status of one context on the head.' },
   ),
+  RunProblem: object(
+    {
+      error: { type: 'string', enum: AGENT_OPS_ERROR_CODES, description: 'Why the run\'s call was refused; the same codes the MCP tools answer with.' },
+      message: { type: 'string', description: 'A human-readable explanation naming the run or attempt.' },
+    },
+    { description: 'A refusal of a `/api/run/*` call.' },
+  ),
+  RunOutcome: {
+    type: 'object',
+    required: ['outcome'],
+    additionalProperties: false,
+    properties: {
+      outcome: {
+        type: 'string',
+        enum: FIX_OUTCOMES,
+        description:
+          '`action_taken`: a fix was pushed or a re-run started, so fixloop waits for visible progress; `non_actionable`: nothing in this ' +
+          'failure is for the agent to fix; `blocked`: the fix needs a person (a reason is required).',
+      },
+      reason: { type: 'string', maxLength: REASON_MAX, description: 'Why; shown to people, cleaned of control characters and cut to 500 characters.' },
+    },
+    description: 'The one first-write outcome of the attempt the run was resumed for (I2); no task, run or pull request is taken.',
+  },
+  OutcomeRecorded: object(
+    {
+      attemptId: id,
+      state: { type: 'string', enum: ATTEMPT_STATES, description: 'The attempt\'s lifecycle state after the report (I1).' },
+      outcome: { type: 'string', enum: FIX_OUTCOMES },
+    },
+    { description: 'The outcome was recorded for the run\'s own attempt.' },
+  ),
+  RunSpend: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      model: { type: 'number', minimum: 0, maximum: 1e9, description: 'Model cost not yet reported, in US dollars.' },
+      sandbox: { type: 'number', minimum: 0, maximum: 1e9, description: 'Sandbox/compute cost not yet reported, in US dollars.' },
+      note: { type: 'string', maxLength: REASON_MAX, description: 'What the cost was for.' },
+    },
+    description: 'Costs of the run to add to its Task\'s spend (K6); at least one of `model` and `sandbox` is required.',
+  },
+  SpendTotals: object(
+    {
+      totalSpend: { type: 'number', minimum: 0, description: 'The Task\'s model plus sandbox spend, in US dollars.' },
+      model: { type: 'number', minimum: 0 },
+      sandbox: { type: 'number', minimum: 0 },
+      ciMinutes: { type: 'number', minimum: 0, description: 'CI minutes of the Task\'s heads, counted apart from the dollars.' },
+    },
+    { description: 'The Task\'s spend so far (K6).' },
+  ),
+  LoopAttempt: object(
+    {
+      id,
+      coordinate: { type: 'string' },
+      source: { type: 'string', enum: REJECTION_SOURCES },
+      headSha: sha,
+      fingerprint: { type: 'string' },
+      status: { type: 'string', enum: ATTEMPT_STATUSES, description: 'What became of its dispatch.' },
+      runId: nullableId,
+      rejectionId: nullableId,
+      createdAt: timestamp,
+      state: { type: ['string', 'null'], enum: [...ATTEMPT_STATES, null], description: 'Its lifecycle (I1).' },
+      outcome: { type: ['string', 'null'], enum: [...FIX_OUTCOMES, null], description: 'The outcome its run reported, if any (I2).' },
+      outcomeReason: { type: ['string', 'null'] },
+      outcomeAt: nullableTimestamp,
+      actionTakenAt: { ...nullableTimestamp, description: 'When `action_taken` was reported; progress is awaited from then (I3).' },
+      retryOf: { ...nullableId, description: 'The attempt this one retries.' },
+    },
+    { description: 'An attempt with its dispatch status and its lifecycle.' },
+  ),
+  LoopState: object(
+    {
+      ...taskFields,
+      attempts: { type: 'array', items: schemaRef('LoopAttempt'), description: 'Every attempt, oldest first, with its lifecycle.' },
+      runs: { type: 'array', items: schemaRef('RunSummary') },
+      rejections: { type: 'array', items: schemaRef('Rejection') },
+      notice: { ...nullableRef('NoticeSummary'), description: 'The one Inbox notice (G1) — the loop stopped and why — or null.' },
+      run: object(
+        { id, state: { type: 'string', enum: RUN_STATES }, attemptId: nullableId },
+        { description: 'The run the token belongs to.' },
+      ),
+      spend: schemaRef('SpendTotals'),
+      budget: {
+        type: ['object', 'null'],
+        required: ['max', 'used', 'left'],
+        properties: { max: { type: 'integer', minimum: 0 }, used: { type: 'integer', minimum: 0 }, left: { type: 'integer', minimum: 0 } },
+        description: 'Attempts allowed (including those a person granted), used and left; null when not known.',
+      },
+    },
+    { description: 'The fix loop of the run\'s own Task: its attempts and their lifecycle, runs, notice, spend and budget.' },
+  ),
   StopFlagUnreadable: object({ stopped: { type: 'null' }, error: { type: 'string', const: 'unreadable' } }, { description: 'The stop flag could not be read; the loop fails closed.' }),
   WebhookStored: object(
     {
@@ -401,6 +494,31 @@ const schemas = {
 // --- Operations ---------------------------------------------------------------------------------
 
 const open: readonly SecurityRequirement[] = [];
+
+/** The `/api/run/*` routes take a run's own token, never the API token. */
+const runTokenOnly: readonly SecurityRequirement[] = [{ runToken: [] }];
+
+/** The refusals a `/api/run/*` route answers, as `{ error: <AgentOpsError code>, message }`. */
+function runRefusals(route: 'checks' | 'outcome' | 'spend' | 'state'): OperationObject['responses'] {
+  const refusal = (description: string): ResponseObject => ({ description, content: json(schemaRef('RunProblem')) });
+  return {
+    ...(route === 'state' ? {} : { '400': refusal('The query or body is invalid (`invalid`); unknown fields, such as a task or pull request, are refused.') }),
+    '401': refusal('No run token, the API token, or a token no run holds (`unauthorized`).'),
+    '403': refusal(
+      route === 'outcome'
+        ? 'The run has ended, or its attempt was already closed as retryable (`run_ended`).'
+        : 'The run has ended (`run_ended`): its token reports nothing more.',
+    ),
+    ...(route === 'outcome'
+      ? { '409': refusal('The attempt already has an outcome (`outcome_already_reported`), or the run answers no attempt (`no_attempt`).') }
+      : {}),
+    '503': refusal(
+      route === 'checks'
+        ? 'The run routes are not enabled, no GitHub credentials are configured, or GitHub refused the read (`unavailable`).'
+        : 'The run routes are not enabled, or the ledger could not answer (`unavailable`).',
+    ),
+  };
+}
 
 const paths = {
   '/healthz': {
@@ -628,6 +746,68 @@ const paths = {
       }),
     },
   },
+  '/api/run/checks': {
+    get: {
+      operationId: 'getRunChecks',
+      summary: 'The run\'s pull request checks',
+      description:
+        'Reads the checks of the run\'s own pull request, as `GET /api/pull-requests/{owner}/{repo}/{number}/checks` does, for the agent ' +
+        'holding the run token; no pull request is named by the caller.',
+      tags: ['run'],
+      security: runTokenOnly,
+      parameters: [
+        { name: 'failing', in: 'query', required: false, description: 'Only the failing entries.', schema: { type: 'string', enum: ['true', 'false'], default: 'false' } },
+        { name: 'logLines', in: 'query', required: false, description: 'Lines of each log tail; 0 reads no logs.', schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 } },
+      ],
+      responses: withInternal({
+        '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
+        ...runRefusals('checks'),
+      }),
+    },
+  },
+  '/api/run/outcome': {
+    post: {
+      operationId: 'reportRunOutcome',
+      summary: 'Report the attempt\'s outcome',
+      description:
+        'Records the one first-write outcome of the attempt the run was resumed for and moves the attempt on: `action_taken` to ' +
+        'awaiting_progress, `non_actionable` and `blocked` to acknowledged; a second report is refused.',
+      tags: ['run'],
+      security: runTokenOnly,
+      requestBody: { description: 'The outcome, and why.', required: true, content: json(schemaRef('RunOutcome')) },
+      responses: withInternal({
+        '200': { description: 'The outcome was recorded.', content: json(schemaRef('OutcomeRecorded')) },
+        ...runRefusals('outcome'),
+      }),
+    },
+  },
+  '/api/run/spend': {
+    post: {
+      operationId: 'reportRunSpend',
+      summary: 'Report what the run cost',
+      description: 'Adds the run\'s costs to its Task\'s spend, which the cost ceiling holds against the next attempt, and returns the Task\'s totals.',
+      tags: ['run'],
+      security: runTokenOnly,
+      requestBody: { description: 'The costs; amounts add up, so each is reported once.', required: true, content: json(schemaRef('RunSpend')) },
+      responses: withInternal({
+        '200': { description: 'The Task\'s spend after this report.', content: json(schemaRef('SpendTotals')) },
+        ...runRefusals('spend'),
+      }),
+    },
+  },
+  '/api/run/state': {
+    get: {
+      operationId: 'getRunLoopState',
+      summary: 'The run\'s loop state',
+      description: 'Returns the fix loop of the run\'s own Task: its attempts with their lifecycle and outcomes, runs, notice, spend and budget.',
+      tags: ['run'],
+      security: runTokenOnly,
+      responses: withInternal({
+        '200': { description: 'The loop state.', content: json(schemaRef('LoopState')) },
+        ...runRefusals('state'),
+      }),
+    },
+  },
   '/api/github/webhooks': {
     post: {
       operationId: 'receiveGitHubWebhook',
@@ -681,7 +861,8 @@ export const openApiDocument: OpenApiDocument = {
     summary: 'Governs the loop between an AI coding agent\'s pull request and the CI that judges it.',
     description:
       'The JSON API (SPEC M2) for Tasks, runs, the Inbox, the decision log and the global stop flag, and the GitHub webhook (SPEC A1). ' +
-      'Every `/api/` route but the webhook needs `Authorization: Bearer <FIXLOOP_API_TOKEN>`; a run may report its own state with its FIXLOOP_RUN_TOKEN.',
+      'Every `/api/` route but the webhook needs `Authorization: Bearer <FIXLOOP_API_TOKEN>`; a run may report its own state with its FIXLOOP_RUN_TOKEN, ' +
+      'and the `/api/run/*` routes take only a run\'s token.',
   },
   jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
   tags: [
@@ -693,6 +874,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'deliveries', description: 'The decision log.' },
     { name: 'stop', description: 'The global stop flag.' },
     { name: 'pull-requests', description: 'Pull requests as GitHub reports them.' },
+    { name: 'run', description: 'What a resumed run may do, with its own token, about its own Task only (the MCP tools over the API).' },
     { name: 'webhooks', description: 'GitHub deliveries.' },
   ],
   security: [{ bearer: [] }],
@@ -721,7 +903,7 @@ export const openApiDocument: OpenApiDocument = {
         scheme: 'bearer',
         description:
           'A run\'s own token, FIXLOOP_RUN_TOKEN, handed to the agent when the run is dispatched. It is accepted only by ' +
-          'PATCH /api/runs/{id} for that same run, and only until the run has ended.',
+          'PATCH /api/runs/{id} for that same run and by the `/api/run/*` routes, which act for that run alone, and only until the run has ended.',
       },
     },
   },

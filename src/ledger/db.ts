@@ -7,12 +7,19 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
+import { BACKSTOP_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * The raw SQLite handle, for the group-commit writes (ledger/batch-writes.ts) that run as one
+   * synchronous transaction. Only ever used while holding Kysely's connection (its mutex), so it
+   * never interleaves with a Kysely transaction. null on PostgreSQL.
+   */
+  sqlite: BetterSqlite3.Database | null;
   close(): Promise<void>;
 }
 
@@ -21,11 +28,18 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/fixloop.sqlite';
 // pg returns int8 (count(*), bigserial) as strings; fixloop's counts fit in a JS number.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
-export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db {
+export function openDatabase(url: string, opts: { poolSize?: number; onWarning?: (message: string) => void } = {}): Db {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    // An idle client dropped by the server (restart, failover) must not crash the process: the pool
+    // replaces it on the next query, and a query that fails surfaces its own error.
+    pool.on('error', () => undefined);
+    // Raw payloads (~12 KB each) are compressed as they are stored; pglz, the default, costs
+    // PostgreSQL more CPU than the rest of an insert. lz4 where the server has it (PostgreSQL 14+
+    // built with it); otherwise the SET fails and the default stays. Queued before any other query.
+    pool.on('connect', (client) => void client.query("set default_toast_compression = 'lz4'").catch(() => undefined));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+    return { kysely, dialect: 'postgres', sqlite: null, close: () => kysely.destroy() };
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -36,8 +50,21 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db 
     // trade fixloop's embedded mode makes; PostgreSQL is the path for stronger durability.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
+    // Checkpoints run on a worker thread (sqlite-checkpointer.ts); the commit that crosses this
+    // threshold checkpoints by itself only if that worker falls far behind.
+    const checkpointer = path === ':memory:' ? null : startCheckpointer(path, (message) => opts.onWarning?.(`background WAL checkpoint: ${message}`));
+    if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    return {
+      kysely,
+      dialect: 'sqlite',
+      sqlite,
+      async close() {
+        // The worker's connection first: the last connection to close checkpoints and removes the WAL.
+        await checkpointer?.stop();
+        await kysely.destroy();
+      },
+    };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${JSON.stringify(url.split(':')[0])})`);
 }

@@ -1,4 +1,5 @@
-// The Kysely ledger: fixloop's durable state on SQLite or PostgreSQL, one code path for both.
+// The Kysely ledger: fixloop's durable state on SQLite or PostgreSQL, one code path for both
+// (the two group-commit writes of the hot path are per dialect: batch-writes.ts).
 // Every exactly-once rule is a constraint or a compare-and-set here, never process memory (N1):
 // events.identity (A3), attempts(task_id, coordinate) (C2), runs.attempt_id (one run per attempt),
 // notices.task_id with the tasks.notice_at CAS (G1), and the head CAS on ci_head_seen_at (B1).
@@ -9,17 +10,15 @@ import type {
   ClaimInput,
   ClaimResult,
   Decision,
-  DecisionInput,
-  IncomingDelivery,
   Ledger,
   NewTask,
   NoticeInput,
-  StoreResult,
   StoredEvent,
   Clock,
 } from '../app/ports.js';
 import type { AttemptsTable, Database, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
 import type { Db } from './db.js';
+import { createBatchWrites } from './batch-writes.js';
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -28,6 +27,7 @@ const STOP_KEY = 'stopped';
 export function createLedger(db: Db, clock: Clock): Ledger {
   const k = db.kysely;
   const now = () => clock.now().toISOString();
+  const writes = createBatchWrites(db);
 
   const taskOf = (r: Selectable<TasksTable>): Task => ({
     id: r.id,
@@ -97,19 +97,6 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     createdAt: r.created_at,
   });
 
-  const decisionRow = (d: DecisionInput, at: string) => ({
-    delivery_id: d.deliveryId ?? null,
-    event_name: d.eventName ?? null,
-    identity: d.identity ?? null,
-    event_id: d.eventId ?? null,
-    task_id: d.taskId ?? null,
-    attempt_id: d.attemptId ?? null,
-    outcome: d.outcome,
-    reason: d.reason ?? null,
-    detail: d.detail ?? null,
-    at,
-  });
-
   async function countAttemptsQ(q: Q, taskId: number): Promise<number> {
     const r = await q.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', taskId).executeTakeFirstOrThrow();
     return Number(r.n);
@@ -123,55 +110,14 @@ export function createLedger(db: Db, clock: Clock): Ledger {
   const ledger: Ledger = {
     now,
 
-    async storeDeliveries(batch, decisionsFor, alsoRecord) {
+    async storeDeliveries(batch, alsoRecord) {
       if (batch.length === 0 && alsoRecord.length === 0) return [];
-      const at = now();
-      return k.transaction().execute(async (trx) => {
-        if (alsoRecord.length > 0) await trx.insertInto('decisions').values(alsoRecord.map((d) => decisionRow(d, at))).execute();
-        if (batch.length === 0) return [];
-        // Dedupe inside the batch first: the first copy is stored, the rest are duplicates.
-        const firstIndex = new Map<string, number>();
-        batch.forEach((d, i) => {
-          if (!firstIndex.has(d.identity)) firstIndex.set(d.identity, i);
-        });
-        const unique = [...firstIndex.values()].map((i) => batch[i]!);
-        const inserted = await trx
-          .insertInto('events')
-          .values(
-            unique.map((d) => ({
-              identity: d.identity,
-              kind: d.kind,
-              event_name: d.eventName,
-              delivery_id: d.deliveryId,
-              repository: d.repository,
-              sha: d.sha,
-              verdict: d.verdict,
-              summary: d.summary,
-              payload: d.payload,
-              received_at: at,
-            })),
-          )
-          .onConflict((oc) => oc.column('identity').doNothing())
-          .returning(['id', 'identity'])
-          .execute();
-        const idOf = new Map(inserted.map((r) => [r.identity, r.id]));
-        if (inserted.length > 0) await trx.insertInto('pending_events').values(inserted.map((r) => ({ event_id: r.id }))).execute();
-        const results: StoreResult[] = batch.map((d, i) => {
-          const id = idOf.get(d.identity);
-          return id !== undefined && firstIndex.get(d.identity) === i ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
-        });
-        await trx
-          .insertInto('decisions')
-          .values(batch.map((d, i) => decisionRow(decisionsFor(results[i]!, d), at)))
-          .execute();
-        return results;
-      });
+      return writes.storeDeliveries(batch, alsoRecord, now());
     },
 
-    async recordDecisions(rows) {
-      if (rows.length === 0) return;
-      const at = now();
-      await k.insertInto('decisions').values(rows.map((d) => decisionRow(d, at))).execute();
+    async recordDecisions(rows, evaluated = []) {
+      if (rows.length === 0 && evaluated.length === 0) return;
+      await writes.recordDecisions(rows, evaluated, now());
     },
 
     async listDecisions({ taskId, deliveryId, limit, beforeId }) {
@@ -201,17 +147,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       const rows = await k
         .selectFrom('pending_events')
         .innerJoin('events', 'events.id', 'pending_events.event_id')
-        .select(['events.id', 'events.identity', 'events.kind', 'events.event_name', 'events.delivery_id', 'events.summary'])
+        .select(['events.id', 'events.identity', 'events.kind', 'events.event_name', 'events.delivery_id', 'events.payload'])
         .where('pending_events.event_id', '>', afterId)
         .orderBy('pending_events.event_id')
         .limit(limit)
         .execute();
-      return rows.map((r): StoredEvent => ({ id: r.id, identity: r.identity, kind: r.kind, eventName: r.event_name, deliveryId: r.delivery_id, summary: r.summary }));
-    },
-
-    async markEvaluated(ids) {
-      if (ids.length === 0) return;
-      await k.deleteFrom('pending_events').where('event_id', 'in', ids).execute();
+      return rows.map((r): StoredEvent => ({ id: r.id, identity: r.identity, kind: r.kind, eventName: r.event_name, deliveryId: r.delivery_id, payload: r.payload }));
     },
 
     async createTask(t) {
@@ -256,6 +197,19 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       if (numbers.length === 0) return null;
       const r = await k.selectFrom('tasks').selectAll().where('repository', '=', repository).where('pr_number', 'in', numbers).orderBy('id').executeTakeFirst();
       return r ? taskOf(r) : null;
+    },
+
+    async findTasksByPullRequests(keys) {
+      const byRepository = new Map<string, number[]>();
+      for (const { repository, number } of keys) byRepository.set(repository, [...(byRepository.get(repository) ?? []), number]);
+      if (byRepository.size === 0) return [];
+      const rows = await k
+        .selectFrom('tasks')
+        .selectAll()
+        .where((eb) => eb.or([...byRepository].map(([repository, numbers]) => eb.and([eb('repository', '=', repository), eb('pr_number', 'in', numbers)]))))
+        .orderBy('id')
+        .execute();
+      return rows.map(taskOf);
     },
 
     async findTaskByBranch(repository, branch) {

@@ -145,6 +145,46 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('tasks').addColumn('gate', 'text').execute();
       },
     },
+    '0003_outcomes_and_guards': {
+      async up(db: AnyDb) {
+        // I1–I4: the attempt's lifecycle next to its dispatch fate, the first-write outcome, and the
+        // snapshot progress is measured against. Rows from before this migration are settled history.
+        await db.schema.alterTable('attempts').addColumn('state', 'text', (c) => c.notNull().defaultTo('queued')).execute();
+        await sql`update attempts set state = 'acknowledged'`.execute(db);
+        for (const col of ['outcome', 'outcome_reason', 'outcome_at', 'action_taken_at', 'baseline', 'diff_hash'] as const) {
+          await db.schema.alterTable('attempts').addColumn(col, 'text').execute();
+        }
+        await db.schema.alterTable('attempts').addColumn('retry_of', 'integer').execute();
+        // K7: one attempt in flight per pull request, across every replica — a partial unique index.
+        await db.schema
+          .createIndex('attempts_one_in_flight')
+          .on('attempts')
+          .column('task_id')
+          .unique()
+          .where(sql.ref('state'), 'in', ['queued', 'running', 'awaiting_progress'])
+          .execute();
+        await db.schema.createIndex('runs_token').on('runs').column('token_hash').execute();
+        // K9: when a person last acted on the Task (their resume, approve-one, state change).
+        await db.schema.alterTable('tasks').addColumn('human_at', 'text').execute();
+        // K6: what each run reported spending, and the CI minutes each head's check runs took.
+        await id(db.schema.createTable('spends'))
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('run_id', 'integer')
+          .addColumn('model', 'real', (c) => c.notNull())
+          .addColumn('sandbox', 'real', (c) => c.notNull())
+          .addColumn('note', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('spends_task').on('spends').column('task_id').execute();
+        await db.schema
+          .createTable('ci_usage')
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('head_sha', 'text', (c) => c.notNull())
+          .addColumn('minutes', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('ci_usage_pk', ['task_id', 'head_sha'])
+          .execute();
+      },
+    },
   };
 }
 

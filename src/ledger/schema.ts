@@ -66,6 +66,7 @@ export interface TasksTable {
   state_comment_id: string | null;
   adopted: Generated<number>;
   gate: string | null;
+  human_at: string | null;
 }
 
 export interface RunsTable {
@@ -95,6 +96,30 @@ export interface AttemptsTable {
   detail: string | null;
   created_at: string;
   updated_at: string;
+  state: Generated<string>;
+  outcome: string | null;
+  outcome_reason: string | null;
+  outcome_at: string | null;
+  action_taken_at: string | null;
+  baseline: string | null;
+  diff_hash: string | null;
+  retry_of: number | null;
+}
+
+export interface SpendsTable {
+  id: Generated<number>;
+  task_id: number;
+  run_id: number | null;
+  model: number;
+  sandbox: number;
+  note: string | null;
+  created_at: string;
+}
+
+export interface CiUsageTable {
+  task_id: number;
+  head_sha: string;
+  minutes: number;
 }
 
 export interface RejectionsTable {
@@ -129,4 +154,6 @@ export interface Database {
   attempts: AttemptsTable;
   rejections: RejectionsTable;
   notices: NoticesTable;
+  spends: SpendsTable;
+  ci_usage: CiUsageTable;
 }

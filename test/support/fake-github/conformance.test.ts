@@ -39,6 +39,12 @@ test('zero schema violations across a scenario that reaches every operation', as
     fake.addComment('acme/shop', 7, { body: 'hello', author: 'alice' });
     fake.addReview('acme/shop', 7, { state: 'CHANGES_REQUESTED', body: 'fix', author: 'bob', commitId: HEAD });
     fake.addReview('acme/shop', 7, { state: 'PENDING', author: 'carol' });
+    fake.setCompare('acme/shop', HEAD, '2'.repeat(40), [
+      { path: 'src/a.ts', patch: '@@ -1 +1 @@\n-a\n+b' },
+      { path: 'src/new.ts', status: 'added', patch: '@@ -0,0 +1 @@\n+x' },
+      { path: 'src/b.ts', status: 'renamed', previousPath: 'src/old-b.ts' },
+      { path: 'logo.png', status: 'removed', patch: null },
+    ]);
 
     await asApp.getPullRequest('acme/shop', 7);
     await asApp.getPullRequest('acme/shop', 8);
@@ -57,6 +63,8 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.selfLogin();
     await asUser.selfLogin();
     await asApp.getPullRequest('acme/shop', 404).catch(() => undefined);
+    await asApp.compareCommits('acme/shop', HEAD, '2'.repeat(40));
+    await asApp.compareCommits('acme/shop', HEAD, '3'.repeat(40)).catch(() => undefined);
     // The one operation fixloop's adapter does not use: every status, newest first.
     const listed = await fetch(`${fake.url}/repos/acme/shop/commits/${HEAD}/statuses`, { headers: { authorization: `token ${userToken}` } });
     assert.equal(listed.status, 200);

@@ -15,6 +15,7 @@ export const FAKE_OPERATIONS = [
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+  'GET /repos/{owner}/{repo}/compare/{basehead}',
   'GET /user',
   'GET /app',
   'GET /repos/{owner}/{repo}/installation',

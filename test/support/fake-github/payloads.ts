@@ -1,6 +1,7 @@
 // GitHub's JSON shapes built from the fake's small records: every field GitHub's OpenAPI description
 // requires is present (validate.ts checks each answer), with URLs pointing back at the fake.
-import type { FakeCheckRun, FakeComment, FakePull, FakeRepo, FakeReview, FakeState, FakeStatus } from './state.js';
+import { createHash } from 'node:crypto';
+import type { FakeCheckRun, FakeComment, FakeCompare, FakeCompareFile, FakePull, FakeRepo, FakeReview, FakeState, FakeStatus } from './state.js';
 import { ensureRepo } from './state.js';
 
 export interface Urls {
@@ -393,6 +394,95 @@ export function installation(urls: Urls, id: number, appId: number, appSlug: str
 export function statusCheckPolicy(urls: Urls, repo: FakeRepo, branch: string, policy: { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean }): Record<string, unknown> {
   const url = `${urls.api}/repos/${repo.fullName}/branches/${encodeURIComponent(branch)}/protection/required_status_checks`;
   return { url, strict: policy.strict ?? true, contexts: policy.contexts, contexts_url: `${url}/contexts`, checks: policy.checks };
+}
+
+/** A stable 40-hex SHA for anything the fake must name but a test never chose (blobs, trees). */
+function fakeSha(...parts: string[]): string {
+  return createHash('sha1').update(parts.join('\u0000')).digest('hex');
+}
+
+export function commit(urls: Urls, repo: FakeRepo, sha: string, parents: string[], opts: { message?: string; author?: string } = {}): Record<string, unknown> {
+  const url = `${urls.api}/repos/${repo.fullName}/commits/${sha}`;
+  const html = `${urls.web}/${repo.fullName}/commit/${sha}`;
+  const login = opts.author ?? 'octocat';
+  const person = { name: login, email: `${login.replace(/\[bot\]$/, '')}@users.noreply.fake-github.test`, date: EPOCH };
+  const tree = fakeSha('tree', sha);
+  return {
+    url,
+    sha,
+    node_id: `C_${sha.slice(0, 20)}`,
+    html_url: html,
+    comments_url: `${url}/comments`,
+    commit: {
+      url: `${urls.api}/repos/${repo.fullName}/git/commits/${sha}`,
+      author: person,
+      committer: person,
+      message: opts.message ?? `commit ${sha.slice(0, 7)}`,
+      comment_count: 0,
+      tree: { sha: tree, url: `${urls.api}/repos/${repo.fullName}/git/trees/${tree}` },
+      verification: { verified: false, reason: 'unsigned', payload: null, signature: null, verified_at: null },
+    },
+    author: simpleUser(urls, login),
+    committer: simpleUser(urls, login),
+    parents: parents.map((p) => ({ sha: p, url: `${urls.api}/repos/${repo.fullName}/commits/${p}`, html_url: `${urls.web}/${repo.fullName}/commit/${p}` })),
+  };
+}
+
+/** Lines a patch adds and removes (what GitHub counts as additions and deletions). */
+function patchCounts(patch: string | null | undefined): { additions: number; deletions: number } {
+  let additions = 0;
+  let deletions = 0;
+  for (const line of (patch ?? '').split('\n')) {
+    if (line.startsWith('+')) additions++;
+    else if (line.startsWith('-')) deletions++;
+  }
+  return { additions, deletions };
+}
+
+export function diffEntry(urls: Urls, repo: FakeRepo, head: string, file: FakeCompareFile): Record<string, unknown> {
+  const { additions, deletions } = patchCounts(file.patch);
+  const status = file.status ?? 'modified';
+  const path = file.path.split('/').map(encodeURIComponent).join('/');
+  const entry: Record<string, unknown> = {
+    // A removed file's entry names the blob it had; the fake's blob SHAs are stable digests.
+    sha: fakeSha('blob', file.path, file.patch ?? '', status),
+    filename: file.path,
+    status,
+    additions,
+    deletions,
+    changes: additions + deletions,
+    blob_url: `${urls.web}/${repo.fullName}/blob/${head}/${path}`,
+    raw_url: `${urls.web}/${repo.fullName}/raw/${head}/${path}`,
+    contents_url: `${urls.api}/repos/${repo.fullName}/contents/${path}?ref=${head}`,
+  };
+  if (file.patch !== undefined && file.patch !== null) entry.patch = file.patch;
+  if (file.previousPath !== undefined) entry.previous_filename = file.previousPath;
+  return entry;
+}
+
+/** GET compare base...head: the fake's head descends from its base (status ahead; identical when equal). */
+export function commitComparison(urls: Urls, repo: FakeRepo, base: string, head: string, compare: FakeCompare): Record<string, unknown> {
+  const identical = base === head;
+  const listed = identical ? [] : (compare.commits ?? [{ sha: head }]);
+  const commits = listed.map((c, i) => commit(urls, repo, c.sha, [i === 0 ? base : listed[i - 1]!.sha], { ...(c.message ? { message: c.message } : {}), ...(c.author ? { author: c.author } : {}) }));
+  const baseCommit = commit(urls, repo, base, [fakeSha('parent', base)]);
+  const web = `${urls.web}/${repo.fullName}`;
+  return {
+    url: `${urls.api}/repos/${repo.fullName}/compare/${base}...${head}`,
+    html_url: `${web}/compare/${base}...${head}`,
+    permalink_url: `${web}/compare/${repo.fullName.split('/')[0]}:${base}...${repo.fullName.split('/')[0]}:${head}`,
+    diff_url: `${web}/compare/${base}...${head}.diff`,
+    patch_url: `${web}/compare/${base}...${head}.patch`,
+    base_commit: baseCommit,
+    merge_base_commit: baseCommit,
+    status: identical ? 'identical' : 'ahead',
+    ahead_by: commits.length,
+    behind_by: 0,
+    total_commits: commits.length,
+    commits,
+    // GitHub shows at most 300 files of a comparison, without saying it cut the list.
+    files: (identical ? [] : compare.files).slice(0, 300).map((f) => diffEntry(urls, repo, head, f)),
+  };
 }
 
 export function error(message: string, status: number): Record<string, unknown> {

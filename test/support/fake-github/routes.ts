@@ -6,7 +6,7 @@ import type { Caller } from './credentials.js';
 import type { FakeOperation } from './operations.js';
 import * as gh from './payloads.js';
 import type { Urls } from './payloads.js';
-import { ensureRepo, isoNow, nextId, pullKey, refKey, branchKey, repoKey, type FakeComment, type FakeRepo, type FakeState, type FakeStatus } from './state.js';
+import { ensureRepo, isoNow, nextId, pullKey, refKey, branchKey, compareKey, repoKey, type FakeComment, type FakeRepo, type FakeState, type FakeStatus } from './state.js';
 
 export type Answer =
   | { status: number; body?: unknown; headers?: Record<string, string> }
@@ -221,6 +221,19 @@ export const ROUTES: readonly Route[] = [
       const number = Number(input.params.pull_number);
       const reviews = input.state.reviews[pullKey(repo.fullName, number)] ?? [];
       return { status: 200, list: reviews.map((r) => gh.review(input.urls, repo, number, r)) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/compare/{basehead}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const [base, head, extra] = input.params.basehead!.split('...');
+      if (base === undefined || head === undefined || extra !== undefined || base === '' || head === '') return notFound();
+      const compare = input.state.compares[compareKey(repo.fullName, base, head)];
+      // GitHub answers 404 for a commit it does not know; the fake knows only the pairs a test set.
+      if (compare === undefined) return notFound(`No common ancestor between ${base} and ${head}.`);
+      return { status: 200, body: gh.commitComparison(input.urls, repo, base, head, compare) };
     },
   },
   {

@@ -19,8 +19,11 @@ import {
   nextId,
   pullKey,
   refKey,
+  compareKey,
   type FakeCheckRun,
   type FakeComment,
+  type FakeCompare,
+  type FakeCompareFile,
   type FakePull,
   type FakeReview,
   type FakeState,
@@ -83,6 +86,8 @@ export interface FakeGitHub {
   setLog(jobId: number, text: string | Buffer): void;
   addComment(repo: string, number: number, comment: Omit<FakeComment, 'id'> & { id?: number }): FakeComment;
   addReview(repo: string, number: number, review: Omit<FakeReview, 'id'> & { id?: number }): FakeReview;
+  /** What GET compare/{base}...{head} answers (files beyond 300 are cut, as GitHub does); unset pairs answer 404. */
+  setCompare(repo: string, base: string, head: string, files: FakeCompareFile[], opts?: Omit<FakeCompare, 'files'>): FakeCompare;
   /** A personal token for `login` (generated unless given). */
   addUserToken(login: string, token?: string): string;
   /** Registers the GitHub App; returns what fixloop is configured with. */
@@ -318,6 +323,12 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       ensureRepo(state, repo);
       const record: FakeReview = { submittedAt: isoNow(state), ...review, id: review.id ?? nextId(state) };
       (state.reviews[pullKey(repo, number)] ??= []).push(record);
+      return record;
+    },
+    setCompare(repo, base, head, files, opts = {}) {
+      ensureRepo(state, repo);
+      const record: FakeCompare = { ...opts, files };
+      state.compares[compareKey(repo, base, head)] = record;
       return record;
     },
     addUserToken(login, token = `ghp_${randomBytes(18).toString('base64url')}`) {

@@ -73,6 +73,23 @@ export interface FakeReview {
   submittedAt?: string;
 }
 
+/** One file of a comparison, as a test names it (payloads.ts adds counts, URLs and the blob SHA). */
+export interface FakeCompareFile {
+  path: string;
+  /** Default modified. */
+  status?: 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
+  /** The unified-diff hunks; absent or null = no patch shown (binary, or too large). */
+  patch?: string | null;
+  /** For a rename or copy. */
+  previousPath?: string;
+}
+
+export interface FakeCompare {
+  files: FakeCompareFile[];
+  /** Commits from base to head (oldest first); default one commit, the head. */
+  commits?: Array<{ sha: string; message?: string; author?: string }>;
+}
+
 /** Branch protection's required status checks; 'forbidden' answers 403 (credentials may not read it). */
 export type FakeProtection = { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean } | 'forbidden';
 
@@ -108,6 +125,8 @@ export interface FakeState {
   comments: Record<string, FakeComment[]>;
   /** 'acme/shop#7', chronological. */
   reviews: Record<string, FakeReview[]>;
+  /** 'acme/shop@<base>...<head>': what GET compare answers; absent = 404, as for an unknown commit. */
+  compares: Record<string, FakeCompare>;
   /** personal token → login. */
   userTokens: Record<string, string>;
   app: FakeApp | null;
@@ -132,6 +151,7 @@ export function createState(): FakeState {
     logRedirects: {},
     comments: {},
     reviews: {},
+    compares: {},
     userTokens: {},
     app: null,
     installations: {},
@@ -144,6 +164,7 @@ export function createState(): FakeState {
 export const repoKey = (repo: string): string => repo.toLowerCase();
 export const pullKey = (repo: string, number: number): string => `${repoKey(repo)}#${number}`;
 export const refKey = (repo: string, sha: string): string => `${repoKey(repo)}@${sha}`;
+export const compareKey = (repo: string, base: string, head: string): string => `${repoKey(repo)}@${base}...${head}`;
 export const branchKey = (repo: string, branch: string): string => `${repoKey(repo)}:${branch}`;
 
 export function nextId(state: FakeState): number {

@@ -1,0 +1,185 @@
+// The push guards (SPEC K3, K4): when the pull request's head moves after an automatic attempt, the
+// move is the agent's push answering that attempt. The guard reads what the push changed from GitHub
+// (compare), records the attempt's diff hash, and stops the loop when the push changes what judges the
+// fix (path policy) or goes round in circles (thrash). Every stop goes through `deps.stop`, which files
+// the one notice and hands the pull request to a person (G1, K5).
+//
+// Which diff is hashed (K3): the branch as the attempt left it, measured from where the loop began
+// (the head of the Task's first attempt), so "the code came back to where an earlier attempt left it"
+// is a repeat, and X, then Y, then X again is an A-B-A — whether the agent's commits toggle a line or
+// revert one fix to redo another. What the path policy reads (K4) is the push itself: the attempt's
+// head to the new head.
+import { pathPolicyVerdict, type ChangedFile, type ForbiddenChange, type PathPolicy } from '../core/path-policy.js';
+import { diffHash, thrashVerdict } from '../core/thrash.js';
+import type { Task } from '../core/types.js';
+import type { AgentLedger, AttemptLife } from './agent-port.js';
+import { GitHubError, type ComparedFile, type Comparison, type GitHubPort } from './github-port.js';
+import type { Logger } from './ports.js';
+
+export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
+
+export interface PushGuardDeps {
+  github: Pick<GitHubPort, 'compareCommits'>;
+  agent: Pick<AgentLedger, 'lives' | 'setDiffHash'>;
+  /** The path policy of a repository (owner/name, lower-case): configured globs, or DEFAULT_PATH_POLICY. */
+  policyFor(repository: string): PathPolicy;
+  /** Stop the loop for the Task: file its one notice with this reason, and hand the pull request off. */
+  stop(task: Task, reason: PushStopReason, detail: string): Promise<void>;
+}
+
+export interface CheckedPush {
+  attemptId: number;
+  /** The attempt's head and the head its push reached. */
+  from: string;
+  to: string;
+  diffHash: string;
+}
+
+export type PushGuardResult =
+  /** Nothing to check: the loop already stopped, no attempt has a head, or every push was checked. */
+  | { kind: 'skipped'; why: 'loop_stopped' | 'no_attempt' | 'no_new_push' }
+  /** Every push read was allowed (and its hash recorded); `unreadable` lists pushes to read again later. */
+  | { kind: 'allowed'; checked: CheckedPush[]; unreadable: UnreadablePush[] }
+  /** The loop was stopped for this push (its hash recorded after the stop was filed). */
+  | { kind: 'stopped'; reason: PushStopReason; detail: string; push: CheckedPush; offenses: ForbiddenChange[]; checked: CheckedPush[] };
+
+export interface UnreadablePush {
+  attemptId: number;
+  from: string;
+  to: string;
+  status: number;
+  error: string;
+}
+
+/** GitHub lists at most 300 files of a comparison; a push at the cap may hide any file past it. */
+export const TRUNCATED_DETAIL = 'the push changes at least 300 files and GitHub shows only the first 300, so the rest cannot be checked';
+
+/**
+ * K3, K4 for the Task's pushes up to `newHead`. An attempt's push is the move from its head to the
+ * next attempt's head, or to `newHead` for the latest one; each is read once (its diff hash is then
+ * set). Attempts that share a head (a retry, a review on the same commit) are answered by one push,
+ * owned by the last of them. A push GitHub cannot show is left unhashed and read again next time.
+ */
+export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: string): Promise<PushGuardResult> {
+  // G2: once the loop stopped, pushes are a person's; nothing is read or judged.
+  if (task.noticeAt !== null || task.parkedAt !== null) return { kind: 'skipped', why: 'loop_stopped' };
+
+  const lives = (await deps.agent.lives(task.id)).filter((l): l is AttemptLife & { headSha: string } => l.headSha !== null).sort((a, b) => a.attemptId - b.attemptId);
+  const loopBase = lives[0]?.headSha;
+  if (loopBase === undefined) return { kind: 'skipped', why: 'no_attempt' };
+
+  const owners = lives.filter((l, i) => lives[i + 1]?.headSha !== l.headSha);
+  const pushes = owners.map((owner, i) => ({ owner, to: owners[i + 1]?.headSha ?? newHead }));
+  if (!pushes.some((p) => p.to !== p.owner.headSha && p.owner.diffHash === null)) return { kind: 'skipped', why: 'no_new_push' };
+
+  const policy = deps.policyFor(task.repository);
+  const history: string[] = [];
+  const checked: CheckedPush[] = [];
+  const unreadable: UnreadablePush[] = [];
+  for (const { owner, to } of pushes) {
+    if (owner.diffHash !== null) {
+      history.push(owner.diffHash);
+      continue;
+    }
+    if (to === owner.headSha) continue; // not pushed yet (or a review on an older commit came later)
+    const from = owner.headSha;
+    let push: Comparison;
+    let sinceBase: Comparison;
+    try {
+      push = await deps.github.compareCommits(task.repository, from, to);
+      sinceBase = from === loopBase ? push : await deps.github.compareCommits(task.repository, loopBase, to);
+    } catch (err) {
+      if (!(err instanceof GitHubError)) throw err;
+      unreadable.push({ attemptId: owner.attemptId, from, to, status: err.status, error: err.message });
+      continue;
+    }
+    const hash = diffHash(unifiedDiff(sinceBase.files));
+    const done: CheckedPush = { attemptId: owner.attemptId, from, to, diffHash: hash };
+
+    const stop = judgePush(push, policy) ?? judgeThrash(history, hash);
+    if (stop !== null) {
+      // The stop is filed before the hash is written: a stop that failed is judged again next time.
+      await deps.stop(task, stop.reason, stop.detail);
+      await deps.agent.setDiffHash(owner.attemptId, hash);
+      return { kind: 'stopped', reason: stop.reason, detail: stop.detail, push: done, offenses: stop.offenses, checked };
+    }
+    await deps.agent.setDiffHash(owner.attemptId, hash);
+    history.push(hash);
+    checked.push(done);
+  }
+  return { kind: 'allowed', checked, unreadable };
+}
+
+interface Stop {
+  reason: PushStopReason;
+  detail: string;
+  offenses: ForbiddenChange[];
+}
+
+/** K4 over what the push changed; a list cut at GitHub's cap fails closed. */
+function judgePush(push: Comparison, policy: PathPolicy): Stop | null {
+  const verdict = pathPolicyVerdict(push.files.map(toChangedFile), policy);
+  if (verdict.kind === 'stop') {
+    return { reason: 'forbidden_change', detail: push.truncated ? `${verdict.detail}; and ${TRUNCATED_DETAIL}` : verdict.detail, offenses: verdict.offenses };
+  }
+  if (push.truncated) return { reason: 'forbidden_change', detail: TRUNCATED_DETAIL, offenses: [] };
+  return null;
+}
+
+/** K3 over the earlier pushes' hashes, in order. */
+function judgeThrash(history: readonly string[], hash: string): Stop | null {
+  const verdict = thrashVerdict(history, hash);
+  return verdict.kind === 'stop' ? { reason: verdict.reason, detail: verdict.detail, offenses: [] } : null;
+}
+
+function toChangedFile(f: ComparedFile): ChangedFile {
+  return { path: f.path, status: f.status, patch: f.patch ?? undefined, previousPath: f.previousPath };
+}
+
+/**
+ * The comparison as one unified diff (`diff --git` sections), for the thrash hash. A file GitHub
+ * shows no patch for (binary, or too large) is named by its blob SHA, so two different contents of
+ * it never hash alike.
+ */
+export function unifiedDiff(files: readonly ComparedFile[]): string {
+  const out: string[] = [];
+  for (const f of files) {
+    const before = f.status === 'added' ? null : (f.previousPath ?? f.path);
+    const after = f.status === 'removed' ? null : f.path;
+    out.push(`diff --git a/${before ?? f.path} b/${after ?? f.path}`);
+    if (f.status === 'added' && f.previousPath !== undefined) out.push(`copy from ${f.previousPath}`, `copy to ${f.path}`);
+    if (f.status === 'renamed' && f.previousPath !== undefined && f.previousPath !== f.path) out.push(`rename from ${f.previousPath}`, `rename to ${f.path}`);
+    if (f.patch === null) {
+      out.push(`Binary files ${before === null ? '/dev/null' : `a/${before}`} and ${after === null ? '/dev/null' : `b/${after}`} differ`, `blob ${f.blobSha ?? 'unknown'}`);
+      continue;
+    }
+    out.push(`--- ${before === null ? '/dev/null' : `a/${before}`}`, `+++ ${after === null ? '/dev/null' : `b/${after}`}`);
+    if (f.patch !== '') out.push(f.patch.replace(/\n$/, ''));
+  }
+  return out.join('\n');
+}
+
+/**
+ * The poll's hook (PollDeps.pushGuard): runs the guard and never throws — a push that could not be
+ * read, or a ledger that failed, is logged and looked at again on the next tick.
+ */
+export function createPushGuard(deps: PushGuardDeps & { logger: Logger }): (task: Task, headSha: string) => Promise<void> {
+  return async (task, headSha) => {
+    try {
+      const result = await checkAgentPush(deps, task, headSha);
+      switch (result.kind) {
+        case 'stopped':
+          deps.logger.warn({ taskId: task.id, attemptId: result.push.attemptId, reason: result.reason, from: result.push.from, to: result.push.to, detail: result.detail }, 'guard.push_stopped');
+          return;
+        case 'allowed':
+          for (const u of result.unreadable) deps.logger.warn({ taskId: task.id, ...u }, 'guard.push_unreadable');
+          for (const c of result.checked) deps.logger.info({ taskId: task.id, ...c }, 'guard.push_checked');
+          return;
+        case 'skipped':
+          return;
+      }
+    } catch (err) {
+      deps.logger.error({ err, taskId: task.id, headSha }, 'guard.push_failed');
+    }
+  };
+}
