@@ -17,7 +17,7 @@ import { createDispatcher } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
-import { createProgressCheck } from './app/progress-check.js';
+import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
 import { reconcileAttempts } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
@@ -33,8 +33,11 @@ import { createHandoff } from './app/handoff.js';
 import { prChecks } from './app/pr-checks.js';
 import { createGitHub } from './github/client.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
+import { createResolveRun } from './app/agent-ops.js';
+import { createMcpHttpHandler } from './mcp/http.js';
 
 export const WEBHOOK_PATH = '/api/github/webhooks';
+export const MCP_PATH = '/mcp';
 export const DEFAULT_API_TOKEN_FILE = './data/api-token';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
@@ -132,7 +135,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     ...(adapters.fault ? { fault: adapters.fault } : {}),
   });
   // Evaluation batches at a time. SQLite has one writer: one batch avoids lock churn; PostgreSQL takes two.
-  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: db.dialect === 'sqlite' ? 1 : 2 });
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: db.dialect === 'sqlite' ? 1 : 2, gatherMs: db.dialect === 'sqlite' ? 0 : Number(process.env.X_GATHER ?? 5) });
   // SQLite commits one batch at a time; PostgreSQL a few side by side (see ingest.ts).
   const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : Number(process.env.X_SLOTS ?? 2) });
 
@@ -168,7 +171,21 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   }
 
   const handleWebhook = createWebhookHandler({ secrets: config.webhookSecrets, maxBytes: config.webhookMaxBytes, ingestor, logger });
+  const fetchLog = (url: string, o: { lines: number }) => fetchLogTail(url, { ...o, ...adapters.logFetch });
+  const resolveRun = createResolveRun({
+    agent,
+    ledger,
+    github,
+    fetchLog,
+    clock,
+    decisions,
+    logger,
+    maxAttempts: config.maxAttempts,
+    ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
+  });
+  const handleMcp = createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') });
   const api = createApi({
+    resolveRun,
     ledger,
     logger,
     works: config.works,
@@ -189,6 +206,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     if (path === WEBHOOK_PATH) {
       handleWebhook(req, res).catch((err) => {
         logger.error({ err }, 'webhook handler failed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
+    if (path === MCP_PATH) {
+      handleMcp(req, res).catch((err) => {
+        logger.error({ err }, 'mcp handler failed');
         if (!res.headersSent) res.writeHead(500).end();
       });
       return;

@@ -313,6 +313,13 @@ describe('createResolveRun', () => {
         { taskId, runId, model: 1.25, sandbox: 0, note: 'first pass' },
         { taskId, runId, model: 0.5, sandbox: 0.25, note: null },
       ]);
+      assert.deepEqual(
+        w.decisions.map((d) => [d.outcome, d.reason, d.attemptId, d.detail]),
+        [
+          [OUTCOME_DECISION, 'spend_reported', attemptId, `run ${runId}: model 1.25, sandbox 0 (first pass)`],
+          [OUTCOME_DECISION, 'spend_reported', attemptId, `run ${runId}: model 0.5, sandbox 0.25`],
+        ],
+      );
     });
 
     it('refuses amounts that are not non-negative finite numbers, or none at all, writing nothing', async () => {
@@ -321,6 +328,7 @@ describe('createResolveRun', () => {
         await refused(ops.reportSpend(bad), 'invalid');
       }
       assert.deepEqual(w.spends, []);
+      assert.deepEqual(w.decisions, []);
       await ops.reportSpend({ sandbox: 0 });
       assert.equal(w.spends.length, 1, 'zero is a valid amount');
     });

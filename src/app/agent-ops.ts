@@ -24,11 +24,8 @@ export const ENDED_RUN_STATES: readonly RunState[] = ['completed', 'failed', 'ca
 /** The largest single amount `reportSpend` takes (US dollars), as the MCP tool's schema does. */
 export const SPEND_MAX = 1e9;
 
-/**
- * The decision-log outcome of a reported fix outcome (its reason is `outcome_<outcome>`).
- * TODO: 'reported' once src/core/reasons.ts OUTCOMES has it; 'stored' meanwhile.
- */
-export const OUTCOME_DECISION: Outcome = 'stored';
+/** The decision-log outcome of a run's report: reason `outcome_<outcome>` for I2, `spend_reported` for K6. */
+export const OUTCOME_DECISION: Outcome = 'reported';
 
 /** How often a lifecycle move is tried again when another writer moved the attempt meanwhile. */
 const MOVE_TRIES = 3;
@@ -125,6 +122,12 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
     return (await deps.ledger.getTask(taskId)) ?? boundTask;
   }
 
+  /** A decision-log row; its failure never undoes what was recorded. */
+  async function decide(row: DecisionInput): Promise<void> {
+    if (deps.decisions) deps.decisions.write(row);
+    else await deps.ledger.recordDecisions([row]).catch((err: unknown) => deps.logger?.error({ err, taskId, runId }, 'decision log write failed'));
+  }
+
   async function spendReport(): Promise<SpendReport> {
     const t = await deps.agent.spendTotals(taskId);
     return { totalSpend: t.model + t.sandbox, model: t.model, sandbox: t.sandbox, ciMinutes: t.ciMinutes };
@@ -214,17 +217,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
         to = next.to;
       }
 
-      const row: DecisionInput = {
-        taskId,
-        attemptId,
-        outcome: OUTCOME_DECISION,
-        reason: `outcome_${outcome}`,
-        detail: reason === '' ? `run ${runId}` : `run ${runId}: ${reason}`,
-      };
-      if (deps.decisions) deps.decisions.write(row);
-      else {
-        await deps.ledger.recordDecisions([row]).catch((err: unknown) => deps.logger?.error({ err, taskId, attemptId }, 'decision log write failed'));
-      }
+      await decide({ taskId, attemptId, outcome: OUTCOME_DECISION, reason: `outcome_${outcome}`, detail: reason === '' ? `run ${runId}` : `run ${runId}: ${reason}` });
       deps.logger?.info({ taskId, attemptId, runId, outcome, state }, 'attempt.outcome_reported');
       return { attemptId, state, outcome };
     },
@@ -244,6 +237,13 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       if (input.note !== undefined && typeof input.note !== 'string') throw new AgentOpsError('invalid', 'note must be text');
       const note = input.note === undefined ? '' : boundReason(input.note, REASON_MAX);
       await deps.agent.addSpend({ taskId, runId, model: model ?? 0, sandbox: sandbox ?? 0, note: note === '' ? null : note });
+      await decide({
+        taskId,
+        attemptId: attempt?.id ?? bound.attemptId,
+        outcome: OUTCOME_DECISION,
+        reason: 'spend_reported',
+        detail: `run ${runId}: model ${model ?? 0}, sandbox ${sandbox ?? 0}${note === '' ? '' : ` (${note})`}`,
+      });
       return spendReport();
     },
 

@@ -21,8 +21,23 @@ const SLICE_MS = 2;
 /** Events evaluated together, their Tasks read once (task-reads.ts). */
 const MAX_BATCH = 64;
 
-export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledger; logger: Logger; decisions: DecisionWriter; concurrency: number }): EvaluationQueue {
+export function createEvaluationQueue(deps: {
+  evaluator: Evaluator;
+  ledger: Ledger;
+  logger: Logger;
+  decisions: DecisionWriter;
+  /** Batches evaluated at once. */
+  concurrency: number;
+  /**
+   * How long the first event waits for others to join its batch (ms). Where every read is a
+   * round trip (PostgreSQL), a batch of one costs nearly what a batch of dozens does.
+   */
+  gatherMs?: number;
+}): EvaluationQueue {
   const items: StoredLoopEvent[] = [];
+  const gatherMs = deps.gatherMs ?? 0;
+  let waitingSince = 0;
+  let gathering: NodeJS.Timeout | null = null;
   let active = 0;
   let sliceStart = performance.now();
   let waiters: Array<() => void> = [];
@@ -41,6 +56,14 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
 
   function pump(): void {
     while (active < deps.concurrency && items.length > 0) {
+      const wait = waitingSince + gatherMs - performance.now();
+      if (items.length < MAX_BATCH && wait > 0) {
+        gathering ??= setTimeout(() => {
+          gathering = null;
+          pump();
+        }, wait);
+        return;
+      }
       const batch = items.splice(0, MAX_BATCH);
       active++;
       deps.evaluator
@@ -74,6 +97,7 @@ export function createEvaluationQueue(deps: { evaluator: Evaluator; ledger: Ledg
   return {
     push(batch) {
       if (active === 0) sliceStart = performance.now();
+      if (items.length === 0) waitingSince = performance.now();
       items.push(...batch);
       pump();
     },

@@ -229,6 +229,8 @@ describe('/api/run/*', () => {
     assert.equal(apiToken.status, 401);
     assert.match(apiToken.body.message, /FIXLOOP_RUN_TOKEN, not the API token/);
     assert.match((await call('GET', '/api/run/state', { token: 'nobody' })).headers.get('www-authenticate') ?? '', /^Bearer/);
+    assert.match((await call('GET', '/api/run/state', { token: null })).body.message, /FIXLOOP_RUN_TOKEN/, 'a tokenless call is told which token');
+    assert.equal((await call('GET', '/api/run/state', { token: null, app: app({ resolveRun: null }) })).status, 401, 'the token is checked first');
     // An install without an API token still needs the run token here.
     assert.equal((await call('GET', '/api/run/state', { token: null, app: app({ apiToken: null }) })).status, 401);
     assert.equal((await call('GET', '/api/run/state', { app: app({ apiToken: null }) })).status, 200);

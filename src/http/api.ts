@@ -85,17 +85,19 @@ export function createApi(deps: ApiDeps): Hono {
   app.get('/readyz', async (c) => ((await deps.ready()) ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
 
   // Every /api/ route but the webhook (served before this app) needs the API token, except the
-  // run-state report, which a run may make with its own token.
+  // run-state report, which a run may make with its own token, and the /api/run/* routes, which take
+  // only a run's token.
   app.use('/api/*', async (c, next) => {
     const token = bearerOf(c.req.header('authorization'));
     const isRunPatch = c.req.method === 'PATCH' && /^\/api\/runs\/\d+$/.test(c.req.path);
-    const isRunScoped = RUN_ROUTE.test(c.req.path);
+    // The /api/run/* routes take a run's own token and check it themselves (withRun), never the API token.
+    if (RUN_ROUTE.test(c.req.path)) return next();
     if (deps.apiToken === null) return next(); // loopback-only install without a token (config enforces this)
     if (token && sameSecret(token, deps.apiToken)) {
       c.set('principal' as never, 'person' as never);
       return next();
     }
-    if ((isRunPatch || isRunScoped) && token) {
+    if (isRunPatch && token) {
       c.set('principal' as never, `run-token:${token}` as never);
       return next();
     }
@@ -230,12 +232,12 @@ export function createApi(deps: ApiDeps): Hono {
 
   /** Resolve the bearer run token and run `op` with its ops; every refusal answered by its code. */
   async function withRun(c: Context, what: string, op: (ops: AgentOps) => Promise<unknown>) {
-    if (!deps.resolveRun) return runRefusal(c, 'unavailable', 'the run routes are not enabled on this server');
     const token = bearerOf(c.req.header('authorization'));
     if (!token) return runRefusal(c, 'unauthorized', "send this run's FIXLOOP_RUN_TOKEN as \"Authorization: Bearer <token>\"");
     if (deps.apiToken !== null && sameSecret(token, deps.apiToken)) {
       return runRefusal(c, 'unauthorized', "these routes act for one run: use that run's FIXLOOP_RUN_TOKEN, not the API token");
     }
+    if (!deps.resolveRun) return runRefusal(c, 'unavailable', 'the run routes are not enabled on this server');
     let ops: AgentOps;
     try {
       ops = await deps.resolveRun(token);

@@ -219,7 +219,7 @@ const decisionReason =
   'Why the outcome happened, or null. When `outcome` is `refused` it is one of the closed refusal list: ' +
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
   `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
-  `(${codeList(STOP_REASONS)}); other outcomes may carry an informational reason such as \`identity_seen\`, ` +
+  `(${codeList(STOP_REASONS)}). When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
   '`dispatch_unknown` or `pull_request_state`.';
 
 const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];

@@ -137,7 +137,7 @@ for (const kind of DATABASE_KINDS) {
 
       // The decision log tells people what the run reported.
       const decisions = (await h.api('GET', `/api/deliveries?taskId=${tasks.get(7)}`)).body.decisions;
-      assert.ok(decisions.some((d: any) => d.attemptId === spec.attemptId && d.reason === 'outcome_action_taken'), JSON.stringify(decisions));
+      assert.ok(decisions.some((d: any) => d.attemptId === spec.attemptId && d.outcome === 'reported' && d.reason === 'outcome_action_taken'), JSON.stringify(decisions));
     });
 
     test('K6: report_spend adds up; loop_state shows the attempt with its lifecycle and the spend', async () => {
@@ -158,6 +158,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(state.attempts[0].outcome, 'action_taken');
       assert.equal(state.run.id, runs.get(7)!.runId);
       assert.equal(state.spend.totalSpend, 2);
+      const decisions = (await h.api('GET', `/api/deliveries?taskId=${tasks.get(7)}`)).body.decisions;
+      assert.equal(decisions.filter((d: any) => d.outcome === 'reported' && d.reason === 'spend_reported').length, 2, 'each spend report is in the decision log');
     });
 
     test("another run's token sees only its own run", async () => {
