@@ -21,10 +21,10 @@ import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
 import { reconcileAttempts } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
+import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
 import { createApi } from './http/api.js';
-import { createCommandRunner } from './runners/command.js';
-import { createHttpRunner } from './runners/http.js';
+import { runnerFromConfig } from './runners/from-config.js';
 import { createLogger } from './logging.js';
 import { createHmac } from 'node:crypto';
 import type { GitHubPort } from './app/github-port.js';
@@ -95,10 +95,7 @@ function githubFrom(config: Config, logger: Logger): GitHubPort | null {
 }
 
 function runnerFrom(config: Config): Runner | null {
-  const r = config.runner;
-  if (!r) return null;
-  if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
-  return createCommandRunner({ command: [...r.command], envAllow: [...r.envAllow], workDir: config.workDir, ...(r.cwd ? { cwd: r.cwd } : {}) });
+  return runnerFromConfig(config);
 }
 
 export async function createFixloop(config: Config, adapters: FixloopAdapters = {}): Promise<Fixloop> {
@@ -117,8 +114,11 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
-  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, agent, ...(adapters.fault ? { fault: adapters.fault } : {}) });
+  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, agent, promptTemplate: config.promptTemplate ?? undefined, ...(adapters.fault ? { fault: adapters.fault } : {}) });
+  // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
+  let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
   const evaluator = createEvaluator({
+    judgePush: (task, headSha) => (judgePush ? judgePush(task, headSha) : Promise.resolve(false)),
     ledger,
     logger,
     works: config.works,
@@ -154,6 +154,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       clock,
       parkAfterMs: config.parkAfterMs,
       stateKey: createHmac('sha256', config.webhookSecrets[0]!).update('fixloop-state-comment').digest(),
+      markHuman: (taskId, at) => agent.markHuman(taskId, at),
     });
     // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
     const pushGuard = createPushGuard({
@@ -165,8 +166,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         await evaluator.stop(task, reason, detail, task.ciHeadSha);
       },
     });
+    judgePush = pushGuard;
     const progress = createProgressCheck({ agent, github, clock, logger, intervalMs: config.pollIntervalMs, evaluator });
-    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr), pushGuard, progress });
+    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr), pushGuard, progress, ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes) });
     if (adapters.startPoll !== false) poller.start();
   }
 
@@ -186,6 +188,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const handleMcp = createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') });
   const api = createApi({
     resolveRun,
+    markHuman: (taskId) => agent.markHuman(taskId, clock.now().toISOString()),
     ledger,
     logger,
     works: config.works,

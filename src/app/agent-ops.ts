@@ -256,9 +256,9 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
         const l = byId.get(a.id);
         return {
           ...a,
-          state: l?.state ?? null,
-          outcome: l?.outcome ?? null,
-          outcomeReason: l?.outcomeReason ?? null,
+          state: l?.state ?? a.state,
+          outcome: l?.outcome ?? a.outcome,
+          outcomeReason: l?.outcomeReason ?? a.outcomeReason,
           outcomeAt: l?.outcomeAt ?? null,
           actionTakenAt: l?.actionTakenAt ?? null,
           retryOf: l?.retryOf ?? null,

@@ -50,6 +50,8 @@ export interface EvaluateDeps {
   wakeCaps?: { perWindow?: number; windowMs?: number; sinceHuman?: number };
   /** K6: the Task's cost ceiling (null = none), the expected cost of an attempt before any was reported, the CI minute price. */
   cost?: { ceiling: number | null; expectedAttemptCost: number; ciMinutePrice: number };
+  /** The push guard (K3, K4): true when it stopped the loop for the push that made this head. */
+  judgePush?: (task: Task, headSha: string) => Promise<boolean>;
   /** Allow-listed reviewer bots (F1, F2), lower-case logins. */
   reviewBots?: readonly string[];
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
@@ -157,6 +159,9 @@ export function createEvaluator(deps: EvaluateDeps) {
     ctx.task = fresh;
     const gate = refusalOf({ verdict: r.verdict, fork: r.fork, task: fresh, latestRun: await ledger.latestRun(task.id), stopFlag });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
+    // K3/K4: the push that made this head is judged before anything is spent on it, here as well as
+    // on the poll, so a red arriving by webhook cannot buy a run for a forbidden or repeated change.
+    if (deps.judgePush && r.sha === fresh.ciHeadSha && (await deps.judgePush(fresh, r.sha))) return refuse(ctx, 'notice_filed', 'the push was stopped by a guard');
 
     return claimAndDispatch(ctx as Ctx & { task: Task }, {
       coordinate: r.sha,
@@ -286,6 +291,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       { allowBots: deps.reviewBots ?? [], selfLogin: (await deps.selfLogin?.()) ?? null },
     );
     if (!candidate) return refuse(ctx, 'not_a_rejection', `${e.state} by ${e.author ?? 'unknown'}`);
+    if (candidate.source === 'review') await deps.agent.markHuman(task.id, ledger.now()); // K9: a person spoke
     const rejection = await ledger.createRejection({ taskId: task.id, source: candidate.source, headSha: e.headSha, checkName: null, body: e.body, eventId });
     return offerRejection(ctx as Ctx & { task: Task }, rejection);
   }
@@ -298,6 +304,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
+    if (e.authorType === 'User' && e.author !== ((await deps.selfLogin?.()) ?? null)) await deps.agent.markHuman(task.id, ledger.now()); // K9
     const row = (await ledger.listRejections(task.id)).at(-1) ?? null;
     const consumed = row ? (await ledger.listAttempts(task.id)).some((a) => a.coordinate === `review:${row.id}` || a.rejectionId === row.id) : false;
     const verdict = doorbell({

@@ -17,6 +17,8 @@ export interface HandoffDeps {
   parkAfterMs: number;
   /** HMAC key for the state comment's digest, so a deliberate edit cannot forge it. */
   stateKey: StateKey;
+  /** K9: a person's approve-one is a person acting on the Task. */
+  markHuman?: (taskId: number, at: string) => Promise<void>;
 }
 
 export async function loopStateOf(ledger: Ledger, task: Task): Promise<LoopState> {
@@ -107,6 +109,7 @@ export function createHandoff(deps: HandoffDeps) {
           // grants twice; the grant itself is a compare-and-set on the stop round (one replica wins).
           await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
           if (await ledger.grantApproveOne(task.id, task.stopRound)) {
+            await deps.markHuman?.(task.id, deps.clock.now().toISOString());
             await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL).catch(() => undefined);
             await record(task, 'approve_one', 'a person granted exactly one more automatic attempt');
             const after = await ledger.getTask(task.id);

@@ -4,6 +4,7 @@
 // webhook (passing only here), and re-offers a red head to the same evaluator — safe, because the
 // claim on the head refuses a commit already resumed for. One replica polls a PR per tick (lease).
 import { greenGate, type GateResult } from '../core/green-gate.js';
+import { ciBillableMinutes } from '../core/cost-ceiling.js';
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
 import type { CheckResult } from '../core/classify.js';
 import type { Task, Work } from '../core/types.js';
@@ -25,7 +26,9 @@ export interface PollDeps {
    * K3/K4: judges the agent's push when the head moved after an attempt (src/app/push-guard.ts),
    * before the head's red is offered, so a stopped loop spends nothing on it. Must not throw.
    */
-  pushGuard?: (task: Task, headSha: string) => Promise<void>;
+  pushGuard?: (task: Task, headSha: string) => Promise<unknown>;
+  /** K6: record the billable CI minutes of a head. */
+  ciMinutes?: (taskId: number, headSha: string, minutes: number) => Promise<void>;
   /** I3: progress of attempts awaiting it, and retries (progress-check.ts). */
   progress?: (task: Task, pr: PullRequestInfo, runs: CheckRunInfo[]) => Promise<void>;
 }
@@ -121,6 +124,8 @@ export function createPoller(deps: PollDeps) {
         await deps.pushGuard?.(fresh, pr.headSha);
         const [runs, statuses] = await Promise.all([github.listCheckRuns(task.repository, pr.headSha), github.listStatuses(task.repository, pr.headSha)]);
         const gate = await gateFor(fresh, pr, runs, statuses);
+        // K6: the head's CI minutes, from its check runs' durations, count toward the cost ceiling.
+        await deps.ciMinutes?.(task.id, pr.headSha, ciBillableMinutes(runs));
         await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
         if (gate.verdict === 'passing') await ledger.setCiStateForHead(task.id, pr.headSha, 'passing');
         else if (gate.verdict === 'red') {

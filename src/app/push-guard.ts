@@ -163,23 +163,25 @@ export function unifiedDiff(files: readonly ComparedFile[]): string {
  * The poll's hook (PollDeps.pushGuard): runs the guard and never throws — a push that could not be
  * read, or a ledger that failed, is logged and looked at again on the next tick.
  */
-export function createPushGuard(deps: PushGuardDeps & { logger: Logger }): (task: Task, headSha: string) => Promise<void> {
+/** The guard as the poll and the webhook path call it: true when it stopped the loop. Never throws. */
+export function createPushGuard(deps: PushGuardDeps & { logger: Logger }): (task: Task, headSha: string) => Promise<boolean> {
   return async (task, headSha) => {
     try {
       const result = await checkAgentPush(deps, task, headSha);
       switch (result.kind) {
         case 'stopped':
           deps.logger.warn({ taskId: task.id, attemptId: result.push.attemptId, reason: result.reason, from: result.push.from, to: result.push.to, detail: result.detail }, 'guard.push_stopped');
-          return;
+          return true;
         case 'allowed':
           for (const u of result.unreadable) deps.logger.warn({ taskId: task.id, ...u }, 'guard.push_unreadable');
           for (const c of result.checked) deps.logger.info({ taskId: task.id, ...c }, 'guard.push_checked');
-          return;
+          return false;
         case 'skipped':
-          return;
+          return false;
       }
     } catch (err) {
       deps.logger.error({ err, taskId: task.id, headSha }, 'guard.push_failed');
     }
+    return false;
   };
 }

@@ -4,15 +4,56 @@
 // is listed in docs/configuration.md.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT, parseMaxAttempts } from '../core/budget.js';
 import type { Work } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { readConfigFile } from './read-file.js';
-import { configFileSchema, envSchema, isLoopbackHost, type ConfigFile, type EnvConfig, type LogLevel } from './schema.js';
+import {
+  configFileSchema,
+  envSchema,
+  isLoopbackHost,
+  RUNNER_PRESETS,
+  type ConfigFile,
+  type EnvConfig,
+  type LogLevel,
+  type RunnerPresetName,
+} from './schema.js';
 
-export type RunnerConfig =
-  | { kind: 'command'; command: readonly string[]; envAllow: readonly string[]; cwd: string | null }
-  | { kind: 'http'; url: string; secret: string };
+/** A ready-made command runner (src/runners/presets.ts) and its own options, as validated. */
+export type RunnerPresetConfig = {
+  [N in RunnerPresetName]: { readonly name: N; readonly options: Readonly<z.output<(typeof RUNNER_PRESETS)[N]>> };
+}[RunnerPresetName];
+
+/** L2: a fresh checkout of the Task's branch per run (src/runners/workspace.ts). */
+export interface WorkspaceConfig {
+  /** What to clone, `{repository}` standing for `owner/name`. */
+  readonly cloneUrl: string;
+  readonly depth: number;
+  readonly layout: 'per-run' | 'per-task';
+  /** Each git command's time limit. */
+  readonly timeoutMs: number;
+  /** Author and committer of the agent's commits; null = the workspace's default. */
+  readonly identity: { readonly name: string; readonly email: string } | null;
+  /** Written into the checkout in place of the branch's own agent files (AGENTS.md, .mcp.json, …). */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+export interface CommandRunnerConfig {
+  readonly kind: 'command';
+  /** A preset builds argv, its envAllow and stdin; null for a hand-written `command`. */
+  readonly preset: RunnerPresetConfig | null;
+  /** The hand-written argv; null with a preset. Never empty (an empty `command` means no runner). */
+  readonly command: readonly string[] | null;
+  /** Variables the agent may inherit, besides the preset's own. */
+  readonly envAllow: readonly string[];
+  /** For a hand-written command: the prompt file is the agent's stdin. */
+  readonly stdinFromPromptFile: boolean;
+  readonly cwd: string | null;
+  readonly workspace: WorkspaceConfig | null;
+}
+
+export type RunnerConfig = CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
 
 export interface GitHubConfig {
   /** GitHub App id (APP_ID); null when fixloop uses a token or no GitHub access. */
@@ -53,6 +94,11 @@ export interface Config {
   readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
   /** null = no runner configured: the app must refuse to dispatch. */
   readonly runner: RunnerConfig | null;
+  /**
+   * The operator's prompt template (`runner.promptTemplate`), checked at load; null = fixloop's
+   * default. The protocol block is always appended after it (I4).
+   */
+  readonly promptTemplate: string | null;
   readonly github: Readonly<GitHubConfig>;
   /** Absolute path of the config file read, or null. */
   readonly configFile: string | null;
@@ -96,7 +142,8 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
     cost: { ceiling: fileConfig.guards.costCeiling, expectedAttemptCost: fileConfig.guards.expectedAttemptCost, ciMinutePrice: fileConfig.guards.ciMinutePrice },
     wakeCaps: { perWindow: fileConfig.guards.wakesPerWindow, windowMs: fileConfig.guards.wakeWindowMinutes * 60_000, sinceHuman: fileConfig.guards.wakesSinceHuman },
-    runner: resolveRunner(fileConfig.runner, vars, configFile),
+    runner: resolveRunner(fileConfig.runner, vars, configFile, warnings),
+    promptTemplate: fileConfig.runner?.promptTemplate ?? null,
     github: resolveGitHub(vars),
     configFile,
     warnings,
@@ -133,12 +180,36 @@ function resolveMaxAttempts(raw: string | undefined, fromFile: number | undefine
   return parsed.max;
 }
 
-function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: string | null): RunnerConfig | null {
+function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: string | null, warnings: string[]): RunnerConfig | null {
   if (runner === undefined) return null;
   switch (runner.kind) {
-    case 'command':
-      if (runner.command.length === 0) return null;
-      return { kind: 'command', command: runner.command, envAllow: runner.envAllow, cwd: runner.cwd ?? null };
+    case 'command': {
+      if (runner.preset === undefined && (runner.command ?? []).length === 0) return null;
+      const preset = runner.preset === undefined ? null : presetConfig(runner.preset, runner.presetOptions);
+      const w = runner.workspace;
+      const layout = w?.layout ?? (preset?.name === 'claude-code-resume' ? 'per-task' : 'per-run');
+      const workspace: WorkspaceConfig | null =
+        w === undefined
+          ? null
+          : {
+              cloneUrl: w.cloneUrl ?? defaultCloneUrl(vars),
+              depth: w.depth,
+              layout,
+              timeoutMs: w.timeoutSeconds * 1000,
+              identity: w.identity ?? null,
+              files: w.files,
+            };
+      if (preset?.name === 'claude-code-resume') claudePresetWarnings(preset.options, workspace, runner.cwd, file, warnings);
+      return {
+        kind: 'command',
+        preset,
+        command: preset === null ? (runner.command ?? []) : null,
+        envAllow: runner.envAllow,
+        stdinFromPromptFile: runner.stdinFromPromptFile ?? false,
+        cwd: runner.cwd ?? null,
+        workspace,
+      };
+    }
     case 'http': {
       const secret = vars.FIXLOOP_RUNNER_SECRET ?? runner.secret;
       if (secret === undefined) {
@@ -151,6 +222,57 @@ function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: stri
       throw new Error(`unknown runner ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** The preset's options, typed by its schema (already checked by configFileSchema). */
+function presetConfig(name: RunnerPresetName, options: Record<string, unknown> | undefined): RunnerPresetConfig {
+  switch (name) {
+    case 'claude-code-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+    case 'codex-exec-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+  }
+}
+
+/** Claude Code finds sessions by directory and reads MCP servers from `{workspace}/.mcp.json`. */
+function claudePresetWarnings(
+  options: Extract<RunnerPresetConfig, { name: 'claude-code-resume' }>['options'],
+  workspace: WorkspaceConfig | null,
+  cwd: string | undefined,
+  file: string | null,
+  warnings: string[],
+): void {
+  if (workspace?.layout === 'per-run') {
+    warnings.push(
+      `${file}: runner.workspace.layout is per-run with preset claude-code-resume: every run gets a new path, so \`claude --resume\` cannot find the session; use layout: per-task`,
+    );
+  }
+  if (options.mcpConfig === undefined && workspace !== null && workspace.files['.mcp.json'] === undefined) {
+    warnings.push(
+      `${file}: preset claude-code-resume reads {workspace}/.mcp.json, but runner.workspace.files has no ".mcp.json"; add fixloop's MCP server there (or set presetOptions.mcpConfig)`,
+    );
+  }
+  if (options.mcpConfig === undefined && workspace === null && cwd === undefined) {
+    warnings.push(
+      `${file}: preset claude-code-resume reads {workspace}/.mcp.json, and without runner.workspace or runner.cwd that is the empty run directory; configure a workspace with files[".mcp.json"] (or set presetOptions.mcpConfig)`,
+    );
+  }
+}
+
+/**
+ * Where checkouts come from when `runner.workspace.cloneUrl` is not set: GHE_PROTOCOL://GHE_HOST,
+ * else the host of GITHUB_API_URL (api.github.com → github.com, api.<x>.ghe.com → <x>.ghe.com), else
+ * https://github.com.
+ */
+export function defaultCloneUrl(vars: Pick<EnvConfig, 'GHE_HOST' | 'GHE_PROTOCOL' | 'GITHUB_API_URL'>): string {
+  let origin = 'https://github.com';
+  if (vars.GHE_HOST !== undefined) origin = `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}`;
+  else if (vars.GITHUB_API_URL !== undefined) {
+    const api = new URL(vars.GITHUB_API_URL);
+    const host = api.hostname === 'api.github.com' ? 'github.com' : /^api\.[^.]+\.ghe\.com$/i.test(api.hostname) ? api.hostname.slice(4) : api.hostname;
+    origin = `${api.protocol}//${host}${api.port ? `:${api.port}` : ''}`;
+  }
+  return `${origin}/{repository}.git`;
 }
 
 function resolveGitHub(vars: EnvConfig): GitHubConfig {

@@ -4,6 +4,8 @@
 // 0006 (c) — a repository in one Work only) live here too, so every config error reads the same.
 import { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
+import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
+import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from '../runners/presets.js';
 
 export const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -61,19 +63,160 @@ const workSchema = z
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
-const commandRunnerSchema = z.strictObject({
-  kind: z.literal('command'),
-  /** argv of the agent; an empty list means "no runner configured". */
-  command: z.array(z.string().min(1)).default([]),
-  envAllow: z.array(envName).default([]),
-  cwd: z.string().min(1).optional(),
+/** A value a preset puts after a CLI option: never empty, never read as an option, one line. */
+const optionValue = z
+  .string()
+  .min(1)
+  .refine((v) => !v.startsWith('-') && !/[\0\r\n]/.test(v), 'must not start with "-" nor contain a line break');
+
+/** `presetOptions` of `preset: claude-code-resume` (see claudeCodeResume in src/runners/presets.ts). */
+export const claudeCodeResumeOptionsSchema = z.strictObject({
+  model: optionValue.optional(),
+  maxTurns: z.int().min(1).optional(),
+  permissionMode: z.enum(CLAUDE_PERMISSION_MODES).optional(),
+  /** Replaces the default list (DEFAULT_CLAUDE_ALLOWED_TOOLS). */
+  allowedTools: z.array(optionValue).optional(),
+  /** null: leave MCP to Claude's own configuration. */
+  mcpConfig: optionValue.nullable().optional(),
 });
+
+/** `presetOptions` of `preset: codex-exec-resume` (see codexExecResume in src/runners/presets.ts). */
+export const codexExecResumeOptionsSchema = z.strictObject({
+  model: optionValue.optional(),
+  sandbox: z.enum(CODEX_SANDBOX_MODES).optional(),
+  /** null: no MCP server is given to Codex. */
+  mcpServer: z
+    .strictObject({
+      name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, "_" or "-"').optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+    })
+    .nullable()
+    .optional(),
+});
+
+/** The ready-made command runners (SPEC L1) and the schema of each one's `presetOptions`. */
+export const RUNNER_PRESETS = {
+  'claude-code-resume': claudeCodeResumeOptionsSchema,
+  'codex-exec-resume': codexExecResumeOptionsSchema,
+} as const;
+export type RunnerPresetName = keyof typeof RUNNER_PRESETS;
+export const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPresetName, ...RunnerPresetName[]];
+
+export const WORKSPACE_LAYOUTS = ['per-run', 'per-task'] as const;
+
+/** Why a path cannot name a file the workspace writes into the checkout; null when it can. */
+function workspaceFileProblem(path: string): string | null {
+  const segs = path.split('/');
+  if (path === '' || /[\0\\]/.test(path)) return 'is not a plain relative path';
+  if (path.startsWith('/')) return 'must be relative to the checkout';
+  if (segs.some((s) => s === '' || s === '.' || s === '..')) return 'must not contain empty, "." or ".." segments';
+  if (segs[0]!.toLowerCase() === '.git') return 'must not be inside .git';
+  return null;
+}
+
+/** A line of git config: no line breaks or NULs. */
+const gitConfigValue = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((v) => !/[\0\r\n]/.test(v), 'must be one line');
+
+/** L2: a fresh checkout of the Task's branch per run (src/runners/workspace.ts). */
+const workspaceSchema = z.strictObject({
+  /**
+   * What to clone, `{repository}` standing for `owner/name`: an http(s) URL (the scoped token is
+   * sent to it), a file:// URL or an absolute path. Default: the GitHub web host (see config.ts).
+   */
+  cloneUrl: z
+    .string()
+    .refine((v) => v.includes('{repository}'), 'must contain {repository} (owner/name), e.g. "https://github.com/{repository}.git"')
+    .refine((v) => /^(https?:\/\/|file:\/\/|\/)/i.test(v), 'must be an http(s) or file:// URL, or an absolute path')
+    .optional(),
+  depth: z.int().min(1).max(100_000).default(50),
+  /** Default `per-task` with the claude-code-resume preset (resumes need a stable path), else `per-run`. */
+  layout: z.enum(WORKSPACE_LAYOUTS).optional(),
+  /** Each git command's time limit. */
+  timeoutSeconds: z.int().min(1).max(3600).default(300),
+  /** Author and committer of the agent's commits. */
+  identity: z.strictObject({ name: gitConfigValue, email: gitConfigValue }).optional(),
+  /** The agent's instructions and MCP config, checkout path → content; the branch's own never count. */
+  files: z
+    .record(z.string(), z.string())
+    .superRefine((files, ctx) => {
+      for (const path of Object.keys(files)) {
+        const problem = workspaceFileProblem(path);
+        if (problem) ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path)} ${problem}` });
+      }
+    })
+    .default({}),
+});
+
+/** An operator's prompt template (I4): checked at load, so a typo never reaches a run. */
+const promptTemplateSchema = z.string().superRefine((template, ctx) => {
+  for (const p of checkPromptTemplate(template)) ctx.addIssue({ code: 'custom', message: templateProblemText(p) });
+});
+
+function templateProblemText(p: TemplateProblem): string {
+  return p.kind === 'unknown_placeholder'
+    ? `unknown placeholder {{${p.placeholder}}}; the known ones are ${TEMPLATE_PLACEHOLDERS.map((n) => `{{${n}}}`).join(', ')} (the protocol block is always appended and cannot be placed)`
+    : `placeholder {{${p.placeholder}}} may appear at most once`;
+}
+
+const commandRunnerSchema = z
+  .strictObject({
+    kind: z.literal('command'),
+    /** A ready-made agent invocation (src/runners/presets.ts); exactly one of `preset` and `command`. */
+    preset: z.enum(RUNNER_PRESET_NAMES).optional(),
+    /** The preset's own options, checked against RUNNER_PRESETS[preset]. */
+    presetOptions: z.record(z.string(), z.unknown()).optional(),
+    /** argv of the agent; an empty list means "no runner configured". */
+    command: z.array(z.string().min(1)).optional(),
+    envAllow: z.array(envName).default([]),
+    /** For a hand-written `command`: the prompt file becomes the agent's stdin. Presets decide it themselves. */
+    stdinFromPromptFile: z.boolean().optional(),
+    cwd: z.string().min(1).optional(),
+    workspace: workspaceSchema.optional(),
+    promptTemplate: promptTemplateSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.preset !== undefined && r.command !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'set `preset` or `command`, not both' });
+    }
+    if (r.preset === undefined && r.command === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['preset'],
+        message: `a command runner needs \`preset\` (${RUNNER_PRESET_NAMES.join(' or ')}) or \`command\` (argv; [] for no runner)`,
+      });
+    }
+    if (r.preset === undefined && r.presetOptions !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['presetOptions'], message: 'is only read with `preset`' });
+    }
+    if (r.preset !== undefined && r.stdinFromPromptFile !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stdinFromPromptFile'],
+        message: 'is for a hand-written `command`; a preset always reads the prompt from stdin',
+      });
+    }
+    if (r.preset !== undefined) {
+      const parsed = RUNNER_PRESETS[r.preset].safeParse(r.presetOptions ?? {});
+      for (const issue of parsed.error?.issues ?? []) {
+        ctx.addIssue({ code: 'custom', path: ['presetOptions', ...issue.path], message: `${issue.message} (preset ${r.preset})` });
+      }
+    }
+    if (r.cwd !== undefined && r.workspace !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['workspace'], message: 'set `cwd` or `workspace`, not both (the workspace is the agent\'s working directory)' });
+    }
+  });
 
 const httpRunnerSchema = z.strictObject({
   kind: z.literal('http'),
   url: z.url({ protocol: /^https?$/ }),
   /** May instead come from FIXLOOP_RUNNER_SECRET, which wins when both are set. */
   secret: z.string().min(1).optional(),
+  promptTemplate: promptTemplateSchema.optional(),
 });
 
 /** The config file (YAML or JSON). Unknown keys are errors, so a typo never silently does nothing. */

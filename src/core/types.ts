@@ -2,6 +2,7 @@
 // Everything in core/ is a pure function over these shapes; adapters map rows onto them.
 // SPEC: "Words".
 import { GUARD_STOP_REASONS } from './guards.js';
+import type { AttemptState, FixOutcome } from './attempt-state.js';
 
 export const TASK_STATES = ['open', 'done', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -81,6 +82,11 @@ export interface Attempt {
   headSha: string | null;
   fingerprint: string;
   status: AttemptStatus;
+  /** I1: the lifecycle, next to the dispatch fate in `status`. */
+  state: AttemptState;
+  /** I2: the run's first-write outcome, and the reason it gave (shown to people). */
+  outcome: FixOutcome | null;
+  outcomeReason: string | null;
   rejectionId: number | null;
   runId: number | null;
   createdAt: string;

@@ -24,6 +24,8 @@ export interface ApiDeps {
   prChecks?: (input: PrChecksInput) => Promise<PrChecksResult>;
   /** The `/api/run/*` routes (M3 over the API): a run token to that run's ops; absent, they answer 503. */
   resolveRun?: ResolveRun;
+  /** K9: a person acting on a Task through the API (its state, a run's state) resets the wake cap. */
+  markHuman?: (taskId: number) => Promise<void>;
 }
 
 const newTask = z.object({
@@ -141,6 +143,7 @@ export function createApi(deps: ApiDeps): Hono {
     const parsed = patchTask.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
     const task = await ledger.setTaskState(id, parsed.data.state);
+    if (task) await deps.markHuman?.(id);
     return task ? c.json(await taskView(ledger, id)) : problem(c, 404, 'not_found', 'no such Task');
   });
 
@@ -165,6 +168,7 @@ export function createApi(deps: ApiDeps): Hono {
     const parsed = patchRun.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
     const moved = await ledger.setRunState(id, [run.state], parsed.data.state);
+    if (moved && !principal.startsWith('run-token:')) await deps.markHuman?.(run.taskId);
     if (!moved) return problem(c, 409, 'conflict', 'the run changed state meanwhile; read it and retry');
     return c.json(moved);
   });

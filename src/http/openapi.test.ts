@@ -248,7 +248,7 @@ const task: Task = {
   gate: null,
 };
 const run: Run = { id: 3, taskId: 1, action: 'resume', autoResume: true, state: 'running', attemptId: 2, createdAt: AT };
-const attempt: Attempt = { id: 2, taskId: 1, coordinate: 'a'.repeat(40), source: 'gate', headSha: 'a'.repeat(40), fingerprint: 'fp', status: 'dispatched', rejectionId: 4, runId: 3, createdAt: AT };
+const attempt: Attempt = { id: 2, taskId: 1, coordinate: 'a'.repeat(40), source: 'gate', headSha: 'a'.repeat(40), fingerprint: 'fp', status: 'dispatched', state: 'running', outcome: null, outcomeReason: null, rejectionId: 4, runId: 3, createdAt: AT };
 const rejection: Rejection = { id: 4, taskId: 1, source: 'gate', headSha: null, checkName: 'test', body: 'x'.repeat(5000), createdAt: AT };
 const notice: Notice = { id: 5, taskId: 1, reason: 'budget_spent', headSha: null, attemptsUsed: 3, repository: 'acme/data', pullRequest: 7, message: 'stopped', createdAt: AT };
 const decision: Decision = { id: 6, at: AT, deliveryId: 'd-1', eventName: 'check_run', identity: 'check:x', eventId: 1, taskId: 1, attemptId: null, outcome: 'refused', reason: 'stop_flag', detail: null };

@@ -6,6 +6,7 @@ import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
 import type { AgentLedger, AttemptLife } from '../app/agent-port.js';
 import type { Attempt, AttemptStatus, RejectionSource, Run, RunState, Task } from '../core/types.js';
 import type { AttemptsTable } from './schema.js';
+import { attemptOf } from './rows.js';
 import type { Db } from './db.js';
 import type { Ledger } from '../app/ports.js';
 
@@ -23,18 +24,6 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
     diffHash: r.diff_hash,
     retryOf: r.retry_of,
     headSha: r.head_sha,
-    createdAt: r.created_at,
-  });
-  const attemptOf = (r: Selectable<AttemptsTable>): Attempt => ({
-    id: r.id,
-    taskId: r.task_id,
-    coordinate: r.coordinate,
-    source: r.source as RejectionSource,
-    headSha: r.head_sha,
-    fingerprint: r.fingerprint,
-    status: r.status as AttemptStatus,
-    rejectionId: r.rejection_id,
-    runId: r.run_id,
     createdAt: r.created_at,
   });
 

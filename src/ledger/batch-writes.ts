@@ -106,12 +106,13 @@ function postgresWrites(k: Kysely<Database>): BatchWrites {
   const DECISION_CASTS = DECISION_COLUMNS.map((c) => (c === 'event_id' || c === 'task_id' || c === 'attempt_id' ? 'int' : 'text'));
   const insertDecisions = (source: string) => `insert into decisions (${DECISION_COLUMNS.join(', ')}) select ${DECISION_COLUMNS.join(', ')} from ${source} order by ord`;
 
-  // One text per batch shape, built once: the statement is parsed by PostgreSQL per call anyway.
+  // Texts of recent batch shapes, kept (a few dozen at most) so a steady load builds none.
   const storeText = new Map<string, string>();
   function storeSql(events: number, extra: number): string {
     const key = `${events}/${extra}`;
     let text = storeText.get(key);
     if (text) return text;
+    if (storeText.size >= 64) storeText.delete(storeText.keys().next().value!);
     const ev = EVENT_COLUMNS.length;
     const parts: string[] = [
       `v (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${valuesList(events, ev, 0, EVENT_CASTS)})`,

@@ -1,10 +1,11 @@
 // Open fixloop's database from a DATABASE_URL: `sqlite:PATH` (the embedded default) or
 // `postgres://…` (the scale path). One Kysely query layer serves both (N1).
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
@@ -25,12 +26,20 @@ export interface Db {
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/fixloop.sqlite';
 
-// pg returns int8 (count(*), bigserial) as strings; fixloop's counts fit in a JS number.
-pg.types.setTypeParser(20, (v: string) => Number(v));
+// The PostgreSQL driver is loaded only for a PostgreSQL URL: the embedded default never pays its
+// memory (several MB, against the benchmark's RSS budget).
+let pgModule: typeof Pg | null = null;
+function loadPg(): typeof Pg {
+  if (pgModule) return pgModule;
+  pgModule = createRequire(import.meta.url)('pg') as typeof Pg;
+  // pg returns int8 (count(*), bigserial) as strings; fixloop's counts fit in a JS number.
+  pgModule.types.setTypeParser(20, (v: string) => Number(v));
+  return pgModule;
+}
 
 export function openDatabase(url: string, opts: { poolSize?: number; onWarning?: (message: string) => void } = {}): Db {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    const pool = new (loadPg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
     // An idle client dropped by the server (restart, failover) must not crash the process: the pool
     // replaces it on the next query, and a query that fails surfaces its own error.
     pool.on('error', () => undefined);
@@ -52,8 +61,9 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     sqlite.pragma('busy_timeout = 5000');
     // Checkpoints run on a worker thread (sqlite-checkpointer.ts); the commit that crosses this
     // threshold checkpoints by itself only if that worker falls far behind.
-    const checkpointer = path === ':memory:' ? null : startCheckpointer(path, (message) => opts.onWarning?.(`background WAL checkpoint: ${message}`));
+    const checkpointer = path === ':memory:' || process.env.X_NOCKPT ? null : startCheckpointer(path, (message) => opts.onWarning?.(`background WAL checkpoint: ${message}`));
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    else if (process.env.X_AUTOCKPT) sqlite.pragma(`wal_autocheckpoint = ${process.env.X_AUTOCKPT}`);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return {
       kysely,

@@ -16,6 +16,7 @@ import type {
   StoredEvent,
   Clock,
 } from '../app/ports.js';
+import { attemptOf } from './rows.js';
 import type { AttemptsTable, Database, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
 import type { Db } from './db.js';
 import { createBatchWrites } from './batch-writes.js';
@@ -62,18 +63,6 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     autoResume: r.auto_resume === 1,
     state: r.state as RunState,
     attemptId: r.attempt_id,
-    createdAt: r.created_at,
-  });
-  const attemptOf = (r: Selectable<AttemptsTable>): Attempt => ({
-    id: r.id,
-    taskId: r.task_id,
-    coordinate: r.coordinate,
-    source: r.source as RejectionSource,
-    headSha: r.head_sha,
-    fingerprint: r.fingerprint,
-    status: r.status as AttemptStatus,
-    rejectionId: r.rejection_id,
-    runId: r.run_id,
     createdAt: r.created_at,
   });
   const rejectionOf = (r: Selectable<RejectionsTable>): Rejection => ({

@@ -9,6 +9,8 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
 import type { FakeCompareFile } from '../support/fake-github/state.js';
 import { STATE_MARKER } from '../../src/core/state-comment.js';
+import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { SECRET } from '../support/harness.js';
 
 const REPO_NAME = 'acme/shop';
 const NEEDS_HUMAN = 'fixloop:needs-human';
@@ -182,6 +184,31 @@ for (const kind of DATABASE_KINDS) {
         h.clock.advance(120_000);
         await h.tick();
         assert.deepEqual(compares(h), ['1...2']);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('K4: a red arriving by webhook for the agent\'s forbidden push buys no run — the guard judges the push on the webhook path too', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' } });
+      try {
+        const taskId = await openTask(h, 45, 'agent/webhook');
+        await redHead(h, 45, '1', 'lint failed');
+        assert.equal(h.runner.starts.length, 1);
+        // The agent pushes a workflow edit and reports nothing; CI's red comes by webhook before any tick.
+        h.fake.setCompare(REPO_NAME, sha('1'), sha('2'), [{ path: '.github/workflows/ci.yml', patch: '@@ -1,3 +1,3 @@\n jobs:\n-  lint: npm run lint\n+  lint: true\n' }]);
+        h.fake.setHead(REPO_NAME, 45, sha('2'));
+        h.clock.advance(60_000);
+        const red = delivery(
+          'check_run',
+          checkRunPayload({ repo: { owner: 'acme', name: 'shop', id: 4242 }, sha: sha('2'), id: 4501, name: 'test', pr: { number: 45, headSha: sha('2') }, output: 'tests failed', completedAt: h.clock.now().toISOString() }),
+        );
+        await post(h.url, red, SECRET);
+        await h.app.settle();
+        assert.equal(h.runner.starts.length, 1, 'no second run for a forbidden push');
+        const notices = await noticesOf(h, taskId);
+        assert.deepEqual(notices.map((n) => n.reason), ['forbidden_change']);
+        assert.match(notices[0]!.message, /ci\.yml/);
       } finally {
         await h.close();
       }

@@ -214,7 +214,7 @@ export function createAgentWorld(): AgentWorld {
     if (opts.attempt) {
       const id = nextId++;
       const headSha = opts.attempt.headSha === undefined ? task.ciHeadSha : opts.attempt.headSha;
-      attempt = { id, taskId, coordinate: headSha ?? `review:${id}`, source: 'gate', headSha, fingerprint: `fp-${id}`, status: 'dispatched', rejectionId: null, runId, createdAt: FAKE_NOW };
+      attempt = { id, taskId, coordinate: headSha ?? `review:${id}`, source: 'gate', headSha, fingerprint: `fp-${id}`, status: 'dispatched', state: 'running', outcome: null, outcomeReason: null, rejectionId: null, runId, createdAt: FAKE_NOW };
       w.attempts.set(id, attempt);
       w.lives.set(id, {
         attemptId: id,

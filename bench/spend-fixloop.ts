@@ -1,0 +1,161 @@
+// The spend benchmark's fixloop driver: one lifecycle through fixloop's real pipeline. createFixloop
+// on a fresh SQLite database (test/support's harness), the fake GitHub, a fake clock, the poll ticked
+// by hand; each world step's deliveries are posted signed to the webhook; a scripted agent runner
+// acts for each run fixloop starts — it applies the lifecycle's push to the fake (new head, compare
+// diffs), reports its outcome over the run API with its run token (or dies without one) and exits.
+// Between steps, and after the last one until nothing moves, the clock advances one poll interval
+// and the poll ticks, so progress checks, retries, re-offers and the push guards all run.
+import { createHash } from 'node:crypto';
+import { startGitHubHarness, type GitHubHarness } from '../test/support/github-harness.js';
+import { RecordingRunner, SECRET } from '../test/support/harness.js';
+import { post } from '../test/support/deliveries.js';
+import type { Random, RunSpec } from '../src/app/ports.js';
+import type { Lifecycle } from './spend-corpus.js';
+import { SPEND_REPO_NAME, World, type Emitted } from './spend-world.js';
+
+/** Ticks with no run started, after the last step, before the lifecycle is over. */
+const QUIET_TICKS = 4;
+
+export interface FixloopResult {
+  budget: number;
+  pollIntervalMs: number;
+  runs: number;
+  fixes: number;
+  falseFixes: number;
+  deliveries: number;
+  attempts: number;
+  /** The notice fixloop filed (why the loop stopped), if any. */
+  stop: string | null;
+  /** Refusal reasons of the decision log, counted. */
+  refusals: Record<string, number>;
+}
+
+/** Run tokens from a counter: the same bytes every time. */
+function countingRandom(): Random {
+  let n = 0;
+  return { token: (bytes) => createHash('sha256').update(`spend-bench-${n++}`).digest().subarray(0, bytes).toString('base64url') };
+}
+
+/**
+ * The scripted agent: fixloop starts it (through the Runner port) and it acts when the driver lets
+ * time pass — a run takes minutes, a burst of deliveries milliseconds — doing what the lifecycle says
+ * for the head it was started for.
+ */
+class ScriptedAgentRunner extends RecordingRunner {
+  private readonly pending: RunSpec[] = [];
+
+  override async start(spec: RunSpec, cb: Parameters<RecordingRunner['start']>[1]): Promise<void> {
+    await super.start(spec, cb);
+    this.pending.push(spec);
+  }
+
+  /** Every started run acts, in start order; returns how many did. */
+  async act(h: GitHubHarness, world: World): Promise<number> {
+    let n = 0;
+    for (let spec = this.pending.shift(); spec; spec = this.pending.shift()) {
+      const from = world.head;
+      const action = world.act(world.labelOf(spec.headSha));
+      if (action.kind === 'push') {
+        // GitHub's compare of the run's head and the push, and of every earlier head and the push.
+        h.fake.setCompare(SPEND_REPO_NAME, world.sha(from), world.sha(action.to), action.files);
+        for (const earlier of world.heads) {
+          if (earlier !== from && earlier !== action.to) h.fake.setCompare(SPEND_REPO_NAME, world.sha(earlier), world.sha(action.to), action.sinceBase ?? action.files);
+        }
+        h.fake.setHead(SPEND_REPO_NAME, world.lc.pr, world.sha(action.to));
+      }
+      if (action.kind !== 'crash') {
+        const outcome = action.kind === 'push' ? 'action_taken' : 'non_actionable';
+        const res = await fetch(`${h.url}/api/run/outcome`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${spec.runToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ outcome, reason: action.kind === 'push' ? `pushed ${action.to}` : 'nothing to change on this head' }),
+        });
+        if (res.status !== 200) throw new Error(`run ${spec.runId}: outcome refused (${res.status}): ${await res.text()}`);
+      }
+      this.finish(spec.runId, 'completed');
+      await runEnded(h, spec.runId);
+      await h.app.settle();
+      n++;
+    }
+    return n;
+  }
+}
+
+/** The runner's exit is written asynchronously: wait until the ledger shows the run ended. */
+async function runEnded(h: GitHubHarness, runId: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const run = await h.app.ledger.getRun(runId);
+    if (run && run.state !== 'running' && run.state !== 'queued') return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`run ${runId} never ended`);
+}
+
+export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promise<FixloopResult> {
+  const runner = new ScriptedAgentRunner();
+  const h = await startGitHubHarness('sqlite', { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: String(opts.budget) }, runner, adapters: { random: countingRandom() } });
+  try {
+    const world = new World(lc, { now: () => h.clock.now() });
+    h.fake.addPull(SPEND_REPO_NAME, lc.pr, { headSha: world.sha(lc.firstHead), headRef: world.branch, author: 'fixloop-agent' });
+    const created = await h.api('POST', '/api/tasks', { repository: SPEND_REPO_NAME, pullRequest: lc.pr, branch: world.branch });
+    if (created.status !== 201) throw new Error(`task not created: ${JSON.stringify(created.body)}`);
+    const taskId = created.body.id as number;
+    const interval = h.app.config.pollIntervalMs;
+    let deliveries = 0;
+
+    const apply = async (e: Emitted): Promise<void> => {
+      if (e.moved) h.fake.setHead(SPEND_REPO_NAME, lc.pr, world.sha(e.moved));
+      for (const r of e.checkRuns) {
+        h.fake.addCheckRun(SPEND_REPO_NAME, r.sha, { id: r.id, name: r.name, status: 'completed', conclusion: r.conclusion, startedAt: r.startedAt, completedAt: r.completedAt, outputTitle: r.output ? 'Tests failed' : null, outputSummary: r.output });
+      }
+      if (e.review) h.fake.addReview(SPEND_REPO_NAME, lc.pr, { id: e.review.id, state: e.review.state, body: e.review.body, author: 'reviewer', authorType: 'User', commitId: e.review.sha, submittedAt: e.review.submittedAt });
+      for (const { delivery } of e.items) {
+        const res = await post(h.url, delivery, SECRET);
+        if (res.status >= 300) throw new Error(`delivery ${delivery.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+        deliveries++;
+      }
+      await h.app.settle();
+    };
+    /** One poll interval passes: the clock moves, the poll ticks, the runs it started act. */
+    const interval1 = async (): Promise<number> => {
+      h.clock.advance(interval);
+      await h.tick();
+      return runner.act(h, world);
+    };
+
+    for (;;) {
+      const step = world.next();
+      if (step) {
+        h.clock.advance(30_000);
+        await apply(world.emit(step));
+        await runner.act(h, world);
+        await interval1();
+        continue;
+      }
+      let quiet = 0;
+      while (!world.pending && quiet < QUIET_TICKS) quiet = (await interval1()) > 0 ? 0 : quiet + 1;
+      if (!world.pending) break;
+    }
+
+    const notice = ((await h.api('GET', '/api/inbox')).body.notices as Array<{ taskId: number; reason: string }>).find((n) => n.taskId === taskId);
+    const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
+    const decisions = (await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`)).body.decisions as Array<{ outcome: string; reason: string | null }>;
+    const refusals: Record<string, number> = {};
+    for (const d of decisions) if (d.outcome === 'refused' && d.reason) refusals[d.reason] = (refusals[d.reason] ?? 0) + 1;
+    const stop = notice?.reason ?? null;
+    return {
+      budget: opts.budget,
+      pollIntervalMs: interval,
+      runs: runner.starts.length,
+      fixes: world.tally.fixes,
+      // A green reached by a forbidden change that fixloop handed to a person is not a fix it claimed.
+      falseFixes: stop === 'forbidden_change' ? 0 : world.tally.falseFixes,
+      deliveries,
+      attempts: (view.attempts as unknown[]).length,
+      stop,
+      refusals,
+    };
+  } finally {
+    await h.close();
+  }
+}

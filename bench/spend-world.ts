@@ -1,0 +1,211 @@
+// One lifecycle of the spend corpus as it unfolds: the queue of world steps, the branch's head, the
+// deliveries GitHub sends for each step (signed payloads built from GitHub's own examples by the test
+// suite's builders, and the same stream as plain events for the naive policies), and the scripted
+// agent: a run started for a head does what the lifecycle says, and its push moves the head and
+// queues what follows it. Every policy replays the lifecycle through its own World, so each sees
+// exactly the stream its own decisions lead to — and the same stream for the same decisions.
+import { createHash } from 'node:crypto';
+import { checkRunPayload, checkSuitePayload, delivery, reviewPayload, workflowRunPayload, type Delivery, type RepoSpec } from '../test/support/deliveries.js';
+import type { AgentAction, AgentPush, CiStep, Lifecycle, WorldStep } from './spend-corpus.js';
+
+export const SPEND_REPO: RepoSpec = { owner: 'acme', name: 'shop', id: 4242 };
+export const SPEND_REPO_NAME = `${SPEND_REPO.owner}/${SPEND_REPO.name}`;
+
+/** A delivery as the naive policies read it: what it is about, not how it is shaped. */
+export type StreamEvent =
+  | { kind: 'check_run'; sha: string; name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }
+  | { kind: 'check_suite' | 'workflow_run'; sha: string; name: string; conclusion: string }
+  | { kind: 'review'; sha: string; state: 'changes_requested' | 'approved' };
+
+export interface StreamItem {
+  event: StreamEvent;
+  /** The signed-ready delivery fixloop receives for it. */
+  delivery: Delivery;
+}
+
+/** A check run GitHub holds for a commit after the step (what the poll and pr checks read). */
+export interface EmittedCheckRun {
+  sha: string;
+  id: number;
+  name: string;
+  conclusion: 'success' | 'failure';
+  output: string | null;
+  startedAt: string;
+  completedAt: string;
+}
+
+export interface Emitted {
+  items: StreamItem[];
+  checkRuns: EmittedCheckRun[];
+  review: { id: number; sha: string; state: 'CHANGES_REQUESTED' | 'APPROVED'; body: string; submittedAt: string } | null;
+  /** The branch's new head, when the step moved it. */
+  moved: string | null;
+}
+
+export interface Tally {
+  runs: number;
+  fixes: number;
+  falseFixes: number;
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export class World {
+  readonly lc: Lifecycle;
+  readonly branch: string;
+  /** The branch's head (a label). */
+  head: string;
+  /** Every head the branch has had, oldest first. */
+  readonly heads: string[];
+  readonly tally: Tally = { runs: 0, fixes: 0, falseFixes: 0 };
+  /** Pushes the agent made, in order, with the head they came from. */
+  readonly pushes: Array<{ from: string; push: AgentPush }> = [];
+  private readonly queue: WorldStep[];
+  private readonly runsFor = new Map<string, number>();
+  private readonly now: () => Date;
+  private nextDelivery = 1;
+  private nextCheckRun: number;
+  private nextReview: number;
+  /** Workflow run and suite ids per head and workflow (a re-run keeps them, with the next attempt number). */
+  private readonly workflowRuns = new Map<string, { id: number; suite: number; attempt: number }>();
+
+  constructor(lc: Lifecycle, opts: { now: () => Date }) {
+    this.lc = lc;
+    this.branch = `agent/${lc.id}`;
+    this.head = lc.firstHead;
+    this.heads = [lc.firstHead];
+    this.queue = [...lc.world];
+    this.now = opts.now;
+    this.nextCheckRun = lc.pr * 10_000;
+    this.nextReview = lc.pr * 100;
+  }
+
+  /** The commit SHA of a head label (40 hex, fixed per lifecycle). */
+  sha(label: string): string {
+    return createHash('sha1').update(`${this.lc.id}:${label}`).digest('hex');
+  }
+
+  labelOf(sha: string | null): string | null {
+    if (sha === null) return null;
+    return this.heads.find((h) => this.sha(h) === sha) ?? null;
+  }
+
+  get pending(): boolean {
+    return this.queue.length > 0;
+  }
+
+  next(): WorldStep | undefined {
+    return this.queue.shift();
+  }
+
+  /** What GitHub holds and sends for the step; a push step moves the head. */
+  emit(step: WorldStep): Emitted {
+    switch (step.kind) {
+      case 'push':
+        this.moveTo(step.to);
+        return { items: [], checkRuns: [], review: null, moved: step.to };
+      case 'review':
+        return this.emitReview(step.head, step.state, step.body);
+      case 'ci':
+        return this.emitCi(step);
+    }
+  }
+
+  /**
+   * A model run started for `head` acts now. While `head` is still the branch's head it does the
+   * lifecycle's next action for that head; otherwise (or past the script) it does nothing. A push
+   * moves the head and queues its consequences ahead of the rest of the world.
+   */
+  act(head: string | null): AgentAction {
+    this.tally.runs++;
+    const label = head ?? this.head;
+    const n = this.runsFor.get(label) ?? 0;
+    this.runsFor.set(label, n + 1);
+    const action: AgentAction = label === this.head ? (this.lc.agent[label]?.[n] ?? { kind: 'nothing' }) : { kind: 'nothing' };
+    if (action.kind === 'push') {
+      this.pushes.push({ from: label, push: action });
+      this.moveTo(action.to);
+      this.queue.unshift(...action.then);
+      if (action.verdict === 'fix') this.tally.fixes++;
+      if (action.verdict === 'false_fix') this.tally.falseFixes++;
+    }
+    return action;
+  }
+
+  private moveTo(to: string): void {
+    this.head = to;
+    if (!this.heads.includes(to)) this.heads.push(to);
+  }
+
+  private deliveryId(): string {
+    // Fixed ids, shaped like GitHub's (a GUID), distinct per lifecycle.
+    const h = createHash('sha1').update(`${this.lc.id}#${this.nextDelivery++}`).digest('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  }
+
+  private emitReview(head: string, state: 'changes_requested' | 'approved', body: string): Emitted {
+    const sha = this.sha(head);
+    const id = this.nextReview++;
+    const submittedAt = iso(this.now());
+    const p = reviewPayload({ repo: SPEND_REPO, number: this.lc.pr, state, body, headSha: sha, author: 'reviewer', authorType: 'User' });
+    p.review.id = id;
+    p.review.submitted_at = submittedAt;
+    p.review.commit_id = sha;
+    p.pull_request.head.ref = this.branch;
+    const item: StreamItem = { event: { kind: 'review', sha, state }, delivery: delivery('pull_request_review', p, this.deliveryId()) };
+    return { items: [item], checkRuns: [], review: { id, sha, state: state === 'approved' ? 'APPROVED' : 'CHANGES_REQUESTED', body, submittedAt }, moved: null };
+  }
+
+  private emitCi(step: CiStep): Emitted {
+    const sha = this.sha(step.head);
+    const pointer = { number: this.lc.pr, headSha: this.sha(this.head) }; // the PR's head as GitHub shows it now
+    const now = this.now();
+    const completedAt = now.toISOString();
+    const startedAt = iso(new Date(now.getTime() - 90_000));
+    const key = `${step.head}\u0000${step.workflow}`;
+    let run = this.workflowRuns.get(key);
+    if (!run || !step.rerun) {
+      run = { id: this.lc.pr * 1000 + this.workflowRuns.size * 2, suite: this.lc.pr * 1000 + this.workflowRuns.size * 2 + 1, attempt: 1 };
+      this.workflowRuns.set(key, run);
+    } else run.attempt++;
+    const red = step.jobs.some((j) => j.conclusion === 'failure');
+    const items: StreamItem[] = [];
+    const checkRuns: EmittedCheckRun[] = [];
+    const common = { repo: SPEND_REPO, sha, pr: pointer, branch: this.branch };
+
+    for (const job of step.jobs) {
+      const id = this.nextCheckRun++;
+      checkRuns.push({ sha, id, name: job.name, conclusion: job.conclusion, output: job.output ?? null, startedAt, completedAt: iso(now) });
+      const base = { ...common, id, name: job.name };
+      if (step.progress) {
+        for (const status of ['queued', 'in_progress'] as const) {
+          const p = checkRunPayload({ ...base, status, completedAt: null });
+          items.push({ event: { kind: 'check_run', sha, name: job.name, status, conclusion: null }, delivery: delivery('check_run', p, this.deliveryId()) });
+        }
+      }
+      const p = checkRunPayload({ ...base, status: 'completed', conclusion: job.conclusion, completedAt, ...(job.output ? { output: job.output } : {}) });
+      p.check_run.started_at = startedAt;
+      items.push({ event: { kind: 'check_run', sha, name: job.name, status: 'completed', conclusion: job.conclusion }, delivery: delivery('check_run', p, this.deliveryId()) });
+    }
+    const conclusion = red ? 'failure' : 'success';
+    const suite = checkSuitePayload({ repo: SPEND_REPO, sha, id: run.suite, conclusion, pr: pointer, updatedAt: completedAt });
+    suite.check_suite.head_branch = this.branch;
+    suite.check_suite.app = { ...suite.check_suite.app, slug: 'github-actions', name: 'GitHub Actions' };
+    items.push({ event: { kind: 'check_suite', sha, name: 'suite:github-actions', conclusion }, delivery: delivery('check_suite', suite, this.deliveryId()) });
+    const wf = workflowRunPayload({ repo: SPEND_REPO, sha, id: run.id, attempt: run.attempt, conclusion, pr: pointer, updatedAt: completedAt });
+    wf.workflow_run.name = step.workflow;
+    wf.workflow_run.head_branch = this.branch;
+    items.push({ event: { kind: 'workflow_run', sha, name: `workflow:${step.workflow}`, conclusion }, delivery: delivery('workflow_run', wf, this.deliveryId()) });
+
+    // A redelivery is byte-identical and keeps its delivery id.
+    if (step.redeliver) items.push(...items.map((i) => ({ event: i.event, delivery: { ...i.delivery } })));
+    return { items, checkRuns, review: null, moved: null };
+  }
+}
+
+/** A red verdict, as both fixloop (B3) and the naive policies read a delivery. */
+export function isRed(e: StreamEvent): boolean {
+  if (e.kind === 'review') return e.state === 'changes_requested';
+  if (e.kind === 'check_run' && e.status !== 'completed') return false;
+  return ['failure', 'timed_out', 'action_required', 'startup_failure'].includes(e.conclusion ?? '');
+}

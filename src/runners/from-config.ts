@@ -1,0 +1,75 @@
+// The runner the config describes (SPEC L1, L2): an `http` runner, or a `command` runner whose argv
+// comes from a preset (presets.ts) or the config, optionally preparing a fresh checkout per run
+// (workspace.ts) with a token limited to the one repository (github/scoped-token.ts).
+import type { Runner } from '../app/ports.js';
+import type { CommandRunnerConfig, Config, GitHubConfig } from '../config/config.js';
+import { createScopedTokens, type ScopedTokens } from '../github/scoped-token.js';
+import { createCommandRunner } from './command.js';
+import { createHttpRunner } from './http.js';
+import { claudeCodeResume, codexExecResume, type RunnerPreset } from './presets.js';
+import { createWorkspacePreparer } from './workspace.js';
+
+export interface RunnerFromConfigDeps {
+  /**
+   * Where the workspace's token comes from. Default: from `config.github` — GITHUB_TOKEN as it is,
+   * or, as a GitHub App, an installation token for the one repository. null: clone without a token.
+   */
+  github?: ScopedTokens | null;
+  /** The parent environment (PATH, HOME, `envAllow`); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The git binary for workspaces; default `git`. */
+  git?: string;
+}
+
+/** null when no runner is configured (the app then refuses to dispatch). */
+export function runnerFromConfig(config: Pick<Config, 'runner' | 'workDir' | 'github'>, deps: RunnerFromConfigDeps = {}): Runner | null {
+  const r = config.runner;
+  if (r === null) return null;
+  if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
+
+  const settings = commandSettings(r);
+  const w = r.workspace;
+  const tokens = w === null ? null : deps.github !== undefined ? deps.github : scopedTokensFrom(config.github);
+  const workspace =
+    w === null
+      ? undefined
+      : createWorkspacePreparer({
+          root: config.workDir,
+          cloneUrl: (repository) => w.cloneUrl.replaceAll('{repository}', repository),
+          ...(tokens ? { token: (repository: string) => tokens.forRepository(repository) } : {}),
+          instructions: { files: { ...w.files } },
+          depth: w.depth,
+          layout: w.layout,
+          timeoutMs: w.timeoutMs,
+          ...(w.identity ? { identity: { ...w.identity } } : {}),
+          ...(deps.git ? { git: deps.git } : {}),
+          ...(deps.env ? { env: deps.env } : {}),
+        });
+  return createCommandRunner({
+    command: [...settings.command],
+    envAllow: [...settings.envAllow],
+    stdinFromPromptFile: settings.stdinFromPromptFile,
+    workDir: config.workDir,
+    ...(r.cwd !== null ? { cwd: r.cwd } : {}),
+    ...(workspace ? { workspace } : {}),
+    ...(deps.env ? { env: deps.env } : {}),
+  });
+}
+
+/** argv, allowed variables and stdin of a command runner: the preset's (plus `envAllow`), or the config's. */
+export function commandSettings(r: CommandRunnerConfig): RunnerPreset {
+  if (r.preset === null) {
+    return { command: [...(r.command ?? [])], envAllow: [...r.envAllow], stdinFromPromptFile: r.stdinFromPromptFile };
+  }
+  const preset = r.preset.name === 'claude-code-resume' ? claudeCodeResume(r.preset.options) : codexExecResume(r.preset.options);
+  return { ...preset, envAllow: [...new Set([...preset.envAllow, ...r.envAllow])] };
+}
+
+/** The workspace's token source from fixloop's GitHub credentials; null without any. */
+export function scopedTokensFrom(github: GitHubConfig): ScopedTokens | null {
+  if (github.token) return createScopedTokens({ apiUrl: github.apiUrl, auth: { kind: 'token', token: github.token } });
+  if (github.appId && github.privateKey) {
+    return createScopedTokens({ apiUrl: github.apiUrl, auth: { kind: 'app', appId: github.appId, privateKey: github.privateKey } });
+  }
+  return null;
+}
