@@ -134,10 +134,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     },
     ...(adapters.fault ? { fault: adapters.fault } : {}),
   });
-  // Evaluation batches at a time. SQLite has one writer: one batch avoids lock churn; PostgreSQL takes two.
-  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: db.dialect === 'sqlite' ? 1 : 2, gatherMs: db.dialect === 'sqlite' ? 0 : Number(process.env.X_GATHER ?? 5) });
-  // SQLite commits one batch at a time; PostgreSQL a few side by side (see ingest.ts).
-  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : Number(process.env.X_SLOTS ?? 2) });
+  // Evaluation batches at a time. SQLite has one writer: one batch avoids lock churn; PostgreSQL
+  // takes two. On PostgreSQL every read is a round trip, so a batch waits a moment for company.
+  const onSqlite = db.dialect === 'sqlite';
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: onSqlite ? 1 : 2, gatherMs: onSqlite ? 0 : 5 });
+  // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
+  // commit does not hold every ack back (see ingest.ts).
+  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: onSqlite ? 1 : 2 });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);

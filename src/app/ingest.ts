@@ -11,6 +11,8 @@ export interface Delivery {
   eventName: string;
   /** The body exactly as signed. */
   raw: string;
+  /** The same body as received, when it is valid UTF-8: stored as is, not encoded again from `raw`. */
+  bytes?: Uint8Array;
 }
 
 export type IngestAnswer =
@@ -150,7 +152,7 @@ export function createIngestor(deps: {
             sha: e.kind === 'github.check' ? e.sha : null,
             verdict: e.kind === 'github.check' ? e.verdict : null,
             summary: summaryOf(e),
-            payload: d.raw,
+            payload: d.bytes ?? d.raw,
           };
           return enqueue({
             event: incoming,

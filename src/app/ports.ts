@@ -14,7 +14,8 @@ export interface IncomingDelivery {
   verdict: string | null;
   /** The classified event as JSON, without its failure text (that stays in the payload). */
   summary: string;
-  payload: string;
+  /** The body exactly as signed: its bytes (UTF-8) when the edge has them, stored without re-encoding. */
+  payload: string | Uint8Array;
 }
 
 export type StoreResult = { kind: 'stored'; eventId: number } | { kind: 'duplicate' };

@@ -4,9 +4,10 @@
 // Both are one transaction; dedupe stays the unique index on events.identity (decision 0003).
 //   SQLite: one synchronous better-sqlite3 transaction of prepared single-row statements, run while
 //           holding Kysely's connection so it never interleaves with a Kysely transaction.
-//   PostgreSQL: one statement (data-modifying CTEs) per batch: one round trip, atomic on its own.
-import { CompiledQuery, type Kysely } from 'kysely';
+//   PostgreSQL: one prepared statement (data-modifying CTEs) per batch: one round trip, atomic on its own.
+import type { Kysely } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
+import type Pg from 'pg';
 import type { DecisionInput, IncomingDelivery, StoreResult } from '../app/ports.js';
 import type { Database } from './schema.js';
 import type { Db } from './db.js';
@@ -20,8 +21,10 @@ export interface BatchWrites {
 
 const EVENT_COLUMNS = ['identity', 'kind', 'event_name', 'delivery_id', 'repository', 'sha', 'verdict', 'summary', 'payload', 'received_at'] as const;
 const DECISION_COLUMNS = ['delivery_id', 'event_name', 'identity', 'event_id', 'task_id', 'attempt_id', 'outcome', 'reason', 'detail', 'at'] as const;
+/** PostgreSQL array types of the decision columns before `at`, for unnest. */
+const DECISION_ARRAYS = DECISION_COLUMNS.slice(0, -1).map((c) => (c === 'event_id' || c === 'task_id' || c === 'attempt_id' ? 'int' : 'text'));
 
-type Value = string | number | null;
+type Value = string | number | Uint8Array | null;
 
 function eventValues(d: IncomingDelivery, at: string): Value[] {
   return [d.identity, d.kind, d.eventName, d.deliveryId, d.repository, d.sha, d.verdict, d.summary, d.payload, at];
@@ -53,32 +56,36 @@ function firstOfEach(batch: IncomingDelivery[]): Map<string, number> {
 }
 
 export function createBatchWrites(db: Db): BatchWrites {
-  return db.sqlite ? sqliteWrites(db.kysely, db.sqlite) : postgresWrites(db.kysely);
+  if (db.sqlite) return sqliteWrites(db.kysely, db.sqlite);
+  if (db.pg) return postgresWrites(db.pg);
+  throw new Error('a database needs its SQLite handle or its PostgreSQL pool');
 }
 
 function sqliteWrites(k: Kysely<Database>, sqlite: BetterSqlite3.Database): BatchWrites {
+  // A payload given as bytes binds as a blob: cast, it is stored as the text those UTF-8 bytes are.
   const insertEvent = sqlite.prepare<Value[], { id: number }>(
-    `insert into events (${EVENT_COLUMNS.join(', ')}) values (${EVENT_COLUMNS.map(() => '?').join(', ')}) on conflict (identity) do nothing returning id`,
+    `insert into events (${EVENT_COLUMNS.join(', ')}) values (${EVENT_COLUMNS.map((c) => (c === 'payload' ? 'cast(? as text)' : '?')).join(', ')}) on conflict (identity) do nothing returning id`,
   );
   const insertPending = sqlite.prepare<[number]>('insert into pending_events (event_id) values (?)');
   const deletePending = sqlite.prepare<[number]>('delete from pending_events where event_id = ?');
   const insertDecision = sqlite.prepare<Value[]>(`insert into decisions (${DECISION_COLUMNS.join(', ')}) values (${DECISION_COLUMNS.map(() => '?').join(', ')})`);
 
   const store = sqlite.transaction((batch: IncomingDelivery[], alsoRecord: DecisionInput[], at: string): StoreResult[] => {
-      for (const d of alsoRecord) insertDecision.run(...decisionValues(d, at));
-      const first = firstOfEach(batch);
-      return batch.map((d, i) => {
-        let r: StoreResult = { kind: 'duplicate' };
-        if (first.get(d.identity) === i) {
-          const row = insertEvent.get(...eventValues(d, at));
-          if (row) {
-            insertPending.run(row.id);
-            r = { kind: 'stored', eventId: row.id };
-          }
+    for (const d of alsoRecord) insertDecision.run(...decisionValues(d, at));
+    const first = firstOfEach(batch);
+    return batch.map((d, i) => {
+      let r: StoreResult = { kind: 'duplicate' };
+      if (first.get(d.identity) === i) {
+        // RETURNING gives the id, or nothing when the identity is already stored (A3).
+        const row = insertEvent.get(...eventValues(d, at));
+        if (row) {
+          insertPending.run(row.id);
+          r = { kind: 'stored', eventId: row.id };
         }
-        insertDecision.run(...decisionValues(storeDecision(d, r), at));
-        return r;
-      });
+      }
+      insertDecision.run(...decisionValues(storeDecision(d, r), at));
+      return r;
+    });
   });
 
   const record = sqlite.transaction((rows: DecisionInput[], evaluated: number[], at: string): void => {
@@ -97,77 +104,73 @@ function sqliteWrites(k: Kysely<Database>, sqlite: BetterSqlite3.Database): Batc
   };
 }
 
-function postgresWrites(k: Kysely<Database>): BatchWrites {
-  /** `($1::text, …, $n::text), …` for `rows` rows of `cols` text parameters after `offset`, with a leading row number. */
-  const valuesList = (rows: number, cols: number, offset: number, casts: readonly string[]) =>
-    Array.from({ length: rows }, (_, r) => `(${r}, ${casts.map((c, j) => `$${offset + r * cols + j + 1}::${c}`).join(', ')})`).join(', ');
+function postgresWrites(pool: Pg.Pool): BatchWrites {
+  // Decision rows go in as one array per column (unnest), so their statements do not change with
+  // the number of rows; event rows, whose payloads are large, as one parameter per value (no array
+  // escaping of 12 KB bodies; a payload given as bytes is sent as such, in binary, not re-encoded).
+  // Each statement is prepared by name, once per connection: parsing and planning it again for
+  // every batch cost PostgreSQL as much as the inserts (bench/).
+  const decisionsFrom = (first: number) =>
+    `insert into decisions (${DECISION_COLUMNS.join(', ')}) select ${DECISION_COLUMNS.slice(0, -1).join(', ')}, $${first + DECISION_ARRAYS.length}::text ` +
+    `from unnest(${DECISION_ARRAYS.map((c, j) => `$${first + j}::${c}[]`).join(', ')}) with ordinality as x(${DECISION_COLUMNS.slice(0, -1).join(', ')}, ord) order by ord`;
 
-  const EVENT_CASTS = EVENT_COLUMNS.map(() => 'text');
-  const DECISION_CASTS = DECISION_COLUMNS.map((c) => (c === 'event_id' || c === 'task_id' || c === 'attempt_id' ? 'int' : 'text'));
-  const insertDecisions = (source: string) => `insert into decisions (${DECISION_COLUMNS.join(', ')}) select ${DECISION_COLUMNS.join(', ')} from ${source} order by ord`;
-
-  // Texts of recent batch shapes, kept (a few dozen at most) so a steady load builds none.
-  const storeText = new Map<string, string>();
-  function storeSql(events: number, extra: number): string {
-    const key = `${events}/${extra}`;
-    let text = storeText.get(key);
-    if (text) return text;
-    if (storeText.size >= 64) storeText.delete(storeText.keys().next().value!);
+  // Named (prepared) only for the batch sizes a steady load repeats; PostgreSQL keeps each per connection.
+  const NAMED_UP_TO = 64;
+  const storeTexts = new Map<number, string>();
+  function storeSql(events: number): string {
+    const known = storeTexts.get(events);
+    if (known) return known;
     const ev = EVENT_COLUMNS.length;
-    const parts: string[] = [
-      `v (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${valuesList(events, ev, 0, EVENT_CASTS)})`,
+    const values = Array.from({ length: events }, (_, r) => `(${r}, ${EVENT_COLUMNS.map((_, j) => `$${r * ev + j + 1}::text`).join(', ')})`).join(', ');
+    const text =
+      `with v (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${values}), ` +
       // ON CONFLICT: a concurrent batch (another replica) holding the identity makes this a duplicate.
       // Inserted in identity order, so two batches sharing identities wait on each other, never deadlock.
-      `ins as (insert into events (${EVENT_COLUMNS.join(', ')}) select ${EVENT_COLUMNS.join(', ')} from v order by identity on conflict (identity) do nothing returning id, identity)`,
-      `pend as (insert into pending_events (event_id) select id from ins)`,
+      `ins as (insert into events (${EVENT_COLUMNS.join(', ')}) select ${EVENT_COLUMNS.join(', ')} from v order by identity on conflict (identity) do nothing returning id, identity), ` +
+      `pend as (insert into pending_events (event_id) select id from ins), ` +
       `dec as (insert into decisions (${DECISION_COLUMNS.join(', ')}) select v.delivery_id, v.event_name, v.identity, ins.id, null, null, ` +
-        `case when ins.id is null then 'duplicate' else 'stored' end, case when ins.id is null then 'identity_seen' end, null, v.received_at ` +
-        `from v left join ins on ins.identity = v.identity order by v.ord)`,
-    ];
-    if (extra > 0) {
-      parts.push(`x (ord, ${DECISION_COLUMNS.join(', ')}) as (values ${valuesList(extra, DECISION_COLUMNS.length, events * ev, DECISION_CASTS)})`);
-      parts.push(`xdec as (${insertDecisions('x')})`);
-    }
-    text = `with ${parts.join(', ')} select id, identity from ins`;
-    storeText.set(key, text);
+      `case when ins.id is null then 'duplicate' else 'stored' end, case when ins.id is null then 'identity_seen' end, null, v.received_at ` +
+      `from v left join ins on ins.identity = v.identity order by v.ord), ` +
+      `xdec as (${decisionsFrom(events * ev + 1)}) ` +
+      `select id, identity from ins`;
+    if (events <= NAMED_UP_TO) storeTexts.set(events, text);
     return text;
+  }
+  const RECORD_SQL = `with done as (delete from pending_events where event_id = any($1::int[])) ${decisionsFrom(2)}`;
+
+  async function recordDecisions(rows: DecisionInput[], evaluated: number[], at: string): Promise<void> {
+    if (rows.length === 0 && evaluated.length === 0) return;
+    await pool.query({ name: 'fixloop_record', text: RECORD_SQL, values: [evaluated, ...decisionArrays(rows), at] });
   }
 
   return {
+    recordDecisions,
     async storeDeliveries(batch, alsoRecord, at) {
       const first = firstOfEach(batch);
       // Copies inside the batch are duplicates without asking the database; their rows join the extras.
       const unique = [...first.values()].map((i) => batch[i]!);
       const extras = [...alsoRecord, ...batch.filter((d, i) => first.get(d.identity) !== i).map((d) => storeDecision(d, { kind: 'duplicate' }))];
       if (unique.length === 0) {
-        await this.recordDecisions(extras, [], at);
+        await recordDecisions(extras, [], at);
         return batch.map(() => ({ kind: 'duplicate' }) as const);
       }
-      const params: Value[] = [];
-      for (const d of unique) params.push(...eventValues(d, at));
-      for (const d of extras) params.push(...decisionValues(d, at));
-      const { rows } = await k.executeQuery<{ id: number; identity: string }>(CompiledQuery.raw(storeSql(unique.length, extras.length), params));
+      const values: unknown[] = [];
+      for (const d of unique) values.push(...eventValues(d, at));
+      values.push(...decisionArrays(extras), at);
+      const n = unique.length;
+      const { rows } = await pool.query<{ id: number; identity: string }>({ ...(n <= NAMED_UP_TO ? { name: `fixloop_store_${n}` } : {}), text: storeSql(n), values });
       const idOf = new Map(rows.map((r) => [r.identity, r.id]));
       return batch.map((d, i): StoreResult => {
         const id = first.get(d.identity) === i ? idOf.get(d.identity) : undefined;
         return id !== undefined ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
       });
     },
-
-    async recordDecisions(rows, evaluated, at) {
-      if (rows.length === 0 && evaluated.length === 0) return;
-      const params: Value[] = [];
-      const parts: string[] = [];
-      if (evaluated.length > 0) {
-        params.push(`{${evaluated.join(',')}}`);
-        parts.push(`done as (delete from pending_events where event_id = any($1::int[]))`);
-      }
-      if (rows.length > 0) {
-        parts.push(`x (ord, ${DECISION_COLUMNS.join(', ')}) as (values ${valuesList(rows.length, DECISION_COLUMNS.length, params.length, DECISION_CASTS)})`);
-        for (const d of rows) params.push(...decisionValues(d, at));
-      }
-      const text = rows.length > 0 ? `with ${parts.join(', ')} ${insertDecisions('x')}` : `delete from pending_events where event_id = any($1::int[])`;
-      await k.executeQuery(CompiledQuery.raw(text, params));
-    },
   };
+}
+
+/** One array per decision column (all but `at`), row order kept. */
+function decisionArrays(rows: DecisionInput[]): Value[][] {
+  const columns: Value[][] = DECISION_ARRAYS.map(() => []);
+  for (const d of rows) decisionValues(d, '').forEach((v, j) => j < columns.length && columns[j]!.push(v));
+  return columns;
 }

@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
-import { BACKSTOP_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
+import { BACKSTOP_PAGES, startQuietCheckpoints } from './sqlite-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -21,6 +21,8 @@ export interface Db {
    * never interleaves with a Kysely transaction. null on PostgreSQL.
    */
   sqlite: BetterSqlite3.Database | null;
+  /** The PostgreSQL pool, for the same writes as prepared statements (Kysely sends none). null on SQLite. */
+  pg: Pg.Pool | null;
   close(): Promise<void>;
 }
 
@@ -39,16 +41,22 @@ function loadPg(): typeof Pg {
 
 export function openDatabase(url: string, opts: { poolSize?: number; onWarning?: (message: string) => void } = {}): Db {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new (loadPg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
+    const pool = new (loadPg().Pool)({
+      connectionString: url,
+      max: opts.poolSize ?? 10,
+      // Raw payloads (~12 KB each) are compressed as they are stored; pglz, the default, costs
+      // PostgreSQL more CPU than the rest of an insert. lz4 where the server has it (PostgreSQL 14+
+      // built with it); otherwise the SET fails and the default stays. Done before the connection's
+      // first use.
+      onConnect: async (client) => {
+        await client.query("set default_toast_compression = 'lz4'").catch(() => undefined);
+      },
+    });
     // An idle client dropped by the server (restart, failover) must not crash the process: the pool
     // replaces it on the next query, and a query that fails surfaces its own error.
     pool.on('error', () => undefined);
-    // Raw payloads (~12 KB each) are compressed as they are stored; pglz, the default, costs
-    // PostgreSQL more CPU than the rest of an insert. lz4 where the server has it (PostgreSQL 14+
-    // built with it); otherwise the SET fails and the default stays. Queued before any other query.
-    pool.on('connect', (client) => void client.query("set default_toast_compression = 'lz4'").catch(() => undefined));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, dialect: 'postgres', sqlite: null, close: () => kysely.destroy() };
+    return { kysely, dialect: 'postgres', sqlite: null, pg: pool, close: () => kysely.destroy() };
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -59,19 +67,21 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     // trade fixloop's embedded mode makes; PostgreSQL is the path for stronger durability.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
-    // Checkpoints run on a worker thread (sqlite-checkpointer.ts); the commit that crosses this
-    // threshold checkpoints by itself only if that worker falls far behind.
-    const checkpointer = path === ':memory:' || process.env.X_NOCKPT ? null : startCheckpointer(path, (message) => opts.onWarning?.(`background WAL checkpoint: ${message}`));
-    if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    else if (process.env.X_AUTOCKPT) sqlite.pragma(`wal_autocheckpoint = ${process.env.X_AUTOCKPT}`);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    // Checkpoints at quiet moments (sqlite-checkpointer.ts); a commit checkpoints by itself only
+    // past this backstop. Run holding Kysely's connection, never inside one of its transactions.
+    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    const checkpoints = startQuietCheckpoints(
+      () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
+      (message) => opts.onWarning?.(`WAL checkpoint: ${message}`),
+    );
     return {
       kysely,
       dialect: 'sqlite',
       sqlite,
+      pg: null,
       async close() {
-        // The worker's connection first: the last connection to close checkpoints and removes the WAL.
-        await checkpointer?.stop();
+        checkpoints.stop();
         await kysely.destroy();
       },
     };
