@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { freePort } from '../test/support/server-process.js';
+import { freePort, waitReady } from '../test/support/server-process.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const PG_ADMIN_URL = process.env.FIXLOOP_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -156,21 +156,7 @@ export async function startFixloop(o: FixloopOptions): Promise<Proc> {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`fixloop exited early (${child.exitCode}):\n${out}`);
-    try {
-      const r = await fetch(`${url}/readyz`);
-      if (r.ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`fixloop did not become ready:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitReady(url, child, () => out, 30_000);
   return { url, pid: child.pid!, child, output: () => out, stop: () => stopChild(child, 20_000) };
 }
 

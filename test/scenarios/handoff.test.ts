@@ -4,28 +4,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startGitHubHarness, BOT_LOGIN, type GitHubHarness } from '../support/github-harness.js';
+import { startGitHubHarness, BOT_LOGIN, nextTick, redHead, sha, type GitHubHarness } from '../support/github-harness.js';
 import { STATE_MARKER } from '../../src/core/state-comment.js';
 
 const REPO_NAME = 'acme/shop';
-const sha = (c: string) => c.repeat(40).slice(0, 40);
 
-/** Push a new red head and let the poll see it; the agent's run (if any) is finished right away. */
-async function redHead(h: GitHubHarness, pr: number, c: string, output: string) {
-  h.clock.advance(120_000);
-  h.fake.setHead(REPO_NAME, pr, sha(c));
-  h.fake.addCheckRun(REPO_NAME, sha(c), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
-  await h.tick();
-  const last = h.runner.starts.at(-1);
-  if (last) h.runner.finish(last.runId);
-  await h.app.settle();
-}
 
-/** The next poll tick (the per-PR lease lasts most of an interval, so time moves on first). */
-async function nextTick(h: GitHubHarness) {
-  h.clock.advance(120_000);
-  await h.tick();
-}
 
 const stateComments = (h: GitHubHarness, pr: number) => (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).filter((c) => c.body.startsWith(STATE_MARKER));
 const labels = (h: GitHubHarness, pr: number) => h.fake.state.pulls[`${REPO_NAME}#${pr}`]!.labels ?? [];

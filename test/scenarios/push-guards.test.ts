@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
+import { startGitHubHarness, redHead, sha, type GitHubHarness } from '../support/github-harness.js';
 import type { FakeCompareFile } from '../support/fake-github/state.js';
 import { STATE_MARKER } from '../../src/core/state-comment.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
@@ -14,18 +14,7 @@ import { SECRET } from '../support/harness.js';
 
 const REPO_NAME = 'acme/shop';
 const NEEDS_HUMAN = 'fixloop:needs-human';
-const sha = (c: string) => c.repeat(40).slice(0, 40);
 
-/** A red result on a new head, seen by the next poll tick; the agent's run (if any) ends right away. */
-async function redHead(h: GitHubHarness, pr: number, c: string, output: string) {
-  h.clock.advance(120_000);
-  h.fake.setHead(REPO_NAME, pr, sha(c));
-  h.fake.addCheckRun(REPO_NAME, sha(c), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
-  await h.tick();
-  const last = h.runner.starts.at(-1);
-  if (last) h.runner.finish(last.runId);
-  await h.app.settle();
-}
 
 /**
  * The agent answers the attempt on `from` with a push to `to`: GitHub's compare shows `push` for

@@ -52,3 +52,23 @@ export async function startGitHubHarness(
     },
   };
 }
+
+/** A commit sha made of one repeated character, for readable scenarios. */
+export const sha = (c: string): string => c.repeat(40).slice(0, 40);
+
+/** Push a new red head on `repository#pr`, let the next poll tick see it; the agent's run (if any) ends right away. */
+export async function redHead(h: GitHubHarness, pr: number, c: string, output: string, repository = 'acme/shop'): Promise<void> {
+  h.clock.advance(120_000);
+  h.fake.setHead(repository, pr, sha(c));
+  h.fake.addCheckRun(repository, sha(c), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
+  await h.tick();
+  const last = h.runner.starts.at(-1);
+  if (last) h.runner.finish(last.runId);
+  await h.app.settle();
+}
+
+/** The next poll tick (the per-PR lease lasts most of an interval, so time moves on first). */
+export async function nextTick(h: GitHubHarness): Promise<void> {
+  h.clock.advance(120_000);
+  await h.tick();
+}

@@ -23,21 +23,7 @@ export async function startServerProcess(env: Record<string, string>, port: numb
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${out}`);
-    try {
-      const r = await fetch(`${url}/readyz`);
-      if (r.ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not become ready:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitReady(url, child, () => out, 20_000);
   return {
     url,
     child,
@@ -48,6 +34,25 @@ export async function startServerProcess(env: Record<string, string>, port: numb
       return exited;
     },
   };
+}
+
+/** Wait for `GET /readyz` to answer 200; kill the child and throw (with its output) when it does not. */
+export async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`fixloop exited early (${child.exitCode}):\n${output()}`);
+    try {
+      const r = await fetch(`${url}/readyz`);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`fixloop did not become ready:\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A free loopback port (bind to 0, read it, release it). */
