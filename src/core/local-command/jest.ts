@@ -4,7 +4,7 @@
 // `--runTestsByPath` takes the files as exact paths rather than regular expressions, and `-t` is
 // matched against the full name — the describe blocks and the test joined by spaces.
 import type { Failure, Found, RerunCommand } from './types.js';
-import { anchoredJsAlternation, failuresOf, filesOf, firstLine, lines, pathArg, unique, workspaceRelative } from './text.js';
+import { failuresOf, firstLine, jsRunnerCommand, lines, unique, workspaceRelative } from './text.js';
 
 export const tool = 'jest';
 
@@ -41,12 +41,6 @@ function scan(log: string): Found[] {
 export const detect = (log: string): number => firstLine(scan(log));
 export const parse = (log: string): Failure[] => failuresOf(scan(log));
 
-/** The name jest's `-t` is matched against: describe blocks and test joined by single spaces. */
-export const fullName = (printed: string): string => printed.split(SEPARATOR).join(' ');
-
 export function command(failures: readonly Failure[]): RerunCommand {
-  const names = failures.flatMap((f) => (f.test === undefined ? [] : [fullName(f.test)]));
-  const argv = ['npx', 'jest', '--runTestsByPath', ...filesOf(failures).map(pathArg)];
-  if (names.length > 0) argv.push('-t', anchoredJsAlternation(names));
-  return { argv };
+  return jsRunnerCommand(['npx', 'jest', '--runTestsByPath'], failures, SEPARATOR);
 }

@@ -4,7 +4,7 @@
 // against the test's full name — its suites and itself joined by spaces — so an anchored
 // alternation of those full names runs the failed tests and none of their siblings.
 import type { Failure, Found, RerunCommand } from './types.js';
-import { anchoredJsAlternation, failuresOf, filesOf, firstLine, lines, pathArg, unique, workspaceRelative } from './text.js';
+import { failuresOf, firstLine, jsRunnerCommand, lines, unique, workspaceRelative } from './text.js';
 
 export const tool = 'vitest';
 
@@ -37,12 +37,6 @@ function scan(log: string): Found[] {
 export const detect = (log: string): number => firstLine(scan(log));
 export const parse = (log: string): Failure[] => failuresOf(scan(log));
 
-/** The name vitest's `-t` is matched against: suites and test joined by single spaces. */
-export const fullName = (printed: string): string => printed.split(SEPARATOR).join(' ');
-
 export function command(failures: readonly Failure[]): RerunCommand {
-  const names = failures.flatMap((f) => (f.test === undefined ? [] : [fullName(f.test)]));
-  const argv = ['npx', 'vitest', 'run', ...filesOf(failures).map(pathArg)];
-  if (names.length > 0) argv.push('-t', anchoredJsAlternation(names));
-  return { argv };
+  return jsRunnerCommand(['npx', 'vitest', 'run'], failures, SEPARATOR);
 }
