@@ -2,7 +2,7 @@
 // in the same run, on the same machine, with the same load generator (bench/load.ts, its own process).
 //
 //   npm run bench [-- --only=b,c,e,f] [--rounds=3] [--warmup=1000] [--duration=2000]
-//                    [--concurrency=16] [--profile] [--diag]
+//                    [--concurrency=16] [--warm-rounds=1] [--profile] [--diag]
 //
 // The machine is small (2 cores) and shared, so a baseline and its target are not measured once
 // each but in interleaved rounds (base, target, target, base, …) against servers that stay up;
@@ -52,6 +52,7 @@ const PROFILE = flag('profile');
 const DIAG = flag('diag');
 const ROUNDS = Math.max(1, Number(opt('rounds') ?? 3));
 const WARMUP_MS = Number(opt('warmup') ?? 1000);
+const WARM_ROUNDS = Math.max(0, Number(opt('warm-rounds') ?? 1));
 const DURATION_MS = Number(opt('duration') ?? 2000);
 const CONCURRENCY = Number(opt('concurrency') ?? 16);
 const SECRET = "It's a Secret to Everybody";
@@ -199,6 +200,13 @@ function describe(name: string, g: Aggregate, unit = 'req/s'): string {
 /** Alternate base and target: B T, T B, B T, … so drift in the machine's load hits both alike. */
 async function interleave(base: (round: number) => Promise<Burst>, target: (round: number) => Promise<Burst>, label: string): Promise<{ base: Burst[]; target: Burst[] }> {
   const out = { base: [] as Burst[], target: [] as Burst[] };
+  // Unmeasured rounds first, on both sides: a long-running server is measured once its code is
+  // compiled by the JIT and its heap and pools have grown to their working size, not while they do.
+  for (let w = 0; w < WARM_ROUNDS; w++) {
+    log(`${label}: warm-up round ${w + 1}/${WARM_ROUNDS} (not measured)`);
+    await base(ROUNDS + w);
+    await target(ROUNDS + w);
+  }
   for (let r = 0; r < ROUNDS; r++) {
     log(`${label}: round ${r + 1}/${ROUNDS}`);
     if (r % 2 === 0) {

@@ -185,6 +185,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0004_inline_payloads': {
+      async up(db: AnyDb) {
+        // PostgreSQL moves any row over ~2 KB out to its TOAST table, a chunk row and an index entry
+        // per 2 KB: a 12 KB delivery cost three extra tuples. Compressed, it fits its own page, so
+        // the row is only squeezed once it passes a page's size and stays inline (bench/, decision 0005).
+        // SQLite keeps long rows in overflow pages of the same file; nothing to do there.
+        if (dialect === 'postgres') await sql`alter table events set (toast_tuple_target = 8160)`.execute(db);
+      },
+    },
   };
 }
 
