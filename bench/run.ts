@@ -1,7 +1,7 @@
 // `npm run bench`: fixloop's throughput, latency and memory as ratios against baselines measured
 // in the same run, on the same machine, with the same load generator (bench/load.ts, its own process).
 //
-//   npm run bench [-- --only=b,c,e,f] [--rounds=3] [--warmup=1000] [--duration=2000]
+//   npm run bench [-- --only=b,c,e,f] [--rounds=5] [--warmup=1000] [--duration=2000]
 //                    [--concurrency=16] [--warm-rounds=1] [--profile] [--diag]
 //
 // The machine is small (2 cores) and shared, so a baseline and its target are not measured once
@@ -50,7 +50,7 @@ const ONLY = new Set((opt('only') ?? 'b,c,d,e,f').split(',').map((s) => s.trim()
 if (ONLY.has('a')) ['b', 'c'].forEach((s) => ONLY.add(s));
 const PROFILE = flag('profile');
 const DIAG = flag('diag');
-const ROUNDS = Math.max(1, Number(opt('rounds') ?? 3));
+const ROUNDS = Math.max(1, Number(opt('rounds') ?? 5));
 const WARMUP_MS = Number(opt('warmup') ?? 1000);
 const WARM_ROUNDS = Math.max(0, Number(opt('warm-rounds') ?? 1));
 const DURATION_MS = Number(opt('duration') ?? 2000);
@@ -499,7 +499,7 @@ function printProfiles(): void {
       process.stdout.write(`\nprofile ${p.scenario}: no .cpuprofile written\n`);
       continue;
     }
-    const s = summarizeProfile(join(p.dir, files[0]!), ROOT, 20);
+    const s = summarizeProfile(join(p.dir, files[0]!), ROOT, Number(opt("profile-top") ?? 20));
     process.stdout.write(
       `\nprofile ${p.scenario} (whole process life, start-up and idle waits included): ${f0(s.totalMs)} ms sampled, idle ${f0(s.idlePct)} %\n  self time by area: ${s.byArea.map((a) => `${a.area} ${a.pct.toFixed(1)}%`).join(', ')}\n`,
     );

@@ -34,7 +34,7 @@ import { prChecks } from './app/pr-checks.js';
 import { createGitHub } from './github/client.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createResolveRun } from './app/agent-ops.js';
-import { createMcpHttpHandler } from './mcp/http.js';
+import type { McpHttpHandler } from './mcp/http.js';
 
 export const WEBHOOK_PATH = '/api/github/webhooks';
 export const MCP_PATH = '/mcp';
@@ -188,7 +188,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxAttempts: config.maxAttempts,
     ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
   });
-  const handleMcp = createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') });
+  // The MCP SDK is the largest part of a fresh process's memory and only agents call it: it is
+  // loaded with the first /mcp request, not at start-up (the webhook path never needs it).
+  let mcp: Promise<McpHttpHandler> | null = null;
+  const handleMcp: McpHttpHandler = async (req, res) => {
+    mcp ??= import('./mcp/http.js').then((m) => m.createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') }));
+    return (await mcp)(req, res);
+  };
   const api = createApi({
     resolveRun,
     markHuman: (taskId) => agent.markHuman(taskId, clock.now().toISOString()),

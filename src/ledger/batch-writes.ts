@@ -114,7 +114,10 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
     `insert into decisions (${DECISION_COLUMNS.join(', ')}) select ${DECISION_COLUMNS.slice(0, -1).join(', ')}, $${first + DECISION_ARRAYS.length}::text ` +
     `from unnest(${DECISION_ARRAYS.map((c, j) => `$${first + j}::${c}[]`).join(', ')}) with ordinality as x(${DECISION_COLUMNS.slice(0, -1).join(', ')}, ord) order by ord`;
 
-  // Named (prepared) only for the batch sizes a steady load repeats; PostgreSQL keeps each per connection.
+  // Named (prepared) only for the batch sizes a steady load repeats; PostgreSQL keeps each per
+  // connection. Sizes are rounded up to a power of two (rows of nulls fill the rest and are left
+  // out), so a connection prepares at most seven shapes, not one per batch size: each new shape on
+  // each connection cost a parse and plan before the load reached its steady state (bench/).
   const NAMED_UP_TO = 64;
   const storeTexts = new Map<number, string>();
   function storeSql(events: number): string {
@@ -123,7 +126,8 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
     const ev = EVENT_COLUMNS.length;
     const values = Array.from({ length: events }, (_, r) => `(${r}, ${EVENT_COLUMNS.map((_, j) => `$${r * ev + j + 1}::text`).join(', ')})`).join(', ');
     const text =
-      `with v (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${values}), ` +
+      `with given (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${values}), ` +
+      `v as (select * from given where identity is not null), ` +
       // ON CONFLICT: a concurrent batch (another replica) holding the identity makes this a duplicate.
       // Inserted in identity order, so two batches sharing identities wait on each other, never deadlock.
       `ins as (insert into events (${EVENT_COLUMNS.join(', ')}) select ${EVENT_COLUMNS.join(', ')} from v order by identity on conflict (identity) do nothing returning id, identity), ` +
@@ -154,10 +158,11 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
         await recordDecisions(extras, [], at);
         return batch.map(() => ({ kind: 'duplicate' }) as const);
       }
+      const n = unique.length <= NAMED_UP_TO ? shapeFor(unique.length) : unique.length;
       const values: unknown[] = [];
       for (const d of unique) values.push(...eventValues(d, at));
+      for (let pad = unique.length; pad < n; pad++) values.push(...EVENT_COLUMNS.map(() => null));
       values.push(...decisionArrays(extras), at);
-      const n = unique.length;
       const { rows } = await pool.query<{ id: number; identity: string }>({ ...(n <= NAMED_UP_TO ? { name: `fixloop_store_${n}` } : {}), text: storeSql(n), values });
       const idOf = new Map(rows.map((r) => [r.identity, r.id]));
       return batch.map((d, i): StoreResult => {
@@ -166,6 +171,13 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
       });
     },
   };
+}
+
+/** The prepared shape a batch of `n` events uses: the next power of two. */
+export function shapeFor(n: number): number {
+  let shape = 1;
+  while (shape < n) shape *= 2;
+  return shape;
 }
 
 /** One array per decision column (all but `at`), row order kept. */

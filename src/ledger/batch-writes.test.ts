@@ -1,0 +1,70 @@
+// The group-commit write (A1, A3): every batch size stores exactly its new identities, answers
+// duplicate for the rest, and writes one decision row per delivery — whatever prepared shape it ran in.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase, DATABASE_KINDS } from '../../test/support/databases.js';
+import { openDatabase } from './db.js';
+import { migrateToLatest } from './migrations.js';
+import { createLedger } from './ledger.js';
+import { shapeFor } from './batch-writes.js';
+import type { IncomingDelivery } from '../app/ports.js';
+
+test('a batch runs in the prepared shape of the next power of two', () => {
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64].map(shapeFor),
+    [1, 2, 4, 4, 8, 8, 16, 16, 32, 64, 64],
+  );
+});
+
+const delivery = (n: number, identity = `check:acme/shop@${'a'.repeat(40)}:run:${n}:completed:failure`): IncomingDelivery => ({
+  deliveryId: `d-${n}`,
+  eventName: 'check_run',
+  identity,
+  kind: 'github.check',
+  repository: 'acme/shop',
+  sha: 'a'.repeat(40),
+  verdict: 'red',
+  summary: '{}',
+  payload: JSON.stringify({ n }),
+});
+
+for (const kind of DATABASE_KINDS) {
+  describe(`batch writes (${kind})`, () => {
+    test('every batch size from 1 to 20 stores its new identities once and records a decision per delivery', async () => {
+      const tdb = await createTestDatabase(kind);
+      const db = openDatabase(tdb.url);
+      try {
+        await migrateToLatest(db.kysely, db.dialect);
+        const ledger = createLedger(db, { now: () => new Date('2026-01-05T10:00:00Z') });
+        let next = 0;
+        let expectedEvents = 0;
+        let expectedDecisions = 0;
+        for (let size = 1; size <= 20; size++) {
+          // A batch: fresh identities, one copy of its first delivery, and one identity stored before.
+          const fresh = Array.from({ length: size }, () => delivery(next++));
+          const batch = [...fresh, ...(size > 1 ? [fresh[0]!] : []), ...(next > size ? [delivery(0)] : [])];
+          const results = await ledger.storeDeliveries(batch, []);
+          assert.equal(results.length, batch.length);
+          assert.deepEqual(
+            results.map((r) => r.kind),
+            batch.map((_, i) => (i < size ? 'stored' : 'duplicate')),
+            `batch of ${batch.length}`,
+          );
+          expectedEvents += size;
+          expectedDecisions += batch.length;
+        }
+        const events = await db.kysely.selectFrom('events').select(['identity', 'payload']).execute();
+        assert.equal(events.length, expectedEvents, 'no row from the padding of a prepared shape');
+        assert.ok(events.every((e) => e.identity !== null && e.payload !== null));
+        const decisions = await db.kysely.selectFrom('decisions').select(['outcome']).execute();
+        assert.equal(decisions.length, expectedDecisions);
+        assert.equal(decisions.filter((d) => d.outcome === 'stored').length, expectedEvents);
+        const pending = await db.kysely.selectFrom('pending_events').select('event_id').execute();
+        assert.equal(pending.length, expectedEvents, 'each stored event waits for its evaluation');
+      } finally {
+        await db.close();
+        await tdb.drop();
+      }
+    });
+  });
+}
