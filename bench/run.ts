@@ -503,7 +503,7 @@ function printTable(): void {
   const judged = rows.filter((r) => r.pass !== null);
   const passed = judged.filter((r) => r.pass).length;
   process.stdout.write(
-    `\nfixloop benchmark — ${new Date().toISOString()} — node ${process.version}, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved round(s) of ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured per side` +
+    `\nfixloop benchmark — ${new Date().toISOString()} — node ${process.version}, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved round(s) of ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured per side, after ${WARM_REQUESTS} unmeasured deliveries per server process` +
       `${PROFILE ? ' — PROFILED (numbers not comparable)' : ''}${DIAG ? ' — with loop probe' : ''}\n\n` +
       `${[line(head), rule, ...body.map(line)].join('\n')}\n\n` +
       `${passed}/${judged.length} targets met${passed === judged.length ? '' : ` — FAILED: ${judged.filter((r) => !r.pass).map((r) => r.id).join(', ')}`}\n` +
