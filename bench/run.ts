@@ -2,7 +2,7 @@
 // in the same run, on the same machine, with the same load generator (bench/load.ts, its own process).
 //
 //   npm run bench [-- --only=b,c,e,f] [--rounds=5] [--warmup=1000] [--duration=2000]
-//                    [--concurrency=16] [--warm-requests=8000] [--profile] [--diag]
+//                    [--concurrency=16] [--warm-requests=12000] [--profile] [--diag]
 //
 // The machine is small (2 cores) and shared, so a baseline and its target are not measured once
 // each but in interleaved rounds (base, target, target, base, …) against servers that stay up;
@@ -52,10 +52,11 @@ const PROFILE = flag('profile');
 const DIAG = flag('diag');
 const ROUNDS = Math.max(1, Number(opt('rounds') ?? 5));
 const WARMUP_MS = Number(opt('warmup') ?? 1000);
-// Deliveries each server process takes, unmeasured, before the rounds (both sides): fixloop's
+// Deliveries each server process takes, unmeasured, before the rounds (both sides; for e the
+// baseline's side warms PostgreSQL, its client being a fresh process each round): fixloop's
 // cost per request keeps falling for its first few thousand requests while the JIT compiles its
 // hot paths (bench/README.md); a long-running service is measured in its steady state.
-const WARM_REQUESTS = Math.max(0, Number(opt('warm-requests') ?? 8000));
+const WARM_REQUESTS = Math.max(0, Number(opt('warm-requests') ?? 12000));
 const WARM_LIMIT_MS = 90_000;
 const DURATION_MS = Number(opt('duration') ?? 2000);
 const CONCURRENCY = Number(opt('concurrency') ?? 16);

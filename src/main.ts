@@ -194,11 +194,18 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxAttempts: config.maxAttempts,
     ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
   });
-  // The MCP SDK is the largest part of a fresh process's memory and only agents call it: it is
-  // loaded with the first /mcp request, not at start-up (the webhook path never needs it).
+  // The MCP SDK is the largest part of a fresh process's memory and only agents use it: it is
+  // loaded with the first request to /mcp, not at start-up (the webhook path never needs it).
   let mcp: Promise<McpHttpHandler> | null = null;
   const handleMcp: McpHttpHandler = async (req, res) => {
-    mcp ??= import('./mcp/http.js').then((m) => m.createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') }));
+    mcp ??= import('./mcp/http.js').then(
+      (m) => m.createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') }),
+      (err: unknown) => {
+        // Not cached: the next request tries the import again.
+        mcp = null;
+        throw err;
+      },
+    );
     return (await mcp)(req, res);
   };
   const api = createApi({

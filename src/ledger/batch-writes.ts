@@ -117,7 +117,7 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
   // Named (prepared) only for the batch sizes a steady load repeats; PostgreSQL keeps each per
   // connection. Sizes are rounded up to a power of two (rows of nulls fill the rest and are left
   // out), so a connection prepares at most seven shapes, not one per batch size: each new shape on
-  // each connection cost a parse and plan before the load reached its steady state (bench/).
+  // each connection costs a parse and its first plans before the load reaches its steady state.
   const NAMED_UP_TO = 64;
   const storeTexts = new Map<number, string>();
   function storeSql(events: number): string {

@@ -50,9 +50,6 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
       // first use.
       onConnect: async (client) => {
         await client.query("set default_toast_compression = 'lz4'").catch(() => undefined);
-        // fixloop's prepared statements (batch-writes.ts) are plain inserts whose plan never depends
-        // on the values: plan them once, not for each of their first five runs on every connection.
-        await client.query('set plan_cache_mode = force_generic_plan').catch(() => undefined);
       },
     });
     // An idle client dropped by the server (restart, failover) must not crash the process: the pool
