@@ -8,39 +8,14 @@ import type { Logger } from './ports.js';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from '../core/path-policy.js';
 import { diffHash } from '../core/thrash.js';
 import type { Task } from '../core/types.js';
+import { taskFixture } from '../../test/support/fixtures.js';
 
 const AT = '2026-11-30T08:00:00.000Z';
 const sha = (c: string) => c.repeat(40).slice(0, 40);
 const [H1, H2, H3, H4] = ['1', '2', '3', '4'].map(sha) as [string, string, string, string];
 
 function task(over: Partial<Task> = {}): Task {
-  return {
-    id: 7,
-    work: 'shop',
-    repository: 'acme/shop',
-    pullRequest: 21,
-    branch: 'agent/a',
-    state: 'open',
-    prState: 'open',
-    branchState: 'present',
-    isFork: false,
-    ciHeadSha: null,
-    ciHeadSeenAt: null,
-    ciState: 'red',
-    noticeAt: null,
-    resumeRef: null,
-    createdAt: AT,
-    polledAt: null,
-    stopRound: 0,
-    extraAttempts: 0,
-    approveOnePending: false,
-    parkedAt: null,
-    handoffAt: null,
-    stateCommentId: null,
-    adopted: false,
-    gate: null,
-    ...over,
-  };
+  return taskFixture({ pullRequest: 21, branch: 'agent/a', createdAt: AT, ...over });
 }
 
 /** An in-memory GitHub answering only compare: `base...head` → files (or an error to throw). */

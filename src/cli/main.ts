@@ -3,7 +3,7 @@
 // `run(argv, io)` is the whole CLI as a function returning the exit code — 0 ok, 1 the server, the
 // network or GitHub failed, 2 a malformed argument or configuration — so tests call it in-process;
 // executed directly, this file runs it on process.argv.
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
@@ -11,6 +11,7 @@ import { API_COMMANDS, runApiCommand } from './api-commands.js';
 import { CliError, type CliIo } from './io.js';
 import { prChecksCommand, type PrChecksOptions } from './pr-checks.js';
 import { replay, type ReplayOptions } from './replay.js';
+import { packageVersion } from '../version.js';
 
 export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
   const cli: CliIo = {
@@ -132,14 +133,6 @@ function untilSignal(close: () => Promise<void>, io: CliIo): Promise<number> {
   });
 }
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 function isEntryPoint(): boolean {
   const script = process.argv[1];

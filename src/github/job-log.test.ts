@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { cleanLogLine, cutMarker, fetchLogTail, LOG_MAX_BYTES, LogReadError, TailBuffer } from './job-log.js';
+import { listenLoopback, closeServer } from '../../test/support/loopback.js';
 
 const TS = '2026-11-30T02:11:36.1234567Z ';
 const BIG_LOG_BYTES = 40 * 1024 * 1024;
@@ -74,8 +74,7 @@ before(async () => {
 
   plain = createHttpServer((_req, res) => res.end('plain'));
   plain.on('connection', () => plainConnections++);
-  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
-  plainBase = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  plainBase = await listenLoopback(plain);
 
   blob = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: ca }, (req, res) => {
     seen.push({ url: req.url ?? '', headers: req.headers });
@@ -110,13 +109,11 @@ before(async () => {
         res.writeHead(500).end();
     }
   });
-  await new Promise<void>((r) => blob.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${(blob.address() as AddressInfo).port}`;
+  base = await listenLoopback(blob, 'https');
 });
 
 after(async () => {
-  blob.closeAllConnections();
-  await new Promise<void>((r) => blob.close(() => r()));
+  await closeServer(blob);
   await new Promise<void>((r) => plain.close(() => r()));
   rmSync(dir, { recursive: true, force: true });
 });

@@ -5,7 +5,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { sign } from '@octokit/webhooks-methods';
 import { createApi } from './api.js';
@@ -14,6 +13,8 @@ import { openApiDocument, type OperationObject, type ParameterObject, type RefOb
 import type { Decision, Ledger, Logger } from '../app/ports.js';
 import type { IngestAnswer, Ingestor } from '../app/ingest.js';
 import type { Attempt, Notice, Rejection, Run, Task, Work } from '../core/types.js';
+import { taskFixture } from '../../test/support/fixtures.js';
+import { listenLoopback } from '../../test/support/loopback.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const WEBHOOK = '/api/github/webhooks';
@@ -221,32 +222,7 @@ describe('GET /api/openapi.json', () => {
 // --- (d) real answers match the documented schemas -------------------------------------------------
 
 const AT = '2024-05-01T12:00:00.000Z';
-const task: Task = {
-  id: 1,
-  work: 'w',
-  repository: 'acme/data',
-  pullRequest: 7,
-  branch: 'fix/x',
-  state: 'open',
-  prState: 'open',
-  branchState: 'present',
-  isFork: false,
-  ciHeadSha: 'a'.repeat(40),
-  ciHeadSeenAt: AT,
-  ciState: 'red',
-  noticeAt: AT,
-  resumeRef: 'session-1',
-  createdAt: AT,
-  polledAt: AT,
-  stopRound: 0,
-  extraAttempts: 0,
-  approveOnePending: false,
-  parkedAt: null,
-  handoffAt: null,
-  stateCommentId: null,
-  adopted: false,
-  gate: null,
-};
+const task: Task = taskFixture({ id: 1, work: 'w', repository: 'acme/data', branch: 'fix/x', ciHeadSha: 'a'.repeat(40), ciHeadSeenAt: AT, noticeAt: AT, resumeRef: 'session-1', createdAt: AT, polledAt: AT });
 const run: Run = { id: 3, taskId: 1, action: 'resume', autoResume: true, state: 'running', attemptId: 2, createdAt: AT };
 const attempt: Attempt = { id: 2, taskId: 1, coordinate: 'a'.repeat(40), source: 'gate', headSha: 'a'.repeat(40), fingerprint: 'fp', status: 'dispatched', state: 'running', outcome: null, outcomeReason: null, rejectionId: 4, runId: 3, createdAt: AT };
 const rejection: Rejection = { id: 4, taskId: 1, source: 'gate', headSha: null, checkName: 'test', body: 'x'.repeat(5000), createdAt: AT };
@@ -365,8 +341,7 @@ describe('webhook answers match the document', () => {
   let base = '';
   before(async () => {
     server = createServer((req, res) => void handler(req, res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenLoopback(server);
   });
   after(() => new Promise<void>((r) => server.close(() => r())));
 

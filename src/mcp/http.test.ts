@@ -3,13 +3,13 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createFakeRuns, type FakeRuns } from './fake-runs.js';
 import { createMcpHttpHandler } from './http.js';
 import { MCP_TOOL_NAMES } from './server.js';
+import { listenLoopback, closeServer } from '../../test/support/loopback.js';
 
 const A = { token: 'token-run-a', runId: 11, taskId: 1, attemptId: 101, repository: 'acme/app', number: 7 };
 const B = { token: 'token-run-b', runId: 22, taskId: 2, attemptId: 202, repository: 'acme/app', number: 8 };
@@ -27,14 +27,12 @@ before(async () => {
     if ((req.url ?? '').split('?')[0] === '/mcp') void handler(req, res);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenLoopback(server);
 });
 
 after(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  await closeServer(server);
 });
 
 beforeEach(() => {

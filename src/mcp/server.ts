@@ -3,12 +3,12 @@
 // Every tool is bound to one run by the AgentOps it is built with (the run's credential), so no
 // tool takes a task, run or pull request, and unknown arguments are refused. Transport-free:
 // `http.ts` and `stdio.ts` connect it.
-import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX } from '../app/pr-checks.js';
 import { AgentOpsError, FIX_OUTCOMES, REASON_MAX, type AgentOps } from './agent-ops.js';
+import { packageVersion } from '../version.js';
 
 export const MCP_TOOL_NAMES = ['pull_request_checks', 'report_fix_outcome', 'report_spend', 'loop_state'] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
@@ -152,12 +152,3 @@ function failure(err: unknown, tool: McpToolName, onError: McpServerOptions['onE
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function packageVersion(): string {
-  try {
-    // src/mcp/ under tsx and dist/mcp/ when built both sit two levels below package.json.
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}

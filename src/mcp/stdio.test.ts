@@ -5,13 +5,13 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createFakeRuns, fakeRunApi, type FakeRuns } from './fake-runs.js';
 import { MCP_TOOL_NAMES } from './server.js';
+import { listenLoopback, closeServer } from '../../test/support/loopback.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli/main.ts', 'mcp'];
@@ -25,14 +25,12 @@ const clients: Client[] = [];
 
 before(async () => {
   api = createServer((req, res) => fakeRunApi((token) => fake.resolve(token))(req, res));
-  await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  apiUrl = await listenLoopback(api);
 });
 
 after(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  api.closeAllConnections();
-  await new Promise<void>((r) => api.close(() => r()));
+  await closeServer(api);
 });
 
 beforeEach(() => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { RunSpec } from '../app/ports.js';
+import { runSpecFixture } from '../../test/support/fixtures.js';
 import { createCommandRunner, DENIED_ENV, type CommandRunnerOptions } from './command.js';
 import { RunnerError } from './errors.js';
 
@@ -23,22 +24,8 @@ async function workDir(): Promise<string> {
   return d;
 }
 
-let nextRunId = 1;
 function spec(over: Partial<RunSpec> = {}): RunSpec {
-  return {
-    taskId: 7,
-    runId: nextRunId++,
-    attemptId: 3,
-    repository: 'acme/widgets',
-    pullRequest: 42,
-    branch: 'fix/ci',
-    headSha: 'a'.repeat(40),
-    resumeRef: 'session-1',
-    prompt: 'CI is red; fix it.',
-    runToken: 'run-token-xyz',
-    apiUrl: 'http://127.0.0.1:9999',
-    ...over,
-  };
+  return runSpecFixture({ headSha: 'a'.repeat(40), prompt: 'CI is red; fix it.', ...over });
 }
 
 /** Starts a run and waits for it to end, collecting the forwarded output. */

@@ -10,6 +10,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Runner, RunSpec } from '../app/ports.js';
+import { runSpecFixture } from '../../test/support/fixtures.js';
 import { loadConfig, type Config } from '../config/config.js';
 import type { ScopedTokens } from '../github/scoped-token.js';
 import { RunnerError } from './errors.js';
@@ -75,22 +76,8 @@ function config(yaml: string, extraEnv: NodeJS.ProcessEnv = {}): Config {
   return loadConfig({ env: { WEBHOOK_SECRET: 'shh', FIXLOOP_WORK_DIR: join(tmp, `runs-${configs}`), ...extraEnv }, file: path });
 }
 
-let nextRunId = 1;
 function spec(over: Partial<RunSpec> = {}): RunSpec {
-  return {
-    taskId: 7,
-    runId: nextRunId++,
-    attemptId: 3,
-    repository: 'acme/widgets',
-    pullRequest: 42,
-    branch: BRANCH,
-    headSha: null,
-    resumeRef: 'session-123',
-    prompt: 'CI is red: fix it.',
-    runToken: 'run-token',
-    apiUrl: 'http://127.0.0.1:9',
-    ...over,
-  };
+  return runSpecFixture({ branch: BRANCH, resumeRef: 'session-123', runToken: 'run-token', apiUrl: 'http://127.0.0.1:9', ...over });
 }
 
 interface Report {

@@ -2,11 +2,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RunSpec } from '../app/ports.js';
 import { createHttpRunner } from './http.js';
 import { RunnerError } from './errors.js';
+import { listenLoopback } from '../../test/support/loopback.js';
 
 const SECRET = 'runner-secret';
 const spec: RunSpec = {
@@ -43,8 +43,7 @@ async function serve(handler: Handler): Promise<string> {
     req.on('end', () => handler(req, Buffer.concat(parts), res));
   });
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/runs`;
+  return `${await listenLoopback(server)}/runs`;
 }
 
 test('POSTs the run as JSON, signed over the exact body', async () => {

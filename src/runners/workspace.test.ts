@@ -8,13 +8,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { RunSpec } from '../app/ports.js';
+import { runSpecFixture } from '../../test/support/fixtures.js';
 import { createCommandRunner, type CommandRunnerOptions } from './command.js';
 import { RunnerError } from './errors.js';
 import { AGENT_CONTROL_PATHS, createWorkspacePreparer, WorkspaceError, type WorkspaceOptions } from './workspace.js';
+import { listenLoopback } from '../../test/support/loopback.js';
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 const TOKEN = 'ghs_scopedTokenForWidgetsOnly0123456789';
@@ -119,8 +120,7 @@ before(async () => {
       res.writeHead(status, headers).end(out.subarray(cut + 4));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = await listenLoopback(server);
 });
 
 after(async () => {
@@ -128,22 +128,8 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-let nextRunId = 100;
 function spec(over: Partial<RunSpec> = {}): RunSpec {
-  return {
-    taskId: 7,
-    runId: nextRunId++,
-    attemptId: 3,
-    repository: 'acme/widgets',
-    pullRequest: 42,
-    branch: BRANCH,
-    headSha: null,
-    resumeRef: 'session-1',
-    prompt: 'CI is red: the widget test fails. Fix it.',
-    runToken: 'run-token-xyz',
-    apiUrl: 'http://127.0.0.1:9999',
-    ...over,
-  };
+  return runSpecFixture({ branch: BRANCH, prompt: 'CI is red: the widget test fails. Fix it.', ...over });
 }
 
 async function freshDir(name: string): Promise<string> {

@@ -7,6 +7,7 @@ import type { AgentLedger, AttemptLife } from '../../src/app/agent-port.js';
 import type { DecisionInput, Ledger } from '../../src/app/ports.js';
 import type { AttemptState } from '../../src/core/attempt-state.js';
 import type { Attempt, Notice, Rejection, Run, RunState, Task } from '../../src/core/types.js';
+import { taskFixture } from './fixtures.js';
 
 export const FAKE_NOW = '2026-11-30T08:00:00.000Z';
 
@@ -175,33 +176,7 @@ export function createAgentWorld(): AgentWorld {
 
   w.addTask = (over = {}) => {
     const id = nextId++;
-    const task: Task = {
-      id,
-      work: 'shop',
-      repository: 'acme/shop',
-      pullRequest: 7,
-      branch: 'agent/fix',
-      state: 'open',
-      prState: 'open',
-      branchState: 'present',
-      isFork: false,
-      ciHeadSha: 'c'.repeat(40),
-      ciHeadSeenAt: FAKE_NOW,
-      ciState: 'red',
-      noticeAt: null,
-      resumeRef: 'session-1',
-      createdAt: FAKE_NOW,
-      polledAt: null,
-      stopRound: 0,
-      extraAttempts: 0,
-      approveOnePending: false,
-      parkedAt: null,
-      handoffAt: null,
-      stateCommentId: null,
-      adopted: false,
-      gate: null,
-      ...over,
-    };
+    const task: Task = taskFixture({ id, ciHeadSha: 'c'.repeat(40), ciHeadSeenAt: FAKE_NOW, resumeRef: 'session-1', createdAt: FAKE_NOW, ...over });
     w.tasks.set(id, task);
     return task;
   };

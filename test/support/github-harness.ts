@@ -5,6 +5,7 @@ import { createGitHub } from '../../src/github/client.js';
 import { startHarness, RecordingRunner, type Harness } from './harness.js';
 import type { Clock } from '../../src/app/ports.js';
 import type { FixloopAdapters } from '../../src/main.js';
+import type { TestDatabase } from './databases.js';
 
 export const BOT_LOGIN = 'fixloop-bot';
 
@@ -24,15 +25,39 @@ export interface GitHubHarness extends Harness {
   tick(): Promise<void>;
 }
 
-export async function startGitHubHarness(
-  kind: 'sqlite' | 'postgres',
-  opts: { env?: Record<string, string>; configExtra?: Record<string, unknown>; runner?: RecordingRunner; adapters?: FixloopAdapters } = {},
-): Promise<GitHubHarness> {
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  configExtra?: Record<string, unknown>;
+  runner?: RecordingRunner;
+  adapters?: FixloopAdapters;
+}
+
+export async function startGitHubHarness(kind: 'sqlite' | 'postgres', opts: HarnessOptions = {}): Promise<GitHubHarness> {
   const fake = await startFakeGitHub();
   const clock = new FakeClock();
   fake.state.now = () => clock.now();
-  const token = fake.addUserToken(BOT_LOGIN);
-  const github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
+  const h = await openOnFake(kind, { fake, clock, token: fake.addUserToken(BOT_LOGIN) }, opts);
+  return {
+    ...h,
+    async close() {
+      await h.close();
+      fake.assertNoViolations();
+      await fake.close();
+    },
+  };
+}
+
+/**
+ * fixloop on a fake GitHub that outlives it, acting as the bot whose token is given. Closing it
+ * closes fixloop only (and drops its database unless one was given).
+ */
+export async function openOnFake(
+  kind: 'sqlite' | 'postgres',
+  on: { fake: FakeGitHub; clock: FakeClock; token: string },
+  opts: HarnessOptions & { db?: TestDatabase } = {},
+): Promise<GitHubHarness> {
+  const { fake, clock } = on;
+  const github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token: on.token }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
   const h = await startHarness(kind, {
     ...opts,
     adapters: { github, clock, startPoll: false, logFetch: { ca: fake.blobCa }, ...opts.adapters },
@@ -44,11 +69,6 @@ export async function startGitHubHarness(
     async tick() {
       await h.app.poller!.tick();
       await h.app.settle();
-    },
-    async close() {
-      await h.close();
-      fake.assertNoViolations();
-      await fake.close();
     },
   };
 }

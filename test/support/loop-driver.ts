@@ -3,20 +3,19 @@
 // run API called with the run token an agent was handed, and plain reads of the attempts table —
 // the ledger is the truth, so the lifecycle is asserted on `attempts.state` itself.
 import assert from 'node:assert/strict';
-import { createGitHub } from '../../src/github/client.js';
 import type { FixloopAdapters, Fixloop } from '../../src/main.js';
 import type { RunnerCallbacks, RunSpec } from '../../src/app/ports.js';
 import { startFakeGitHub, type FakeGitHub } from './fake-github/server.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
-import { BOT_LOGIN, FakeClock, type GitHubHarness } from './github-harness.js';
-import { RecordingRunner, startHarness, type Harness } from './harness.js';
+import { BOT_LOGIN, FakeClock, openOnFake, type GitHubHarness } from './github-harness.js';
+import { RecordingRunner, type Harness } from './harness.js';
 
 /** The default poll interval (config `poll.intervalSeconds` 120). */
 export const POLL_MS = 120_000;
 /** The attempt states that count as "in flight" for K7 (the partial unique index's predicate). */
 export const IN_FLIGHT = ['queued', 'running', 'awaiting_progress'] as const;
 
-export const sha = (c: string) => c.repeat(40).slice(0, 40);
+export { sha } from './github-harness.js';
 
 /**
  * A RecordingRunner that also notes the attempt's lifecycle state as the runner is asked to start
@@ -62,28 +61,8 @@ export async function startRestartableGitHubHarness(kind: 'sqlite' | 'postgres',
   fake.state.now = () => clock.now();
   const token = fake.addUserToken(BOT_LOGIN);
 
-  async function open(adapters: FixloopAdapters = {}, runner: RecordingRunner = new RecordingRunner()): Promise<GitHubHarness> {
-    const github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
-    const h = await startHarness(kind, {
-      db,
-      runner,
-      ...(opts.env ? { env: opts.env } : {}),
-      ...(opts.configExtra ? { configExtra: opts.configExtra } : {}),
-      adapters: { github, clock, startPoll: false, logFetch: { ca: fake.blobCa }, ...opts.adapters, ...adapters },
-    });
-    return {
-      ...h,
-      fake,
-      clock,
-      async tick() {
-        await h.app.poller!.tick();
-        await h.app.settle();
-      },
-      async close() {
-        await h.app.close();
-      },
-    };
-  }
+  const open = (adapters: FixloopAdapters = {}, runner: RecordingRunner = new RecordingRunner()): Promise<GitHubHarness> =>
+    openOnFake(kind, { fake, clock, token }, { db, runner, ...(opts.env ? { env: opts.env } : {}), ...(opts.configExtra ? { configExtra: opts.configExtra } : {}), adapters: { ...opts.adapters, ...adapters } });
 
   let current: GitHubHarness | null = await open();
   return {
