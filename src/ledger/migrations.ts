@@ -194,6 +194,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         if (dialect === 'postgres') await sql`alter table events set (toast_tuple_target = 8160)`.execute(db);
       },
     },
+    '0005_partial_decision_task_index': {
+      async up(db: AnyDb) {
+        // Most decision rows are written at ingest, before any Task is known (stored, duplicate,
+        // dropped): their task_id is null, and indexing them cost every delivery an index insert that
+        // no query reads. Only the Task's own log (task_id = ?) uses this index, and a query on
+        // task_id = ? implies task_id is not null, so both databases still use it there.
+        await sql`drop index decisions_task`.execute(db);
+        await sql`create index decisions_task on decisions (task_id, id) where task_id is not null`.execute(db);
+      },
+    },
   };
 }
 
