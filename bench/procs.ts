@@ -1,5 +1,6 @@
 // Child processes of the benchmark: every one is tracked and killed when the orchestrator ends,
-// also on an error or a signal. fixloop itself runs exactly as `fixloop serve` does in production.
+// also on an error or a signal. fixloop itself runs exactly as `npm start` runs it in production: the
+// same node flags and environment, read from package.json (serveCommand).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,32 @@ function track(child: ChildProcess): ChildProcess {
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
+}
+
+/** `npm start`'s command line, from package.json: its environment assignments, node flags, entry and arguments. */
+export interface ServeCommand {
+  env: Record<string, string>;
+  nodeFlags: string[];
+  entry: string;
+  args: string[];
+}
+
+export function serveCommand(): ServeCommand {
+  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/).filter(Boolean);
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; i < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[i]!); i++) {
+    const [name, value] = [words[i]!.slice(0, words[i]!.indexOf('=')), words[i]!.slice(words[i]!.indexOf('=') + 1)];
+    // `${NAME:-default}`: the benchmark takes the default, as a shell without NAME set does.
+    env[name] = value.replace(/^\$\{[A-Z_][A-Z0-9_]*:-(.*)\}$/, '$1');
+  }
+  if (words[i++] !== 'node') throw new Error(`package.json's start script does not run node: ${start}`);
+  const nodeFlags: string[] = [];
+  while (i < words.length && words[i]!.startsWith('-')) nodeFlags.push(words[i++]!);
+  const entry = words[i++];
+  if (!entry) throw new Error(`package.json's start script names no entry: ${start}`);
+  return { env, nodeFlags, entry, args: words.slice(i) };
 }
 
 function tsxArgs(extra: string[], script: string, args: string[]): string[] {
@@ -126,13 +153,15 @@ export interface FixloopOptions {
 
 export async function startFixloop(o: FixloopOptions): Promise<Proc> {
   const port = await freePort();
-  const node = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+  const start = serveCommand();
+  const node = [...start.nodeFlags, ...(o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [])];
   const child = track(
     // Extra flags come after tsx's loader, so they may --import TypeScript files.
     // Without diagnostics fixloop runs as `npm start` runs it in production: the build in dist/.
-    spawn(process.execPath, o.nodeArgs?.length ? [...tsxArgs(node, 'src/cli/main.ts', ['serve']).slice(0, -2), ...o.nodeArgs, 'src/cli/main.ts', 'serve'] : [...node, 'dist/cli/main.js', 'serve'], {
+    spawn(process.execPath, o.nodeArgs?.length ? [...node, '--import', 'tsx', ...o.nodeArgs, 'src/cli/main.ts', ...start.args] : [...node, start.entry, ...start.args], {
       cwd: ROOT,
       env: {
+        ...start.env,
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '/root',
         HOST: '127.0.0.1',
