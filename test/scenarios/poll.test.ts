@@ -95,7 +95,9 @@ for (const kind of DATABASE_KINDS) {
         h.fake.addPull(REPO_NAME, 9, { headSha: sha('d'), headRef: 'agent/y' });
         h.fake.addCheckRun(REPO_NAME, sha('d'), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: 'x' });
         const reds = Array.from({ length: 10 }, (_, i) =>
-          delivery('check_run', checkRunPayload({ repo: REPO, sha: sha('d'), id: 2000 + i, name: `test ${i}`, pr: { number: 9, headSha: sha('d') }, output: 'x' })),
+          // Completed before the harness clock's start (08:00): a builder's default is the real time, which
+          // would put these results after everything the poll sees on the fake clock.
+          delivery('check_run', checkRunPayload({ repo: REPO, sha: sha('d'), id: 2000 + i, name: `test ${i}`, pr: { number: 9, headSha: sha('d') }, output: 'x', completedAt: '2026-11-30T07:30:00Z' })),
         );
         await Promise.all([...reds.map((d) => post(h.url, d, SECRET)), h.app.poller!.tick(), h.app.poller!.tick()]);
         await h.app.settle();
