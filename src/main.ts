@@ -34,6 +34,9 @@ import { prChecks } from './app/pr-checks.js';
 import { createGitHub } from './github/client.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createResolveRun } from './app/agent-ops.js';
+import { hostname } from 'node:os';
+import { livenessOf } from './runners/process-mark.js';
+import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { McpHttpHandler } from './mcp/http.js';
 
 /** How long the first event waits for others to join its evaluation batch (see createFixloop). */
@@ -69,6 +72,8 @@ export interface FixloopAdapters {
   logFetch?: Pick<FetchLogTailOptions, 'ca'>;
   /** Start the poll's timer (default true when GitHub is configured); tests drive `poller.tick()`. */
   startPoll?: boolean;
+  /** This machine and how to check an agent process's life (default: hostname and /proc). */
+  processes?: { host: string; liveness(mark: ProcessMark): Liveness; watchEveryMs?: number };
 }
 
 export interface Fixloop {
@@ -116,7 +121,21 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
-  const dispatcher = createDispatcher({ ledger, logger, runner, random, apiUrl, maxAttempts: config.maxAttempts, decisions, agent, promptTemplate: config.promptTemplate ?? undefined, ...(adapters.fault ? { fault: adapters.fault } : {}) });
+  const processes = adapters.processes ?? { host: hostname(), liveness: (mark: ProcessMark) => livenessOf(mark) };
+  const dispatcher = createDispatcher({
+    ledger,
+    logger,
+    runner,
+    random,
+    apiUrl,
+    maxAttempts: config.maxAttempts,
+    decisions,
+    agent,
+    promptTemplate: config.promptTemplate ?? undefined,
+    liveness: processes.liveness,
+    ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
+    ...(adapters.fault ? { fault: adapters.fault } : {}),
+  });
   // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
   let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
   const evaluator = createEvaluator({
@@ -150,7 +169,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
-  await reconcileAttempts({ ledger, logger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.

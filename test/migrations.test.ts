@@ -17,7 +17,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
     assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
     // Each migration recorded exactly once, though two replicas ran the migrator together.
     const rows = (await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute()) as Array<{ name: string }>;
-    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_partial_decision_task_index']);
+    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_partial_decision_task_index', '0006_run_process']);
   } finally {
     await a.close();
     await b.close();

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { ciFailureFrame, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { Attempt, AttemptStatus, Rejection, Task } from '../core/types.js';
+import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
+import { ENDED_WATCHED, strandedRunFate, strandedRunLogLine, type Liveness, type ProcessMark } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Ledger, Logger, Random, Runner } from './ports.js';
 import type { DecisionWriter } from './decision-writer.js';
@@ -26,6 +27,10 @@ export interface DispatchDeps {
   promptTemplate?: string;
   /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start'): void;
+  /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
+  liveness?(mark: ProcessMark): Liveness;
+  /** How often a stranded run's process is checked while it outlives the restart, in ms. */
+  watchEveryMs?: number;
 }
 
 export function hashToken(token: string): string {
@@ -41,8 +46,52 @@ export function createDispatcher(deps: DispatchDeps) {
     void p.finally(() => writes.delete(p));
   };
 
-  async function decide(attemptId: number, taskId: number, outcome: 'dispatched' | 'failed', reason: string | null, detail?: string) {
+  async function decide(attemptId: number | null, taskId: number, outcome: 'dispatched' | 'failed', reason: string | null, detail?: string) {
     deps.decisions.write({ taskId, attemptId, outcome, reason, detail: detail ?? null });
+  }
+
+  /** The run's end, however it was learnt: its state, then the attempt's (I3: no outcome → retryable). */
+  async function runEnded(runId: number, attemptId: number | null, r: { state: 'completed' | 'failed'; exitCode: number | null }): Promise<boolean> {
+    const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode });
+    const life = attemptId !== null ? await deps.agent.life(attemptId) : null;
+    if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null });
+    return moved !== null;
+  }
+
+  /** Ends a run whose agent process nobody heard exit: exit status unknown, so `failed`, and said so in its log. */
+  async function endStranded(run: Run, detail: string): Promise<void> {
+    // Only the writer that moved the run says why in its log: a replica on this host that did see
+    // the agent exit may have ended the run first.
+    if (await runEnded(run.id, run.attemptId, { state: 'failed', exitCode: null })) {
+      await ledger.appendRunLog(run.id, strandedRunLogLine(detail), RUN_LOG_MAX_CHARS);
+      await decide(run.attemptId, run.taskId, 'failed', 'run_lost', detail);
+      logger.warn({ taskId: run.taskId, runId: run.id, detail }, 'run.stranded_ended');
+    }
+  }
+
+  const watchers = new Set<NodeJS.Timeout>();
+  /**
+   * Start-up (L1, I4): a run left `running` by a process that died. Its agent's process is checked
+   * now; if it still runs it is watched until it exits, then the run ends like any other.
+   */
+  async function adoptStranded(run: Run, mark: ProcessMark): Promise<'ended' | 'watching' | 'left'> {
+    const liveness = deps.liveness ?? (() => 'elsewhere' as const);
+    const fate = strandedRunFate(liveness(mark));
+    if (fate.kind === 'leave') return 'left';
+    if (fate.kind === 'end') {
+      await endStranded(run, fate.detail);
+      return 'ended';
+    }
+    logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the previous fixloop process');
+    const timer = setInterval(() => {
+      if (liveness(mark) === 'alive') return;
+      clearInterval(timer);
+      watchers.delete(timer);
+      track(endStranded(run, ENDED_WATCHED).catch((err) => logger.error({ err, runId: run.id }, 'run state write failed')));
+    }, deps.watchEveryMs ?? 2000);
+    timer.unref();
+    watchers.add(timer);
+    return 'watching';
   }
 
   /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
@@ -107,8 +156,9 @@ export function createDispatcher(deps: DispatchDeps) {
       return true;
     }
     deps.fault?.('before_start');
+    let mark: ProcessMark | void;
     try {
-      await deps.runner.start(
+      mark = await deps.runner.start(
         {
           taskId: task.id,
           runId: run.id,
@@ -124,14 +174,7 @@ export function createDispatcher(deps: DispatchDeps) {
         },
         {
           onExit: (runId, r) => {
-            track(
-              ledger
-                .setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode })
-                // I3: a run that ends without an outcome leaves its attempt retryable.
-                .then(() => deps.agent.life(attempt.id))
-                .then((life) => (life ? advance(attempt.id, { kind: 'run_ended', hadOutcome: life.outcome !== null }) : undefined))
-                .catch((err) => logger.error({ err, runId }, 'run state write failed')),
-            );
+            track(runEnded(runId, attempt.id, r).catch((err) => logger.error({ err, runId }, 'run state write failed')));
           },
           onOutput: (runId, chunk) => {
             track(ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined));
@@ -144,7 +187,7 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     await ledger.setAttemptStatus(attempt.id, ['dispatching'], 'dispatched');
     await advance(attempt.id, { kind: 'dispatched' });
-    await ledger.setRunState(run.id, ['queued'], 'running');
+    await ledger.setRunState(run.id, ['queued'], 'running', mark ? { process: mark } : undefined);
     await decide(attempt.id, task.id, 'dispatched', null, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');
     return true;
@@ -161,11 +204,14 @@ export function createDispatcher(deps: DispatchDeps) {
 
   /** Shutdown: stop the runner's agents, then wait for their end to be written. */
   async function stop(): Promise<void> {
+    // A watched stranded agent is not this process's child: it is left running, as it was found.
+    for (const t of watchers) clearInterval(t);
+    watchers.clear();
     await deps.runner?.stopAll?.();
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, stop };
+  return { dispatch, adoptStranded, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -2,6 +2,7 @@
 // Adapters (ledger/, runners/, http/) implement them; main.ts wires them together.
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, StopReason, Task, TaskState } from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
+import type { ProcessMark } from '../core/stranded-run.js';
 
 /** A stored event, or the reason it was not stored, for one delivery in a group commit. */
 export interface IncomingDelivery {
@@ -106,7 +107,9 @@ export interface Ledger {
   listRuns(taskId: number): Promise<Run[]>;
   getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
   /** Compare-and-set on the run's state; returns the run when it moved. */
-  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null }): Promise<Run | null>;
+  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null; process?: ProcessMark }): Promise<Run | null>;
+  /** Runs still `running` whose agent process was started on `host` (stranded-run.ts). */
+  runningOnHost(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;
   appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
   getRunLog(id: number): Promise<string | null>;
   // attempts (C2–C5)
@@ -168,8 +171,12 @@ export interface RunnerCallbacks {
 
 export interface Runner {
   readonly kind: string;
-  /** Start the run; resolves once the agent has been handed the run, rejects when it could not be. */
-  start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void>;
+  /**
+   * Start the run; resolves once the agent has been handed the run, rejects when it could not be.
+   * A runner whose agent is a local process resolves with where it lives, so that a later fixloop
+   * process can tell whether it is still running (stranded-run.ts).
+   */
+  start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<ProcessMark | void>;
   /** Stop what this process started, on shutdown (runners whose runs outlive the process omit it). */
   stopAll?(): Promise<void>;
 }

@@ -17,9 +17,21 @@ export async function reconcileAttempts(deps: {
   /** Only rows untouched for this long are reconciled (other live replicas may own newer ones). */
   olderThan: string;
   agent: AgentLedger;
-}): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number }> {
+  /** This machine, as the command runner marks the processes it starts (stranded-run.ts). */
+  host?: string;
+}): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number; strandedEnded: number; strandedWatched: number }> {
   const { ledger } = deps;
-  const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0 };
+  const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
+
+  // L1: runs whose agent this host started and no process is listening to any more. Ended now if
+  // the agent is gone, else watched until it exits; either way the attempt then follows I3/I4.
+  if (deps.host !== undefined) {
+    for (const { run, process } of await ledger.runningOnHost(deps.host)) {
+      const fate = await deps.dispatcher.adoptStranded(run, process);
+      if (fate === 'ended') out.strandedEnded++;
+      if (fate === 'watching') out.strandedWatched++;
+    }
+  }
 
   // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
   // are kept (dispatched below, or left to their live replica).
@@ -68,6 +80,6 @@ export async function reconcileAttempts(deps: {
     }
     if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
   }
-  if (out.dispatched + out.notDispatched + out.unknown + out.retryable > 0) deps.logger.warn(out, 'reconciled attempts left by a previous process');
+  if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
   return out;
 }

@@ -220,7 +220,7 @@ const decisionReason =
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
   `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
   `(${codeList(STOP_REASONS)}). When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
-  '`dispatch_unknown` or `pull_request_state`.';
+  '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it) or `pull_request_state`.';
 
 const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];
 

@@ -265,12 +265,22 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     async setRunState(id, from, to, extra) {
       const r = await k
         .updateTable('runs')
-        .set({ state: to, updated_at: now(), ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}) })
+        .set({
+          state: to,
+          updated_at: now(),
+          ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
+          ...(extra?.process ? { process_host: extra.process.host, process_pid: extra.process.pid, process_since: extra.process.since } : {}),
+        })
         .where('id', '=', id)
         .where('state', 'in', [...from])
         .returningAll()
         .executeTakeFirst();
       return r ? runOf(r) : null;
+    },
+
+    async runningOnHost(host) {
+      const rows = await k.selectFrom('runs').selectAll().where('state', '=', 'running').where('process_host', '=', host).orderBy('id').execute();
+      return rows.map((r) => ({ run: runOf(r), process: { host, pid: r.process_pid ?? 0, since: r.process_since ?? '' } }));
     },
 
     async appendRunLog(id, text, maxChars) {

@@ -204,6 +204,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`create index decisions_task on decisions (task_id, id) where task_id is not null`.execute(db);
       },
     },
+    '0006_run_process': {
+      async up(db: AnyDb) {
+        // Where a command runner's agent process lives (host, pid, start mark), so a restarted
+        // process can end a run whose agent died with it, or watch one that outlived it.
+        await db.schema.alterTable('runs').addColumn('process_host', 'text').execute();
+        await db.schema.alterTable('runs').addColumn('process_pid', 'integer').execute();
+        await db.schema.alterTable('runs').addColumn('process_since', 'text').execute();
+      },
+    },
   };
 }
 

@@ -81,6 +81,10 @@ export interface RunsTable {
   log: string;
   created_at: string;
   updated_at: string;
+  /** Where a command runner's agent runs (migration 0006); null for other runners. */
+  process_host: string | null;
+  process_pid: number | null;
+  process_since: string | null;
 }
 
 export interface AttemptsTable {

@@ -8,6 +8,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
 import { RunnerError } from './errors.js';
+import { markOf } from './process-mark.js';
+import type { ProcessMark } from '../core/stranded-run.js';
 
 /** Never handed to the child, even when listed in `envAllow`. */
 export const DENIED_ENV: ReadonlySet<string> = new Set([
@@ -113,7 +115,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const ended = new Map<number, Promise<void>>();
   const preparing = new Set<number>();
 
-  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
+  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<ProcessMark | undefined> {
     const { runId } = spec;
     // runId names a directory: keep it a plain integer so it can never escape workDir.
     if (!Number.isSafeInteger(runId) || runId < 0) throw new RunnerError('spawn_failed', `invalid run id ${runId}`);
@@ -186,6 +188,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
     }
     children.set(runId, child);
 
+    let mark: ProcessMark | undefined;
     await new Promise<void>((resolveStart, rejectStart) => {
       let spawned = false;
       let finished = false;
@@ -207,6 +210,8 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       };
       child.once('spawn', () => {
         spawned = true;
+        // Taken at once, while the process surely exists: its start time names it beyond its pid.
+        if (child.pid !== undefined) mark = markOf(child.pid);
         resolveStart();
       });
       // Kept for the child's whole life: an unheard 'error' would crash the service.
@@ -229,6 +234,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         }, PIPE_GRACE_MS).unref();
       });
     });
+    return mark;
   }
 
   return {

@@ -1,0 +1,56 @@
+// Process marks (stranded-run.ts): a restarted fixloop tells a still-running agent from one that
+// exited, from a new process that got the same pid, and from one on another host.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { hostname } from 'node:os';
+import { livenessOf, markOf } from './process-mark.js';
+
+const onLinux = process.platform === 'linux';
+
+test('a running process is alive by its mark', () => {
+  const mark = markOf(process.pid);
+  assert.equal(mark.host, hostname());
+  assert.equal(mark.pid, process.pid);
+  if (onLinux) assert.match(mark.since, /^[0-9a-f-]+:\d+$/, 'boot id and start time');
+  assert.equal(livenessOf(mark), 'alive');
+});
+
+test('a process that exited is gone', async () => {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { stdio: 'ignore' });
+  await once(child, 'spawn');
+  const mark = markOf(child.pid!);
+  assert.equal(livenessOf(mark), 'alive');
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  assert.equal(livenessOf(mark), 'gone');
+});
+
+test('an exited process nobody has reaped yet (a zombie) is gone', { skip: !onLinux && 'zombies are read from /proc' }, async () => {
+  // The shell execs into a sleeper whose own child exits at once and is never waited for.
+  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+  const zombie = Number(line.toString().trim());
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    assert.doesNotThrow(() => process.kill(zombie, 0), 'its pid still answers');
+    assert.equal(livenessOf({ host: hostname(), pid: zombie, since: '' }), 'gone');
+  } finally {
+    parent.kill('SIGKILL');
+  }
+});
+
+test('the same pid with another start time is another process: gone', () => {
+  const mark = markOf(process.pid);
+  assert.equal(livenessOf({ ...mark, since: onLinux ? `${mark.since}0` : mark.since }), onLinux ? 'gone' : 'alive');
+});
+
+test('a process started on another host is left to that host', () => {
+  assert.equal(livenessOf({ ...markOf(process.pid), host: `not-${hostname()}` }), 'elsewhere');
+});
+
+test('a mark with no usable pid is gone', () => {
+  assert.equal(livenessOf({ host: hostname(), pid: 0, since: '' }), 'gone');
+  assert.equal(livenessOf({ host: hostname(), pid: 2 ** 22 + 12345, since: '' }), 'gone');
+});

@@ -1,0 +1,112 @@
+// L1, I4: the process's life is the run's life, also across a crash of fixloop itself. fixloop is
+// killed (SIGKILL) while its command runner's agent runs; the agent, no longer anyone's child, either
+// dies too or keeps running. The restarted process ends the run at once in the first case, watches
+// the agent until it exits in the second, and either way the run says why it ended and its attempt
+// can be resumed again; nothing is left `running` for good.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
+import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
+import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { freePort, startServerProcess } from '../support/server-process.js';
+
+const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
+const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    // Exited but not reaped is not alive.
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running') {
+  const db = await createTestDatabase(kind);
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
+  const configFile = join(dir, 'fixloop.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['AGENT_DIR'] },
+    }),
+  );
+  const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, AGENT_DIR: dir, FIXLOOP_WORK_DIR: join(dir, 'runs'), FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const port = await freePort();
+  const first = await startServerProcess(env, port);
+  let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
+  let pid = 0;
+  try {
+    const task = (await (await fetch(`${first.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 3, branch: 'agent/fix' }) })).json()) as { id: number };
+    const sha = 'cafebabe'.padEnd(40, '0');
+    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 91, name: 'test', pr: { number: 3, headSha: sha }, output: 'expected 1, got 2' }));
+    assert.equal((await post(first.url, red, SECRET)).status, 202);
+    const viewOf = async (url: string) => (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const resumed = await until('the resumed run to be running', async () => (await viewOf(first.url)).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
+    pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
+
+    await first.stop('SIGKILL');
+    assert.equal(alive(pid), true, 'the agent outlived fixloop');
+    if (agentAfterCrash === 'dies') {
+      process.kill(pid, 'SIGKILL');
+      await until('the agent to be gone', async () => !alive(pid));
+    }
+
+    second = await startServerProcess(env, port);
+    if (agentAfterCrash === 'keeps running') {
+      // Still running, so the run is too: fixloop does not end what it cannot see ending.
+      assert.equal((await viewOf(second.url)).runs.find((r: any) => r.id === resumed.id).state, 'running');
+      writeFileSync(join(dir, 'release'), '');
+    }
+    const run = await until('the run to end', async () => {
+      const r = (await (await fetch(`${second!.url}/api/runs/${resumed.id}`, { headers: auth })).json()) as any;
+      return r.state !== 'running' && r;
+    });
+    const view = await viewOf(second.url);
+    const decisions = ((await (await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+    return { run, view, decisions };
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
+    if (second) await second.stop();
+    await db.drop();
+  }
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`fixloop killed while its agent runs (${kind})`, () => {
+    test('the agent died too: on restart its run is failed, says why, and the attempt can be resumed again', async () => {
+      const { run, view, decisions } = await killedWhileRunning(kind, 'dies');
+      assert.equal(run.state, 'failed');
+      assert.match(run.log, /ended while fixloop was not running; its exit status is unknown/);
+      assert.equal(view.attempts.length, 1);
+      assert.equal(view.attempts[0].state, 'retryable', 'I3: a run that ended without an outcome leaves its attempt retryable');
+      assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+    });
+
+    test('the agent kept running: it is watched, and its run ends when it exits', async () => {
+      const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running');
+      assert.equal(run.state, 'failed');
+      assert.match(run.log, /watched since fixloop restarted, has exited/);
+      assert.equal(view.attempts[0].state, 'retryable');
+      assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+    });
+  });
+}
