@@ -26,7 +26,7 @@ export interface DispatchDeps {
   /** An operator's prompt template (trusted config); the protocol block is always appended. */
   promptTemplate?: string;
   /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
-  fault?(point: 'before_start'): void;
+  fault?(point: 'before_start' | 'after_start'): void;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
   liveness?(mark: ProcessMark): Liveness;
   /** How often a stranded run's process is checked while it outlives the restart, in ms. */
@@ -71,8 +71,8 @@ export function createDispatcher(deps: DispatchDeps) {
 
   const watchers = new Set<NodeJS.Timeout>();
   /**
-   * Start-up (L1, I4): a run left `running` by a process that died. Its agent's process is checked
-   * now; if it still runs it is watched until it exits, then the run ends like any other.
+   * Start-up (L1, I4): a run whose agent was started by a fixloop process that is gone. Its agent is
+   * checked now; if it still runs it is watched until it exits, then the run ends like any other.
    */
   async function adoptStranded(run: Run, mark: ProcessMark): Promise<'ended' | 'watching' | 'left'> {
     const liveness = deps.liveness ?? (() => 'elsewhere' as const);
@@ -82,16 +82,46 @@ export function createDispatcher(deps: DispatchDeps) {
       await endStranded(run, fate.detail);
       return 'ended';
     }
-    logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the previous fixloop process');
+    logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
+    let ending = false;
     const timer = setInterval(() => {
-      if (liveness(mark) === 'alive') return;
-      clearInterval(timer);
-      watchers.delete(timer);
-      track(endStranded(run, ENDED_WATCHED).catch((err) => logger.error({ err, runId: run.id }, 'run state write failed')));
+      if (ending || liveness(mark) === 'alive') return;
+      ending = true;
+      track(
+        endStranded(run, ENDED_WATCHED).then(
+          () => {
+            clearInterval(timer);
+            watchers.delete(timer);
+          },
+          // Tried again on the next tick: a run left running here would block its pull request (K7).
+          (err) => {
+            ending = false;
+            logger.error({ err, runId: run.id }, 'run state write failed');
+          },
+        ),
+      );
     }, deps.watchEveryMs ?? 2000);
     timer.unref();
     watchers.add(timer);
     return 'watching';
+  }
+
+  /** The agent started: the attempt is dispatched, its run running, and the decision log says so. */
+  async function started(attemptId: number, taskId: number, runId: number, detail: string): Promise<void> {
+    // Each step is a compare-and-set, so a reconciler and a slow dispatcher may both get here; only
+    // the one that moved the attempt writes the decision.
+    const moved = await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatched');
+    await advance(attemptId, { kind: 'dispatched' });
+    await ledger.setRunState(runId, ['queued'], 'running');
+    if (moved) await decide(attemptId, taskId, 'dispatched', null, detail);
+  }
+
+  /**
+   * Start-up: an attempt left `dispatching` whose run carries a process mark reached its agent (the
+   * mark is written as soon as the agent starts), so it is dispatched, not unknown.
+   */
+  async function confirmStarted(attemptId: number, taskId: number, runId: number): Promise<void> {
+    await started(attemptId, taskId, runId, `run ${runId}: the agent had started when the process that dispatched it died`);
   }
 
   /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
@@ -156,9 +186,8 @@ export function createDispatcher(deps: DispatchDeps) {
       return true;
     }
     deps.fault?.('before_start');
-    let mark: ProcessMark | void;
     try {
-      mark = await deps.runner.start(
+      const mark = await deps.runner.start(
         {
           taskId: task.id,
           runId: run.id,
@@ -181,14 +210,14 @@ export function createDispatcher(deps: DispatchDeps) {
           },
         },
       );
+      // First, before anything else can fail: from here on a restart knows the agent started.
+      if (mark) await ledger.setRunProcess(run.id, mark);
     } catch (err) {
       await fail(attempt.id, run.id, task.id, String((err as Error)?.message ?? err));
       return true;
     }
-    await ledger.setAttemptStatus(attempt.id, ['dispatching'], 'dispatched');
-    await advance(attempt.id, { kind: 'dispatched' });
-    await ledger.setRunState(run.id, ['queued'], 'running', mark ? { process: mark } : undefined);
-    await decide(attempt.id, task.id, 'dispatched', null, `run ${run.id} via ${deps.runner.kind}`);
+    deps.fault?.('after_start');
+    await started(attempt.id, task.id, run.id, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');
     return true;
   }
@@ -211,7 +240,7 @@ export function createDispatcher(deps: DispatchDeps) {
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, adoptStranded, stop };
+  return { dispatch, adoptStranded, confirmStarted, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -107,9 +107,12 @@ export interface Ledger {
   listRuns(taskId: number): Promise<Run[]>;
   getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
   /** Compare-and-set on the run's state; returns the run when it moved. */
-  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null; process?: ProcessMark }): Promise<Run | null>;
-  /** Runs still `running` whose agent process was started on `host` (stranded-run.ts). */
-  runningOnHost(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;
+  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null }): Promise<Run | null>;
+  /** Where the run's agent process lives (stranded-run.ts); written once it started, while the run is unfinished. */
+  setRunProcess(id: number, mark: ProcessMark): Promise<void>;
+  runProcess(id: number): Promise<ProcessMark | null>;
+  /** Runs still `queued` or `running` whose agent process was started on `host`. */
+  unfinishedRunsOn(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;
   appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
   getRunLog(id: number): Promise<string | null>;
   // attempts (C2–C5)

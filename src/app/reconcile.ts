@@ -23,16 +23,6 @@ export async function reconcileAttempts(deps: {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  // L1: runs whose agent this host started and no process is listening to any more. Ended now if
-  // the agent is gone, else watched until it exits; either way the attempt then follows I3/I4.
-  if (deps.host !== undefined) {
-    for (const { run, process } of await ledger.runningOnHost(deps.host)) {
-      const fate = await deps.dispatcher.adoptStranded(run, process);
-      if (fate === 'ended') out.strandedEnded++;
-      if (fate === 'watching') out.strandedWatched++;
-    }
-  }
-
   // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
   // are kept (dispatched below, or left to their live replica).
   for (const life of await deps.agent.livesInState(['running'])) {
@@ -44,11 +34,27 @@ export async function reconcileAttempts(deps: {
   }
 
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
+    // The agent's process mark is written the moment it starts: with one, it did start.
+    if (a.runId !== null && (await ledger.runProcess(a.runId))) {
+      await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
+      out.dispatched++;
+      continue;
+    }
     if (await ledger.setAttemptStatus(a.id, ['dispatching'], 'dispatch_unknown', 'the process died while dispatching; not sent again')) {
       await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
       if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
       await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
       out.unknown++;
+    }
+  }
+
+  // L1: runs whose agent was started on this host by a fixloop process that is gone: ended now if
+  // the agent is gone too, else watched until it exits; either way the attempt then follows I3.
+  if (deps.host !== undefined) {
+    for (const { run, process } of await ledger.unfinishedRunsOn(deps.host)) {
+      const fate = await deps.dispatcher.adoptStranded(run, process);
+      if (fate === 'ended') out.strandedEnded++;
+      if (fate === 'watching') out.strandedWatched++;
     }
   }
 

@@ -16,6 +16,10 @@ test('another host started it: left to the replica on that host', () => {
   assert.deepEqual(strandedRunFate('elsewhere'), { kind: 'leave' });
 });
 
+test('the fixloop process that started it still runs: left to that process, which hears the exit', () => {
+  assert.deepEqual(strandedRunFate('owned'), { kind: 'leave' });
+});
+
 test('the log line stands on a line of its own, marked as fixloop\'s', () => {
   assert.equal(strandedRunLogLine('x'), '\n[fixloop: x]\n');
 });

@@ -1,24 +1,29 @@
-// A run found `running` when fixloop starts (SPEC L1, I4; issue 2 §9). The process's life is the
-// run's life, but a process that died (SIGKILL, a crash) took the child handle with it, so nobody
-// heard the agent exit. Start-up decides, for each run the command runner left behind on this host:
-//   its process is gone    → the run ended while nobody watched: `failed`, exit status unknown;
-//   its process is running → watch it, and end the run when it exits (its output is lost);
-//   another host started it → leave it to the replica on that host.
-// Runs with no process mark (the http runner, whose platform reports the end) are not stranded.
+// A run found `queued` or `running` with a live-looking agent when fixloop starts (SPEC L1, I4;
+// issue 2 §9). The process's life is the run's life, but a fixloop process that died (SIGKILL, a
+// crash) took the child handle with it, so nobody hears the agent exit. Start-up decides, for each
+// run whose agent process was marked (runners/process-mark.ts):
+//   another host started it      → leave it to that host;
+//   the fixloop that started it still runs (another replica on this host) → leave it: it will hear the exit;
+//   otherwise, its agent is gone → the run ended while nobody watched: `failed`, exit status unknown;
+//   otherwise, its agent runs    → watch it, and end the run when it exits (its output is lost).
+// Runs with no mark (the http runner, whose platform reports the end) are never stranded.
 
-/** Where an agent process lives: written when it starts (runners/process-mark.ts). */
+/** Where an agent process lives and who started it: written when it starts. */
 export interface ProcessMark {
+  /** The machine's host name: only a process there can check the pids. */
   host: string;
   pid: number;
   /** Names this one process beyond its pid (boot id and start time), or '' where that is unknown. */
   since: string;
+  /** The fixloop process that started the agent and listens for its exit. */
+  owner: { pid: number; since: string };
 }
 
-export type Liveness = 'alive' | 'gone' | 'elsewhere';
+export type Liveness = 'elsewhere' | 'owned' | 'alive' | 'gone';
 
 export type StrandedRunFate = { kind: 'end'; detail: string } | { kind: 'watch' } | { kind: 'leave' };
 
-export const ENDED_UNSEEN = 'the agent process ended while fixloop was not running; its exit status is unknown';
+export const ENDED_UNSEEN = 'the agent process ended while no fixloop process was watching it; its exit status is unknown';
 export const ENDED_WATCHED = 'the agent process, watched since fixloop restarted, has exited; its exit status is unknown';
 
 export function strandedRunFate(liveness: Liveness): StrandedRunFate {
@@ -27,6 +32,7 @@ export function strandedRunFate(liveness: Liveness): StrandedRunFate {
       return { kind: 'end', detail: ENDED_UNSEEN };
     case 'alive':
       return { kind: 'watch' };
+    case 'owned':
     case 'elsewhere':
       return { kind: 'leave' };
   }

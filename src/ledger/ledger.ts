@@ -6,6 +6,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
+import type { ProcessMark } from '../core/stranded-run.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -269,7 +270,6 @@ export function createLedger(db: Db, clock: Clock): Ledger {
           state: to,
           updated_at: now(),
           ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
-          ...(extra?.process ? { process_host: extra.process.host, process_pid: extra.process.pid, process_since: extra.process.since } : {}),
         })
         .where('id', '=', id)
         .where('state', 'in', [...from])
@@ -278,9 +278,18 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       return r ? runOf(r) : null;
     },
 
-    async runningOnHost(host) {
-      const rows = await k.selectFrom('runs').selectAll().where('state', '=', 'running').where('process_host', '=', host).orderBy('id').execute();
-      return rows.map((r) => ({ run: runOf(r), process: { host, pid: r.process_pid ?? 0, since: r.process_since ?? '' } }));
+    async setRunProcess(id, mark) {
+      await k.updateTable('runs').set({ process: JSON.stringify(mark), updated_at: now() }).where('id', '=', id).where('state', 'in', ['queued', 'running']).execute();
+    },
+
+    async runProcess(id) {
+      const r = await k.selectFrom('runs').select('process').where('id', '=', id).executeTakeFirst();
+      return r?.process ? (JSON.parse(r.process) as ProcessMark) : null;
+    },
+
+    async unfinishedRunsOn(host) {
+      const rows = await k.selectFrom('runs').selectAll().where('state', 'in', ['queued', 'running']).where('process', 'is not', null).orderBy('id').execute();
+      return rows.map((r) => ({ run: runOf(r), process: JSON.parse(r.process!) as ProcessMark })).filter((r) => r.process.host === host);
     },
 
     async appendRunLog(id, text, maxChars) {

@@ -194,23 +194,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         if (dialect === 'postgres') await sql`alter table events set (toast_tuple_target = 8160)`.execute(db);
       },
     },
-    '0005_partial_decision_task_index': {
+    '0005_run_process': {
       async up(db: AnyDb) {
-        // Most decision rows are written at ingest, before any Task is known (stored, duplicate,
-        // dropped): their task_id is null, and indexing them cost every delivery an index insert that
-        // no query reads. Only the Task's own log (task_id = ?) uses this index, and a query on
-        // task_id = ? implies task_id is not null, so both databases still use it there.
-        await sql`drop index decisions_task`.execute(db);
-        await sql`create index decisions_task on decisions (task_id, id) where task_id is not null`.execute(db);
-      },
-    },
-    '0006_run_process': {
-      async up(db: AnyDb) {
-        // Where a command runner's agent process lives (host, pid, start mark), so a restarted
-        // process can end a run whose agent died with it, or watch one that outlived it.
-        await db.schema.alterTable('runs').addColumn('process_host', 'text').execute();
-        await db.schema.alterTable('runs').addColumn('process_pid', 'integer').execute();
-        await db.schema.alterTable('runs').addColumn('process_since', 'text').execute();
+        // Where a command runner's agent process lives and which fixloop process started it (JSON of
+        // a ProcessMark, core/stranded-run.ts), so a later process can end a run whose agent died
+        // with its fixloop, or watch one that outlived it. One column, so one statement: SQLite runs
+        // DDL outside the migrator's transaction, and a half-applied migration must not be possible.
+        await db.schema.alterTable('runs').addColumn('process', 'text').execute();
       },
     },
   };

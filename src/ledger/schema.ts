@@ -81,10 +81,8 @@ export interface RunsTable {
   log: string;
   created_at: string;
   updated_at: string;
-  /** Where a command runner's agent runs (migration 0006); null for other runners. */
-  process_host: string | null;
-  process_pid: number | null;
-  process_since: string | null;
+  /** Where a command runner's agent runs, JSON of a ProcessMark (migration 0005); null for other runners. */
+  process: string | null;
 }
 
 export interface AttemptsTable {

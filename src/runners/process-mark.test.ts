@@ -1,5 +1,6 @@
 // Process marks (stranded-run.ts): a restarted fixloop tells a still-running agent from one that
-// exited, from a new process that got the same pid, and from one on another host.
+// exited, from a new process that got the same pid, from one on another host, and from one whose
+// own fixloop process still runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,19 +9,33 @@ import { hostname } from 'node:os';
 import { livenessOf, markOf } from './process-mark.js';
 
 const onLinux = process.platform === 'linux';
+/** A fixloop process that started the agent and is gone: pid_max on Linux is at most 2^22. */
+const DEAD_OWNER = { pid: 2 ** 22 + 54321, since: '' };
 
-test('a running process is alive by its mark', () => {
+/** The mark of `pid` as the fixloop that started it would have written it, that fixloop being gone. */
+const orphanMark = (pid: number) => ({ ...markOf(pid), owner: DEAD_OWNER });
+
+test('a mark names the process, its host and the fixloop process that started it', () => {
   const mark = markOf(process.pid);
   assert.equal(mark.host, hostname());
   assert.equal(mark.pid, process.pid);
+  assert.equal(mark.owner.pid, process.pid);
   if (onLinux) assert.match(mark.since, /^[0-9a-f-]+:\d+$/, 'boot id and start time');
-  assert.equal(livenessOf(mark), 'alive');
+  assert.equal(mark.owner.since, mark.since);
+});
+
+test('while the fixloop process that started it runs, the agent is that process\'s to watch', () => {
+  assert.equal(livenessOf(markOf(process.pid)), 'owned');
+});
+
+test('once its fixloop process is gone, a running agent is alive by its mark', () => {
+  assert.equal(livenessOf(orphanMark(process.pid)), 'alive');
 });
 
 test('a process that exited is gone', async () => {
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { stdio: 'ignore' });
   await once(child, 'spawn');
-  const mark = markOf(child.pid!);
+  const mark = orphanMark(child.pid!);
   assert.equal(livenessOf(mark), 'alive');
   child.kill('SIGKILL');
   await once(child, 'exit');
@@ -35,22 +50,22 @@ test('an exited process nobody has reaped yet (a zombie) is gone', { skip: !onLi
   try {
     await new Promise((r) => setTimeout(r, 200));
     assert.doesNotThrow(() => process.kill(zombie, 0), 'its pid still answers');
-    assert.equal(livenessOf({ host: hostname(), pid: zombie, since: '' }), 'gone');
+    assert.equal(livenessOf({ host: hostname(), pid: zombie, since: '', owner: DEAD_OWNER }), 'gone');
   } finally {
     parent.kill('SIGKILL');
   }
 });
 
 test('the same pid with another start time is another process: gone', () => {
-  const mark = markOf(process.pid);
+  const mark = orphanMark(process.pid);
   assert.equal(livenessOf({ ...mark, since: onLinux ? `${mark.since}0` : mark.since }), onLinux ? 'gone' : 'alive');
 });
 
 test('a process started on another host is left to that host', () => {
-  assert.equal(livenessOf({ ...markOf(process.pid), host: `not-${hostname()}` }), 'elsewhere');
+  assert.equal(livenessOf({ ...orphanMark(process.pid), host: `not-${hostname()}` }), 'elsewhere');
 });
 
 test('a mark with no usable pid is gone', () => {
-  assert.equal(livenessOf({ host: hostname(), pid: 0, since: '' }), 'gone');
-  assert.equal(livenessOf({ host: hostname(), pid: 2 ** 22 + 12345, since: '' }), 'gone');
+  assert.equal(livenessOf({ host: hostname(), pid: 0, since: '', owner: DEAD_OWNER }), 'gone');
+  assert.equal(livenessOf({ host: hostname(), pid: 2 ** 22 + 12345, since: '', owner: DEAD_OWNER }), 'gone');
 });

@@ -1,11 +1,14 @@
-// Where a command runner's agent process lives, written down when it starts, so that a later
-// fixloop process (after a crash or SIGKILL, when the child handle is gone) can tell whether that
-// same process is still alive. A pid alone is not enough: pids are reused. On Linux the mark adds the
-// boot id and the process's start time (field 22 of /proc/<pid>/stat), which together name one
-// process for good; elsewhere only the pid is compared.
+// Marks for agent processes (core/stranded-run.ts): written when the command runner starts one, so
+// that a later fixloop process — after a crash or a SIGKILL, when the child handle is gone — can
+// tell whether that same process still runs, and whether the fixloop that started it does. A pid
+// alone is not enough, because pids are reused: on Linux a mark adds the boot id and the process's
+// start time (field 22 of /proc/<pid>/stat), which together name one process for good; elsewhere
+// only the pid is compared. Pids are read in this process's PID namespace: replicas that share a
+// host name must share one (processes on one machine do; a restarted container gets a fresh
+// namespace, where the old processes are all gone, and so are found gone).
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { ProcessMark, Liveness } from '../core/stranded-run.js';
+import type { Liveness, ProcessMark } from '../core/stranded-run.js';
 
 let bootId: string | null | undefined;
 function currentBootId(): string | null {
@@ -17,6 +20,11 @@ function currentBootId(): string | null {
     }
   }
   return bootId;
+}
+
+/** This machine as marks name it. */
+export function thisHost(): string {
+  return hostname();
 }
 
 /** State (field 3) and start time (field 22) from /proc/<pid>/stat, or null where /proc cannot tell. */
@@ -32,15 +40,16 @@ function procStat(pid: number): { state: string; startTime: string } | null {
   }
 }
 
-/** The boot id and start time of `pid`, or null where /proc cannot tell (not Linux, or no such process). */
-function startToken(pid: number): string | null {
+/** The boot id and start time of `pid`, or '' where /proc cannot tell (not Linux, or no such process). */
+function sinceOf(pid: number): string {
   const boot = currentBootId();
   const stat = boot === null ? null : procStat(pid);
-  return stat ? `${boot}:${stat.startTime}` : null;
+  return stat ? `${boot}:${stat.startTime}` : '';
 }
 
-export function markOf(pid: number, host: string = hostname()): ProcessMark {
-  return { host, pid, since: startToken(pid) ?? '' };
+/** The mark of an agent process this fixloop process just started. */
+export function markOf(pid: number, host: string = thisHost()): ProcessMark {
+  return { host, pid, since: sinceOf(pid), owner: { pid: process.pid, since: sinceOf(process.pid) } };
 }
 
 function exists(pid: number): boolean {
@@ -53,15 +62,21 @@ function exists(pid: number): boolean {
   }
 }
 
-/** Is the process the mark names still running? Only this host can tell for its own processes. */
-export function livenessOf(mark: ProcessMark, host: string = hostname()): Liveness {
-  if (mark.host !== host) return 'elsewhere';
-  if (!Number.isSafeInteger(mark.pid) || mark.pid <= 0 || !exists(mark.pid)) return 'gone';
+/** Is the process (pid, start mark) on this host still running? */
+export function running(pid: number, since: string): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !exists(pid)) return false;
   // An agent orphaned by a dead fixloop is reaped by whoever inherits it; until then (or forever,
   // under a PID 1 that never reaps) it is a zombie: exited, though its pid still answers.
-  const stat = procStat(mark.pid);
-  if (stat && (stat.state === 'Z' || stat.state === 'X')) return 'gone';
-  if (mark.since === '') return 'alive';
+  const stat = procStat(pid);
+  if (stat && (stat.state === 'Z' || stat.state === 'X')) return false;
   // A different start time is another process that was given the same pid.
-  return startToken(mark.pid) === mark.since ? 'alive' : 'gone';
+  return since === '' || sinceOf(pid) === since;
+}
+
+/** What this host can say about a marked agent: see core/stranded-run.ts. */
+export function livenessOf(mark: ProcessMark, host: string = thisHost()): Liveness {
+  if (mark.host !== host) return 'elsewhere';
+  // The fixloop that started it still runs (a replica beside this one): its child handle hears the exit.
+  if (running(mark.owner.pid, mark.owner.since)) return 'owned';
+  return running(mark.pid, mark.since) ? 'alive' : 'gone';
 }

@@ -5,7 +5,7 @@
 // can be resumed again; nothing is left `running` for good.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running') {
+async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' = 'running') {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
   const configFile = join(dir, 'fixloop.json');
@@ -50,7 +50,8 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
   );
   const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, AGENT_DIR: dir, FIXLOOP_WORK_DIR: join(dir, 'runs'), FIXLOOP_RECONCILE_GRACE_MS: '0' };
   const port = await freePort();
-  const first = await startServerProcess(env, port);
+  // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked dispatched.
+  const first = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'after_start:kill' }, port);
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   let pid = 0;
   try {
@@ -59,10 +60,17 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
     const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 91, name: 'test', pr: { number: 3, headSha: sha }, output: 'expected 1, got 2' }));
     assert.equal((await post(first.url, red, SECRET)).status, 202);
     const viewOf = async (url: string) => (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
-    const resumed = await until('the resumed run to be running', async () => (await viewOf(first.url)).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
-    pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
-
-    await first.stop('SIGKILL');
+    let resumed: any;
+    if (killAt === 'running') {
+      resumed = await until('the resumed run to be running', async () => (await viewOf(first.url)).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
+      pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
+      await first.stop('SIGKILL');
+    } else {
+      await first.exited;
+      assert.equal(first.child.signalCode, 'SIGKILL');
+      resumed = { id: Number(await until('the agent to start', async () => readdirSync(dir).find((f) => f.startsWith('pid-'))?.slice(4))) };
+      pid = Number(await until('its pid', async () => readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
+    }
     assert.equal(alive(pid), true, 'the agent outlived fixloop');
     if (agentAfterCrash === 'dies') {
       process.kill(pid, 'SIGKILL');
@@ -95,7 +103,7 @@ for (const kind of DATABASE_KINDS) {
     test('the agent died too: on restart its run is failed, says why, and the attempt can be resumed again', async () => {
       const { run, view, decisions } = await killedWhileRunning(kind, 'dies');
       assert.equal(run.state, 'failed');
-      assert.match(run.log, /ended while fixloop was not running; its exit status is unknown/);
+      assert.match(run.log, /ended while no fixloop process was watching it; its exit status is unknown/);
       assert.equal(view.attempts.length, 1);
       assert.equal(view.attempts[0].state, 'retryable', 'I3: a run that ended without an outcome leaves its attempt retryable');
       assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
@@ -107,6 +115,17 @@ for (const kind of DATABASE_KINDS) {
       assert.match(run.log, /watched since fixloop restarted, has exited/);
       assert.equal(view.attempts[0].state, 'retryable');
       assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+    });
+
+    test('killed the moment the agent started: the attempt is dispatched, not unknown, and the agent is watched', async () => {
+      const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running', 'right after the agent started');
+      assert.equal(view.attempts.length, 1);
+      assert.equal(view.attempts[0].status, 'dispatched', 'its process mark says the agent started');
+      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
+      assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
+      assert.equal(run.state, 'failed');
+      assert.match(run.log, /watched since fixloop restarted, has exited/);
+      assert.equal(view.attempts[0].state, 'retryable');
     });
   });
 }
