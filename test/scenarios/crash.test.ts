@@ -2,14 +2,14 @@
 // and the dispatch, then restarted. The agent starts at most once and the attempt's fate is visible.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { freePort, startServerProcess } from '../support/server-process.js';
+import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -18,15 +18,7 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-'));
   const counter = join(dir, 'starts.jsonl');
-  const configFile = join(dir, 'fixloop.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
-      runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['COUNTER_FILE'] },
-    }),
-  );
-  const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, COUNTER_FILE: counter, FIXLOOP_WORK_DIR: join(dir, 'runs'), FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '0' } });
   const port = await freePort();
   const first = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, port);
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;

@@ -2,7 +2,7 @@
 // resumed run, and one agent start — in one process, and across two replicas on PostgreSQL.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { startHarness, REPO, SECRET, API_TOKEN } from '../support/harness.js';
 import { post } from '../support/deliveries.js';
 import { matrixStorm } from '../support/storm.js';
-import { freePort, startServerProcess } from '../support/server-process.js';
+import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
 
 const SHA = 'c0ffee'.padEnd(40, '1');
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
@@ -51,15 +51,7 @@ describe('matrix storm across two replicas (postgres)', () => {
     const db = await createTestDatabase('postgres');
     const dir = mkdtempSync(join(tmpdir(), 'fixloop-storm-'));
     const counter = join(dir, 'starts.jsonl');
-    const configFile = join(dir, 'fixloop.json');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
-        runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['COUNTER_FILE'] },
-      }),
-    );
-    const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, COUNTER_FILE: counter, FIXLOOP_WORK_DIR: join(dir, 'runs') };
+    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter } });
     const [a, b] = await Promise.all([startServerProcess(env, await freePort()), startServerProcess(env, await freePort())]);
     try {
       const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };

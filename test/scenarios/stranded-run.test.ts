@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { freePort, startServerProcess } from '../support/server-process.js';
+import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -40,15 +40,7 @@ function alive(pid: number): boolean {
 async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' = 'running') {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
-  const configFile = join(dir, 'fixloop.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
-      runner: { kind: 'command', command: [process.execPath, AGENT], envAllow: ['AGENT_DIR'] },
-    }),
-  );
-  const env = { DATABASE_URL: db.url, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, AGENT_DIR: dir, FIXLOOP_WORK_DIR: join(dir, 'runs'), FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_RECONCILE_GRACE_MS: '0' } });
   const port = await freePort();
   // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked dispatched.
   const first = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'after_start:kill' }, port);

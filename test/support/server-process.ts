@@ -1,8 +1,28 @@
 // fixloop as a real child process (`fixloop serve`), for tests about replicas and crashes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_TOKEN, SECRET } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The environment for a server process on `databaseUrl` whose runner is the command agent
+ * `agentFile` (run with this node), its config written into `dir`; `envAllow` names what the agent
+ * may see of that environment, and `extra` is added to it.
+ */
+export function commandAgentEnv(o: { dir: string; databaseUrl: string; agentFile: string; envAllow: string[]; extra?: Record<string, string> }): Record<string, string> {
+  const configFile = join(o.dir, 'fixloop.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      runner: { kind: 'command', command: [process.execPath, o.agentFile], envAllow: o.envAllow },
+    }),
+  );
+  return { DATABASE_URL: o.databaseUrl, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, FIXLOOP_WORK_DIR: join(o.dir, 'runs'), ...o.extra };
+}
 
 export interface ServerProcess {
   url: string;
