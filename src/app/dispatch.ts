@@ -78,6 +78,11 @@ export function createDispatcher(deps: DispatchDeps) {
     const liveness = deps.liveness ?? (() => 'elsewhere' as const);
     const fate = strandedRunFate(liveness(mark));
     if (fate.kind === 'leave') return 'left';
+    // The fixloop that started the agent is gone: if it died before it marked the attempt dispatched,
+    // that is done now, whatever the reconcile grace (the mark proves the agent started).
+    if (run.attemptId !== null && (await ledger.listAttempts(run.taskId)).some((a) => a.id === run.attemptId && a.status === 'dispatching')) {
+      await confirmStarted(run.attemptId, run.taskId, run.id);
+    }
     if (fate.kind === 'end') {
       await endStranded(run, fate.detail);
       return 'ended';
@@ -85,7 +90,7 @@ export function createDispatcher(deps: DispatchDeps) {
     logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
     let ending = false;
     const timer = setInterval(() => {
-      if (ending || liveness(mark) === 'alive') return;
+      if (ending || liveness(mark) !== 'gone') return;
       ending = true;
       track(
         endStranded(run, ENDED_WATCHED).then(
@@ -186,8 +191,9 @@ export function createDispatcher(deps: DispatchDeps) {
       return true;
     }
     deps.fault?.('before_start');
+    let mark: ProcessMark | void;
     try {
-      const mark = await deps.runner.start(
+      mark = await deps.runner.start(
         {
           taskId: task.id,
           runId: run.id,
@@ -210,12 +216,13 @@ export function createDispatcher(deps: DispatchDeps) {
           },
         },
       );
-      // First, before anything else can fail: from here on a restart knows the agent started.
-      if (mark) await ledger.setRunProcess(run.id, mark);
     } catch (err) {
       await fail(attempt.id, run.id, task.id, String((err as Error)?.message ?? err));
       return true;
     }
+    // First, before anything else: from here on a restart knows the agent started. The agent runs
+    // whatever this write does, so its failure is logged, never taken for a failed start.
+    if (mark) await ledger.setRunProcess(run.id, mark).catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
     deps.fault?.('after_start');
     await started(attempt.id, task.id, run.id, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');

@@ -23,16 +23,6 @@ export async function reconcileAttempts(deps: {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
-  // are kept (dispatched below, or left to their live replica).
-  for (const life of await deps.agent.livesInState(['running'])) {
-    const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
-    const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
-    const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
-    const t = nextAttemptState(life.state, { kind: 'restarted', runEnded: ended, hadOutcome: life.outcome !== null });
-    if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
-  }
-
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
     // The agent's process mark is written the moment it starts: with one, it did start.
     if (a.runId !== null && (await ledger.runProcess(a.runId))) {
@@ -56,6 +46,17 @@ export async function reconcileAttempts(deps: {
       if (fate === 'ended') out.strandedEnded++;
       if (fate === 'watching') out.strandedWatched++;
     }
+  }
+
+  // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
+  // are kept (dispatched below, or left to their live replica). After the passes above, which may
+  // have just moved an attempt to running whose run had already ended.
+  for (const life of await deps.agent.livesInState(['running'])) {
+    const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
+    const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
+    const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
+    const t = nextAttemptState(life.state, { kind: 'restarted', runEnded: ended, hadOutcome: life.outcome !== null });
+    if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
   }
 
   for (const a of await ledger.attemptsWithStatus(['claimed'], deps.olderThan)) {

@@ -15,8 +15,32 @@ export interface ProcessMark {
   pid: number;
   /** Names this one process beyond its pid (boot id and start time), or '' where that is unknown. */
   since: string;
-  /** The fixloop process that started the agent and listens for its exit. */
-  owner: { pid: number; since: string };
+  /**
+   * The fixloop process that started the agent and listens for its exit; `instance` is random per
+   * process, so a later fixloop that is given the same pid is not taken for it.
+   */
+  owner: { pid: number; since: string; instance: string };
+}
+
+/** A stored mark, or null when the text is not one (a bad row must not stop start-up). */
+export function parseProcessMark(text: string | null): ProcessMark | null {
+  if (!text) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const m = v as Partial<ProcessMark> | null;
+  const o = m?.owner as Partial<ProcessMark['owner']> | undefined;
+  const ok =
+    typeof m?.host === 'string' &&
+    Number.isSafeInteger(m.pid) &&
+    typeof m.since === 'string' &&
+    Number.isSafeInteger(o?.pid) &&
+    typeof o?.since === 'string' &&
+    typeof o?.instance === 'string';
+  return ok ? (m as ProcessMark) : null;
 }
 
 export type Liveness = 'elsewhere' | 'owned' | 'alive' | 'gone';

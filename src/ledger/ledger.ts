@@ -6,7 +6,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
-import type { ProcessMark } from '../core/stranded-run.js';
+import { parseProcessMark, type ProcessMark } from '../core/stranded-run.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -284,12 +284,17 @@ export function createLedger(db: Db, clock: Clock): Ledger {
 
     async runProcess(id) {
       const r = await k.selectFrom('runs').select('process').where('id', '=', id).executeTakeFirst();
-      return r?.process ? (JSON.parse(r.process) as ProcessMark) : null;
+      return parseProcessMark(r?.process ?? null);
     },
 
     async unfinishedRunsOn(host) {
       const rows = await k.selectFrom('runs').selectAll().where('state', 'in', ['queued', 'running']).where('process', 'is not', null).orderBy('id').execute();
-      return rows.map((r) => ({ run: runOf(r), process: JSON.parse(r.process!) as ProcessMark })).filter((r) => r.process.host === host);
+      const out: Array<{ run: Run; process: ProcessMark }> = [];
+      for (const r of rows) {
+        const process = parseProcessMark(r.process);
+        if (process?.host === host) out.push({ run: runOf(r), process });
+      }
+      return out;
     },
 
     async appendRunLog(id, text, maxChars) {

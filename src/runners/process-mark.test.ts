@@ -10,7 +10,7 @@ import { livenessOf, markOf } from './process-mark.js';
 
 const onLinux = process.platform === 'linux';
 /** A fixloop process that started the agent and is gone: pid_max on Linux is at most 2^22. */
-const DEAD_OWNER = { pid: 2 ** 22 + 54321, since: '' };
+const DEAD_OWNER = { pid: 2 ** 22 + 54321, since: '', instance: 'gone' };
 
 /** The mark of `pid` as the fixloop that started it would have written it, that fixloop being gone. */
 const orphanMark = (pid: number) => ({ ...markOf(pid), owner: DEAD_OWNER });
@@ -26,6 +26,11 @@ test('a mark names the process, its host and the fixloop process that started it
 
 test('while the fixloop process that started it runs, the agent is that process\'s to watch', () => {
   assert.equal(livenessOf(markOf(process.pid)), 'owned');
+});
+
+test('a previous fixloop process that had this process\'s pid is not this process: its agents are not owned', () => {
+  const mark = markOf(process.pid);
+  assert.equal(livenessOf({ ...mark, owner: { ...mark.owner, instance: 'an earlier process' } }), 'alive');
 });
 
 test('once its fixloop process is gone, a running agent is alive by its mark', () => {

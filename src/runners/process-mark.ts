@@ -6,6 +6,7 @@
 // only the pid is compared. Pids are read in this process's PID namespace: replicas that share a
 // host name must share one (processes on one machine do; a restarted container gets a fresh
 // namespace, where the old processes are all gone, and so are found gone).
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Liveness, ProcessMark } from '../core/stranded-run.js';
@@ -47,9 +48,12 @@ function sinceOf(pid: number): string {
   return stat ? `${boot}:${stat.startTime}` : '';
 }
 
+/** This fixloop process, beyond its pid (which a later process may be given). */
+const INSTANCE = randomUUID();
+
 /** The mark of an agent process this fixloop process just started. */
 export function markOf(pid: number, host: string = thisHost()): ProcessMark {
-  return { host, pid, since: sinceOf(pid), owner: { pid: process.pid, since: sinceOf(process.pid) } };
+  return { host, pid, since: sinceOf(pid), owner: { pid: process.pid, since: sinceOf(process.pid), instance: INSTANCE } };
 }
 
 function exists(pid: number): boolean {
@@ -76,7 +80,9 @@ export function running(pid: number, since: string): boolean {
 /** What this host can say about a marked agent: see core/stranded-run.ts. */
 export function livenessOf(mark: ProcessMark, host: string = thisHost()): Liveness {
   if (mark.host !== host) return 'elsewhere';
-  // The fixloop that started it still runs (a replica beside this one): its child handle hears the exit.
-  if (running(mark.owner.pid, mark.owner.since)) return 'owned';
+  // The fixloop that started it still runs (this process, or a replica beside it): its child handle
+  // hears the exit. A previous process that had this process's pid is not this process.
+  const owned = mark.owner.pid === process.pid ? mark.owner.instance === INSTANCE : running(mark.owner.pid, mark.owner.since);
+  if (owned) return 'owned';
   return running(mark.pid, mark.since) ? 'alive' : 'gone';
 }

@@ -40,7 +40,10 @@ function alive(pid: number): boolean {
 async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' = 'running') {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_RECONCILE_GRACE_MS: '0' } });
+  // Killed right after the start, the reconcile grace is left at its default (30 s on PostgreSQL): the
+  // restart comes sooner than that, and the process mark alone must settle the attempt.
+  const grace: Record<string, string> = killAt === 'running' ? { FIXLOOP_RECONCILE_GRACE_MS: '0' } : {};
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, ...grace } });
   const port = await freePort();
   // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked dispatched.
   const first = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'after_start:kill' }, port);
@@ -58,7 +61,7 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
       pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
       await first.stop('SIGKILL');
     } else {
-      await first.exited;
+      await until('the fault to kill fixloop', async () => first.child.signalCode !== null || first.child.exitCode !== null);
       assert.equal(first.child.signalCode, 'SIGKILL');
       resumed = { id: Number(await until('the agent to start', async () => readdirSync(dir).find((f) => f.startsWith('pid-'))?.slice(4))) };
       pid = Number(await until('its pid', async () => readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
@@ -75,12 +78,19 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
       assert.equal((await viewOf(second.url)).runs.find((r: any) => r.id === resumed.id).state, 'running');
       writeFileSync(join(dir, 'release'), '');
     }
-    const run = await until('the run to end', async () => {
+    // The run's end is written first, then its log line, then the decision: wait for all three.
+    const run = await until('the run to end, saying why', async () => {
       const r = (await (await fetch(`${second!.url}/api/runs/${resumed.id}`, { headers: auth })).json()) as any;
-      return r.state !== 'running' && r;
+      return !['queued', 'running'].includes(r.state) && String(r.log).includes('[fixloop:') && r;
     });
-    const view = await viewOf(second.url);
-    const decisions = ((await (await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+    const decisions = await until('the run_lost decision', async () => {
+      const d = ((await (await fetch(`${second!.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      return d.some((x: any) => x.reason === 'run_lost') && d;
+    });
+    const view = await until('the attempt to leave running', async () => {
+      const v = await viewOf(second!.url);
+      return v.attempts[0]?.state !== 'running' && v;
+    });
     return { run, view, decisions };
   } finally {
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
