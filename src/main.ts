@@ -34,8 +34,7 @@ import { prChecks } from './app/pr-checks.js';
 import { createGitHub } from './github/client.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createResolveRun } from './app/agent-ops.js';
-import { hostname } from 'node:os';
-import { livenessOf } from './runners/process-mark.js';
+import { livenessOf, thisHost } from './runners/process-mark.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { McpHttpHandler } from './mcp/http.js';
 
@@ -121,7 +120,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
-  const processes = adapters.processes ?? { host: hostname(), liveness: (mark: ProcessMark) => livenessOf(mark) };
+  const processes = adapters.processes ?? { host: thisHost(), liveness: (mark: ProcessMark) => livenessOf(mark) };
   const dispatcher = createDispatcher({
     ledger,
     logger,

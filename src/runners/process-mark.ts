@@ -41,11 +41,10 @@ function procStat(pid: number): { state: string; startTime: string } | null {
   }
 }
 
-/** The boot id and start time of `pid`, or '' where /proc cannot tell (not Linux, or no such process). */
-function sinceOf(pid: number): string {
+/** The boot id with a start time from procStat, or '' where /proc cannot tell (not Linux, or no such process). */
+function sinceFrom(stat: { startTime: string } | null): string {
   const boot = currentBootId();
-  const stat = boot === null ? null : procStat(pid);
-  return stat ? `${boot}:${stat.startTime}` : '';
+  return boot !== null && stat ? `${boot}:${stat.startTime}` : '';
 }
 
 /** This fixloop process, beyond its pid (which a later process may be given). */
@@ -53,7 +52,7 @@ const INSTANCE = randomUUID();
 
 /** The mark of an agent process this fixloop process just started. */
 export function markOf(pid: number, host: string = thisHost()): ProcessMark {
-  return { host, pid, since: sinceOf(pid), owner: { pid: process.pid, since: sinceOf(process.pid), instance: INSTANCE } };
+  return { host, pid, since: sinceFrom(procStat(pid)), owner: { pid: process.pid, since: sinceFrom(procStat(process.pid)), instance: INSTANCE } };
 }
 
 function exists(pid: number): boolean {
@@ -67,14 +66,14 @@ function exists(pid: number): boolean {
 }
 
 /** Is the process (pid, start mark) on this host still running? */
-export function running(pid: number, since: string): boolean {
+function running(pid: number, since: string): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0 || !exists(pid)) return false;
   // An agent orphaned by a dead fixloop is reaped by whoever inherits it; until then (or forever,
   // under a PID 1 that never reaps) it is a zombie: exited, though its pid still answers.
   const stat = procStat(pid);
   if (stat && (stat.state === 'Z' || stat.state === 'X')) return false;
   // A different start time is another process that was given the same pid.
-  return since === '' || sinceOf(pid) === since;
+  return since === '' || sinceFrom(stat) === since;
 }
 
 /** What this host can say about a marked agent: see core/stranded-run.ts. */
