@@ -19,7 +19,7 @@ import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import { reconcileAttempts } from './app/reconcile.js';
+import { adoptStrandedRuns, reconcileAttempts } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -40,6 +40,8 @@ import type { McpHttpHandler } from './mcp/http.js';
 
 /** How long the first event waits for others to join its evaluation batch (see createFixloop). */
 export const EVALUATION_GATHER_MS = 25;
+/** How often a running process looks for runs left by a dead sibling on this host (ms). */
+export const ADOPT_EVERY_MS = 30_000;
 const WEBHOOK_PATH = '/api/github/webhooks';
 export const MCP_PATH = '/mcp';
 export const DEFAULT_API_TOKEN_FILE = './data/api-token';
@@ -73,6 +75,8 @@ export interface FixloopAdapters {
   startPoll?: boolean;
   /** This machine and how to check an agent process's life (default: hostname and /proc). */
   processes?: { host: string; liveness(mark: ProcessMark): Liveness; watchEveryMs?: number };
+  /** How often this process looks for runs a dead sibling on this host left behind (ms; default 30 s). */
+  adoptEveryMs?: number;
 }
 
 export interface Fixloop {
@@ -169,6 +173,19 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
   await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  // L1 after start-up: a replica on this host that dies while this one runs leaves its runs behind;
+  // they are adopted here rather than at the next start of some fixloop on this host (decision 0011).
+  let adopting = false;
+  const adoption = setInterval(() => {
+    if (adopting) return;
+    adopting = true;
+    adoptStrandedRuns({ ledger, dispatcher, host: processes.host })
+      .catch((err: unknown) => logger.error({ err }, 'stranded-run pass failed'))
+      .finally(() => {
+        adopting = false;
+      });
+  }, adapters.adoptEveryMs ?? ADOPT_EVERY_MS);
+  adoption.unref();
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
@@ -291,6 +308,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(adoption);
       await poller?.stop();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
@@ -320,6 +338,7 @@ export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv
     // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
     ...(fault?.endsWith(':kill') ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) } : {}),
     ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
+    ...(env.FIXLOOP_ADOPT_EVERY_MS ? { adoptEveryMs: Number(env.FIXLOOP_ADOPT_EVERY_MS) } : {}),
   });
   const url = await app.listen();
   logger.info({ url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null }, 'fixloop listening');

@@ -70,11 +70,15 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   const watchers = new Set<NodeJS.Timeout>();
+  /** Runs this process already watches: a later pass finds them stranded again and must not watch twice. */
+  const watched = new Set<number>();
   /**
-   * Start-up (L1, I4): a run whose agent was started by a fixloop process that is gone. Its agent is
-   * checked now; if it still runs it is watched until it exits, then the run ends like any other.
+   * L1, I4: a run whose agent was started by a fixloop process that is gone (start-up, and the
+   * periodic pass). Its agent is checked now; if it still runs it is watched until it exits, then
+   * the run ends like any other.
    */
   async function adoptStranded(run: Run, mark: ProcessMark): Promise<'ended' | 'watching' | 'left'> {
+    if (watched.has(run.id)) return 'watching';
     const liveness = deps.liveness ?? (() => 'elsewhere' as const);
     const fate = strandedRunFate(liveness(mark));
     if (fate.kind === 'leave') return 'left';
@@ -87,6 +91,8 @@ export function createDispatcher(deps: DispatchDeps) {
       await endStranded(run, fate.detail);
       return 'ended';
     }
+    if (watched.has(run.id)) return 'watching'; // another pass got here while this one awaited
+    watched.add(run.id);
     logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
     let ending = false;
     const timer = setInterval(() => {
@@ -97,6 +103,7 @@ export function createDispatcher(deps: DispatchDeps) {
           () => {
             clearInterval(timer);
             watchers.delete(timer);
+            watched.delete(run.id);
           },
           // Tried again on the next tick: a run left running here would block its pull request (K7).
           (err) => {
@@ -243,6 +250,7 @@ export function createDispatcher(deps: DispatchDeps) {
     // A watched stranded agent is not this process's child: it is left running, as it was found.
     for (const t of watchers) clearInterval(t);
     watchers.clear();
+    watched.clear();
     await deps.runner?.stopAll?.();
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }

@@ -41,11 +41,9 @@ export async function reconcileAttempts(deps: {
   // L1: runs whose agent was started on this host by a fixloop process that is gone: ended now if
   // the agent is gone too, else watched until it exits; either way the attempt then follows I3.
   if (deps.host !== undefined) {
-    for (const { run, process } of await ledger.unfinishedRunsOn(deps.host)) {
-      const fate = await deps.dispatcher.adoptStranded(run, process);
-      if (fate === 'ended') out.strandedEnded++;
-      if (fate === 'watching') out.strandedWatched++;
-    }
+    const adopted = await adoptStrandedRuns({ ledger, dispatcher: deps.dispatcher, host: deps.host });
+    out.strandedEnded = adopted.ended;
+    out.strandedWatched = adopted.watching;
   }
 
   // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
@@ -88,5 +86,20 @@ export async function reconcileAttempts(deps: {
     if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
   }
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
+  return out;
+}
+
+/**
+ * L1: every unfinished run whose agent was started on this host, decided by core/stranded-run.ts —
+ * at start-up, and periodically on every running replica (main.ts), since a sibling replica on this
+ * host can die while this one runs. Runs this process already watches are counted, not watched twice.
+ */
+export async function adoptStrandedRuns(deps: { ledger: Ledger; dispatcher: Dispatcher; host: string }): Promise<{ ended: number; watching: number }> {
+  const out = { ended: 0, watching: 0 };
+  for (const { run, process } of await deps.ledger.unfinishedRunsOn(deps.host)) {
+    const fate = await deps.dispatcher.adoptStranded(run, process);
+    if (fate === 'ended') out.ended++;
+    if (fate === 'watching') out.watching++;
+  }
   return out;
 }

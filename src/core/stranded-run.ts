@@ -1,9 +1,10 @@
-// A run found `queued` or `running` with a live-looking agent when fixloop starts (SPEC L1, I4;
-// issue 2 §9). The process's life is the run's life, but a fixloop process that died (SIGKILL, a
-// crash) took the child handle with it, so nobody hears the agent exit. Start-up decides, for each
-// run whose agent process was marked (runners/process-mark.ts):
+// A run left `queued` or `running` by a fixloop process that died (SPEC L1, I4; issue 2 §9). The
+// process's life is the run's life, but a fixloop process that died (SIGKILL, a crash) took the
+// child handle with it, so nobody hears the agent exit. At start-up, and then every little while
+// on every replica (a sibling may die while this one runs), each run whose agent process was marked
+// (runners/process-mark.ts) is decided:
 //   another host started it      → leave it to that host;
-//   the fixloop that started it still runs (another replica on this host) → leave it: it will hear the exit;
+//   the fixloop that started it still runs (this one, or another replica on this host) → leave it: it will hear the exit;
 //   otherwise, its agent is gone → the run ended while nobody watched: `failed`, exit status unknown;
 //   otherwise, its agent runs    → watch it, and end the run when it exits (its output is lost).
 // Runs with no mark (the http runner, whose platform reports the end) are never stranded.
@@ -48,7 +49,7 @@ export type Liveness = 'elsewhere' | 'owned' | 'alive' | 'gone';
 export type StrandedRunFate = { kind: 'end'; detail: string } | { kind: 'watch' } | { kind: 'leave' };
 
 export const ENDED_UNSEEN = 'the agent process ended while no fixloop process was watching it; its exit status is unknown';
-export const ENDED_WATCHED = 'the agent process, watched since fixloop restarted, has exited; its exit status is unknown';
+export const ENDED_WATCHED = 'the agent process, watched since the fixloop process that started it was found gone, has exited; its exit status is unknown';
 
 export function strandedRunFate(liveness: Liveness): StrandedRunFate {
   switch (liveness) {

@@ -2,7 +2,8 @@
 // killed (SIGKILL) while its command runner's agent runs; the agent, no longer anyone's child, either
 // dies too or keeps running. The restarted process ends the run at once in the first case, watches
 // the agent until it exits in the second, and either way the run says why it ended and its attempt
-// can be resumed again; nothing is left `running` for good.
+// can be resumed again; nothing is left `running` for good. With replicas on PostgreSQL, a sibling
+// that keeps running does the same without waiting for anything to restart.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -114,7 +115,7 @@ for (const kind of DATABASE_KINDS) {
     test('the agent kept running: it is watched, and its run ends when it exits', async () => {
       const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running');
       assert.equal(run.state, 'failed');
-      assert.match(run.log, /watched since fixloop restarted, has exited/);
+      assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
       assert.equal(view.attempts[0].state, 'retryable');
       assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
     });
@@ -126,8 +127,76 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
       assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
       assert.equal(run.state, 'failed');
-      assert.match(run.log, /watched since fixloop restarted, has exited/);
+      assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
       assert.equal(view.attempts[0].state, 'retryable');
     });
   });
 }
+
+/** Two replicas on one host; the one that started the agent is killed; the other is never restarted. */
+async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running') {
+  const db = await createTestDatabase('postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-sibling-'));
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200' } });
+  const dying = await startServerProcess(env, await freePort());
+  const sibling = await startServerProcess(env, await freePort());
+  let pid = 0;
+  try {
+    const task = (await (await fetch(`${dying.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 4, branch: 'agent/fix' }) })).json()) as { id: number };
+    const sha = 'feedface'.padEnd(40, '0');
+    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 92, name: 'test', pr: { number: 4, headSha: sha }, output: 'expected 1, got 2' }));
+    // Delivered to the replica that will die, so it is the one that starts the agent.
+    assert.equal((await post(dying.url, red, SECRET)).status, 202);
+    const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const resumed = await until('the resumed run to be running', async () => (await viewOf()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
+    pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
+    await dying.stop('SIGKILL');
+    assert.equal(alive(pid), true, 'the agent outlived the replica that started it');
+    if (agentAfterCrash === 'dies') {
+      process.kill(pid, 'SIGKILL');
+      await until('the agent to be gone', async () => !alive(pid));
+    } else {
+      // Several of the sibling's passes go by: the agent still runs, so its run does too.
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal((await viewOf()).runs.find((r: any) => r.id === resumed.id).state, 'running');
+      writeFileSync(join(dir, 'release'), '');
+    }
+    const run = await until('the sibling to end the run, saying why', async () => {
+      const r = (await (await fetch(`${sibling.url}/api/runs/${resumed.id}`, { headers: auth })).json()) as any;
+      return !['queued', 'running'].includes(r.state) && String(r.log).includes('[fixloop:') && r;
+    });
+    const decisions = await until('the run_lost decision', async () => {
+      const d = ((await (await fetch(`${sibling.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      return d.some((x: any) => x.reason === 'run_lost') && d;
+    });
+    const view = await until('the attempt to leave running', async () => {
+      const v = await viewOf();
+      return v.attempts[0]?.state !== 'running' && v;
+    });
+    return { run, view, decisions, siblingLog: sibling.output() };
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
+    await sibling.stop();
+    await db.drop();
+  }
+}
+
+describe('a replica dies while its sibling on this host keeps running (postgres)', () => {
+  test('the agent died too: the sibling ends the run without any restart, and the attempt can be resumed again', async () => {
+    const { run, view, decisions } = await siblingDiesWhileRunning('dies');
+    assert.equal(run.state, 'failed');
+    assert.match(run.log, /ended while no fixloop process was watching it/);
+    assert.equal(view.attempts[0].state, 'retryable');
+    assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+  });
+
+  test('the agent kept running: the sibling watches it, once, and ends the run when it exits', async () => {
+    const { run, view, decisions, siblingLog } = await siblingDiesWhileRunning('keeps running');
+    assert.equal(run.state, 'failed');
+    assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
+    assert.equal(siblingLog.match(/run\.stranded_watching/g)?.length, 1, 'one watcher, however many passes saw the run');
+    assert.equal(view.attempts[0].state, 'retryable');
+    assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+  });
+});
