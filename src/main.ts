@@ -77,6 +77,8 @@ export interface FixloopAdapters {
   processes?: { host: string; liveness(mark: ProcessMark): Liveness; watchEveryMs?: number };
   /** How often this process looks for runs a dead sibling on this host left behind (ms; default 30 s). */
   adoptEveryMs?: number;
+  /** How often a dispatch in progress renews its lease (ms; default 10 s; app/dispatch.ts). */
+  leaseRenewMs?: number;
 }
 
 export interface Fixloop {
@@ -138,6 +140,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     liveness: processes.liveness,
     ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
+    ...(adapters.leaseRenewMs !== undefined ? { leaseRenewMs: adapters.leaseRenewMs } : {}),
   });
   // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
   let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;

@@ -12,6 +12,8 @@ import type { Ledger, Logger, Random, Runner } from './ports.js';
 import type { DecisionWriter } from './decision-writer.js';
 
 export const RUN_LOG_MAX_CHARS = 256 * 1024;
+/** A third of PostgreSQL's default reconcile grace (30 s, main.ts): two renewals may fail before it lapses. */
+export const DISPATCH_LEASE_RENEW_MS = 10_000;
 
 export interface DispatchDeps {
   ledger: Ledger;
@@ -31,6 +33,11 @@ export interface DispatchDeps {
   liveness?(mark: ProcessMark): Liveness;
   /** How often a stranded run's process is checked while it outlives the restart, in ms. */
   watchEveryMs?: number;
+  /**
+   * How often a dispatch in progress renews its lease (the attempt's updated_at), in ms: preparing
+   * a workspace can outlast the reconcile grace of a replica that starts meanwhile (decision 0014).
+   */
+  leaseRenewMs?: number;
 }
 
 export function hashToken(token: string): string {
@@ -199,6 +206,12 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     deps.fault?.('before_start');
     let mark: ProcessMark | void;
+    // While the runner prepares and starts the agent, the dispatch's lease is kept fresh, so no
+    // replica's start-up takes it for one whose process died.
+    const lease = setInterval(() => {
+      ledger.renewDispatch(attempt.id).catch((err: unknown) => logger.warn({ err, attemptId: attempt.id }, 'dispatch lease not renewed'));
+    }, deps.leaseRenewMs ?? DISPATCH_LEASE_RENEW_MS);
+    lease.unref();
     try {
       mark = await deps.runner.start(
         {
@@ -226,6 +239,8 @@ export function createDispatcher(deps: DispatchDeps) {
     } catch (err) {
       await fail(attempt.id, run.id, task.id, String((err as Error)?.message ?? err));
       return true;
+    } finally {
+      clearInterval(lease);
     }
     // First, before anything else: from here on a restart knows the agent started. The agent runs
     // whatever this write does, so its failure is logged, never taken for a failed start.

@@ -124,6 +124,10 @@ export interface Ledger {
   beginDispatch(attemptId: number, from: AttemptStatus, tokenHash: string): Promise<{ attempt: Attempt; run: Run } | null>;
   setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
   attemptsWithStatus(statuses: readonly AttemptStatus[], olderThan: string): Promise<Attempt[]>;
+  /** The dispatching process is still at it (preparing a workspace can take a while): its lease is renewed. */
+  renewDispatch(id: number): Promise<boolean>;
+  /** dispatching → dispatch_unknown, only if its lease was last renewed at or before `olderThan`. */
+  expireDispatch(id: number, olderThan: string, detail: string): Promise<boolean>;
   // rejections
   getRejection(id: number): Promise<Rejection | null>;
   createRejection(r: { taskId: number; source: RejectionSource; headSha: string | null; checkName: string | null; body: string; eventId: number | null }): Promise<Rejection>;

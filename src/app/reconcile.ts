@@ -30,7 +30,8 @@ export async function reconcileAttempts(deps: {
       out.dispatched++;
       continue;
     }
-    if (await ledger.setAttemptStatus(a.id, ['dispatching'], 'dispatch_unknown', 'the process died while dispatching; not sent again')) {
+    // Only if its lease is still stale: a live replica preparing the agent's workspace renews it.
+    if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
       await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
       if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
       await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);

@@ -394,6 +394,23 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async renewDispatch(id) {
+      const r = await k.updateTable('attempts').set({ updated_at: now() }).where('id', '=', id).where('status', '=', 'dispatching').executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async expireDispatch(id, olderThan, detail) {
+      // The lease is the row's updated_at: taken only if nobody renewed it since it was read.
+      const r = await k
+        .updateTable('attempts')
+        .set({ status: 'dispatch_unknown', updated_at: now(), detail })
+        .where('id', '=', id)
+        .where('status', '=', 'dispatching')
+        .where('updated_at', '<=', olderThan)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async attemptsWithStatus(statuses, olderThan) {
       const rows = await k.selectFrom('attempts').selectAll().where('status', 'in', [...statuses]).where('updated_at', '<=', olderThan).orderBy('id').execute();
       return rows.map(attemptOf);
