@@ -11,6 +11,7 @@ import { openDatabase, type Db } from './ledger/db.js';
 import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
 import { createLedger, ping } from './ledger/ledger.js';
 import { createIngestor, type Ingestor } from './app/ingest.js';
+import { ConfigError } from './config/errors.js';
 import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher } from './app/dispatch.js';
@@ -324,6 +325,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   };
 }
 
+function positiveMs(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw ConfigError.at('environment', [name], `must be a positive number of milliseconds (got ${JSON.stringify(value)})`);
+  return n;
+}
+
 /** `fixloop serve`: load the config, open the database, listen. */
 export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ close(): Promise<void>; url: string }> {
   const env = opts.env ?? process.env;
@@ -341,7 +348,8 @@ export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv
     // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
     ...(fault?.endsWith(':kill') ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) } : {}),
     ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
-    ...(env.FIXLOOP_ADOPT_EVERY_MS ? { adoptEveryMs: Number(env.FIXLOOP_ADOPT_EVERY_MS) } : {}),
+    // A period that is not a positive number would make setInterval fire every millisecond: refused.
+    ...(env.FIXLOOP_ADOPT_EVERY_MS ? { adoptEveryMs: positiveMs('FIXLOOP_ADOPT_EVERY_MS', env.FIXLOOP_ADOPT_EVERY_MS) } : {}),
   });
   const url = await app.listen();
   logger.info({ url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null }, 'fixloop listening');

@@ -1,7 +1,7 @@
 // The fixloop CLI (SPEC M1, A1) run in-process against a tiny HTTP server: replay signs exactly the
 // bytes it sends, the API commands send the token and map failures to exit codes 1 and 2.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -148,5 +148,19 @@ describe('fixloop API commands (M1, M2)', () => {
     assert.equal(await run(['frobnicate'], capture().io), 2);
     assert.equal(await run(['deliveries', '--url', 'not a url'], capture().io), 2);
     assert.equal(await run(['--help'], capture().io), 0);
+  });
+});
+
+describe('fixloop serve (M5)', () => {
+  it('a stranded-run period that is not a positive number is a configuration error (exit 2), before anything opens', async () => {
+    const config = join(dir, 'serve.json');
+    writeFileSync(config, JSON.stringify({ works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }] }));
+    const databaseUrl = `sqlite:${join(dir, 'never-opened', 'fixloop.sqlite')}`;
+    for (const bad of ['soon', '0', '-5']) {
+      const { out, io } = capture({ WEBHOOK_SECRET: 's', FIXLOOP_API_TOKEN: 't', FIXLOOP_CONFIG: config, DATABASE_URL: databaseUrl, PORT: '0', FIXLOOP_ADOPT_EVERY_MS: bad });
+      assert.equal(await run(['serve'], io), 2, bad);
+      assert.match(out.stderr, /FIXLOOP_ADOPT_EVERY_MS/);
+    }
+    assert.equal(existsSync(join(dir, 'never-opened')), false, 'no database was created');
   });
 });
