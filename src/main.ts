@@ -14,13 +14,13 @@ import { createIngestor, type Ingestor } from './app/ingest.js';
 import { ConfigError } from './config/errors.js';
 import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
-import { createDispatcher } from './app/dispatch.js';
+import { createDispatcher, DISPATCH_LEASE_RENEW_MS } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import { adoptStrandedRuns, reconcileAttempts } from './app/reconcile.js';
+import { adoptStrandedRuns, reconcileAttempts, settleStaleDispatches } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -128,6 +128,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
   const processes = adapters.processes ?? { host: thisHost(), liveness: (mark: ProcessMark) => livenessOf(mark) };
+  // Attempts untouched for this long are taken for abandoned by reconciliation. SQLite has one
+  // process, so none is someone else's; on PostgreSQL other replicas may be dispatching right now,
+  // and they renew their lease three times within the grace (decision 0014). Replicas of one
+  // deployment are meant to share this setting.
+  const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
+  const leaseRenewMs = adapters.leaseRenewMs ?? (grace > 0 ? Math.max(50, Math.min(DISPATCH_LEASE_RENEW_MS, Math.floor(grace / 3))) : DISPATCH_LEASE_RENEW_MS);
   const dispatcher = createDispatcher({
     ledger,
     logger,
@@ -141,7 +147,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     liveness: processes.liveness,
     ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
-    ...(adapters.leaseRenewMs !== undefined ? { leaseRenewMs: adapters.leaseRenewMs } : {}),
+    leaseRenewMs,
   });
   // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
   let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
@@ -175,21 +181,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: onSqlite ? 1 : 2 });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
-  const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
   await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
-  // L1 after start-up: a replica on this host that dies while this one runs leaves its runs behind;
-  // they are adopted here rather than at the next start of some fixloop on this host (decision 0011).
-  let adopting = false;
-  const adoption = setInterval(() => {
-    if (adopting) return;
-    adopting = true;
-    adoptStrandedRuns({ ledger, dispatcher, host: processes.host })
-      .catch((err: unknown) => logger.error({ err }, 'stranded-run pass failed'))
-      .finally(() => {
-        adopting = false;
-      });
-  }, adapters.adoptEveryMs ?? ADOPT_EVERY_MS);
-  adoption.unref();
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
@@ -285,6 +277,23 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   });
   server.keepAliveTimeout = 65_000;
 
+  // After start-up, every little while: a replica on this host that dies while this one runs leaves
+  // its runs behind (decision 0013), and where replicas share the database, dispatches whose lease
+  // lapsed (0014). Created last, so a start-up that fails leaves no timer behind.
+  let pass: Promise<void> | null = null;
+  const periodic = setInterval(() => {
+    if (pass) return;
+    pass = (async () => {
+      await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
+      if (grace > 0) await settleStaleDispatches({ ledger, dispatcher, agent, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+    })()
+      .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
+      .finally(() => {
+        pass = null;
+      });
+  }, adapters.adoptEveryMs ?? ADOPT_EVERY_MS);
+  periodic.unref();
+
   let closed = false;
   return {
     config,
@@ -312,7 +321,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(adoption);
+      clearInterval(periodic);
+      await pass;
       await poller?.stop();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();

@@ -77,6 +77,7 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   const watchers = new Set<NodeJS.Timeout>();
+  let stopped = false;
   /** Runs this process already watches: a later pass finds them stranded again and must not watch twice. */
   const watched = new Set<number>();
   /**
@@ -85,6 +86,8 @@ export function createDispatcher(deps: DispatchDeps) {
    * the run ends like any other.
    */
   async function adoptStranded(run: Run, mark: ProcessMark): Promise<'ended' | 'watching' | 'left'> {
+    // After stop() nothing new is watched: its timer would outlive the database it writes to.
+    if (stopped) return 'left';
     if (watched.has(run.id)) return 'watching';
     const liveness = deps.liveness ?? (() => 'elsewhere' as const);
     const fate = strandedRunFate(liveness(mark));
@@ -98,6 +101,7 @@ export function createDispatcher(deps: DispatchDeps) {
       await endStranded(run, fate.detail);
       return 'ended';
     }
+    if (stopped) return 'left';
     if (watched.has(run.id)) return 'watching'; // another pass got here while this one awaited
     watched.add(run.id);
     logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
@@ -208,8 +212,20 @@ export function createDispatcher(deps: DispatchDeps) {
     let mark: ProcessMark | void;
     // While the runner prepares and starts the agent, the dispatch's lease is kept fresh, so no
     // replica's start-up takes it for one whose process died.
+    let renewing = false;
     const lease = setInterval(() => {
-      ledger.renewDispatch(attempt.id).catch((err: unknown) => logger.warn({ err, attemptId: attempt.id }, 'dispatch lease not renewed'));
+      if (renewing) return; // a renewal still waiting on the database: no pile-up behind it
+      renewing = true;
+      ledger
+        .renewDispatch(attempt.id)
+        .then((held) => {
+          // Taken by a replica that found the lease lapsed: the attempt already says dispatch_unknown.
+          if (!held) logger.warn({ taskId: task.id, attemptId: attempt.id }, 'dispatch lease lost while the agent was being started');
+        })
+        .catch((err: unknown) => logger.warn({ err, attemptId: attempt.id }, 'dispatch lease not renewed'))
+        .finally(() => {
+          renewing = false;
+        });
     }, deps.leaseRenewMs ?? DISPATCH_LEASE_RENEW_MS);
     lease.unref();
     try {
@@ -237,11 +253,11 @@ export function createDispatcher(deps: DispatchDeps) {
         },
       );
     } catch (err) {
+      clearInterval(lease);
       await fail(attempt.id, run.id, task.id, String((err as Error)?.message ?? err));
       return true;
-    } finally {
-      clearInterval(lease);
     }
+    clearInterval(lease);
     // First, before anything else: from here on a restart knows the agent started. The agent runs
     // whatever this write does, so its failure is logged, never taken for a failed start.
     if (mark) await ledger.setRunProcess(run.id, mark).catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
@@ -263,6 +279,7 @@ export function createDispatcher(deps: DispatchDeps) {
   /** Shutdown: stop the runner's agents, then wait for their end to be written. */
   async function stop(): Promise<void> {
     // A watched stranded agent is not this process's child: it is left running, as it was found.
+    stopped = true;
     for (const t of watchers) clearInterval(t);
     watchers.clear();
     watched.clear();

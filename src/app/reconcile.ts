@@ -23,26 +23,14 @@ export async function reconcileAttempts(deps: {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
-    // The agent's process mark is written the moment it starts: with one, it did start.
-    if (a.runId !== null && (await ledger.runProcess(a.runId))) {
-      await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
-      out.dispatched++;
-      continue;
-    }
-    // Only if its lease is still stale: a live replica preparing the agent's workspace renews it.
-    if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
-      await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
-      if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
-      await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
-      out.unknown++;
-    }
-  }
+  const settled = await settleStaleDispatches({ ledger, dispatcher: deps.dispatcher, agent: deps.agent, olderThan: deps.olderThan });
+  out.dispatched += settled.dispatched;
+  out.unknown += settled.unknown;
 
   // L1: runs whose agent was started on this host by a fixloop process that is gone: ended now if
   // the agent is gone too, else watched until it exits; either way the attempt then follows I3.
   if (deps.host !== undefined) {
-    const adopted = await adoptStrandedRuns({ ledger, dispatcher: deps.dispatcher, host: deps.host });
+    const adopted = await adoptStrandedRuns({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, host: deps.host });
     out.strandedEnded = adopted.ended;
     out.strandedWatched = adopted.watching;
   }
@@ -95,12 +83,45 @@ export async function reconcileAttempts(deps: {
  * at start-up, and periodically on every running replica (main.ts), since a sibling replica on this
  * host can die while this one runs. Runs this process already watches are counted, not watched twice.
  */
-export async function adoptStrandedRuns(deps: { ledger: Ledger; dispatcher: Dispatcher; host: string }): Promise<{ ended: number; watching: number }> {
+export async function adoptStrandedRuns(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; host: string }): Promise<{ ended: number; watching: number }> {
   const out = { ended: 0, watching: 0 };
   for (const { run, process } of await deps.ledger.unfinishedRunsOn(deps.host)) {
-    const fate = await deps.dispatcher.adoptStranded(run, process);
-    if (fate === 'ended') out.ended++;
-    if (fate === 'watching') out.watching++;
+    // One run that cannot be settled now (a failed write) does not hold back the others: it is
+    // found again by the next pass.
+    try {
+      const fate = await deps.dispatcher.adoptStranded(run, process);
+      if (fate === 'ended') out.ended++;
+      if (fate === 'watching') out.watching++;
+    } catch (err) {
+      deps.logger.error({ err, runId: run.id }, 'stranded run not settled; tried again on the next pass');
+    }
+  }
+  return out;
+}
+
+/**
+ * Attempts left `dispatching` by a process that is gone (its lease lapsed, decision 0014): with a
+ * process mark the agent did start, so the attempt is dispatched; without one it is never sent again
+ * and becomes `dispatch_unknown`, visibly. At start-up, and periodically where replicas share the
+ * database (main.ts).
+ */
+export async function settleStaleDispatches(deps: { ledger: Ledger; dispatcher: Dispatcher; agent: AgentLedger; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
+  const { ledger } = deps;
+  const out = { dispatched: 0, unknown: 0 };
+  for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
+    // The agent's process mark is written the moment it starts: with one, it did start.
+    if (a.runId !== null && (await ledger.runProcess(a.runId))) {
+      await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
+      out.dispatched++;
+      continue;
+    }
+    // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
+    if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
+      await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
+      if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
+      await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
+      out.unknown++;
+    }
   }
   return out;
 }

@@ -69,3 +69,38 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('a replica dies while dispatching, its sibling keeps running (postgres)', () => {
+  test('the sibling, never restarted, marks the attempt dispatch_unknown once its lease lapses; the agent never starts', async () => {
+    const db = await createTestDatabase('postgres');
+    const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
+    const counter = join(dir, 'starts.jsonl');
+    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
+    const sibling = await startServerProcess(env, await freePort());
+    const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'before_start:kill' }, await freePort());
+    try {
+      const task = (await (await fetch(`${sibling.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 6, branch: 'agent/fix' }) })).json()) as { id: number };
+      const sha = 'decade'.padEnd(40, '0');
+      const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 78, name: 'test', pr: { number: 6, headSha: sha }, output: 'expected true, got false' }));
+      assert.equal((await post(dying.url, red, SECRET)).status, 202);
+      await dying.exited;
+      assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died in the middle of the dispatch');
+      const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+      assert.equal((await viewOf()).attempts[0].status, 'dispatching');
+      const deadline = Date.now() + 10_000;
+      let view = await viewOf();
+      while (view.attempts[0].status === 'dispatching' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        view = await viewOf();
+      }
+      assert.equal(view.attempts[0].status, 'dispatch_unknown');
+      assert.equal(existsSync(counter), false, 'never sent: the agent did not start');
+      const decisions = ((await (await fetch(`${sibling.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 1);
+    } finally {
+      if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
+      await sibling.stop();
+      await db.drop();
+    }
+  });
+});
