@@ -186,7 +186,9 @@ describe('a replica dies while its sibling on this host keeps running (postgres)
   test('the agent died too: the sibling ends the run without any restart, and the attempt can be resumed again', async () => {
     const { run, view, decisions } = await siblingDiesWhileRunning('dies');
     assert.equal(run.state, 'failed');
-    assert.match(run.log, /ended while no fixloop process was watching it/);
+    // The sibling's pass may come between the replica's death and the agent's: it then saw the agent
+    // alive, watched it, and says so. Either way it is the sibling that ended the run.
+    assert.match(run.log, /ended while no fixloop process was watching it|watched since the fixloop process that started it was found gone, has exited/);
     assert.equal(view.attempts[0].state, 'retryable');
     assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
   });
