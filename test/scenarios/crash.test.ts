@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
+import { commandAgentEnv, decisionsOf, freePort, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -79,23 +79,18 @@ describe('a replica dies while dispatching, its sibling keeps running (postgres)
     const sibling = await startServerProcess(env, await freePort());
     const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'before_start:kill' }, await freePort());
     try {
-      const task = (await (await fetch(`${sibling.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 6, branch: 'agent/fix' }) })).json()) as { id: number };
-      const sha = 'decade'.padEnd(40, '0');
-      const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 78, name: 'test', pr: { number: 6, headSha: sha }, output: 'expected true, got false' }));
-      assert.equal((await post(dying.url, red, SECRET)).status, 202);
+      const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 6, sha: 'decade', checkId: 78 });
       await dying.exited;
       assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died in the middle of the dispatch');
-      const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+      const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
       assert.equal((await viewOf()).attempts[0].status, 'dispatching');
-      const deadline = Date.now() + 10_000;
-      let view = await viewOf();
-      while (view.attempts[0].status === 'dispatching' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        view = await viewOf();
-      }
+      const view = await until('the sibling to settle the dispatch', async () => {
+        const v = await viewOf();
+        return v.attempts[0].status !== 'dispatching' && v;
+      });
       assert.equal(view.attempts[0].status, 'dispatch_unknown');
       assert.equal(existsSync(counter), false, 'never sent: the agent did not start');
-      const decisions = ((await (await fetch(`${sibling.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      const decisions = await decisionsOf(sibling.url, taskId);
       assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 1);
     } finally {
       if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startHarness, RecordingRunner, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import type { RunSpec, RunnerCallbacks } from '../../src/app/ports.js';
+import { until } from '../support/server-process.js';
 
 /** A runner whose start takes as long as the test says: the time a workspace takes to prepare. */
 class SlowRunner extends RecordingRunner {
@@ -22,16 +23,6 @@ class SlowRunner extends RecordingRunner {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const GRACE_MS = 1_000;
 
 async function replicaStartsDuringDispatch(leaseRenewMs: number) {
@@ -43,16 +34,21 @@ async function replicaStartsDuringDispatch(leaseRenewMs: number) {
     const sha = 'abad1dea'.padEnd(40, '0');
     const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 93, name: 'test', pr: { number: 5, headSha: sha }, output: 'expected 1, got 2' }));
     assert.equal((await post(first.url, red, SECRET)).status, 202);
-    await until('the runner to be starting the agent', async () => runner.starts.length === 1);
+    await until('the runner to be starting the agent', async () => runner.starts.length === 1, 10_000, 25);
     // Longer than the grace, so the dispatch's first write is stale by the time the replica looks.
     await new Promise((r) => setTimeout(r, GRACE_MS * 2));
     second = await startHarness('postgres', { db: first.db, adapters: { reconcileGraceMs: GRACE_MS } });
     const during = (await second.api('GET', `/api/tasks/${task.id}`)).body.attempts[0].status;
     runner.finishPreparing();
-    const after = await until('the dispatch to finish', async () => {
-      const a = (await first.api('GET', `/api/tasks/${task.id}`)).body.attempts[0];
-      return a.status !== 'dispatching' && a;
-    });
+    const after = await until(
+      'the dispatch to finish',
+      async () => {
+        const a = (await first.api('GET', `/api/tasks/${task.id}`)).body.attempts[0];
+        return a.status !== 'dispatching' && a;
+      },
+      10_000,
+      25,
+    );
     await first.app.settle();
     const decisions = (await first.api('GET', `/api/deliveries?taskId=${task.id}&limit=100`)).body.decisions;
     return { during, after, decisions, starts: runner.starts.length };

@@ -11,22 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
-import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
-import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
+import { API_TOKEN } from '../support/harness.js';
+import { commandAgentEnv, decisionsOf, freePort, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function alive(pid: number): boolean {
   try {
@@ -51,10 +40,7 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   let pid = 0;
   try {
-    const task = (await (await fetch(`${first.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 3, branch: 'agent/fix' }) })).json()) as { id: number };
-    const sha = 'cafebabe'.padEnd(40, '0');
-    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 91, name: 'test', pr: { number: 3, headSha: sha }, output: 'expected 1, got 2' }));
-    assert.equal((await post(first.url, red, SECRET)).status, 202);
+    const task = { id: (await taskWithRedPush(first.url, { pullRequest: 3, sha: 'cafebabe', checkId: 91 })).taskId };
     const viewOf = async (url: string) => (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
     let resumed: any;
     if (killAt === 'running') {
@@ -85,7 +71,7 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
       return !['queued', 'running'].includes(r.state) && String(r.log).includes('[fixloop:') && r;
     });
     const decisions = await until('the run_lost decision', async () => {
-      const d = ((await (await fetch(`${second!.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      const d = await decisionsOf(second!.url, task.id);
       return d.some((x: any) => x.reason === 'run_lost') && d;
     });
     const view = await until('the attempt to leave running', async () => {
@@ -142,11 +128,8 @@ async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running'
   const sibling = await startServerProcess(env, await freePort());
   let pid = 0;
   try {
-    const task = (await (await fetch(`${dying.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 4, branch: 'agent/fix' }) })).json()) as { id: number };
-    const sha = 'feedface'.padEnd(40, '0');
-    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 92, name: 'test', pr: { number: 4, headSha: sha }, output: 'expected 1, got 2' }));
     // Delivered to the replica that will die, so it is the one that starts the agent.
-    assert.equal((await post(dying.url, red, SECRET)).status, 202);
+    const task = { id: (await taskWithRedPush(dying.url, { pullRequest: 4, sha: 'feedface', checkId: 92 })).taskId };
     const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
     const resumed = await until('the resumed run to be running', async () => (await viewOf()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
     pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
@@ -166,7 +149,7 @@ async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running'
       return !['queued', 'running'].includes(r.state) && String(r.log).includes('[fixloop:') && r;
     });
     const decisions = await until('the run_lost decision', async () => {
-      const d = ((await (await fetch(`${sibling.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions;
+      const d = await decisionsOf(sibling.url, task.id);
       return d.some((x: any) => x.reason === 'run_lost') && d;
     });
     const view = await until('the attempt to leave running', async () => {

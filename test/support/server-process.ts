@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_TOKEN, SECRET } from './harness.js';
+import { API_TOKEN, REPO, SECRET } from './harness.js';
+import { checkRunPayload, delivery, post } from './deliveries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -87,4 +88,33 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
+}
+
+/** Ask `probe` every `everyMs` until it gives something truthy; fail, naming `what`, after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const apiHeaders = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
+
+/** Register a Task for acme/shop's pull request `pullRequest` on the server at `url`, then post one red check run on it there (202). */
+export async function taskWithRedPush(url: string, o: { pullRequest: number; sha: string; checkId: number; output?: string }): Promise<{ taskId: number; red: ReturnType<typeof delivery> }> {
+  const created = await fetch(`${url}/api/tasks`, { method: 'POST', headers: apiHeaders, body: JSON.stringify({ repository: 'acme/shop', pullRequest: o.pullRequest, branch: 'agent/fix' }) });
+  const task = (await created.json()) as { id: number };
+  const sha = o.sha.padEnd(40, '0');
+  const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: o.checkId, name: 'test', pr: { number: o.pullRequest, headSha: sha }, output: o.output ?? 'expected 1, got 2' }));
+  const answer = await post(url, red, SECRET);
+  if (answer.status !== 202) throw new Error(`the red push was not stored: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { taskId: task.id, red };
+}
+
+/** The decision log of one Task, as the API gives it. */
+export async function decisionsOf(url: string, taskId: number): Promise<any[]> {
+  return ((await (await fetch(`${url}/api/deliveries?taskId=${taskId}&limit=100`, { headers: apiHeaders })).json()) as any).decisions;
 }
