@@ -83,7 +83,6 @@ describe('a replica dies while dispatching, its sibling keeps running (postgres)
       await dying.exited;
       assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died in the middle of the dispatch');
       const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
-      assert.equal((await viewOf()).attempts[0].status, 'dispatching');
       const view = await until('the sibling to settle the dispatch', async () => {
         const v = await viewOf();
         return v.attempts[0].status !== 'dispatching' && v;
