@@ -26,6 +26,15 @@ type Q = Kysely<Database> | Transaction<Database>;
 
 const STOP_KEY = 'stopped';
 
+/**
+ * Runs still queued or running whose agent process was marked: what the stranded-run pass reads.
+ * Literal states, not parameters: a planner can use the partial index runs_unfinished (migration
+ * 0006) only when it can see that the query asks for what the index holds.
+ */
+export function unfinishedMarkedRuns(k: Kysely<Database>) {
+  return k.selectFrom('runs').selectAll().where(sql<boolean>`state in ('queued', 'running')`).where('process', 'is not', null).orderBy('id');
+}
+
 export function createLedger(db: Db, clock: Clock): Ledger {
   const k = db.kysely;
   const now = () => clock.now().toISOString();
@@ -288,7 +297,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async unfinishedRunsOn(host) {
-      const rows = await k.selectFrom('runs').selectAll().where('state', 'in', ['queued', 'running']).where('process', 'is not', null).orderBy('id').execute();
+      const rows = await unfinishedMarkedRuns(k).execute();
       const out: Array<{ run: Run; process: ProcessMark }> = [];
       for (const r of rows) {
         const process = parseProcessMark(r.process);

@@ -203,6 +203,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('runs').addColumn('process', 'text').execute();
       },
     },
+    '0006_unfinished_runs': {
+      async up(db: AnyDb) {
+        // The stranded-run pass reads the unfinished runs every 30 s on every process (decision 0013):
+        // a partial index, so it reads those few rows and not the whole history of runs. The runs
+        // table is small next to events or decisions, so building it is quick on PostgreSQL too.
+        await db.schema.createIndex('runs_unfinished').on('runs').column('id').where(sql.ref('state'), 'in', ['queued', 'running']).execute();
+      },
+    },
   };
 }
 
