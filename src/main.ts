@@ -20,7 +20,7 @@ import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import { adoptStrandedRuns, reconcileAttempts, settleStaleDispatches } from './app/reconcile.js';
+import { adoptStrandedRuns, reconcileAttempts, settleStaleClaims, settleStaleDispatches } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -278,14 +278,19 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   server.keepAliveTimeout = 65_000;
 
   // After start-up, every little while: a replica on this host that dies while this one runs leaves
-  // its runs behind (decision 0013), and where replicas share the database, dispatches whose lease
-  // lapsed (0014). Created last, so a start-up that fails leaves no timer behind.
+  // its runs behind (decision 0013); and attempts a process left claimed, or dispatching with a
+  // lapsed lease (0014), whether a dead sibling's or this process's own after a ledger failure. With
+  // SQLite's grace of 0, the periodic pass waits a minute, far longer than any live evaluation holds
+  // a claim. Created last, so a start-up that fails leaves no timer behind.
+  const periodicGrace = grace > 0 ? grace : 60_000;
   let pass: Promise<void> | null = null;
   const periodic = setInterval(() => {
     if (pass) return;
     pass = (async () => {
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
-      if (grace > 0) await settleStaleDispatches({ ledger, dispatcher, agent, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+      const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
+      await settleStaleDispatches({ ledger, dispatcher, agent, olderThan });
+      await settleStaleClaims({ ledger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {

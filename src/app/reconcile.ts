@@ -46,34 +46,9 @@ export async function reconcileAttempts(deps: {
     if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
   }
 
-  for (const a of await ledger.attemptsWithStatus(['claimed'], deps.olderThan)) {
-    const attempts = await ledger.listAttempts(a.taskId);
-    const position = attempts.findIndex((x) => x.id === a.id) + 1;
-    const task = await ledger.getTask(a.taskId);
-    let stopFlag: boolean | 'unreadable';
-    try {
-      stopFlag = await ledger.readStopFlag();
-    } catch {
-      stopFlag = 'unreadable';
-    }
-    let why: string | null = null;
-    if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
-    else if (!task) why = 'no_task';
-    else {
-      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
-      if (gate.kind === 'refuse') why = gate.reason;
-    }
-    if (why) {
-      const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
-      if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `found after restart: ${why}`)) {
-        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
-        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: 'start-up reconciliation' }]);
-        out.notDispatched++;
-      }
-      continue;
-    }
-    if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
-  }
+  const claims = await settleStaleClaims({ ledger, dispatcher: deps.dispatcher, agent: deps.agent, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
+  out.dispatched += claims.dispatched;
+  out.notDispatched += claims.notDispatched;
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
   return out;
 }
@@ -122,6 +97,54 @@ export async function settleStaleDispatches(deps: { ledger: Ledger; dispatcher: 
       await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
       out.unknown++;
     }
+  }
+  return out;
+}
+
+/**
+ * Attempts left `claimed` and never dispatched (C3, C4): a process died between the claim and the
+ * dispatch, or the ledger failed it there. Each is dispatched once (compare-and-set, so one process
+ * wins) or, when the loop would refuse it now, marked `not_dispatched` / `over_budget` with its
+ * reason. At start-up, and periodically (main.ts) with a grace no live evaluation stays claimed for.
+ */
+export async function settleStaleClaims(deps: {
+  ledger: Ledger;
+  dispatcher: Dispatcher;
+  agent: AgentLedger;
+  maxAttempts: number;
+  olderThan: string;
+  when: 'start-up' | 'periodic';
+}): Promise<{ dispatched: number; notDispatched: number }> {
+  const { ledger } = deps;
+  const out = { dispatched: 0, notDispatched: 0 };
+  for (const a of await ledger.attemptsWithStatus(['claimed'], deps.olderThan)) {
+    const attempts = await ledger.listAttempts(a.taskId);
+    const position = attempts.findIndex((x) => x.id === a.id) + 1;
+    const task = await ledger.getTask(a.taskId);
+    let stopFlag: boolean | 'unreadable';
+    try {
+      stopFlag = await ledger.readStopFlag();
+    } catch {
+      stopFlag = 'unreadable';
+    }
+    let why: string | null = null;
+    if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
+    else if (!task) why = 'no_task';
+    else {
+      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
+      if (gate.kind === 'refuse') why = gate.reason;
+    }
+    if (why) {
+      const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
+      const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
+      if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `${found}: ${why}`)) {
+        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
+        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
+        out.notDispatched++;
+      }
+      continue;
+    }
+    if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
   }
   return out;
 }

@@ -70,7 +70,7 @@ for (const kind of DATABASE_KINDS) {
   });
 }
 
-describe('a replica dies while dispatching, its sibling keeps running (postgres)', () => {
+describe('a replica dies between claim and start, its sibling keeps running (postgres)', () => {
   test('the sibling, never restarted, marks the attempt dispatch_unknown once its lease lapses; the agent never starts', async () => {
     const db = await createTestDatabase('postgres');
     const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
@@ -91,6 +91,33 @@ describe('a replica dies while dispatching, its sibling keeps running (postgres)
       assert.equal(existsSync(counter), false, 'never sent: the agent did not start');
       const decisions = await decisionsOf(sibling.url, taskId);
       assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 1);
+    } finally {
+      if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
+      await sibling.stop();
+      await db.drop();
+    }
+  });
+
+  test('killed right after the claim: the sibling, never restarted, dispatches the claimed attempt, once', async () => {
+    const db = await createTestDatabase('postgres');
+    const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
+    const counter = join(dir, 'starts.jsonl');
+    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
+    const sibling = await startServerProcess(env, await freePort());
+    const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'after_claim:kill' }, await freePort());
+    try {
+      const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 8, sha: 'facade', checkId: 79 });
+      await dying.exited;
+      assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died between the claim and the dispatch');
+      const view = await until('the sibling to dispatch the claim', async () => {
+        const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
+        return v.attempts[0]?.status === 'dispatched' && v;
+      });
+      assert.equal(view.attempts.length, 1);
+      await until('the agent to start', async () => existsSync(counter));
+      // A few more passes go by: nothing starts the agent a second time.
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length, 1, 'the agent started once');
     } finally {
       if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
       await sibling.stop();
