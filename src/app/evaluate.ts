@@ -236,7 +236,10 @@ export function createEvaluator(deps: EvaluateDeps) {
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
       if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
-        await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget');
+        // Compare-and-set: a reconciliation pass that found the claim first has settled it already.
+        if (!(await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget'))) {
+          return refuse(ctx, 'coordinate_claimed', 'the claim was settled by reconciliation first');
+        }
         await deps.agent.moveAttempt(claim.attempt.id, ['queued'], 'acknowledged');
         await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
         return fileNotice(ctx, 'budget_spent', c.headSha);

@@ -23,7 +23,7 @@ export async function reconcileAttempts(deps: {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  const settled = await settleStaleDispatches({ ledger, dispatcher: deps.dispatcher, agent: deps.agent, olderThan: deps.olderThan });
+  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, agent: deps.agent, olderThan: deps.olderThan });
   out.dispatched += settled.dispatched;
   out.unknown += settled.unknown;
 
@@ -46,7 +46,7 @@ export async function reconcileAttempts(deps: {
     if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
   }
 
-  const claims = await settleStaleClaims({ ledger, dispatcher: deps.dispatcher, agent: deps.agent, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
+  const claims = await settleStaleClaims({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, agent: deps.agent, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
   out.dispatched += claims.dispatched;
   out.notDispatched += claims.notDispatched;
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
@@ -77,25 +77,30 @@ export async function adoptStrandedRuns(deps: { ledger: Ledger; logger: Logger; 
 /**
  * Attempts left `dispatching` by a process that is gone (its lease lapsed, decision 0014): with a
  * process mark the agent did start, so the attempt is dispatched; without one it is never sent again
- * and becomes `dispatch_unknown`, visibly. At start-up, and periodically where replicas share the
- * database (main.ts).
+ * and becomes `dispatch_unknown`, visibly. At start-up, and periodically after the reconcile grace
+ * (main.ts).
  */
-export async function settleStaleDispatches(deps: { ledger: Ledger; dispatcher: Dispatcher; agent: AgentLedger; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
+export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; agent: AgentLedger; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, unknown: 0 };
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
-    // The agent's process mark is written the moment it starts: with one, it did start.
-    if (a.runId !== null && (await ledger.runProcess(a.runId))) {
-      await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
-      out.dispatched++;
-      continue;
-    }
-    // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
-    if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
-      await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
-      if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
-      await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
-      out.unknown++;
+    try {
+      // The agent's process mark is written the moment it starts: with one, it did start.
+      if (a.runId !== null && (await ledger.runProcess(a.runId))) {
+        await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
+        out.dispatched++;
+        continue;
+      }
+      // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
+      if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
+        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
+        if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
+        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
+        out.unknown++;
+      }
+    } catch (err) {
+      // One attempt that cannot be settled now does not hold back the others; the next pass retries.
+      deps.logger.error({ err, attemptId: a.id }, 'abandoned dispatch not settled; tried again on the next pass');
     }
   }
   return out;
@@ -109,42 +114,56 @@ export async function settleStaleDispatches(deps: { ledger: Ledger; dispatcher: 
  */
 export async function settleStaleClaims(deps: {
   ledger: Ledger;
+  logger: Logger;
   dispatcher: Dispatcher;
   agent: AgentLedger;
   maxAttempts: number;
   olderThan: string;
   when: 'start-up' | 'periodic';
+  /**
+   * Periodic passes start a dispatch and go on: the runner may take minutes to prepare a workspace,
+   * and the pass must not hold every other settlement back meanwhile. The caller awaits them at close.
+   */
+  inBackground?: (dispatch: Promise<unknown>) => void;
 }): Promise<{ dispatched: number; notDispatched: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0 };
   for (const a of await ledger.attemptsWithStatus(['claimed'], deps.olderThan)) {
-    const attempts = await ledger.listAttempts(a.taskId);
-    const position = attempts.findIndex((x) => x.id === a.id) + 1;
-    const task = await ledger.getTask(a.taskId);
-    let stopFlag: boolean | 'unreadable';
     try {
-      stopFlag = await ledger.readStopFlag();
-    } catch {
-      stopFlag = 'unreadable';
-    }
-    let why: string | null = null;
-    if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
-    else if (!task) why = 'no_task';
-    else {
-      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
-      if (gate.kind === 'refuse') why = gate.reason;
-    }
-    if (why) {
-      const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
-      const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
-      if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `${found}: ${why}`)) {
-        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
-        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
-        out.notDispatched++;
+      const attempts = await ledger.listAttempts(a.taskId);
+      const position = attempts.findIndex((x) => x.id === a.id) + 1;
+      const task = await ledger.getTask(a.taskId);
+      let stopFlag: boolean | 'unreadable';
+      try {
+        stopFlag = await ledger.readStopFlag();
+      } catch {
+        stopFlag = 'unreadable';
       }
-      continue;
+      let why: string | null = null;
+      if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
+      else if (!task) why = 'no_task';
+      else {
+        const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
+        if (gate.kind === 'refuse') why = gate.reason;
+      }
+      if (why) {
+        const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
+        const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
+        if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `${found}: ${why}`)) {
+          await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
+          await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
+          out.notDispatched++;
+        }
+        continue;
+      }
+      const dispatch = deps.dispatcher.dispatch(a.id, 'claimed');
+      if (deps.inBackground) {
+        deps.inBackground(dispatch.catch((err: unknown) => deps.logger.error({ err, attemptId: a.id }, 'abandoned claim not dispatched')));
+        out.dispatched++;
+      } else if (await dispatch) out.dispatched++;
+    } catch (err) {
+      deps.logger.error({ err, attemptId: a.id }, 'abandoned claim not settled; tried again on the next pass');
     }
-    if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
   }
   return out;
 }

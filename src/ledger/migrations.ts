@@ -208,7 +208,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // The stranded-run pass reads the unfinished runs every 30 s on every process (decision 0013):
         // a partial index, so it reads those few rows and not the whole history of runs. The runs
         // table is small next to events or decisions, so building it is quick on PostgreSQL too.
-        await db.schema.createIndex('runs_unfinished').on('runs').column('id').where(sql.ref('state'), 'in', ['queued', 'running']).execute();
+        // if not exists: SQLite runs DDL outside the migrator's transaction, so a crash between the
+        // index and the migration's row must not make the next start fail on it.
+        await db.schema.createIndex('runs_unfinished').ifNotExists().on('runs').column('id').where(sql.ref('state'), 'in', ['queued', 'running']).execute();
       },
     },
   };

@@ -80,7 +80,7 @@ describe('a replica dies between claim and start, its sibling keeps running (pos
     const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'before_start:kill' }, await freePort());
     try {
       const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 6, sha: 'decade', checkId: 78 });
-      await dying.exited;
+      await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
       assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died in the middle of the dispatch');
       const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
       const view = await until('the sibling to settle the dispatch', async () => {
@@ -107,13 +107,14 @@ describe('a replica dies between claim and start, its sibling keeps running (pos
     const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'after_claim:kill' }, await freePort());
     try {
       const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 8, sha: 'facade', checkId: 79 });
-      await dying.exited;
+      await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
       assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died between the claim and the dispatch');
-      const view = await until('the sibling to dispatch the claim', async () => {
+      const view = await until('the sibling to settle the claim', async () => {
         const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
-        return v.attempts[0]?.status === 'dispatched' && v;
+        return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
       });
       assert.equal(view.attempts.length, 1);
+      assert.equal(view.attempts[0].status, 'dispatched');
       await until('the agent to start', async () => existsSync(counter));
       // A few more passes go by: nothing starts the agent a second time.
       await new Promise((r) => setTimeout(r, 1_000));
