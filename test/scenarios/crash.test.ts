@@ -70,59 +70,51 @@ for (const kind of DATABASE_KINDS) {
   });
 }
 
+/**
+ * Two replicas on one PostgreSQL database; the one that takes the red push dies by SIGKILL at `point`;
+ * the sibling, never restarted, settles what it left (periodic pass every 200 ms, grace 1 s).
+ * Returns the sibling's view of the attempt once it left `claimed`/`dispatching`, its decisions, and
+ * the agent's starts.
+ */
+async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest: number) {
+  const db = await createTestDatabase('postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
+  const counter = join(dir, 'starts.jsonl');
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
+  const sibling = await startServerProcess(env, await freePort());
+  const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, await freePort());
+  const starts = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+  try {
+    const { taskId } = await taskWithRedPush(dying.url, { pullRequest, sha: `dead${pullRequest}`, checkId: 70 + pullRequest });
+    await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
+    assert.equal(dying.child.signalCode, 'SIGKILL');
+    const view = await until('the sibling to settle the attempt', async () => {
+      const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
+      return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
+    });
+    if (view.attempts[0].status === 'dispatched') await until('the agent to start', async () => starts() > 0);
+    // A few more passes go by: nothing starts the agent (again).
+    await new Promise((r) => setTimeout(r, 1_000));
+    return { view, decisions: await decisionsOf(sibling.url, taskId), starts: starts() };
+  } finally {
+    if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
+    await sibling.stop();
+    await db.drop();
+  }
+}
+
 describe('a replica dies between claim and start, its sibling keeps running (postgres)', () => {
-  test('the sibling, never restarted, marks the attempt dispatch_unknown once its lease lapses; the agent never starts', async () => {
-    const db = await createTestDatabase('postgres');
-    const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
-    const counter = join(dir, 'starts.jsonl');
-    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
-    const sibling = await startServerProcess(env, await freePort());
-    const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'before_start:kill' }, await freePort());
-    try {
-      const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 6, sha: 'decade', checkId: 78 });
-      await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
-      assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died in the middle of the dispatch');
-      const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
-      const view = await until('the sibling to settle the dispatch', async () => {
-        const v = await viewOf();
-        return v.attempts[0].status !== 'dispatching' && v;
-      });
-      assert.equal(view.attempts[0].status, 'dispatch_unknown');
-      assert.equal(existsSync(counter), false, 'never sent: the agent did not start');
-      const decisions = await decisionsOf(sibling.url, taskId);
-      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 1);
-    } finally {
-      if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
-      await sibling.stop();
-      await db.drop();
-    }
+  test('killed mid-dispatch: the sibling, never restarted, marks the attempt dispatch_unknown once its lease lapses; the agent never starts', async () => {
+    const { view, decisions, starts } = await siblingSettles('before_start', 6);
+    assert.equal(view.attempts[0].status, 'dispatch_unknown');
+    assert.equal(starts, 0, 'never sent: the agent did not start');
+    assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 1);
   });
 
   test('killed right after the claim: the sibling, never restarted, dispatches the claimed attempt, once', async () => {
-    const db = await createTestDatabase('postgres');
-    const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
-    const counter = join(dir, 'starts.jsonl');
-    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
-    const sibling = await startServerProcess(env, await freePort());
-    const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: 'after_claim:kill' }, await freePort());
-    try {
-      const { taskId } = await taskWithRedPush(dying.url, { pullRequest: 8, sha: 'facade', checkId: 79 });
-      await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
-      assert.equal(dying.child.signalCode, 'SIGKILL', 'the replica died between the claim and the dispatch');
-      const view = await until('the sibling to settle the claim', async () => {
-        const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
-        return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
-      });
-      assert.equal(view.attempts.length, 1);
-      assert.equal(view.attempts[0].status, 'dispatched');
-      await until('the agent to start', async () => existsSync(counter));
-      // A few more passes go by: nothing starts the agent a second time.
-      await new Promise((r) => setTimeout(r, 1_000));
-      assert.equal(readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length, 1, 'the agent started once');
-    } finally {
-      if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
-      await sibling.stop();
-      await db.drop();
-    }
+    const { view, starts } = await siblingSettles('after_claim', 8);
+    assert.equal(view.attempts.length, 1);
+    assert.equal(view.attempts[0].status, 'dispatched');
+    assert.equal(starts, 1, 'the agent started once');
   });
 });
