@@ -284,18 +284,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // a claim. Created last, so a start-up that fails leaves no timer behind.
   const periodicGrace = grace > 0 ? grace : 60_000;
   let pass: Promise<void> | null = null;
-  const dispatching = new Set<Promise<unknown>>();
-  const track = (p: Promise<unknown>) => {
-    dispatching.add(p);
-    void p.finally(() => dispatching.delete(p));
-  };
   const periodic = setInterval(() => {
     if (pass) return;
     pass = (async () => {
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
       const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
       await settleStaleDispatches({ ledger, logger, dispatcher, agent, olderThan });
-      await settleStaleClaims({ ledger, logger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan, when: 'periodic', inBackground: (d) => void track(d) });
+      await settleStaleClaims({ ledger, logger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {
@@ -333,7 +328,6 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       closed = true;
       clearInterval(periodic);
       await pass;
-      await Promise.allSettled([...dispatching]);
       await poller?.stop();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();

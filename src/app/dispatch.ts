@@ -76,10 +76,11 @@ export function createDispatcher(deps: DispatchDeps) {
     }
   }
 
-  const watchers = new Set<NodeJS.Timeout>();
+  /** Stranded runs this process watches, by run id: a later pass finds them again and must not watch twice. */
+  const watching = new Map<number, NodeJS.Timeout>();
+  /** Dispatches a reconciliation pass started without waiting for them (dispatchInBackground). */
+  const starting = new Set<Promise<unknown>>();
   let stopped = false;
-  /** Runs this process already watches: a later pass finds them stranded again and must not watch twice. */
-  const watched = new Set<number>();
   /**
    * L1, I4: a run whose agent was started by a fixloop process that is gone (start-up, and the
    * periodic pass). Its agent is checked now; if it still runs it is watched until it exits, then
@@ -88,7 +89,7 @@ export function createDispatcher(deps: DispatchDeps) {
   async function adoptStranded(run: Run, mark: ProcessMark): Promise<'ended' | 'watching' | 'left'> {
     // After stop() nothing new is watched: its timer would outlive the database it writes to.
     if (stopped) return 'left';
-    if (watched.has(run.id)) return 'watching';
+    if (watching.has(run.id)) return 'watching';
     const liveness = deps.liveness ?? (() => 'elsewhere' as const);
     const fate = strandedRunFate(liveness(mark));
     if (fate.kind === 'leave') return 'left';
@@ -102,8 +103,7 @@ export function createDispatcher(deps: DispatchDeps) {
       return 'ended';
     }
     if (stopped) return 'left';
-    if (watched.has(run.id)) return 'watching'; // another pass got here while this one awaited
-    watched.add(run.id);
+    if (watching.has(run.id)) return 'watching'; // another pass got here while this one awaited
     logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
     let ending = false;
     const timer = setInterval(() => {
@@ -113,8 +113,7 @@ export function createDispatcher(deps: DispatchDeps) {
         endStranded(run, ENDED_WATCHED).then(
           () => {
             clearInterval(timer);
-            watchers.delete(timer);
-            watched.delete(run.id);
+            watching.delete(run.id);
           },
           // Tried again on the next tick: a run left running here would block its pull request (K7).
           (err) => {
@@ -125,7 +124,7 @@ export function createDispatcher(deps: DispatchDeps) {
       );
     }, deps.watchEveryMs ?? 2000);
     timer.unref();
-    watchers.add(timer);
+    watching.set(run.id, timer);
     return 'watching';
   }
 
@@ -276,18 +275,30 @@ export function createDispatcher(deps: DispatchDeps) {
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');
   }
 
+  /**
+   * Dispatch without waiting for the runner (which may prepare a workspace for minutes): for a
+   * reconciliation pass that must go on with its other work. stop() waits for these.
+   */
+  function dispatchInBackground(attemptId: number, from: AttemptStatus): void {
+    if (stopped) return; // left claimed: the next process's start-up settles it
+    const p = dispatch(attemptId, from).catch((err: unknown) => logger.error({ err, attemptId }, 'dispatch failed'));
+    starting.add(p);
+    void p.finally(() => starting.delete(p));
+  }
+
   /** Shutdown: stop the runner's agents, then wait for their end to be written. */
   async function stop(): Promise<void> {
     // A watched stranded agent is not this process's child: it is left running, as it was found.
     stopped = true;
-    for (const t of watchers) clearInterval(t);
-    watchers.clear();
-    watched.clear();
+    for (const t of watching.values()) clearInterval(t);
+    watching.clear();
+    // Before the runner stops its agents: one of these may still be starting one.
+    await Promise.allSettled([...starting]);
     await deps.runner?.stopAll?.();
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, adoptStranded, confirmStarted, stop };
+  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -119,12 +119,11 @@ export async function settleStaleClaims(deps: {
   agent: AgentLedger;
   maxAttempts: number;
   olderThan: string;
-  when: 'start-up' | 'periodic';
   /**
-   * Periodic passes start a dispatch and go on: the runner may take minutes to prepare a workspace,
-   * and the pass must not hold every other settlement back meanwhile. The caller awaits them at close.
+   * Periodic passes start a dispatch and go on (dispatcher.dispatchInBackground): the runner may take
+   * minutes to prepare a workspace, and the pass must not hold every other settlement back meanwhile.
    */
-  inBackground?: (dispatch: Promise<unknown>) => void;
+  when: 'start-up' | 'periodic';
 }): Promise<{ dispatched: number; notDispatched: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0 };
@@ -156,11 +155,10 @@ export async function settleStaleClaims(deps: {
         }
         continue;
       }
-      const dispatch = deps.dispatcher.dispatch(a.id, 'claimed');
-      if (deps.inBackground) {
-        deps.inBackground(dispatch.catch((err: unknown) => deps.logger.error({ err, attemptId: a.id }, 'abandoned claim not dispatched')));
+      if (deps.when === 'periodic') {
+        deps.dispatcher.dispatchInBackground(a.id, 'claimed');
         out.dispatched++;
-      } else if (await dispatch) out.dispatched++;
+      } else if (await deps.dispatcher.dispatch(a.id, 'claimed')) out.dispatched++;
     } catch (err) {
       deps.logger.error({ err, attemptId: a.id }, 'abandoned claim not settled; tried again on the next pass');
     }
