@@ -5,6 +5,7 @@
 import { classifyDelivery, type Classification } from '../core/classify.js';
 import type { DecisionInput, IncomingDelivery, Ledger, Logger, StoreResult } from './ports.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
+import { createRedeliveryMemo, redeliveryKey } from './redelivery-memo.js';
 
 export interface Delivery {
   deliveryId: string;
@@ -13,6 +14,21 @@ export interface Delivery {
   raw: string;
   /** The same body as received, when it is valid UTF-8: stored as is, not encoded again from `raw`. */
   bytes?: Uint8Array;
+  /** Its verified X-Hub-Signature-256: a digest of exactly these bytes (redelivery-memo.ts). */
+  signature?: string;
+}
+
+/** What a body reads as: not JSON at all, or its classification. */
+type Reading = { kind: 'malformed'; detail: string } | Classification;
+
+function read(d: Delivery): Reading {
+  let body: unknown;
+  try {
+    body = JSON.parse(d.raw);
+  } catch (err) {
+    return { kind: 'malformed', detail: `body is not JSON: ${(err as Error).message}`.slice(0, 300) };
+  }
+  return classifyDelivery(d.eventName, body, d.deliveryId);
 }
 
 export type IngestAnswer =
@@ -51,8 +67,11 @@ export function createIngestor(deps: {
    * batch, which is what makes batches big under load.
    */
   maxConcurrentCommits?: number;
+  /** Body bytes the redelivery memo may stand for; 0 turns it off. */
+  memoBytes?: number;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
+  const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 4 * 1024 * 1024 });
   const slots = deps.maxConcurrentCommits ?? 1;
   const open = new Set<Promise<void>>();
   let queue: Pending[] = [];
@@ -109,20 +128,18 @@ export function createIngestor(deps: {
 
   return {
     ingest(d) {
-      let body: unknown;
-      try {
-        body = JSON.parse(d.raw);
-      } catch (err) {
-        const detail = `body is not JSON: ${(err as Error).message}`.slice(0, 300);
-        return enqueue({
-          event: null,
-          loopEvent: null,
-          decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: 'malformed_json', detail },
-          answer: () => ({ status: 400, outcome: 'rejected', reason: 'malformed_json', detail }),
-        });
-      }
-      const c: Classification = classifyDelivery(d.eventName, body, d.deliveryId);
+      const key = redeliveryKey(d.eventName, d.deliveryId, d.signature);
+      const c = key === null ? read(d) : (memo.recall(key) ?? memo.keep(key, read(d), d.raw.length));
       switch (c.kind) {
+        case 'malformed': {
+          const detail = c.detail;
+          return enqueue({
+            event: null,
+            loopEvent: null,
+            decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: 'malformed_json', detail },
+            answer: () => ({ status: 400, outcome: 'rejected', reason: 'malformed_json', detail }),
+          });
+        }
         case 'unknown_event':
           // Acknowledged and ignored: nothing stored.
           return Promise.resolve({ status: 200, outcome: 'ignored', identity: null, reason: 'unknown_event' });
