@@ -65,7 +65,7 @@ export interface FixloopAdapters {
   runner?: Runner | null;
   logger?: Logger;
   /** Crash-test fault points (FIXLOOP_FAULT); never set in production. */
-  fault?: (point: 'after_claim' | 'before_start' | 'after_start') => void;
+  fault?: (point: 'before_claim' | 'after_claim' | 'before_start' | 'after_start') => void | Promise<void>;
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
   /** GitHub: the port to use (tests: a client pointed at the fake); default from config; null = none. */

@@ -7,7 +7,7 @@ import { decideHead } from '../core/head-order.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim, budgetBeforeClaim } from '../core/budget.js';
 import { fingerprint } from '../core/fingerprint.js';
-import { noticeMessage } from '../core/notice.js';
+import { fileStopNotice } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
 import type { Rejection, StopReason, Task, Work } from '../core/types.js';
@@ -57,7 +57,8 @@ export interface EvaluateDeps {
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
   selfLogin?: () => Promise<string | null>;
   /** Fault injection for crash tests: called at named points; production wiring passes nothing. */
-  fault?(point: 'after_claim'): void;
+  /** Test fault points around the claim (crash tests kill the process; race tests act there). */
+  fault?(point: 'before_claim' | 'after_claim'): void | Promise<void>;
 }
 
 export type EvaluationResult =
@@ -90,14 +91,7 @@ export function createEvaluator(deps: EvaluateDeps) {
   }
 
   async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null, detail?: string): Promise<EvaluationResult> {
-    const used = await ledger.countAttempts(ctx.task.id);
-    const notice = await ledger.fileNotice({
-      taskId: ctx.task.id,
-      reason,
-      headSha,
-      attemptsUsed: used,
-      message: noticeMessage({ repository: ctx.task.repository, pullRequest: ctx.task.pullRequest, headSha, attemptsUsed: used, maxAttempts: deps.maxAttempts + ctx.task.extraAttempts, reason, detail: detail ?? null }),
-    });
+    const notice = await fileStopNotice(ledger, ctx.task, { maxAttempts: deps.maxAttempts, reason, headSha, detail: detail ?? null });
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
       deps.logger.warn({ taskId: ctx.task.id, reason }, 'ci.autofix_exhausted');
@@ -221,6 +215,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       const guard = await guardsBeforeClaim(task);
       if (guard) return guard.kind === 'refuse' ? refuse(ctx, guard.reason, guard.detail) : fileNotice(ctx, guard.reason, c.headSha, guard.detail);
       let claim;
+      await deps.fault?.('before_claim');
       try {
         claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
       } catch (err) {
@@ -232,7 +227,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
       if (c.retryOf !== undefined) await deps.agent.markRetry(claim.attempt.id, c.retryOf);
       await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
-      deps.fault?.('after_claim');
+      await deps.fault?.('after_claim');
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
       if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {

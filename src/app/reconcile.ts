@@ -2,6 +2,7 @@
 // dispatched is dispatched once — by compare-and-set, so one replica wins — or, when the loop
 // would refuse it now, marked `not_dispatched`. An attempt caught mid-dispatch is never re-sent:
 // it becomes `dispatch_unknown`, visible, because paying twice is worse than asking a person.
+import { fileStopNotice } from './stop-notice.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
@@ -152,6 +153,15 @@ export async function settleStaleClaims(deps: {
           await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
           await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
           out.notDispatched++;
+          // G1: a claim past the budget spends it, whoever settles the claim. The evaluation that
+          // claimed it died or lost this compare-and-set, so it files nothing; the notice is filed here.
+          if (to === 'over_budget' && task) {
+            const notice = await fileStopNotice(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha });
+            if (notice) {
+              await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed', reason: 'budget_spent', detail: notice.message }]);
+              deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
+            }
+          }
         }
         continue;
       }
