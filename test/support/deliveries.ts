@@ -7,6 +7,18 @@ import { sign } from '@octokit/webhooks-methods';
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples/api.github.com/index.json') as Array<{ name: string; examples: any[] }>;
 
+/**
+ * The time a built payload says its result completed (or its comment was made) unless the test
+ * gives one: a clock of its own, not the machine's, so that no test depends on the day it runs. It
+ * starts an hour after the fake GitHub harness's clock (github-harness.ts) and moves a millisecond
+ * per payload, so payloads built one after another complete in that order, as real ones would.
+ */
+let payloadClock = Date.parse('2026-11-30T09:00:00Z');
+export function payloadTime(): string {
+  payloadClock += 1;
+  return new Date(payloadClock).toISOString();
+}
+
 export function examplesOf(event: string): any[] {
   return examples.find((e) => e.name === event)?.examples ?? [];
 }
@@ -71,7 +83,7 @@ export function checkRunPayload(s: CheckRunSpec): any {
   r.head_sha = s.sha;
   r.status = status;
   r.conclusion = status === 'completed' ? (s.conclusion === undefined ? 'failure' : s.conclusion) : null;
-  r.completed_at = status === 'completed' ? (s.completedAt === undefined ? new Date().toISOString() : s.completedAt) : null;
+  r.completed_at = status === 'completed' ? (s.completedAt === undefined ? payloadTime() : s.completedAt) : null;
   r.output = { ...r.output, title: s.output ? 'Tests failed' : null, summary: s.output ?? null, text: null };
   r.check_suite.head_sha = s.sha;
   r.check_suite.head_branch = s.branch ?? 'agent/fix';
@@ -88,7 +100,7 @@ export function checkSuitePayload(s: { repo: RepoSpec; sha: string; id: number; 
     head_sha: s.sha,
     status: s.status ?? 'completed',
     conclusion: (s.status ?? 'completed') === 'completed' ? (s.conclusion === undefined ? 'failure' : s.conclusion) : null,
-    updated_at: s.updatedAt ?? new Date().toISOString(),
+    updated_at: s.updatedAt ?? payloadTime(),
     head_branch: 'agent/fix',
   });
   p.action = (s.status ?? 'completed') === 'completed' ? 'completed' : 'requested';
@@ -107,7 +119,7 @@ export function workflowRunPayload(s: { repo: RepoSpec; sha: string; id: number;
     head_sha: s.sha,
     status,
     conclusion: status === 'completed' ? (s.conclusion === undefined ? 'failure' : s.conclusion) : null,
-    updated_at: s.updatedAt ?? new Date().toISOString(),
+    updated_at: s.updatedAt ?? payloadTime(),
     head_branch: 'agent/fix',
   });
   p.workflow_run.head_repository = { ...p.workflow_run.head_repository, full_name: `${s.repo.owner}/${s.repo.name}` };
@@ -122,7 +134,7 @@ export function statusPayload(s: { repo: RepoSpec; sha: string; context: string;
   p.sha = s.sha;
   p.context = s.context;
   p.state = s.state;
-  p.updated_at = s.updatedAt === undefined ? new Date().toISOString() : s.updatedAt;
+  p.updated_at = s.updatedAt === undefined ? payloadTime() : s.updatedAt;
   p.branches = [{ ...(p.branches?.[0] ?? {}), name: s.branch ?? 'agent/fix' }];
   return p;
 }
@@ -141,7 +153,7 @@ export function pullRequestPayload(s: { repo: RepoSpec; number: number; action: 
   p.pull_request.base.repo.id = p.repository.id;
   p.pull_request.head.repo.full_name = `${s.repo.owner}/${s.repo.name}`;
   p.pull_request.base.repo.full_name = `${s.repo.owner}/${s.repo.name}`;
-  p.pull_request.updated_at = new Date().toISOString();
+  p.pull_request.updated_at = payloadTime();
   return p;
 }
 
@@ -166,7 +178,7 @@ export function prCommentPayload(s: { repo: RepoSpec; number: number; body: stri
   p.comment.body = s.body;
   if (s.author) p.comment.user.login = s.author;
   if (s.authorType) p.comment.user.type = s.authorType;
-  p.comment.created_at = s.createdAt ?? new Date().toISOString();
+  p.comment.created_at = s.createdAt ?? payloadTime();
   return p;
 }
 
