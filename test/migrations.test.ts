@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { createTestDatabase } from './support/databases.js';
 import { openDatabase } from '../src/ledger/db.js';
 import { migrateToLatest, migrationsApplied } from '../src/ledger/migrations.js';
-import { sql } from 'kysely';
-import { createLedger, unfinishedMarkedRuns } from '../src/ledger/ledger.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/ledger/schema.js';
+import { createLedger, unfinishedMarkedRuns, unsettledAttempts } from '../src/ledger/ledger.js';
 
 test('N1: two replicas migrating one PostgreSQL database at the same moment both succeed, once', async () => {
   const db = await createTestDatabase('postgres');
@@ -17,7 +18,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
     assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
     // Each migration recorded exactly once, though two replicas ran the migrator together.
     const rows = (await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute()) as Array<{ name: string }>;
-    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_run_process', '0006_unfinished_runs']);
+    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_run_process', '0006_unfinished_runs', '0007_unsettled_attempts']);
   } finally {
     await a.close();
     await b.close();
@@ -58,31 +59,39 @@ test('N1: on PostgreSQL a 12 KB delivery is stored compressed in its own row, wi
   }
 });
 
-// The periodic stranded-run pass (decision 0013) asks for the unfinished runs every 30 s: the plan of
-// the ledger's own query uses the partial index, not a scan of every run ever started.
+// The periodic passes (decisions 0013, 0014) ask every 30 s for the unfinished runs and for the
+// attempts left claimed or dispatching: the plans of the ledger's own queries use the partial
+// indexes, not a scan of every run or attempt there ever was.
+const PARTIAL_INDEX_QUERIES = [
+  { migration: '0006', what: 'unfinished-runs', index: 'runs_unfinished', query: (k: Kysely<Database>) => unfinishedMarkedRuns(k) },
+  { migration: '0007', what: 'unsettled-attempts (claimed)', index: 'attempts_unsettled', query: (k: Kysely<Database>) => unsettledAttempts(k, ['claimed'], '2026-11-30T08:00:00.000Z') },
+  { migration: '0007', what: 'unsettled-attempts (dispatching)', index: 'attempts_unsettled', query: (k: Kysely<Database>) => unsettledAttempts(k, ['dispatching'], '2026-11-30T08:00:00.000Z') },
+];
 for (const kind of ['sqlite', 'postgres'] as const) {
-  test(`0006: the unfinished-runs query is answered from the partial index (${kind})`, async () => {
-    const db = await createTestDatabase(kind);
-    const a = openDatabase(db.url);
-    try {
-      await migrateToLatest(a.kysely, kind);
-      const query = unfinishedMarkedRuns(a.kysely).compile();
-      let plan: string;
-      if (kind === 'sqlite') {
-        plan = a.sqlite!.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])).map((r: any) => r.detail).join('\n');
-      } else {
-        // A handful of rows is cheaper to scan; the question is whether the index can serve the
-        // query. One connection, so the setting applies to the EXPLAIN.
-        plan = await a.kysely.connection().execute(async (c) => {
-          await sql`set enable_seqscan = off`.execute(c);
-          const rows = await c.executeQuery<{ 'QUERY PLAN': string }>({ ...query, sql: `explain ${query.sql}` } as never);
-          return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
-        });
+  for (const q of PARTIAL_INDEX_QUERIES) {
+    test(`${q.migration}: the ${q.what} query is answered from the partial index (${kind})`, async () => {
+      const db = await createTestDatabase(kind);
+      const a = openDatabase(db.url);
+      try {
+        await migrateToLatest(a.kysely, kind);
+        const query = q.query(a.kysely).compile();
+        let plan: string;
+        if (kind === 'sqlite') {
+          plan = a.sqlite!.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])).map((r: any) => r.detail).join('\n');
+        } else {
+          // A handful of rows is cheaper to scan; the question is whether the index can serve the
+          // query. One connection, so the setting applies to the EXPLAIN.
+          plan = await a.kysely.connection().execute(async (c) => {
+            await sql`set enable_seqscan = off`.execute(c);
+            const rows = await c.executeQuery<{ 'QUERY PLAN': string }>({ ...query, sql: `explain ${query.sql}` } as never);
+            return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+          });
+        }
+        assert.match(plan, new RegExp(q.index), plan);
+      } finally {
+        await a.close();
+        await db.drop();
       }
-      assert.match(plan, /runs_unfinished/, plan);
-    } finally {
-      await a.close();
-      await db.drop();
-    }
-  });
+    });
+  }
 }

@@ -1,6 +1,6 @@
 // The ports the use-cases need, each declared by its user and no wider than that use.
 // Adapters (ledger/, runners/, http/) implement them; main.ts wires them together.
-import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, StopReason, Task, TaskState } from '../core/types.js';
+import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, StopReason, Task, TaskState, UnsettledStatus } from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 
@@ -123,7 +123,7 @@ export interface Ledger {
   /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */
   beginDispatch(attemptId: number, from: AttemptStatus, tokenHash: string): Promise<{ attempt: Attempt; run: Run } | null>;
   setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
-  attemptsWithStatus(statuses: readonly AttemptStatus[], olderThan: string): Promise<Attempt[]>;
+  attemptsWithStatus(statuses: readonly UnsettledStatus[], olderThan: string): Promise<Attempt[]>;
   /** The dispatching process is still at it (preparing a workspace can take a while): its lease is renewed. */
   renewDispatch(id: number): Promise<boolean>;
   /** dispatching → dispatch_unknown, only if its lease was last renewed at or before `olderThan`. */

@@ -27,6 +27,8 @@ export const ATTEMPT_STATUSES = [
   'dispatch_unknown', // the process died while dispatching: never sent again
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+/** An attempt not yet dispatched nor settled otherwise: what reconciliation looks for. */
+export type UnsettledStatus = Extract<AttemptStatus, 'claimed' | 'dispatching'>;
 
 export const REJECTION_SOURCES = ['gate', 'review', 'bot'] as const;
 export type RejectionSource = (typeof REJECTION_SOURCES)[number];

@@ -4,7 +4,7 @@
 // events.identity (A3), attempts(task_id, coordinate) (C2), runs.attempt_id (one run per attempt),
 // notices.task_id with the tasks.notice_at CAS (G1), and the head CAS on ci_head_seen_at (B1).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
+import type { Attempt, AttemptStatus, Notice, UnsettledStatus, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
 import { parseProcessMark, type ProcessMark } from '../core/stranded-run.js';
 import type {
@@ -33,6 +33,21 @@ const STOP_KEY = 'stopped';
  */
 export function unfinishedMarkedRuns(k: Kysely<Database>) {
   return k.selectFrom('runs').selectAll().where(sql<boolean>`state in ('queued', 'running')`).where('process', 'is not', null).orderBy('id');
+}
+
+/**
+ * Attempts in one of the unsettled statuses, untouched since `olderThan`, for the reconciliation
+ * passes. The states are named as literals too, so both planners see the query fits the partial
+ * index `attempts_unsettled` (migration 0007); `statuses` narrows it further.
+ */
+export function unsettledAttempts(k: Kysely<Database>, statuses: readonly UnsettledStatus[], olderThan: string) {
+  return k
+    .selectFrom('attempts')
+    .selectAll()
+    .where(sql<boolean>`status in ('claimed', 'dispatching')`)
+    .where('status', 'in', [...statuses])
+    .where('updated_at', '<=', olderThan)
+    .orderBy('id');
 }
 
 export function createLedger(db: Db, clock: Clock): Ledger {
@@ -421,7 +436,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async attemptsWithStatus(statuses, olderThan) {
-      const rows = await k.selectFrom('attempts').selectAll().where('status', 'in', [...statuses]).where('updated_at', '<=', olderThan).orderBy('id').execute();
+      const rows = await unsettledAttempts(k, statuses, olderThan).execute();
       return rows.map(attemptOf);
     },
 

@@ -213,6 +213,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('runs_unfinished').ifNotExists().on('runs').column('id').where(sql.ref('state'), 'in', ['queued', 'running']).execute();
       },
     },
+    '0007_unsettled_attempts': {
+      async up(db: AnyDb) {
+        // The same periodic pass reads the attempts left claimed or dispatching (decisions 0013,
+        // 0014): a partial index of those few, not a scan of every attempt ever claimed.
+        await db.schema.createIndex('attempts_unsettled').ifNotExists().on('attempts').column('id').where(sql.ref('status'), 'in', ['claimed', 'dispatching']).execute();
+      },
+    },
   };
 }
 
