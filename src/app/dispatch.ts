@@ -27,8 +27,8 @@ export interface DispatchDeps {
   agent: AgentLedger;
   /** An operator's prompt template (trusted config); the protocol block is always appended. */
   promptTemplate?: string;
-  /** Fault injection for crash tests (FIXLOOP_FAULT); production wiring passes nothing. */
-  fault?(point: 'before_start' | 'after_start'): void;
+  /** Fault injection for tests (FIXLOOP_FAULT); production wiring passes nothing. */
+  fault?(point: 'before_start' | 'after_start'): void | Promise<void>;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
   liveness?(mark: ProcessMark): Liveness;
   /** How often a stranded run's process is checked while it outlives the restart, in ms. */
@@ -207,7 +207,7 @@ export function createDispatcher(deps: DispatchDeps) {
       await fail(attempt.id, run.id, task.id, `prompt could not be built: ${(err as Error).message}`);
       return true;
     }
-    deps.fault?.('before_start');
+    await deps.fault?.('before_start');
     let mark: ProcessMark | void;
     // While the runner prepares and starts the agent, the dispatch's lease is kept fresh, so no
     // replica's start-up takes it for one whose process died.
@@ -260,7 +260,7 @@ export function createDispatcher(deps: DispatchDeps) {
     // First, before anything else: from here on a restart knows the agent started. The agent runs
     // whatever this write does, so its failure is logged, never taken for a failed start.
     if (mark) await ledger.setRunProcess(run.id, mark).catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
-    deps.fault?.('after_start');
+    await deps.fault?.('after_start');
     await started(attempt.id, task.id, run.id, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');
     return true;

@@ -56,8 +56,7 @@ export interface EvaluateDeps {
   reviewBots?: readonly string[];
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
   selfLogin?: () => Promise<string | null>;
-  /** Fault injection for crash tests: called at named points; production wiring passes nothing. */
-  /** Test fault points around the claim (crash tests kill the process; race tests act there). */
+  /** Test fault points around the claim (crash tests kill the process, race tests act there); production wiring passes nothing. */
   fault?(point: 'before_claim' | 'after_claim'): void | Promise<void>;
 }
 

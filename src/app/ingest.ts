@@ -14,9 +14,15 @@ export interface Delivery {
   raw: string;
   /** The same body as received, when it is valid UTF-8: stored as is, not encoded again from `raw`. */
   bytes?: Uint8Array;
-  /** Its verified X-Hub-Signature-256: a digest of exactly these bytes (redelivery-memo.ts). */
-  signature?: string;
+  /**
+   * Its X-Hub-Signature-256, only once verified: an HMAC of exactly this text under fixloop's own
+   * secret, which keys the redelivery memo (redelivery-memo.ts). Never set it from an unverified header.
+   */
+  verifiedSignature?: string;
 }
+
+/** What the memo is charged for a reading that holds no free text. */
+const SMALL_READING = 256;
 
 /** What a body reads as: not JSON at all, or its classification. */
 type Reading = { kind: 'malformed'; detail: string } | Classification;
@@ -72,6 +78,9 @@ export function createIngestor(deps: {
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
   const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 4 * 1024 * 1024 });
+  // Charged for what a reading holds: an event's reading keeps the free text read out of the body (a
+  // check's output can be most of it); the others keep an identity or a short detail.
+  const remember = (key: string, r: Reading, bodyLength: number) => memo.keep(key, r, r.kind === 'event' ? bodyLength : SMALL_READING);
   const slots = deps.maxConcurrentCommits ?? 1;
   const open = new Set<Promise<void>>();
   let queue: Pending[] = [];
@@ -128,8 +137,8 @@ export function createIngestor(deps: {
 
   return {
     ingest(d) {
-      const key = redeliveryKey(d.eventName, d.deliveryId, d.signature);
-      const c = key === null ? read(d) : (memo.recall(key) ?? memo.keep(key, read(d), d.raw.length));
+      const key = redeliveryKey(d.eventName, d.deliveryId, d.verifiedSignature);
+      const c = key === null ? read(d) : (memo.recall(key) ?? remember(key, read(d), d.raw.length));
       switch (c.kind) {
         case 'malformed': {
           const detail = c.detail;

@@ -9,6 +9,7 @@ import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { Ledger, Logger } from './ports.js';
+import type { Attempt, Task } from '../core/types.js';
 
 export async function reconcileAttempts(deps: {
   ledger: Ledger;
@@ -139,13 +140,13 @@ export async function settleStaleClaims(deps: {
       } catch {
         stopFlag = 'unreadable';
       }
+      // The gate as the evaluation would apply it now; read even for a claim past the budget, which
+      // is settled over_budget either way but hands the Task to a person only if the loop would go on.
+      const gate = task ? refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag }) : null;
       let why: string | null = null;
       if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
-      else if (!task) why = 'no_task';
-      else {
-        const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag });
-        if (gate.kind === 'refuse') why = gate.reason;
-      }
+      else if (!gate) why = 'no_task';
+      else if (gate.kind === 'refuse') why = gate.reason;
       if (why) {
         const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
         const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
@@ -154,14 +155,9 @@ export async function settleStaleClaims(deps: {
           await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
           out.notDispatched++;
           // G1: a claim past the budget spends it, whoever settles the claim. The evaluation that
-          // claimed it died or lost this compare-and-set, so it files nothing; the notice is filed here.
-          if (to === 'over_budget' && task) {
-            const notice = await fileStopNotice(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha });
-            if (notice) {
-              await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed', reason: 'budget_spent', detail: notice.message }]);
-              deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
-            }
-          }
+          // claimed it died or lost this compare-and-set, so it files nothing; the notice is filed here,
+          // unless the gate would have stopped the loop anyway (Task done, pull request closed, stop flag).
+          if (to === 'over_budget' && task && gate?.kind === 'proceed') await noticeBudgetSpent(deps, task, a);
         }
         continue;
       }
@@ -174,4 +170,18 @@ export async function settleStaleClaims(deps: {
     }
   }
   return out;
+}
+
+/** The budget_spent notice of a claim the pass settled over budget; a failure is logged, never thrown. */
+async function noticeBudgetSpent(deps: { ledger: Ledger; logger: Logger; maxAttempts: number }, task: Task, a: Attempt): Promise<void> {
+  try {
+    const notice = await fileStopNotice(deps.ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha });
+    if (!notice) return; // filed already (G1's compare-and-set)
+    await deps.ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed', reason: 'budget_spent', detail: notice.message }]);
+    deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
+  } catch (err) {
+    // The attempt is settled already, so no later pass comes back to it: the next red push on the
+    // pull request files the notice instead (the evaluation refuses it as budget_spent).
+    deps.logger.error({ err, taskId: a.taskId, attemptId: a.id }, 'budget_spent notice not filed after settling a claim over budget');
+  }
 }

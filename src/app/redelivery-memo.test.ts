@@ -93,7 +93,7 @@ function setup(memoBytes?: number) {
 
 async function signed(eventName: string, deliveryId: string, payload: unknown): Promise<Delivery> {
   const raw = JSON.stringify(payload);
-  return { eventName, deliveryId, raw, signature: await sign('secret', raw) };
+  return { eventName, deliveryId, raw, verifiedSignature: await sign('secret', raw) };
 }
 
 test('a redelivery (same event, delivery id and signature) is not parsed again, and the ledger still calls it a duplicate', async () => {
@@ -113,7 +113,7 @@ test('the same body under another delivery id, or without a signature, is parsed
   const d = await signed('check_run', 'd-1', payload);
   await ingest(d);
   await ingest({ ...d, deliveryId: 'd-2' });
-  const { signature: _unsigned, ...unsigned } = d;
+  const { verifiedSignature: _unsigned, ...unsigned } = d;
   await ingest(unsigned);
   await ingest(unsigned);
   assert.equal(parses(), 4);
@@ -122,7 +122,7 @@ test('the same body under another delivery id, or without a signature, is parsed
 test('a redelivered malformed body gets the same 400 and its own decision row', async () => {
   const { ingest, decisions, parses } = setup();
   const raw = '{"action": "completed",';
-  const d: Delivery = { eventName: 'check_run', deliveryId: 'd-bad', raw, signature: await sign('secret', raw) };
+  const d: Delivery = { eventName: 'check_run', deliveryId: 'd-bad', raw, verifiedSignature: await sign('secret', raw) };
   const first = await ingest(d);
   const again = await ingest({ ...d });
   assert.equal(first.status, 400);
@@ -148,4 +148,13 @@ test('memoBytes 0 turns the memo off', async () => {
   await ingest(d);
   await ingest({ ...d });
   assert.equal(parses(), 2);
+});
+
+test('a reading without free text is charged a small constant, not its body: a large unhandled event is remembered within a small budget', async () => {
+  const { ingest, parses } = setup(1000);
+  const d = await signed('push', 'd-5', { ref: 'refs/heads/main', commits: Array.from({ length: 50 }, (_, i) => ({ id: `${i}`.repeat(40), message: 'x'.repeat(100) })) });
+  assert.ok(d.raw.length > 1000);
+  assert.equal((await ingest(d)).outcome, 'ignored');
+  assert.equal((await ingest({ ...d })).outcome, 'ignored');
+  assert.equal(parses(), 1);
 });

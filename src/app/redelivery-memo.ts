@@ -5,14 +5,14 @@
 // identity (decision 0003), so a lost or evicted entry changes nothing but the cost.
 //
 // The key is the event header, the delivery id and the verified X-Hub-Signature-256. An HMAC under
-// fixloop's own secret is a digest of the exact bytes, so two deliveries with the same key carry the
-// same body, and classification is a pure function of (event, body, delivery id). Bounded by the
-// size of the bodies it stands for (an entry holds what was read out of its body, never more), and
-// forgets the oldest first.
+// fixloop's own secret is a digest of the exact text, so two deliveries with the same key carry the
+// same body, and classification is a pure function of (event, body, delivery id). Bounded by what
+// its entries are charged (ingest.ts: at most their body's size) and by a count; forgets the oldest
+// first.
 
 export interface RedeliveryMemo<T> {
   recall(key: string): T | undefined;
-  /** Remember `value` for `key`; `bytes` is the size of the body it was read from. Returns `value`. */
+  /** Remember `value` for `key`, charged `bytes` against the budget. Returns `value`. */
   keep(key: string, value: T, bytes: number): T;
   readonly size: number;
 }

@@ -112,7 +112,7 @@ export function createWebhookHandler(opts: WebhookOptions) {
     try {
       // The received bytes are stored as they are; only a body that is not valid UTF-8 (whose text
       // decoding replaced bytes) is stored as its decoded text instead.
-      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: body, signature, ...(isUtf8(raw) ? { bytes: raw } : {}) });
+      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: body, verifiedSignature: signature, ...(isUtf8(raw) ? { bytes: raw } : {}) });
       send(res, answer.status, answer);
     } catch (err) {
       opts.logger.error({ err, deliveryId }, 'delivery not stored');

@@ -4,18 +4,19 @@
 // once, and exactly one notice is filed.
 //
 // The count goes past the budget between the evaluation's first read and its claim when another
-// replica's attempt on the same pull request lands and finishes in between (replicas configured
-// with different budgets, say). The test makes that happen at the evaluator's `before_claim` point.
+// replica's attempt on the same pull request lands and finishes in between. The test makes that
+// happen at the evaluator's `before_claim` point. A process killed after its claim leaves the same
+// claim to start-up reconciliation, which files the notice too, unless the loop is stopped anyway.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATABASE_KINDS } from '../support/databases.js';
+import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
 import { FakeClock } from '../support/github-harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import { until } from '../support/server-process.js';
 
 const HEAD = 'c'.repeat(40);
-/** Past the periodic pass's grace on SQLite (a minute): the pass may take a claim older than this. */
+/** Past the periodic pass's grace (a minute on SQLite, 30 s on PostgreSQL): the pass may take the claim. */
 const PAST_GRACE_MS = 120_000;
 
 interface Race {
@@ -38,19 +39,7 @@ async function setup(kind: 'sqlite' | 'postgres'): Promise<Race> {
       fault: async (point) => {
         if (point === 'before_claim' && !otherReplicaDone) {
           otherReplicaDone = true;
-          // Another replica's attempt on this pull request, claimed and already finished.
-          const other = await race.h.app.ledger.claimAttempt({
-            taskId: race.taskId,
-            coordinate: 'another-replica',
-            source: 'gate',
-            headSha: HEAD,
-            fingerprint: 'fp-other',
-            rejection: { checkName: null, body: 'red elsewhere', eventId: null },
-          });
-          assert.equal(other.kind, 'claimed');
-          if (other.kind === 'claimed') {
-            await race.h.app.db.kysely.updateTable('attempts').set({ status: 'dispatched', state: 'acknowledged' }).where('id', '=', other.attempt.id).execute();
-          }
+          await finishedAttemptElsewhere(race.h, race.taskId);
         }
         if (point === 'after_claim' && race.afterClaim) await race.afterClaim();
       },
@@ -60,6 +49,13 @@ async function setup(kind: 'sqlite' | 'postgres'): Promise<Race> {
   assert.equal(created.status, 201, JSON.stringify(created.body));
   race.taskId = created.body.id;
   return race;
+}
+
+/** Another replica's attempt on the Task, claimed and already finished (not in flight: K7 lets the next one claim). */
+async function finishedAttemptElsewhere(h: Harness, taskId: number): Promise<void> {
+  const other = await h.app.ledger.claimAttempt({ taskId, coordinate: 'another-replica', source: 'gate', headSha: HEAD, fingerprint: 'fp-other', rejection: { checkName: null, body: 'red elsewhere', eventId: null } });
+  assert.equal(other.kind, 'claimed');
+  if (other.kind === 'claimed') await h.app.db.kysely.updateTable('attempts').set({ status: 'dispatched', state: 'acknowledged' }).where('id', '=', other.attempt.id).execute();
 }
 
 async function redPush(h: Harness): Promise<string> {
@@ -137,5 +133,51 @@ for (const kind of DATABASE_KINDS) {
         await r.h.close();
       }
     });
+  });
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`a claim past the budget left by a killed process, settled at start-up (${kind})`, () => {
+    for (const stopped of [false, true]) {
+      test(
+        stopped
+          ? 'C3/G1: with the loop stopped meanwhile, start-up settles it over_budget and files no notice (the gate would not go on)'
+          : 'C3/G1: start-up settles it over_budget and files the one notice; the agent never starts',
+        async () => {
+          const db = await createTestDatabase(kind);
+          try {
+            const before = await startHarness(kind, { db, env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+            let taskId: number;
+            try {
+              const created = await before.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/fix' });
+              assert.equal(created.status, 201, JSON.stringify(created.body));
+              taskId = created.body.id;
+              await finishedAttemptElsewhere(before, taskId);
+              // The claim the killed process made, second on the Task with a budget of one, never dispatched.
+              const left = await before.app.ledger.claimAttempt({ taskId, coordinate: 'left-by-a-crash', source: 'gate', headSha: HEAD, fingerprint: 'fp', rejection: { checkName: null, body: 'red', eventId: null } });
+              assert.equal(left.kind, 'claimed');
+              if (stopped) assert.equal((await before.api('PUT', '/api/stop', { stopped: true })).status, 200);
+            } finally {
+              await before.close();
+            }
+            const after = await startHarness(kind, { db, env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' }, adapters: { reconcileGraceMs: 0 } });
+            try {
+              const attempts = (await after.api('GET', `/api/tasks/${taskId}`)).body.attempts as Array<{ coordinate: string; status: string }>;
+              assert.equal(attempts.find((a) => a.coordinate === 'left-by-a-crash')?.status, 'over_budget');
+              assert.equal(after.runner.starts.length, 0);
+              const decisions = (await after.api('GET', `/api/deliveries?taskId=${taskId}`)).body.decisions as Array<{ outcome: string; reason: string | null; detail: string | null }>;
+              assert.equal(decisions.filter((d) => d.reason === 'over_budget_after_claim' && d.detail === 'start-up reconciliation').length, 1);
+              const notices = (await after.api('GET', '/api/inbox')).body.notices;
+              assert.equal(notices.length, stopped ? 0 : 1);
+              if (!stopped) assert.equal(notices[0].reason, 'budget_spent');
+            } finally {
+              await after.close();
+            }
+          } finally {
+            await db.drop();
+          }
+        },
+      );
+    }
   });
 }
