@@ -267,9 +267,8 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   async function fail(attemptId: number, runId: number, taskId: number, why: string) {
+    // Never dispatched: out of flight for good in the same write (its run failed, which a person must look at).
     await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatch_failed', why.slice(0, 500));
-    // Never dispatched: out of flight for good (its run failed, which a person must look at).
-    await deps.agent.moveAttempt(attemptId, ['queued'], 'acknowledged');
     await ledger.setRunState(runId, ['queued'], 'failed');
     await decide(attemptId, taskId, 'failed', 'dispatch_failed', why.slice(0, 500));
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');

@@ -7,10 +7,10 @@ import { decideHead } from '../core/head-order.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim, budgetBeforeClaim } from '../core/budget.js';
 import { fingerprint } from '../core/fingerprint.js';
-import { fileStopNotice } from './stop-notice.js';
+import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
-import type { Rejection, StopReason, Task, Work } from '../core/types.js';
+import type { Notice, Rejection, StopReason, Task, Work } from '../core/types.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 export const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
@@ -90,7 +90,11 @@ export function createEvaluator(deps: EvaluateDeps) {
   }
 
   async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null, detail?: string): Promise<EvaluationResult> {
-    const notice = await fileStopNotice(ledger, ctx.task, { maxAttempts: deps.maxAttempts, reason, headSha, detail: detail ?? null });
+    return afterNotice(ctx, reason, await fileStopNotice(ledger, ctx.task, { maxAttempts: deps.maxAttempts, reason, headSha, detail: detail ?? null }));
+  }
+
+  /** What filing the notice came to: `noticed`, or, when someone else filed it first, a read. */
+  async function afterNotice(ctx: Ctx & { task: Task }, reason: StopReason, notice: Notice | null): Promise<EvaluationResult> {
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
       deps.logger.warn({ taskId: ctx.task.id, reason }, 'ci.autofix_exhausted');
@@ -230,13 +234,13 @@ export function createEvaluator(deps: EvaluateDeps) {
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
       if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
-        // Compare-and-set: a reconciliation pass that found the claim first has settled it already.
-        if (!(await ledger.setAttemptStatus(claim.attempt.id, ['claimed'], 'over_budget', 'the claim pushed the Task past its budget'))) {
-          return refuse(ctx, 'coordinate_claimed', 'the claim was settled by reconciliation first');
-        }
-        await deps.agent.moveAttempt(claim.attempt.id, ['queued'], 'acknowledged');
+        // The claim's compare-and-set and the notice, in one transaction. The compare-and-set fails
+        // when a reconciliation pass found the claim first and settled it (and noticed) already.
+        const notice = await stopNoticeInput(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: c.headSha });
+        const settled = await ledger.settleOverBudget(claim.attempt.id, 'the claim pushed the Task past its budget', notice);
+        if (!settled.settled) return refuse(ctx, 'coordinate_claimed', 'the claim was settled by reconciliation first');
         await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
-        return fileNotice(ctx, 'budget_spent', c.headSha);
+        return afterNotice(ctx, 'budget_spent', settled.notice);
       }
       await deps.dispatch(claim.attempt.id);
       return { kind: 'claimed', taskId: task.id, attemptId: claim.attempt.id };

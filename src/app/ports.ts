@@ -128,6 +128,12 @@ export interface Ledger {
   renewDispatch(id: number): Promise<boolean>;
   /** dispatching → dispatch_unknown, only if its lease was last renewed at or before `olderThan`. */
   expireDispatch(id: number, olderThan: string, detail: string): Promise<boolean>;
+  /**
+   * C3, G1: a claim past the budget settled `over_budget` by compare-and-set and, if `notice` is
+   * given, the Task's one notice filed, in one transaction: a crash between the two can't leave the
+   * budget spent with nobody told. `settled` false: someone else settled the claim first.
+   */
+  settleOverBudget(id: number, detail: string, notice: NoticeInput | null): Promise<{ settled: boolean; notice: Notice | null }>;
   // rejections
   getRejection(id: number): Promise<Rejection | null>;
   createRejection(r: { taskId: number; source: RejectionSource; headSha: string | null; checkName: string | null; body: string; eventId: number | null }): Promise<Rejection>;

@@ -2,14 +2,13 @@
 // dispatched is dispatched once — by compare-and-set, so one replica wins — or, when the loop
 // would refuse it now, marked `not_dispatched`. An attempt caught mid-dispatch is never re-sent:
 // it becomes `dispatch_unknown`, visible, because paying twice is worse than asking a person.
-import { fileStopNotice } from './stop-notice.js';
+import { stopNoticeInput } from './stop-notice.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { Ledger, Logger } from './ports.js';
-import type { Attempt, Task } from '../core/types.js';
 
 export async function reconcileAttempts(deps: {
   ledger: Ledger;
@@ -95,7 +94,6 @@ export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logg
       }
       // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
       if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
-        await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
         if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
         await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
         out.unknown++;
@@ -148,16 +146,22 @@ export async function settleStaleClaims(deps: {
       else if (!gate) why = 'no_task';
       else if (gate.kind === 'refuse') why = gate.reason;
       if (why) {
-        const to = why === 'over_budget_after_claim' ? 'over_budget' : 'not_dispatched';
         const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
-        if (await ledger.setAttemptStatus(a.id, ['claimed'], to, `${found}: ${why}`)) {
-          await deps.agent.moveAttempt(a.id, ['queued'], 'acknowledged');
-          await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'refused', reason: why, detail: `${deps.when} reconciliation` }]);
-          out.notDispatched++;
-          // G1: a claim past the budget spends it, whoever settles the claim. The evaluation that
-          // claimed it died or lost this compare-and-set, so it files nothing; the notice is filed here,
+        const refusal = { taskId: a.taskId, attemptId: a.id, outcome: 'refused' as const, reason: why, detail: `${deps.when} reconciliation` };
+        if (why === 'over_budget_after_claim') {
+          // G1: a claim past the budget spends it, whoever settles the claim; the evaluation that made
+          // it died or loses this compare-and-set, so the notice is filed here, in the same transaction,
           // unless the gate would have stopped the loop anyway (Task done, pull request closed, stop flag).
-          if (to === 'over_budget' && task && gate?.kind === 'proceed') await noticeBudgetSpent(deps, task, a);
+          const notice = task && gate?.kind === 'proceed' ? await stopNoticeInput(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha }) : null;
+          const settled = await ledger.settleOverBudget(a.id, `${found}: ${why}`, notice);
+          if (settled.settled) {
+            out.notDispatched++;
+            await ledger.recordDecisions([refusal, ...(settled.notice ? [{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed' as const, reason: 'budget_spent', detail: settled.notice.message }] : [])]);
+            if (settled.notice) deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
+          }
+        } else if (await ledger.setAttemptStatus(a.id, ['claimed'], 'not_dispatched', `${found}: ${why}`)) {
+          out.notDispatched++;
+          await ledger.recordDecisions([refusal]);
         }
         continue;
       }
@@ -172,16 +176,3 @@ export async function settleStaleClaims(deps: {
   return out;
 }
 
-/** The budget_spent notice of a claim the pass settled over budget; a failure is logged, never thrown. */
-async function noticeBudgetSpent(deps: { ledger: Ledger; logger: Logger; maxAttempts: number }, task: Task, a: Attempt): Promise<void> {
-  try {
-    const notice = await fileStopNotice(deps.ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha });
-    if (!notice) return; // filed already (G1's compare-and-set)
-    await deps.ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed', reason: 'budget_spent', detail: notice.message }]);
-    deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
-  } catch (err) {
-    // The attempt is settled already, so no later pass comes back to it: the next red push on the
-    // pull request files the notice instead (the evaluation refuses it as budget_spent).
-    deps.logger.error({ err, taskId: a.taskId, attemptId: a.id }, 'budget_spent notice not filed after settling a claim over budget');
-  }
-}

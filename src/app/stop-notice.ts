@@ -1,17 +1,21 @@
-// Filing the one Inbox notice of a Task whose loop stopped (SPEC G1), from wherever the stop is
-// found: an evaluation, or a reconciliation pass that settles a claim past the budget. The notice
-// itself is a compare-and-set in the ledger, so whoever files second gets null and files nothing.
+// The one Inbox notice of a Task whose loop stopped (SPEC G1), composed for wherever the stop is
+// found: an evaluation, or a reconciliation pass that settles a claim past the budget. Filing is a
+// compare-and-set in the ledger, so whoever files second gets null and files nothing.
 import { noticeMessage } from '../core/notice.js';
 import type { Notice, StopReason, Task } from '../core/types.js';
-import type { Ledger } from './ports.js';
+import type { Ledger, NoticeInput } from './ports.js';
 
-export async function fileStopNotice(
-  ledger: Ledger,
-  task: Task,
-  f: { maxAttempts: number; reason: StopReason; headSha: string | null; detail?: string | null },
-): Promise<Notice | null> {
+export interface StopFacts {
+  maxAttempts: number;
+  reason: StopReason;
+  headSha: string | null;
+  detail?: string | null;
+}
+
+/** The notice as it would be filed now: the attempts counted, the message written. */
+export async function stopNoticeInput(ledger: Ledger, task: Task, f: StopFacts): Promise<NoticeInput> {
   const used = await ledger.countAttempts(task.id);
-  return ledger.fileNotice({
+  return {
     taskId: task.id,
     reason: f.reason,
     headSha: f.headSha,
@@ -26,5 +30,9 @@ export async function fileStopNotice(
       reason: f.reason,
       detail: f.detail ?? null,
     }),
-  });
+  };
+}
+
+export async function fileStopNotice(ledger: Ledger, task: Task, f: StopFacts): Promise<Notice | null> {
+  return ledger.fileNotice(await stopNoticeInput(ledger, task, f));
 }

@@ -27,6 +27,12 @@ export const ATTEMPT_STATUSES = [
   'dispatch_unknown', // the process died while dispatching: never sent again
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+/**
+ * Statuses of an attempt that will never run. Settling one takes the attempt out of flight (its
+ * lifecycle `queued` → `acknowledged`, K7) in the same write, so no crash between two writes can
+ * leave a pull request's one in-flight slot held by an attempt that never runs.
+ */
+export const NEVER_RUN_STATUSES = ['over_budget', 'dispatch_failed', 'not_dispatched', 'dispatch_unknown'] as const satisfies readonly AttemptStatus[];
 /** An attempt not yet dispatched nor settled otherwise: what reconciliation looks for. */
 export type UnsettledStatus = Extract<AttemptStatus, 'claimed' | 'dispatching'>;
 

@@ -4,7 +4,8 @@
 // events.identity (A3), attempts(task_id, coordinate) (C2), runs.attempt_id (one run per attempt),
 // notices.task_id with the tasks.notice_at CAS (G1), and the head CAS on ci_head_seen_at (B1).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Attempt, AttemptStatus, Notice, UnsettledStatus, Rejection, RejectionSource, Run, RunState, Task, TaskState } from '../core/types.js';
+import { NEVER_RUN_STATUSES, type Attempt, type AttemptStatus, type Notice, type UnsettledStatus, type Rejection, type RejectionSource, type Run, type RunState, type Task, type TaskState } from '../core/types.js';
+import type { AttemptState } from '../core/attempt-state.js';
 import type { Outcome } from '../core/reasons.js';
 import { parseProcessMark, type ProcessMark } from '../core/stranded-run.js';
 import type {
@@ -50,9 +51,38 @@ export function unsettledAttempts(k: Kysely<Database>, statuses: readonly Unsett
     .orderBy('id');
 }
 
+/** The lifecycle of an attempt settled never to run: out of flight if it was queued (NEVER_RUN_STATUSES). */
+const outOfFlight = sql<AttemptState>`case when state = 'queued' then 'acknowledged' else state end`;
+
 export function createLedger(db: Db, clock: Clock): Ledger {
   const k = db.kysely;
   const now = () => clock.now().toISOString();
+
+  /** Compare-and-set of an attempt's status; one that never runs leaves flight in the same write. */
+  async function setStatusIn(q: Kysely<Database>, id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean> {
+    const neverRuns = (NEVER_RUN_STATUSES as readonly AttemptStatus[]).includes(to);
+    const r = await q
+      .updateTable('attempts')
+      .set({ status: to, updated_at: now(), ...(neverRuns ? { state: outOfFlight } : {}), ...(detail !== undefined ? { detail } : {}) })
+      .where('id', '=', id)
+      .where('status', 'in', [...from])
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** G1: the marker on the Task is claimed by compare-and-set; only the winner files the notice. */
+  async function fileNoticeIn(trx: Transaction<Database>, n: NoticeInput): Promise<Notice | null> {
+    const at = now();
+    const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
+    if (Number(won.numUpdatedRows) !== 1) return null;
+    const t = await trx.selectFrom('tasks').select(['repository', 'pr_number', 'stop_round']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('notices')
+      .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return noticeOf({ ...row, ...t });
+  }
   const writes = createBatchWrites(db);
 
   const taskOf = (r: Selectable<TasksTable>): Task => ({
@@ -409,13 +439,14 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async setAttemptStatus(id, from, to, detail) {
-      const r = await k
-        .updateTable('attempts')
-        .set({ status: to, updated_at: now(), ...(detail !== undefined ? { detail } : {}) })
-        .where('id', '=', id)
-        .where('status', 'in', [...from])
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      return setStatusIn(k, id, from, to, detail);
+    },
+
+    async settleOverBudget(id, detail, notice) {
+      return k.transaction().execute(async (trx) => {
+        if (!(await setStatusIn(trx, id, ['claimed'], 'over_budget', detail))) return { settled: false, notice: null };
+        return { settled: true, notice: notice ? await fileNoticeIn(trx, notice) : null };
+      });
     },
 
     async renewDispatch(id) {
@@ -427,7 +458,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       // The lease is the row's updated_at: taken only if nobody renewed it since it was read.
       const r = await k
         .updateTable('attempts')
-        .set({ status: 'dispatch_unknown', updated_at: now(), detail })
+        .set({ status: 'dispatch_unknown', state: outOfFlight, updated_at: now(), detail })
         .where('id', '=', id)
         .where('status', '=', 'dispatching')
         .where('updated_at', '<=', olderThan)
@@ -459,19 +490,7 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async fileNotice(n: NoticeInput) {
-      const at = now();
-      return k.transaction().execute(async (trx) => {
-        // G1: the marker on the Task is claimed by compare-and-set; only the winner files the notice.
-        const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
-        if (Number(won.numUpdatedRows) !== 1) return null;
-        const t = await trx.selectFrom('tasks').select(['repository', 'pr_number', 'stop_round']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
-        const row = await trx
-          .insertInto('notices')
-          .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return noticeOf({ ...row, ...t });
-      });
+      return k.transaction().execute((trx) => fileNoticeIn(trx, n));
     },
 
     async getNotice(taskId) {
