@@ -289,8 +289,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     pass = (async () => {
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
       const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
-      await settleStaleDispatches({ ledger, logger, dispatcher, agent, olderThan });
-      await settleStaleClaims({ ledger, logger, dispatcher, agent, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
+      await settleStaleDispatches({ ledger, logger, dispatcher, olderThan });
+      await settleStaleClaims({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {

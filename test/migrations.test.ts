@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from './support/databases.js';
 import { openDatabase } from '../src/ledger/db.js';
-import { migrateToLatest, migrationsApplied } from '../src/ledger/migrations.js';
+import { migrateTo, migrateToLatest, migrationsApplied } from '../src/ledger/migrations.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/ledger/schema.js';
 import { createLedger, unfinishedMarkedRuns, unsettledAttempts } from '../src/ledger/ledger.js';
@@ -18,7 +18,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
     assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
     // Each migration recorded exactly once, though two replicas ran the migrator together.
     const rows = (await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute()) as Array<{ name: string }>;
-    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_run_process', '0006_unfinished_runs', '0007_unsettled_attempts']);
+    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_run_process', '0006_unfinished_runs', '0007_unsettled_attempts', '0008_never_run_out_of_flight']);
   } finally {
     await a.close();
     await b.close();
@@ -94,4 +94,36 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       }
     });
   }
+}
+
+// Decision 0013's amendment: a never-run attempt left `queued` by a crash between the old two writes
+// held its pull request's one in-flight slot (K7) for good; migration 0008 releases it.
+for (const kind of ['sqlite', 'postgres'] as const) {
+  test(`0008: attempts an older release left settled but in flight are taken out of flight (${kind})`, async () => {
+    const db = await createTestDatabase(kind);
+    const a = openDatabase(db.url);
+    try {
+      await migrateTo(a.kysely, kind, '0007_unsettled_attempts');
+      const ledger = createLedger(a, { now: () => new Date('2026-11-30T10:00:00Z') });
+      const ids: Record<string, number> = {};
+      for (const [n, status] of [[1, 'over_budget'], [2, 'dispatch_unknown'], [3, 'dispatched']] as const) {
+        const created = await ledger.createTask({ work: 'shop', repository: 'acme/shop', pullRequest: n, branch: `agent/fix-${n}`, resumeRef: null });
+        assert.ok('task' in created);
+        const c = await ledger.claimAttempt({ taskId: created.task.id, coordinate: `sha-${n}`, source: 'gate', headSha: `sha-${n}`, fingerprint: `f${n}`, rejection: { checkName: 'test', body: 'red', eventId: null } });
+        assert.equal(c.kind, 'claimed');
+        // As the old release wrote it: the status alone, the lifecycle left queued.
+        if (c.kind === 'claimed') await a.kysely.updateTable('attempts').set({ status }).where('id', '=', c.attempt.id).execute();
+        if (c.kind === 'claimed') ids[status] = c.attempt.id;
+      }
+      await migrateToLatest(a.kysely, kind);
+      const states = await a.kysely.selectFrom('attempts').select(['id', 'state']).execute();
+      const stateOf = (id: number | undefined) => states.find((r) => r.id === id)?.state;
+      assert.equal(stateOf(ids.over_budget), 'acknowledged');
+      assert.equal(stateOf(ids.dispatch_unknown), 'acknowledged');
+      assert.equal(stateOf(ids.dispatched), 'queued', 'an attempt that went ahead stays in flight');
+    } finally {
+      await a.close();
+      await db.drop();
+    }
+  });
 }

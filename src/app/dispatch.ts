@@ -268,7 +268,11 @@ export function createDispatcher(deps: DispatchDeps) {
 
   async function fail(attemptId: number, runId: number, taskId: number, why: string) {
     // Never dispatched: out of flight for good in the same write (its run failed, which a person must look at).
-    await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatch_failed', why.slice(0, 500));
+    if (!(await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatch_failed', why.slice(0, 500)))) {
+      // A reconciliation pass took the lapsed lease first and settled it dispatch_unknown, with its run.
+      logger.warn({ taskId, attemptId, why }, 'dispatch failed after reconciliation had settled it');
+      return;
+    }
     await ledger.setRunState(runId, ['queued'], 'failed');
     await decide(attemptId, taskId, 'failed', 'dispatch_failed', why.slice(0, 500));
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');

@@ -122,11 +122,12 @@ export interface Ledger {
   claimAttempt(c: ClaimInput): Promise<ClaimResult>;
   /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */
   beginDispatch(attemptId: number, from: AttemptStatus, tokenHash: string): Promise<{ attempt: Attempt; run: Run } | null>;
+  /** CAS of an attempt's dispatch status; one under which it never runs also takes it out of flight (NEVER_RUN_STATUSES). */
   setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
   attemptsWithStatus(statuses: readonly UnsettledStatus[], olderThan: string): Promise<Attempt[]>;
   /** The dispatching process is still at it (preparing a workspace can take a while): its lease is renewed. */
   renewDispatch(id: number): Promise<boolean>;
-  /** dispatching → dispatch_unknown, only if its lease was last renewed at or before `olderThan`. */
+  /** dispatching → dispatch_unknown (and out of flight), only if its lease was last renewed at or before `olderThan`. */
   expireDispatch(id: number, olderThan: string, detail: string): Promise<boolean>;
   /**
    * C3, G1: a claim past the budget settled `over_budget` by compare-and-set and, if `notice` is

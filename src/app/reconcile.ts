@@ -8,7 +8,7 @@ import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { Ledger, Logger } from './ports.js';
+import type { DecisionInput, Ledger, Logger } from './ports.js';
 
 export async function reconcileAttempts(deps: {
   ledger: Ledger;
@@ -24,7 +24,7 @@ export async function reconcileAttempts(deps: {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, agent: deps.agent, olderThan: deps.olderThan });
+  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, olderThan: deps.olderThan });
   out.dispatched += settled.dispatched;
   out.unknown += settled.unknown;
 
@@ -47,7 +47,7 @@ export async function reconcileAttempts(deps: {
     if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
   }
 
-  const claims = await settleStaleClaims({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, agent: deps.agent, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
+  const claims = await settleStaleClaims({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
   out.dispatched += claims.dispatched;
   out.notDispatched += claims.notDispatched;
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
@@ -81,7 +81,7 @@ export async function adoptStrandedRuns(deps: { ledger: Ledger; logger: Logger; 
  * and becomes `dispatch_unknown`, visibly. At start-up, and periodically after the reconcile grace
  * (main.ts).
  */
-export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; agent: AgentLedger; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
+export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, unknown: 0 };
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
@@ -116,7 +116,6 @@ export async function settleStaleClaims(deps: {
   ledger: Ledger;
   logger: Logger;
   dispatcher: Dispatcher;
-  agent: AgentLedger;
   maxAttempts: number;
   olderThan: string;
   /**
@@ -156,12 +155,12 @@ export async function settleStaleClaims(deps: {
           const settled = await ledger.settleOverBudget(a.id, `${found}: ${why}`, notice);
           if (settled.settled) {
             out.notDispatched++;
-            await ledger.recordDecisions([refusal, ...(settled.notice ? [{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed' as const, reason: 'budget_spent', detail: settled.notice.message }] : [])]);
             if (settled.notice) deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
+            await logSettled(deps, a, [refusal, ...(settled.notice ? [{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed' as const, reason: 'budget_spent', detail: settled.notice.message }] : [])]);
           }
         } else if (await ledger.setAttemptStatus(a.id, ['claimed'], 'not_dispatched', `${found}: ${why}`)) {
           out.notDispatched++;
-          await ledger.recordDecisions([refusal]);
+          await logSettled(deps, a, [refusal]);
         }
         continue;
       }
@@ -176,3 +175,7 @@ export async function settleStaleClaims(deps: {
   return out;
 }
 
+/** The decision-log rows of a claim already settled: a failed write is logged as such, since no later pass comes back to it. */
+async function logSettled(deps: { ledger: Ledger; logger: Logger }, a: { id: number; taskId: number }, rows: DecisionInput[]): Promise<void> {
+  await deps.ledger.recordDecisions(rows).catch((err: unknown) => deps.logger.error({ err, attemptId: a.id, taskId: a.taskId, rows }, 'claim settled, but its decision-log rows were not written'));
+}

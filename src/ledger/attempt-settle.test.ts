@@ -7,14 +7,17 @@ import { createTestDatabase, DATABASE_KINDS } from '../../test/support/databases
 import { openDatabase } from './db.js';
 import { migrateToLatest } from './migrations.js';
 import { createLedger } from './ledger.js';
+import { createAgentLedger } from './agent-ledger.js';
+import type { AgentLedger } from '../app/agent-port.js';
 import type { Ledger, NoticeInput } from '../app/ports.js';
 
-async function withLedger(kind: 'sqlite' | 'postgres', f: (ledger: Ledger) => Promise<void>): Promise<void> {
+async function withLedger(kind: 'sqlite' | 'postgres', f: (ledger: Ledger, agent: AgentLedger) => Promise<void>): Promise<void> {
   const tdb = await createTestDatabase(kind);
   const db = openDatabase(tdb.url);
   try {
     await migrateToLatest(db.kysely, db.dialect);
-    await f(createLedger(db, { now: () => new Date('2026-11-30T10:00:00Z') }));
+    const ledger = createLedger(db, { now: () => new Date('2026-11-30T10:00:00Z') });
+    await f(ledger, createAgentLedger(db, ledger));
   } finally {
     await db.close();
     await tdb.drop();
@@ -70,6 +73,21 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(await ledger.expireDispatch(lost, '2026-11-30T10:00:00Z', 'the process died while dispatching'), true);
         const after = await stateOf(ledger, b, lost);
         assert.deepEqual([after?.status, after?.state], ['dispatch_unknown', 'acknowledged']);
+      });
+    });
+
+    test('dispatch_failed takes a queued attempt out of flight, and leaves a lifecycle that moved on where it is', async () => {
+      await withLedger(kind, async (ledger, agent) => {
+        const a = await newTask(ledger, 1);
+        const b = await newTask(ledger, 2);
+        const queued = await claim(ledger, a, 'sha-a');
+        const movedOn = await claim(ledger, b, 'sha-b');
+        for (const id of [queued, movedOn]) assert.ok(await ledger.beginDispatch(id, 'claimed', `token-${id}`));
+        // The agent reported before the dispatch was settled: its lifecycle is past queued.
+        assert.ok(await agent.moveAttempt(movedOn, ['queued'], 'awaiting_progress'));
+        for (const id of [queued, movedOn]) assert.equal(await ledger.setAttemptStatus(id, ['dispatching'], 'dispatch_failed', 'runner refused'), true);
+        assert.equal((await stateOf(ledger, a, queued))?.state, 'acknowledged');
+        assert.equal((await stateOf(ledger, b, movedOn))?.state, 'awaiting_progress');
       });
     });
 

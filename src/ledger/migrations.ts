@@ -220,6 +220,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('attempts_unsettled').ifNotExists().on('attempts').column('id').where(sql.ref('status'), 'in', ['claimed', 'dispatching']).execute();
       },
     },
+    '0008_never_run_out_of_flight': {
+      async up(db: AnyDb) {
+        // An attempt settled never to run now leaves flight in the same write (NEVER_RUN_STATUSES).
+        // Before, that was a second write, and a crash between the two left the attempt `queued`,
+        // holding its pull request's one in-flight slot (K7) for good: released here. Idempotent.
+        await db
+          .updateTable('attempts')
+          .set({ state: 'acknowledged' })
+          .where('state', '=', 'queued')
+          .where('status', 'in', ['over_budget', 'dispatch_failed', 'not_dispatched', 'dispatch_unknown'])
+          .execute();
+      },
+    },
   };
 }
 
@@ -237,6 +250,12 @@ export async function migrateToLatest(db: AnyDb, dialect: Dialect): Promise<void
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/** Up to and including `name` only (tests: a database as an older release left it). */
+export async function migrateTo(db: AnyDb, dialect: Dialect, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider: new InlineProvider(dialect) }).migrateTo(name);
+  if (error) throw new Error(`migration to ${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
 export async function migrationsApplied(db: AnyDb, dialect: Dialect): Promise<boolean> {
