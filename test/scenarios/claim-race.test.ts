@@ -82,23 +82,33 @@ async function morePasses(r: Race): Promise<void> {
   await r.h.app.settle();
 }
 
+/**
+ * One red push whose claim goes past the budget, then more passes: settled once, whoever did it —
+ * the agent never starts, one refusal, one notice filed (budget_spent), one `noticed` row.
+ */
+async function redPushSettledOnce(r: Race) {
+  const deliveryId = await redPush(r.h);
+  await morePasses(r);
+  assert.equal(r.h.runner.starts.length, 0, 'the agent never starts');
+  assert.equal((await ourAttempt(r))?.status, 'over_budget');
+  const decisions = await decisionsOf(r);
+  const refusals = decisions.filter((d) => d.reason === 'over_budget_after_claim');
+  assert.equal(refusals.length, 1, 'refused once');
+  const notices = (await r.h.api('GET', '/api/inbox')).body.notices;
+  assert.equal(notices.length, 1, 'the budget is spent: one notice');
+  assert.equal(notices[0].reason, 'budget_spent');
+  assert.equal(notices[0].headSha, HEAD);
+  assert.equal(decisions.filter((d) => d.outcome === 'noticed').length, 1);
+  return { deliveryId, decisions, refusal: refusals[0]! };
+}
+
 for (const kind of DATABASE_KINDS) {
   describe(`a claim past the budget, raced by reconciliation (${kind})`, () => {
     test('C3/G1: the evaluation settles its own claim first — refused once, one notice, no agent; later passes change nothing', async () => {
       const r = await setup(kind);
       try {
-        const deliveryId = await redPush(r.h);
-        await morePasses(r);
-        assert.equal(r.h.runner.starts.length, 0, 'the agent never starts');
-        assert.equal((await ourAttempt(r))?.status, 'over_budget');
-        const decisions = await decisionsOf(r);
-        const refusals = decisions.filter((d) => d.reason === 'over_budget_after_claim');
-        assert.equal(refusals.length, 1);
-        assert.equal(refusals[0]!.deliveryId, deliveryId, 'refused by the evaluation of that delivery');
-        const notices = (await r.h.api('GET', '/api/inbox')).body.notices;
-        assert.equal(notices.length, 1);
-        assert.equal(notices[0].reason, 'budget_spent');
-        assert.equal(decisions.filter((d) => d.outcome === 'noticed').length, 1);
+        const { deliveryId, refusal } = await redPushSettledOnce(r);
+        assert.equal(refusal.deliveryId, deliveryId, 'refused by the evaluation of that delivery');
       } finally {
         await r.h.close();
       }
@@ -112,23 +122,13 @@ for (const kind of DATABASE_KINDS) {
           r.clock.advance(PAST_GRACE_MS);
           await until('the periodic pass to settle the claim', async () => (await ourAttempt(r))?.status !== 'claimed', 10_000, 20);
         };
-        const deliveryId = await redPush(r.h);
-        await morePasses(r);
-        assert.equal(r.h.runner.starts.length, 0, 'the agent never starts');
-        assert.equal((await ourAttempt(r))?.status, 'over_budget');
-        const decisions = await decisionsOf(r);
-        const refusals = decisions.filter((d) => d.reason === 'over_budget_after_claim');
-        assert.equal(refusals.length, 1, 'refused once, by the pass');
-        assert.equal(refusals[0]!.deliveryId, null);
-        assert.equal(refusals[0]!.detail, 'periodic reconciliation');
+        const { deliveryId, refusal, decisions } = await redPushSettledOnce(r);
+        assert.equal(refusal.deliveryId, null, 'refused by the pass');
+        assert.equal(refusal.detail, 'periodic reconciliation');
         const lost = decisions.find((d) => d.deliveryId === deliveryId && d.outcome === 'refused');
         assert.equal(lost?.reason, 'coordinate_claimed');
         assert.match(lost?.detail ?? '', /settled by reconciliation first/);
-        const notices = (await r.h.api('GET', '/api/inbox')).body.notices;
-        assert.equal(notices.length, 1, 'the budget is spent: one notice, filed by the pass');
-        assert.equal(notices[0].reason, 'budget_spent');
-        assert.equal(notices[0].headSha, HEAD);
-        assert.equal(decisions.filter((d) => d.outcome === 'noticed').length, 1);
+        assert.equal(decisions.find((d) => d.outcome === 'noticed')?.deliveryId, null, 'the notice was filed by the pass');
       } finally {
         await r.h.close();
       }
