@@ -536,7 +536,7 @@ const started = performance.now();
 try {
   if (ONLY.has('b') || ONLY.has('d')) {
     log('b/d: fixloop on SQLite, all-red 12 KB, vs bare http+HMAC');
-    await sqliteVsBare({ id: 'b', name: 'fixloop SQLite all-red', payload: (seed) => ({ kind: 'allRed', bytes: 12 * 1024, count: sized(3000), seed }), seedBase: 10, target: 20, withD: true });
+    await sqliteVsBare({ id: 'b', name: 'fixloop SQLite all-red', payload: (seed) => ({ kind: 'allRed', bytes: 12 * 1024, count: sized(5000), seed }), seedBase: 10, target: 20, withD: true });
   }
   if (ONLY.has('c')) {
     log('c: fixloop on SQLite, storm mix with 20 % redeliveries, vs bare http+HMAC');
