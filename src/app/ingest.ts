@@ -73,7 +73,7 @@ export function createIngestor(deps: {
    * batch, which is what makes batches big under load.
    */
   maxConcurrentCommits?: number;
-  /** Body bytes the redelivery memo may stand for; 0 turns it off. */
+  /** The redelivery memo's budget in bytes, charged per reading as below; 0 turns it off. */
   memoBytes?: number;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
