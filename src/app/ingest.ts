@@ -21,7 +21,7 @@ export interface Delivery {
   verifiedSignature?: string;
 }
 
-/** What the memo is charged for a reading that holds no free text. */
+/** What the memo is charged for a reading: an identity or a short detail. */
 const SMALL_READING = 256;
 
 /** What a body reads as: not JSON at all, or its classification. */
@@ -78,9 +78,12 @@ export function createIngestor(deps: {
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
   const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 4 * 1024 * 1024 });
-  // Charged for what a reading holds: an event's reading keeps the free text read out of the body (a
-  // check's output can be most of it); the others keep an identity or a short detail.
-  const remember = (key: string, r: Reading, bodyLength: number) => memo.keep(key, r, r.kind === 'event' ? bodyLength : SMALL_READING);
+  // Only readings that store nothing are kept (not completed, ignored, rejected, not JSON): they are
+  // most of a CI storm, and small. A stored event's reading is not: the ledger dedupes its redelivery
+  // anyway, and keeping readings that carry free text and an event object made every one of them
+  // outlive two scavenges into V8's old generation, where only full mark-compacts collect them
+  // (decision 0015: twice the mark-compacts on the all-red benchmark, for no redelivery in it).
+  const remember = (key: string, r: Reading): Reading => (r.kind === 'event' ? r : memo.keep(key, r, SMALL_READING));
   const slots = deps.maxConcurrentCommits ?? 1;
   const open = new Set<Promise<void>>();
   let queue: Pending[] = [];
@@ -138,7 +141,7 @@ export function createIngestor(deps: {
   return {
     ingest(d) {
       const key = redeliveryKey(d.eventName, d.deliveryId, d.verifiedSignature);
-      const c = key === null ? read(d) : (memo.recall(key) ?? remember(key, read(d), d.raw.length));
+      const c = key === null ? read(d) : (memo.recall(key) ?? remember(key, read(d)));
       switch (c.kind) {
         case 'malformed': {
           const detail = c.detail;

@@ -1,6 +1,6 @@
-// A byte-identical redelivery is answered from what its first copy read as, without parsing it
-// again; the memo stays within its budget, forgets the oldest first, and never decides what is
-// stored (the ledger's identity does).
+// A byte-identical redelivery of a delivery that stores nothing is answered from what its first copy
+// read as, without parsing it again; a stored event's redelivery is parsed again; the memo stays
+// within its budget, forgets the oldest first, and never decides what is stored (the ledger's identity does).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sign } from '@octokit/webhooks-methods';
@@ -96,14 +96,23 @@ async function signed(eventName: string, deliveryId: string, payload: unknown): 
   return { eventName, deliveryId, raw, verifiedSignature: await sign('secret', raw) };
 }
 
-test('a redelivery (same event, delivery id and signature) is not parsed again, and the ledger still calls it a duplicate', async () => {
-  const { ingest, stored, parses } = setup();
-  const d = await signed('check_run', 'd-1', checkRunPayload({ repo: REPO, sha: 'a'.repeat(40), id: 7, pr: null }));
+test('a redelivery (same event, delivery id and signature) of a delivery that stores nothing is not parsed again, and has its own decision row', async () => {
+  const { ingest, decisions, parses } = setup();
+  const d = await signed('check_run', 'd-1', checkRunPayload({ repo: REPO, sha: 'a'.repeat(40), id: 7, pr: null, status: 'queued' }));
   const first = await ingest(d);
   const again = await ingest({ ...d });
-  assert.equal(first.outcome, 'stored');
-  assert.equal(again.outcome, 'duplicate');
+  assert.equal(first.outcome, 'dropped');
+  assert.deepEqual(again, first);
   assert.equal(parses(), 1);
+  assert.deepEqual(decisions.map((r) => [r.deliveryId, r.outcome, r.reason]), [['d-1', 'dropped', 'not_completed'], ['d-1', 'dropped', 'not_completed']]);
+});
+
+test("a stored event's reading is not kept: its redelivery is parsed again, and the ledger calls it a duplicate", async () => {
+  const { ingest, stored, parses } = setup();
+  const d = await signed('check_run', 'd-6', checkRunPayload({ repo: REPO, sha: 'e'.repeat(40), id: 11, pr: null, output: 'FAIL src/cart.test.ts' }));
+  assert.equal((await ingest(d)).outcome, 'stored');
+  assert.equal((await ingest({ ...d })).outcome, 'duplicate');
+  assert.equal(parses(), 2);
   assert.equal(stored.length, 1);
 });
 
@@ -131,7 +140,7 @@ test('a redelivered malformed body gets the same 400 and its own decision row', 
   assert.deepEqual(decisions.map((r) => [r.deliveryId, r.outcome, r.reason]), [['d-bad', 'rejected', 'malformed_json'], ['d-bad', 'rejected', 'malformed_json']]);
 });
 
-test('a first copy whose commit failed is stored by its redelivery, read from the memo', async () => {
+test('a first copy whose commit failed is stored by its redelivery', async () => {
   const { ingest, stored, parses, failNext } = setup();
   const d = await signed('check_run', 'd-3', checkRunPayload({ repo: REPO, sha: 'c'.repeat(40), id: 9, pr: null }));
   failNext();
@@ -139,12 +148,11 @@ test('a first copy whose commit failed is stored by its redelivery, read from th
   const answer = await ingest({ ...d });
   assert.equal(answer.outcome, 'stored');
   assert.equal(stored.length, 1);
-  assert.equal(parses(), 1);
 });
 
 test('memoBytes 0 turns the memo off', async () => {
   const { ingest, parses } = setup(0);
-  const d = await signed('check_run', 'd-4', checkRunPayload({ repo: REPO, sha: 'd'.repeat(40), id: 10, pr: null }));
+  const d = await signed('check_run', 'd-4', checkRunPayload({ repo: REPO, sha: 'd'.repeat(40), id: 10, pr: null, status: 'in_progress' }));
   await ingest(d);
   await ingest({ ...d });
   assert.equal(parses(), 2);

@@ -7,8 +7,8 @@
 // The key is the event header, the delivery id and the verified X-Hub-Signature-256. An HMAC under
 // fixloop's own secret is a digest of the exact text, so two deliveries with the same key carry the
 // same body, and classification is a pure function of (event, body, delivery id). Bounded by what
-// its entries are charged (ingest.ts: at most their body's size) and by a count; forgets the oldest
-// first.
+// its entries are charged and by a count; forgets the oldest first. ingest.ts keeps only readings
+// that store nothing, each charged a small constant.
 
 export interface RedeliveryMemo<T> {
   recall(key: string): T | undefined;
