@@ -14,13 +14,13 @@ import { createIngestor, type Ingestor } from './app/ingest.js';
 import { ConfigError } from './config/errors.js';
 import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
-import { createDispatcher, DISPATCH_LEASE_RENEW_MS } from './app/dispatch.js';
+import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import { adoptStrandedRuns, reconcileAttempts, settleStaleClaims, settleStaleDispatches } from './app/reconcile.js';
+import { adoptStrandedRuns, reconcileAttempts, settleStaleClaims, settleStaleDispatches, type FindAgent } from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -35,7 +35,7 @@ import { prChecks } from './app/pr-checks.js';
 import { createGitHub } from './github/client.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createResolveRun } from './app/agent-ops.js';
-import { livenessOf, thisHost } from './runners/process-mark.js';
+import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { McpHttpHandler } from './mcp/http.js';
 
@@ -65,7 +65,7 @@ export interface FixloopAdapters {
   runner?: Runner | null;
   logger?: Logger;
   /** Crash-test fault points (FIXLOOP_FAULT); never set in production. */
-  fault?: (point: 'before_claim' | 'after_claim' | 'before_start' | 'after_start') => void | Promise<void>;
+  fault?: (point: 'before_claim' | 'after_claim' | 'before_start' | 'before_mark' | 'after_start') => void | Promise<void>;
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
   /** GitHub: the port to use (tests: a client pointed at the fake); default from config; null = none. */
@@ -75,7 +75,7 @@ export interface FixloopAdapters {
   /** Start the poll's timer (default true when GitHub is configured); tests drive `poller.tick()`. */
   startPoll?: boolean;
   /** This machine and how to check an agent process's life (default: hostname and /proc). */
-  processes?: { host: string; liveness(mark: ProcessMark): Liveness; watchEveryMs?: number };
+  processes?: { host: string; liveness(mark: ProcessMark): Liveness; watchEveryMs?: number; find?: FindAgent };
   /** How often this process looks for runs a dead sibling on this host left behind (ms; default 30 s). */
   adoptEveryMs?: number;
   /** How often a dispatch in progress renews its lease (ms; default 10 s; app/dispatch.ts). */
@@ -127,7 +127,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
-  const processes = adapters.processes ?? { host: thisHost(), liveness: (mark: ProcessMark) => livenessOf(mark) };
+  const processes = adapters.processes ?? {
+    host: thisHost(),
+    liveness: (mark: ProcessMark) => livenessOf(mark),
+    find: (runId: number, tokenHash: string) => findAgentProcess(runId, (token) => hashToken(token) === tokenHash),
+  };
+  const findAgent = processes.find ? { findAgent: processes.find } : {};
   // Attempts untouched for this long are taken for abandoned by reconciliation. SQLite has one
   // process, so none is someone else's; on PostgreSQL other replicas may be dispatching right now,
   // and they renew their lease three times within the grace (decision 0014). Replicas of one
@@ -181,7 +186,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: onSqlite ? 1 : 2 });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
-  await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, ...findAgent, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
@@ -289,7 +294,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     pass = (async () => {
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
       const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
-      await settleStaleDispatches({ ledger, logger, dispatcher, olderThan });
+      await settleStaleDispatches({ ledger, logger, dispatcher, olderThan, ...findAgent });
       await settleStaleClaims({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))

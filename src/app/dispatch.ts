@@ -28,7 +28,7 @@ export interface DispatchDeps {
   /** An operator's prompt template (trusted config); the protocol block is always appended. */
   promptTemplate?: string;
   /** Fault injection for tests (FIXLOOP_FAULT); production wiring passes nothing. */
-  fault?(point: 'before_start' | 'after_start'): void | Promise<void>;
+  fault?(point: 'before_start' | 'before_mark' | 'after_start'): void | Promise<void>;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
   liveness?(mark: ProcessMark): Liveness;
   /** How often a stranded run's process is checked while it outlives the restart, in ms. */
@@ -257,6 +257,7 @@ export function createDispatcher(deps: DispatchDeps) {
       return true;
     }
     clearInterval(lease);
+    await deps.fault?.('before_mark');
     // First, before anything else: from here on a restart knows the agent started. The agent runs
     // whatever this write does, so its failure is logged, never taken for a failed start.
     if (mark) await ledger.setRunProcess(run.id, mark).catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));

@@ -9,6 +9,13 @@ import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { DecisionInput, Ledger, Logger } from './ports.js';
+import type { ProcessMark } from '../core/stranded-run.js';
+
+/**
+ * The agent process running on this host for a run, found without its mark (runners/process-mark.ts
+ * findAgentProcess), as a mark to store; null when none runs here.
+ */
+export type FindAgent = (runId: number, tokenHash: string) => ProcessMark | null;
 
 export async function reconcileAttempts(deps: {
   ledger: Ledger;
@@ -20,11 +27,12 @@ export async function reconcileAttempts(deps: {
   agent: AgentLedger;
   /** This machine, as the command runner marks the processes it starts (stranded-run.ts). */
   host?: string;
+  findAgent?: FindAgent;
 }): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number; strandedEnded: number; strandedWatched: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, olderThan: deps.olderThan });
+  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, olderThan: deps.olderThan, ...(deps.findAgent ? { findAgent: deps.findAgent } : {}) });
   out.dispatched += settled.dispatched;
   out.unknown += settled.unknown;
 
@@ -81,7 +89,14 @@ export async function adoptStrandedRuns(deps: { ledger: Ledger; logger: Logger; 
  * and becomes `dispatch_unknown`, visibly. At start-up, and periodically after the reconcile grace
  * (main.ts).
  */
-export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; olderThan: string }): Promise<{ dispatched: number; unknown: number }> {
+export async function settleStaleDispatches(deps: {
+  ledger: Ledger;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  olderThan: string;
+  /** Where the command runner's agents run on this host: looks for an agent whose start was never marked. */
+  findAgent?: FindAgent;
+}): Promise<{ dispatched: number; unknown: number }> {
   const { ledger } = deps;
   const out = { dispatched: 0, unknown: 0 };
   for (const a of await ledger.attemptsWithStatus(['dispatching'], deps.olderThan)) {
@@ -89,6 +104,17 @@ export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logg
       // The agent's process mark is written the moment it starts: with one, it did start.
       if (a.runId !== null && (await ledger.runProcess(a.runId))) {
         await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
+        out.dispatched++;
+        continue;
+      }
+      // Killed between the agent's start and its mark's write: the agent carries its run's id and
+      // token in its environment, so it is found, marked (a stranded-run pass then watches it, as
+      // nobody else will hear it exit), and the attempt is dispatched, not unknown.
+      const found = a.runId !== null && deps.findAgent ? await foundAgent(ledger, deps.findAgent, a.runId) : null;
+      if (found && a.runId !== null) {
+        await ledger.setRunProcess(a.runId, found);
+        await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
+        deps.logger.warn({ taskId: a.taskId, attemptId: a.id, runId: a.runId, pid: found.pid }, 'dispatch.found_unmarked_agent: its start was never recorded; found by its environment');
         out.dispatched++;
         continue;
       }
@@ -104,6 +130,11 @@ export async function settleStaleDispatches(deps: { ledger: Ledger; logger: Logg
     }
   }
   return out;
+}
+
+async function foundAgent(ledger: Ledger, findAgent: FindAgent, runId: number): Promise<ProcessMark | null> {
+  const run = await ledger.getRun(runId);
+  return run?.tokenHash ? findAgent(runId, run.tokenHash) : null;
 }
 
 /**

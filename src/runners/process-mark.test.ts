@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
-import { livenessOf, markOf } from './process-mark.js';
+import { findAgentProcess, livenessOf, markOf } from './process-mark.js';
 
 const onLinux = process.platform === 'linux';
 /** A fixloop process that started the agent and is gone: pid_max on Linux is at most 2^22. */
@@ -73,4 +73,53 @@ test('a process started on another host is left to that host', () => {
 test('a mark with no usable pid is gone', () => {
   assert.equal(livenessOf({ host: hostname(), pid: 0, since: '', owner: DEAD_OWNER }), 'gone');
   assert.equal(livenessOf({ host: hostname(), pid: 2 ** 22 + 12345, since: '', owner: DEAD_OWNER }), 'gone');
+});
+
+/** A stand-in agent carrying a run's id and token, as the command runner gives them; `grandchild` also starts one child of its own, which inherits them. */
+async function agentWithEnv(runId: string, token: string, grandchild = false) {
+  const code = grandchild
+    ? "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { stdio: ['ignore', 'ignore', 'ignore'] }); console.log(c.pid); setTimeout(() => {}, 10_000)"
+    : 'setTimeout(() => {}, 10_000)';
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '', FIXLOOP_RUN_ID: runId, FIXLOOP_RUN_TOKEN: token } });
+  await once(child, 'spawn');
+  const inner = grandchild ? Number(String((await once(child.stdout!, 'data'))[0]).trim()) : null;
+  return {
+    pid: child.pid!,
+    inner,
+    async stop() {
+      if (inner) process.kill(inner, 'SIGKILL');
+      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+test('an agent whose start was never marked is found by its run id and token, and its mark makes it watched', { skip: !onLinux && 'environments are read from /proc' }, async () => {
+  const agent = await agentWithEnv('7001', 'the-run-token');
+  try {
+    const mark = findAgentProcess(7001, (t) => t === 'the-run-token');
+    assert.ok(mark, 'found');
+    assert.equal(mark.pid, agent.pid);
+    assert.equal(mark.host, hostname());
+    assert.match(mark.since, /^[0-9a-f-]+:\d+$/);
+    // Nobody alive started it: a pass must watch it.
+    assert.equal(livenessOf(mark), 'alive');
+    assert.equal(findAgentProcess(7001, (t) => t === 'another token'), null, 'a process naming the run with another token is not its agent');
+    assert.equal(findAgentProcess(7002, (t) => t === 'the-run-token'), null, 'another run');
+    await agent.stop();
+    assert.equal(findAgentProcess(7001, (t) => t === 'the-run-token'), null, 'gone');
+    assert.equal(livenessOf(mark), 'gone');
+  } finally {
+    await agent.stop();
+  }
+});
+
+test("of an agent and its own children, which inherit its environment, the agent is found", { skip: !onLinux && 'environments are read from /proc' }, async () => {
+  const agent = await agentWithEnv('7003', 'tok-7003', true);
+  try {
+    assert.ok(agent.inner);
+    assert.equal(findAgentProcess(7003, (t) => t === 'tok-7003')?.pid, agent.pid);
+  } finally {
+    await agent.stop();
+  }
 });

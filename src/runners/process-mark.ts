@@ -7,7 +7,7 @@
 // host name must share one (processes on one machine do; a restarted container gets a fresh
 // namespace, where the old processes are all gone, and so are found gone).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Liveness, ProcessMark } from '../core/stranded-run.js';
 
@@ -84,4 +84,49 @@ export function livenessOf(mark: ProcessMark, host: string = thisHost()): Livene
   const owned = mark.owner.pid === process.pid ? mark.owner.instance === INSTANCE : running(mark.owner.pid, mark.owner.since);
   if (owned) return 'owned';
   return running(mark.pid, mark.since) ? 'alive' : 'gone';
+}
+
+/**
+ * The owner of a mark written for an agent found by its environment: the fixloop process that
+ * started it died before writing a mark, and nothing names it now. pid 0 is never running, so the
+ * agent is nobody's to watch until a pass adopts it.
+ */
+const FOUND_OWNER = { pid: 0, since: '', instance: 'found-by-environment' } as const;
+
+/**
+ * The agent process a command runner started for run `runId`, found by the FIXLOOP_RUN_ID and
+ * FIXLOOP_RUN_TOKEN it put in the agent's environment: for a fixloop killed between the agent's
+ * start and the write of its mark. `isRunToken` says whether a token is that run's (its stored hash
+ * matches), so a process that merely names the run id is not taken for its agent. An agent's own
+ * children inherit its environment: of several, the earliest started is the agent. Only processes
+ * this user may read are seen; null where /proc cannot tell (not Linux) or none runs.
+ */
+export function findAgentProcess(runId: number, isRunToken: (token: string) => boolean): ProcessMark | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const runVar = `FIXLOOP_RUN_ID=${runId}`;
+  const tokenPrefix = 'FIXLOOP_RUN_TOKEN=';
+  let found: { pid: number; startTime: number; since: string } | null = null;
+  for (const name of entries) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    let vars: string[];
+    try {
+      vars = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
+    } catch {
+      continue; // gone meanwhile, or another user's
+    }
+    if (!vars.includes(runVar)) continue;
+    const token = vars.find((v) => v.startsWith(tokenPrefix))?.slice(tokenPrefix.length);
+    if (token === undefined || !isRunToken(token)) continue;
+    const stat = procStat(pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
+    const startTime = Number(stat.startTime);
+    if (!found || startTime < found.startTime) found = { pid, startTime, since: sinceFrom(stat) };
+  }
+  return found ? { host: thisHost(), pid: found.pid, since: found.since, owner: { ...FOUND_OWNER } } : null;
 }

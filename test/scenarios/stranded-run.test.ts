@@ -27,16 +27,20 @@ function alive(pid: number): boolean {
   }
 }
 
-async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' = 'running') {
+async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running') {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
   // Killed right after the start, the reconcile grace is left at its default (30 s on PostgreSQL): the
   // restart comes sooner than that, and the process mark alone must settle the attempt.
-  const grace: Record<string, string> = killAt === 'running' ? { FIXLOOP_RECONCILE_GRACE_MS: '0' } : {};
+  // Killed before the mark was written, nothing says the agent started but the agent itself: the
+  // restart looks only once the dispatch's lease has lapsed, at once with a grace of 0.
+  const grace: Record<string, string> = killAt === 'right after the agent started' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const fault = { running: null, 'right after the agent started': 'after_start:kill', 'before its start was marked': 'before_mark:kill' }[killAt];
   const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, ...grace } });
   const port = await freePort();
-  // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked dispatched.
-  const first = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'after_start:kill' }, port);
+  // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked
+  // dispatched; before_mark:kill earlier still, before the agent's process mark is written.
+  const first = await startServerProcess(fault === null ? env : { ...env, FIXLOOP_FAULT: fault }, port);
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   let pid = 0;
   try {
@@ -110,6 +114,17 @@ for (const kind of DATABASE_KINDS) {
       const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running', 'right after the agent started');
       assert.equal(view.attempts.length, 1);
       assert.equal(view.attempts[0].status, 'dispatched', 'its process mark says the agent started');
+      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
+      assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
+      assert.equal(run.state, 'failed');
+      assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
+      assert.equal(view.attempts[0].state, 'retryable');
+    });
+
+    test('killed after the agent started but before its start was recorded: the agent is found by its run id and token, the attempt is dispatched, and the agent is watched', async () => {
+      const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running', 'before its start was marked');
+      assert.equal(view.attempts.length, 1);
+      assert.equal(view.attempts[0].status, 'dispatched', 'the agent found running says it started');
       assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
       assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
       assert.equal(run.state, 'failed');
