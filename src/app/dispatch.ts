@@ -128,22 +128,23 @@ export function createDispatcher(deps: DispatchDeps) {
     return 'watching';
   }
 
-  /** The agent started: the attempt is dispatched, its run running, and the decision log says so. */
-  async function started(attemptId: number, taskId: number, runId: number, detail: string): Promise<void> {
+  /** The agent started: the attempt is dispatched, its run running, and the decision log says so. True when this call moved the attempt. */
+  async function started(attemptId: number, taskId: number, runId: number, detail: string): Promise<boolean> {
     // Each step is a compare-and-set, so a reconciler and a slow dispatcher may both get here; only
     // the one that moved the attempt writes the decision.
     const moved = await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatched');
     await advance(attemptId, { kind: 'dispatched' });
     await ledger.setRunState(runId, ['queued'], 'running');
     if (moved) await decide(attemptId, taskId, 'dispatched', null, detail);
+    return moved;
   }
 
   /**
    * Start-up: an attempt left `dispatching` whose run carries a process mark reached its agent (the
    * mark is written as soon as the agent starts), so it is dispatched, not unknown.
    */
-  async function confirmStarted(attemptId: number, taskId: number, runId: number): Promise<void> {
-    await started(attemptId, taskId, runId, `run ${runId}: the agent had started when the process that dispatched it died`);
+  async function confirmStarted(attemptId: number, taskId: number, runId: number): Promise<boolean> {
+    return started(attemptId, taskId, runId, `run ${runId}: the agent had started when the process that dispatched it died`);
   }
 
   /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */

@@ -73,11 +73,14 @@ export function createIngestor(deps: {
    * batch, which is what makes batches big under load.
    */
   maxConcurrentCommits?: number;
-  /** The redelivery memo's budget in bytes, charged per reading as below; 0 turns it off. */
+  /**
+   * The redelivery memo's budget in bytes, each kept reading charged SMALL_READING (default: room
+   * for its 1024 entries); 0 turns it off.
+   */
   memoBytes?: number;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
-  const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 4 * 1024 * 1024 });
+  const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 1024 * SMALL_READING });
   // Only readings that store nothing are kept (not completed, ignored, rejected, not JSON): they are
   // most of a CI storm, and small. A stored event's reading is not: the ledger dedupes its redelivery
   // anyway, and keeping readings that carry free text and an event object made every one of them

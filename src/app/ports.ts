@@ -110,6 +110,12 @@ export interface Ledger {
   setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null }): Promise<Run | null>;
   /** Where the run's agent process lives (stranded-run.ts); written once it started, while the run is unfinished. */
   setRunProcess(id: number, mark: ProcessMark): Promise<void>;
+  /**
+   * Records the mark of an agent found running for a run that has none, only while its attempt is
+   * still `dispatching` with a lease last renewed at or before `olderThan` (compare-and-set: a live
+   * dispatcher that renewed, or wrote its own mark, keeps its run). True when it was written.
+   */
+  markFoundAgent(runId: number, attemptId: number, mark: ProcessMark, olderThan: string): Promise<boolean>;
   runProcess(id: number): Promise<ProcessMark | null>;
   /** Runs still `queued` or `running` whose agent process was started on `host`. */
   unfinishedRunsOn(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;

@@ -109,13 +109,15 @@ export async function settleStaleDispatches(deps: {
       }
       // Killed between the agent's start and its mark's write: the agent carries its run's id and
       // token in its environment, so it is found, marked (a stranded-run pass then watches it, as
-      // nobody else will hear it exit), and the attempt is dispatched, not unknown.
-      const found = a.runId !== null && deps.findAgent ? await foundAgent(ledger, deps.findAgent, a.runId) : null;
-      if (found && a.runId !== null) {
-        await ledger.setRunProcess(a.runId, found);
-        await deps.dispatcher.confirmStarted(a.id, a.taskId, a.runId);
-        deps.logger.warn({ taskId: a.taskId, attemptId: a.id, runId: a.runId, pid: found.pid }, 'dispatch.found_unmarked_agent: its start was never recorded; found by its environment');
-        out.dispatched++;
+      // nobody else will hear it exit), and the attempt is dispatched, not unknown. The mark is
+      // written only while the lease is still lapsed and the run still has none.
+      const runId = a.runId;
+      const found = runId !== null && deps.findAgent ? await foundAgent(ledger, deps.findAgent, runId) : null;
+      if (runId !== null && found && (await ledger.markFoundAgent(runId, a.id, found, deps.olderThan))) {
+        if (await deps.dispatcher.confirmStarted(a.id, a.taskId, runId)) {
+          deps.logger.warn({ taskId: a.taskId, attemptId: a.id, runId, pid: found.pid }, 'dispatch.found_unmarked_agent: its start was never recorded; found by its environment');
+          out.dispatched++;
+        }
         continue;
       }
       // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.

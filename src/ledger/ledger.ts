@@ -336,6 +336,20 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       await k.updateTable('runs').set({ process: JSON.stringify(mark), updated_at: now() }).where('id', '=', id).where('state', 'in', ['queued', 'running']).execute();
     },
 
+    async markFoundAgent(runId, attemptId, mark, olderThan) {
+      const r = await k
+        .updateTable('runs')
+        .set({ process: JSON.stringify(mark), updated_at: now() })
+        .where('id', '=', runId)
+        .where('process', 'is', null)
+        .where('state', 'in', ['queued', 'running'])
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom('attempts').select('id').where('id', '=', attemptId).where('run_id', '=', runId).where('status', '=', 'dispatching').where('updated_at', '<=', olderThan)),
+        )
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async runProcess(id) {
       const r = await k.selectFrom('runs').select('process').where('id', '=', id).executeTakeFirst();
       return parseProcessMark(r?.process ?? null);

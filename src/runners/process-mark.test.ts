@@ -94,27 +94,60 @@ async function agentWithEnv(runId: string, token: string, grandchild = false) {
   };
 }
 
-test('an agent whose start was never marked is found by its run id and token, and its mark makes it watched', { skip: !onLinux && 'environments are read from /proc' }, async () => {
-  const agent = await agentWithEnv('7001', 'the-run-token');
+/** The same, orphaned: started by a process that exits at once, as a fixloop killed after the start leaves it. */
+async function orphanAgentWithEnv(runId: string, token: string) {
+  const code = "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref()";
+  const starter = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '', FIXLOOP_RUN_ID: runId, FIXLOOP_RUN_TOKEN: token } });
+  const pid = Number(String((await once(starter.stdout!, 'data'))[0]).trim());
+  if (starter.exitCode === null) await once(starter, 'exit');
+  return {
+    pid,
+    stop() {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+const gone = async (pid: number) => {
+  for (let i = 0; i < 100 && livenessOf({ ...markOf(pid), owner: DEAD_OWNER }) !== 'gone'; i++) await new Promise((r) => setTimeout(r, 20));
+};
+
+test('an agent whose start was never marked is found by its run id and token; nobody alive started it, so it is to be watched', { skip: !onLinux && 'environments are read from /proc' }, async () => {
+  const agent = await orphanAgentWithEnv('7001', 'the-run-token');
   try {
     const mark = findAgentProcess(7001, (t) => t === 'the-run-token');
     assert.ok(mark, 'found');
     assert.equal(mark.pid, agent.pid);
     assert.equal(mark.host, hostname());
     assert.match(mark.since, /^[0-9a-f-]+:\d+$/);
-    // Nobody alive started it: a pass must watch it.
     assert.equal(livenessOf(mark), 'alive');
     assert.equal(findAgentProcess(7001, (t) => t === 'another token'), null, 'a process naming the run with another token is not its agent');
     assert.equal(findAgentProcess(7002, (t) => t === 'the-run-token'), null, 'another run');
-    await agent.stop();
+    agent.stop();
+    await gone(agent.pid);
     assert.equal(findAgentProcess(7001, (t) => t === 'the-run-token'), null, 'gone');
     assert.equal(livenessOf(mark), 'gone');
+  } finally {
+    agent.stop();
+  }
+});
+
+test("an agent found among this process's own children is this process's: it hears the exit", { skip: !onLinux && 'environments are read from /proc' }, async () => {
+  const agent = await agentWithEnv('7004', 'tok-7004');
+  try {
+    const mark = findAgentProcess(7004, (t) => t === 'tok-7004');
+    assert.equal(mark?.pid, agent.pid);
+    assert.equal(livenessOf(mark!), 'owned');
   } finally {
     await agent.stop();
   }
 });
 
-test("of an agent and its own children, which inherit its environment, the agent is found", { skip: !onLinux && 'environments are read from /proc' }, async () => {
+test('of an agent and its own children, which inherit its environment, the agent is found', { skip: !onLinux && 'environments are read from /proc' }, async () => {
   const agent = await agentWithEnv('7003', 'tok-7003', true);
   try {
     assert.ok(agent.inner);

@@ -28,14 +28,14 @@ export function thisHost(): string {
   return hostname();
 }
 
-/** State (field 3) and start time (field 22) from /proc/<pid>/stat, or null where /proc cannot tell. */
-function procStat(pid: number): { state: string; startTime: string } | null {
+/** State (field 3), parent (field 4) and start time (field 22) from /proc/<pid>/stat, or null where /proc cannot tell. */
+function procStat(pid: number): { state: string; parent: number; startTime: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state, startTime] = [fields[3 - 3], fields[22 - 3]];
-    return state && startTime ? { state, startTime } : null;
+    const [state, parent, startTime] = [fields[3 - 3], fields[4 - 3], fields[22 - 3]];
+    return state && startTime ? { state, parent: Number(parent), startTime } : null;
   } catch {
     return null;
   }
@@ -87,19 +87,25 @@ export function livenessOf(mark: ProcessMark, host: string = thisHost()): Livene
 }
 
 /**
- * The owner of a mark written for an agent found by its environment: the fixloop process that
- * started it died before writing a mark, and nothing names it now. pid 0 is never running, so the
- * agent is nobody's to watch until a pass adopts it.
+ * The owner of a mark written for an agent found by its environment whose fixloop process died
+ * before writing a mark: nothing names that process now. pid 0 is never running, so the agent is
+ * nobody's to watch until a stranded-run pass adopts it.
  */
 const FOUND_OWNER = { pid: 0, since: '', instance: 'found-by-environment' } as const;
+
+/** Errors that only mean this process is not one to look at: gone meanwhile, or another user's. */
+const NOT_READABLE = new Set(['ENOENT', 'ESRCH', 'EACCES', 'EPERM']);
 
 /**
  * The agent process a command runner started for run `runId`, found by the FIXLOOP_RUN_ID and
  * FIXLOOP_RUN_TOKEN it put in the agent's environment: for a fixloop killed between the agent's
  * start and the write of its mark. `isRunToken` says whether a token is that run's (its stored hash
  * matches), so a process that merely names the run id is not taken for its agent. An agent's own
- * children inherit its environment: of several, the earliest started is the agent. Only processes
- * this user may read are seen; null where /proc cannot tell (not Linux) or none runs.
+ * children inherit its environment: the agent is the match whose parent is not a match (the earliest
+ * started, if several are). If the agent has exited and left a child of its own behind, that child is
+ * taken for it, and the run ends when the child does. Only processes this user may read are seen;
+ * null where /proc cannot tell (not Linux) or none runs. Any other read error is thrown, so the caller
+ * tries again later rather than concluding that no agent runs.
  */
 export function findAgentProcess(runId: number, isRunToken: (token: string) => boolean): ProcessMark | null {
   let entries: string[];
@@ -110,23 +116,35 @@ export function findAgentProcess(runId: number, isRunToken: (token: string) => b
   }
   const runVar = `FIXLOOP_RUN_ID=${runId}`;
   const tokenPrefix = 'FIXLOOP_RUN_TOKEN=';
-  let found: { pid: number; startTime: number; since: string } | null = null;
+  const matches = new Map<number, { startTime: number; parent: number; since: string }>();
   for (const name of entries) {
     const pid = Number(name);
     if (pid === process.pid) continue;
-    let vars: string[];
+    let environ: Buffer;
     try {
-      vars = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
-    } catch {
-      continue; // gone meanwhile, or another user's
+      environ = readFileSync(`/proc/${name}/environ`);
+    } catch (err) {
+      if (NOT_READABLE.has((err as NodeJS.ErrnoException).code ?? '')) continue;
+      throw err;
     }
+    // Most processes are not agents: their environment is not decoded.
+    if (!environ.includes(runVar)) continue;
+    const vars = environ.toString('latin1').split('\0');
     if (!vars.includes(runVar)) continue;
     const token = vars.find((v) => v.startsWith(tokenPrefix))?.slice(tokenPrefix.length);
     if (token === undefined || !isRunToken(token)) continue;
     const stat = procStat(pid);
     if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
-    const startTime = Number(stat.startTime);
-    if (!found || startTime < found.startTime) found = { pid, startTime, since: sinceFrom(stat) };
+    matches.set(pid, { startTime: Number(stat.startTime), parent: stat.parent, since: sinceFrom(stat) });
   }
-  return found ? { host: thisHost(), pid: found.pid, since: found.since, owner: { ...FOUND_OWNER } } : null;
+  let agent: number | null = null;
+  for (const [pid, m] of matches) {
+    if (matches.has(m.parent)) continue;
+    if (agent === null || m.startTime < matches.get(agent)!.startTime) agent = pid;
+  }
+  if (agent === null) return null;
+  const m = matches.get(agent)!;
+  // This process's own child (its mark's write failed): this process hears its exit.
+  if (m.parent === process.pid) return markOf(agent);
+  return { host: thisHost(), pid: agent, since: m.since, owner: { ...FOUND_OWNER } };
 }
