@@ -91,6 +91,17 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
   }
 }
 
+/** A restart that finds the agent started: its attempt dispatched (once, never unknown), the agent watched until it exits. */
+function dispatchedAndWatched({ run, view, decisions }: Awaited<ReturnType<typeof killedWhileRunning>>, why: string): void {
+  assert.equal(view.attempts.length, 1);
+  assert.equal(view.attempts[0].status, 'dispatched', why);
+  assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
+  assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
+  assert.equal(run.state, 'failed');
+  assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
+  assert.equal(view.attempts[0].state, 'retryable');
+}
+
 for (const kind of DATABASE_KINDS) {
   describe(`fixloop killed while its agent runs (${kind})`, () => {
     test('the agent died too: on restart its run is failed, says why, and the attempt can be resumed again', async () => {
@@ -111,25 +122,11 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('killed the moment the agent started: the attempt is dispatched, not unknown, and the agent is watched', async () => {
-      const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running', 'right after the agent started');
-      assert.equal(view.attempts.length, 1);
-      assert.equal(view.attempts[0].status, 'dispatched', 'its process mark says the agent started');
-      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
-      assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
-      assert.equal(run.state, 'failed');
-      assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
-      assert.equal(view.attempts[0].state, 'retryable');
+      dispatchedAndWatched(await killedWhileRunning(kind, 'keeps running', 'right after the agent started'), 'its process mark says the agent started');
     });
 
     test('killed after the agent started but before its start was recorded: the agent is found by its run id and token, the attempt is dispatched, and the agent is watched', async () => {
-      const { run, view, decisions } = await killedWhileRunning(kind, 'keeps running', 'before its start was marked');
-      assert.equal(view.attempts.length, 1);
-      assert.equal(view.attempts[0].status, 'dispatched', 'the agent found running says it started');
-      assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
-      assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
-      assert.equal(run.state, 'failed');
-      assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
-      assert.equal(view.attempts[0].state, 'retryable');
+      dispatchedAndWatched(await killedWhileRunning(kind, 'keeps running', 'before its start was marked'), 'the agent found running says it started');
     });
   });
 }
