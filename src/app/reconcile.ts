@@ -27,6 +27,7 @@ export async function reconcileAttempts(deps: {
   agent: AgentLedger;
   /** This machine, as the command runner marks the processes it starts (stranded-run.ts). */
   host?: string;
+  /** Looks on this host for an agent whose start was never marked (settleStaleDispatches). */
   findAgent?: FindAgent;
 }): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number; strandedEnded: number; strandedWatched: number }> {
   const { ledger } = deps;
