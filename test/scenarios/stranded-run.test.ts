@@ -27,6 +27,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The resumed run once it runs, as `view` shows it, and the pid its agent wrote. */
+async function runningAgent(view: () => Promise<any>, dir: string): Promise<{ runId: number; pid: number }> {
+  const run = await until('the resumed run to be running', async () => (await view()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
+  return { runId: run.id, pid: Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${run.id}`)) && readFileSync(join(dir, `pid-${run.id}`), 'utf8'))) };
+}
+
+/** The run whose agent a fixloop started and then died at its fault point (SIGKILL), and that agent's pid. */
+async function agentLeftByFault(fixloop: { child: { signalCode: NodeJS.Signals | null; exitCode: number | null } }, dir: string): Promise<{ runId: number; pid: number }> {
+  await until('the fault to kill fixloop', async () => fixloop.child.signalCode !== null || fixloop.child.exitCode !== null);
+  assert.equal(fixloop.child.signalCode, 'SIGKILL');
+  const runId = Number(await until('the agent to start', async () => readdirSync(dir).find((f) => f.startsWith('pid-'))?.slice(4)));
+  return { runId, pid: Number(await until('its pid', async () => readFileSync(join(dir, `pid-${runId}`), 'utf8'))) };
+}
+
 async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running') {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
@@ -46,17 +60,10 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
   try {
     const task = { id: (await taskWithRedPush(first.url, { pullRequest: 3, sha: 'cafebabe', checkId: 91 })).taskId };
     const viewOf = async (url: string) => (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
-    let resumed: any;
-    if (killAt === 'running') {
-      resumed = await until('the resumed run to be running', async () => (await viewOf(first.url)).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
-      pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
-      await first.stop('SIGKILL');
-    } else {
-      await until('the fault to kill fixloop', async () => first.child.signalCode !== null || first.child.exitCode !== null);
-      assert.equal(first.child.signalCode, 'SIGKILL');
-      resumed = { id: Number(await until('the agent to start', async () => readdirSync(dir).find((f) => f.startsWith('pid-'))?.slice(4))) };
-      pid = Number(await until('its pid', async () => readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
-    }
+    const left = killAt === 'running' ? await runningAgent(() => viewOf(first.url), dir) : await agentLeftByFault(first, dir);
+    const resumed = { id: left.runId };
+    pid = left.pid;
+    if (killAt === 'running') await first.stop('SIGKILL');
     assert.equal(alive(pid), true, 'the agent outlived fixloop');
     if (agentAfterCrash === 'dies') {
       process.kill(pid, 'SIGKILL');
@@ -131,21 +138,35 @@ for (const kind of DATABASE_KINDS) {
   });
 }
 
-/** Two replicas on one host; the one that started the agent is killed; the other is never restarted. */
-async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running') {
+/**
+ * Two replicas on one host; the one that started the agent is killed, while the agent runs or before
+ * its start was recorded (then the sibling waits for the dispatch's lease to lapse); the other is
+ * never restarted.
+ */
+async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'before its start was marked' = 'running') {
   const db = await createTestDatabase('postgres');
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-sibling-'));
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200' } });
-  const dying = await startServerProcess(env, await freePort());
+  const lease: Record<string, string> = killAt === 'running' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '1000' };
+  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200', ...lease } });
+  const dying = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'before_mark:kill' }, await freePort());
   const sibling = await startServerProcess(env, await freePort());
   let pid = 0;
   try {
     // Delivered to the replica that will die, so it is the one that starts the agent.
     const task = { id: (await taskWithRedPush(dying.url, { pullRequest: 4, sha: 'feedface', checkId: 92 })).taskId };
     const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
-    const resumed = await until('the resumed run to be running', async () => (await viewOf()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
-    pid = Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${resumed.id}`)) && readFileSync(join(dir, `pid-${resumed.id}`), 'utf8')));
-    await dying.stop('SIGKILL');
+    const left = killAt === 'running' ? await runningAgent(viewOf, dir) : await agentLeftByFault(dying, dir);
+    const resumed = { id: left.runId };
+    pid = left.pid;
+    if (killAt === 'running') await dying.stop('SIGKILL');
+    else {
+      // The sibling's periodic pass finds the agent once the lease lapses: the attempt is dispatched, the run running.
+      const found = await until('the sibling to find the agent', async () => {
+        const v = await viewOf();
+        return v.attempts[0]?.status === 'dispatched' && v;
+      });
+      assert.equal(found.runs.find((r: any) => r.id === resumed.id).state, 'running');
+    }
     assert.equal(alive(pid), true, 'the agent outlived the replica that started it');
     if (agentAfterCrash === 'dies') {
       process.kill(pid, 'SIGKILL');
@@ -186,6 +207,17 @@ describe('a replica dies while its sibling on this host keeps running (postgres)
     assert.match(run.log, /ended while no fixloop process was watching it|watched since the fixloop process that started it was found gone, has exited/);
     assert.equal(view.attempts[0].state, 'retryable');
     assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
+  });
+
+  test('killed after its agent started but before the start was recorded: the sibling finds the agent once the lease lapses, dispatches the attempt, watches the agent once, and ends the run when it exits', async () => {
+    const { run, view, decisions, siblingLog } = await siblingDiesWhileRunning('keeps running', 'before its start was marked');
+    assert.equal(view.attempts[0].status, 'dispatched');
+    assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
+    assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
+    assert.equal(run.state, 'failed');
+    assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
+    assert.equal(siblingLog.match(/run\.stranded_watching/g)?.length, 1);
+    assert.equal(view.attempts[0].state, 'retryable');
   });
 
   test('the agent kept running: the sibling watches it, once, and ends the run when it exits', async () => {
