@@ -236,7 +236,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
         // The claim's compare-and-set and the notice, in one transaction. The compare-and-set fails
         // when a reconciliation pass found the claim first and settled it (and noticed) already.
-        const notice = await stopNoticeInput(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: c.headSha });
+        const notice = stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: c.headSha });
         const settled = await ledger.settleOverBudget(claim.attempt.id, 'the claim pushed the Task past its budget', notice);
         if (!settled.settled) return refuse(ctx, 'coordinate_claimed', 'the claim was settled by reconciliation first');
         await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });

@@ -71,8 +71,8 @@ export interface NoticeInput {
   taskId: number;
   reason: StopReason;
   headSha: string | null;
-  attemptsUsed: number;
-  message: string;
+  /** The notice's text for the attempts the ledger counts in the transaction that files it. */
+  message(attemptsUsed: number): string;
 }
 
 /** The durable store: every exactly-once rule lives in its constraints and compare-and-sets. */

@@ -185,7 +185,7 @@ export async function settleStaleClaims(deps: {
           // G1: a claim past the budget spends it, whoever settles the claim; the evaluation that made
           // it died or loses this compare-and-set, so the notice is filed here, in the same transaction,
           // unless the gate would have stopped the loop anyway (Task done, pull request closed, stop flag).
-          const notice = task && gate?.kind === 'proceed' ? await stopNoticeInput(ledger, task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha }) : null;
+          const notice = task && gate?.kind === 'proceed' ? stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha }) : null;
           const settled = await ledger.settleOverBudget(a.id, `${found}: ${why}`, notice);
           if (settled.settled) {
             out.notDispatched++;

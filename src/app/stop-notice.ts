@@ -12,27 +12,26 @@ export interface StopFacts {
   detail?: string | null;
 }
 
-/** The notice as it would be filed now: the attempts counted, the message written. */
-export async function stopNoticeInput(ledger: Ledger, task: Task, f: StopFacts): Promise<NoticeInput> {
-  const used = await ledger.countAttempts(task.id);
+/** The notice to file: its message is written for the attempts the ledger counts as it files it. */
+export function stopNoticeInput(task: Task, f: StopFacts): NoticeInput {
   return {
     taskId: task.id,
     reason: f.reason,
     headSha: f.headSha,
-    attemptsUsed: used,
-    message: noticeMessage({
-      repository: task.repository,
-      pullRequest: task.pullRequest,
-      headSha: f.headSha,
-      attemptsUsed: used,
-      // K5: approve-one grants one past the cap.
-      maxAttempts: f.maxAttempts + task.extraAttempts,
-      reason: f.reason,
-      detail: f.detail ?? null,
-    }),
+    message: (attemptsUsed) =>
+      noticeMessage({
+        repository: task.repository,
+        pullRequest: task.pullRequest,
+        headSha: f.headSha,
+        attemptsUsed,
+        // K5: approve-one grants one past the cap.
+        maxAttempts: f.maxAttempts + task.extraAttempts,
+        reason: f.reason,
+        detail: f.detail ?? null,
+      }),
   };
 }
 
-export async function fileStopNotice(ledger: Ledger, task: Task, f: StopFacts): Promise<Notice | null> {
-  return ledger.fileNotice(await stopNoticeInput(ledger, task, f));
+export function fileStopNotice(ledger: Ledger, task: Task, f: StopFacts): Promise<Notice | null> {
+  return ledger.fileNotice(stopNoticeInput(task, f));
 }

@@ -40,7 +40,7 @@ async function newTask(ledger: Ledger, n = 7): Promise<number> {
 const stateOf = async (ledger: Ledger, taskId: number, id: number) => (await ledger.listAttempts(taskId)).find((a) => a.id === id);
 
 function notice(taskId: number): NoticeInput {
-  return { taskId, reason: 'budget_spent', headSha: 'a'.repeat(40), attemptsUsed: 2, message: 'fixloop stopped: the budget is spent' };
+  return { taskId, reason: 'budget_spent', headSha: 'a'.repeat(40), message: (used) => `fixloop stopped: the budget is spent (${used} attempts)` };
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -105,6 +105,20 @@ for (const kind of DATABASE_KINDS) {
       });
     });
 
+    test('G1: the notice counts the attempts in the transaction that files it, claims committed after the caller looked included', async () => {
+      await withLedger(kind, async (ledger) => {
+        const taskId = await newTask(ledger);
+        const first = await claim(ledger, taskId, 'sha-1');
+        const input = notice(taskId); // composed while one attempt existed
+        assert.equal(await ledger.setAttemptStatus(first, ['claimed'], 'not_dispatched', 'settled'), true);
+        const second = await claim(ledger, taskId, 'sha-2');
+        const settled = await ledger.settleOverBudget(second, 'past the budget', input);
+        assert.equal(settled.notice?.attemptsUsed, 2);
+        assert.equal(settled.notice?.message, 'fixloop stopped: the budget is spent (2 attempts)');
+        assert.equal((await ledger.getNotice(taskId))?.attemptsUsed, 2);
+      });
+    });
+
     test('C3/G1: a notice filed already leaves the settle with no second notice', async () => {
       await withLedger(kind, async (ledger) => {
         const taskId = await newTask(ledger);
@@ -121,7 +135,7 @@ for (const kind of DATABASE_KINDS) {
         const taskId = await newTask(ledger);
         const id = await claim(ledger, taskId, 'sha-1');
         // A notice row the database refuses (its message is required).
-        await assert.rejects(ledger.settleOverBudget(id, 'past the budget', { ...notice(taskId), message: null as never }));
+        await assert.rejects(ledger.settleOverBudget(id, 'past the budget', { ...notice(taskId), message: () => null as never }));
         const a = await stateOf(ledger, taskId, id);
         assert.deepEqual([a?.status, a?.state], ['claimed', 'queued'], 'rolled back: still claimed, still in flight');
         assert.equal(await ledger.getNotice(taskId), null);

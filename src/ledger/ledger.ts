@@ -76,9 +76,11 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
     if (Number(won.numUpdatedRows) !== 1) return null;
     const t = await trx.selectFrom('tasks').select(['repository', 'pr_number', 'stop_round']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
+    // Counted here, in the transaction that files the notice: a claim committed meanwhile is in it.
+    const used = await countAttemptsQ(trx, n.taskId);
     const row = await trx
       .insertInto('notices')
-      .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: n.attemptsUsed, message: n.message, created_at: at })
+      .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: used, message: n.message(used), created_at: at })
       .returningAll()
       .executeTakeFirstOrThrow();
     return noticeOf({ ...row, ...t });
