@@ -160,12 +160,12 @@ async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running'
     pid = left.pid;
     if (killAt === 'running') await dying.stop('SIGKILL');
     else {
-      // The sibling's periodic pass finds the agent once the lease lapses: the attempt is dispatched, the run running.
-      const found = await until('the sibling to find the agent', async () => {
+      // The sibling's periodic pass finds the agent once the lease lapses: the attempt is dispatched,
+      // then (a write later) the run running.
+      await until('the sibling to find the agent', async () => {
         const v = await viewOf();
-        return v.attempts[0]?.status === 'dispatched' && v;
+        return v.attempts[0]?.status === 'dispatched' && v.runs.find((r: any) => r.id === resumed.id)?.state === 'running';
       });
-      assert.equal(found.runs.find((r: any) => r.id === resumed.id).state, 'running');
     }
     assert.equal(alive(pid), true, 'the agent outlived the replica that started it');
     if (agentAfterCrash === 'dies') {
