@@ -8,7 +8,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
-import { BACKSTOP_PAGES, startQuietCheckpoints } from './sqlite-checkpointer.js';
+import { BACKSTOP_PAGES, startCheckpoints } from './sqlite-checkpointer.js';
+import { startCheckpointHelper } from './checkpoint-helper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -68,20 +69,22 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    // Checkpoints at quiet moments (sqlite-checkpointer.ts); a commit checkpoints by itself only
-    // past this backstop. Run holding Kysely's connection, never inside one of its transactions.
+    // fixloop checkpoints by itself (sqlite-checkpointer.ts): at quiet moments on this connection,
+    // under load on a helper thread's; a commit checkpoints by itself only past this backstop. This
+    // connection's checkpoints run holding Kysely's connection, never inside one of its transactions.
     sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    const checkpoints = startQuietCheckpoints(
-      () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
-      (message) => opts.onWarning?.(`WAL checkpoint: ${message}`),
-    );
+    const checkpoints = startCheckpoints({
+      main: () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
+      helper: path === ':memory:' ? null : () => startCheckpointHelper(path),
+      onError: (message) => opts.onWarning?.(`WAL checkpoint: ${message}`),
+    });
     return {
       kysely,
       dialect: 'sqlite',
       sqlite,
       pg: null,
       async close() {
-        checkpoints.stop();
+        await checkpoints.stop();
         await kysely.destroy();
       },
     };
