@@ -4,9 +4,9 @@
 // was committed during the helper's checkpoint (sqlite-checkpointer.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CheckpointHelperError, startCheckpointHelper } from './checkpoint-helper.js';
 
@@ -29,20 +29,23 @@ function walDatabase(t: { after(f: () => void): void }) {
   return { path, db, write, mainCheckpoint };
 }
 
-test('the helper copies every committed frame into the database file, and the data reads back whole', async (t) => {
-  const { path, db, write } = walDatabase(t);
+test('the helper copies every committed frame into the database file itself, and the data reads back whole', async (t) => {
+  const { path, write } = walDatabase(t);
   write(200);
   const helper = startCheckpointHelper(path);
+  t.after(() => helper.close());
   const r = await helper.checkpoint();
   assert.equal(r.busy, 0);
   assert.ok(r.log > 200, `a WAL of ${r.log} frames`);
   assert.equal(r.checkpointed, r.log);
-  await helper.close();
-  db.close();
-  const again = new BetterSqlite3(path, { readonly: true });
-  assert.equal((again.prepare('select count(*) as n from t').get() as { n: number }).n, 200);
-  assert.equal(again.pragma('integrity_check', { simple: true }), 'ok');
-  again.close();
+  // The database file alone, copied while both connections are open and the WAL still holds every
+  // frame: what the helper wrote into it is all there is to read.
+  const copy = `${path}.copy`;
+  copyFileSync(path, copy);
+  const alone = new BetterSqlite3(copy, { readonly: true });
+  t.after(() => alone.close());
+  assert.equal((alone.prepare('select count(*) as n from t').get() as { n: number }).n, 200);
+  assert.equal(alone.pragma('integrity_check', { simple: true }), 'ok');
 });
 
 test("after the helper's checkpoint copied every frame, the main connection's next write starts the WAL over", async (t) => {
@@ -88,9 +91,12 @@ test('a closed helper, or one whose database is missing, answers with a typed er
   await assert.rejects(helper.checkpoint(), CheckpointHelperError);
   await helper.close(); // closing twice is harmless
 
-  const missing = startCheckpointHelper(join(tmpdir(), 'fixloop-no-such-dir', 'none.sqlite'));
+  // A file that is not there is never created: the helper only opens what the main connection made.
+  const missingPath = join(dirname(path), 'none.sqlite');
+  const missing = startCheckpointHelper(missingPath);
   await assert.rejects(missing.checkpoint(), (e: unknown) => e instanceof CheckpointHelperError && /helper/.test(e.message));
   await missing.close();
+  assert.equal(existsSync(missingPath), false);
 });
 
 test('one checkpoint at a time on the helper', async (t) => {
@@ -101,4 +107,15 @@ test('one checkpoint at a time on the helper', async (t) => {
   const first = helper.checkpoint();
   await assert.rejects(helper.checkpoint(), /already running/);
   assert.equal((await first).busy, 0);
+});
+
+test('closing while a checkpoint is in flight lets it finish, then ends the thread', async (t) => {
+  const { path, write } = walDatabase(t);
+  write(100);
+  const helper = startCheckpointHelper(path);
+  const inFlight = helper.checkpoint();
+  const closed = helper.close();
+  assert.equal((await inFlight).busy, 0);
+  await closed; // the reply must not let go of the thread close() is waiting for
+  await assert.rejects(helper.checkpoint(), CheckpointHelperError);
 });

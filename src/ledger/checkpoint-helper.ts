@@ -46,6 +46,7 @@ parentPort.on('message', (m) => {
 
 type Reply = { ok: true; result: CheckpointResult } | { ok: false; message: string };
 
+/** `path`: the database file the main connection opened, as an absolute path. */
 export function startCheckpointHelper(path: string): CheckpointHelper {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // The thread holds a connection and nothing else: a small heap keeps its memory small.
@@ -67,7 +68,8 @@ export function startCheckpointHelper(path: string): CheckpointHelper {
   worker.on('message', (m: Reply) => {
     const w = waiting;
     waiting = null;
-    worker.unref();
+    // Once closing, the thread stays ref'd until it exits: close() is awaiting that.
+    if (!closing) worker.unref();
     if (m.ok) w?.resolve(m.result);
     else w?.reject(new CheckpointHelperError(`checkpoint on the helper's connection failed: ${m.message}`));
   });

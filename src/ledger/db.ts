@@ -2,7 +2,7 @@
 // `postgres://…` (the scale path). One Kysely query layer serves both (N1).
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type Pg from 'pg';
@@ -63,6 +63,8 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const sqlite = new BetterSqlite3(path);
+    // The checkpoint helper opens the same file later, whatever the working directory is by then.
+    const absolute = resolve(path);
     sqlite.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL is durable against a process crash (not a power cut): the
     // trade fixloop's embedded mode makes; PostgreSQL is the path for stronger durability.
@@ -75,7 +77,7 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     const checkpoints = startCheckpoints({
       main: () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
-      helper: path === ':memory:' ? null : () => startCheckpointHelper(path),
+      helper: path === ':memory:' ? null : () => startCheckpointHelper(absolute),
       onError: (message) => opts.onWarning?.(`WAL checkpoint: ${message}`),
     });
     return {

@@ -5,25 +5,27 @@
 //   - the event loop was mostly idle since the last look: on the main connection (the pause harms
 //     nobody, and a service that is mostly idle never starts a thread for it);
 //   - it was busy: on the helper's connection, off the loop (checkpoint-helper.ts). Once the WAL is
-//     REWIND_PAGES long, the main connection then checkpoints what was committed meanwhile (a few
-//     hundred pages; its two fsyncs take ~10 ms). That step is what lets the WAL start over from its
-//     beginning: SQLite rewinds it only when a write begins with every frame copied, and only the main
-//     connection writes, so no commit can slip in between.
-// SQLite's automatic checkpoint stays as a backstop, past BACKSTOP_PAGES (the helper failed, or cannot
-// keep up). Durability does not change: a checkpoint only moves pages that are already durable in the
-// WAL, and fsyncs the database before the WAL is written over.
+//     REWIND_PAGES long, the main connection then checkpoints what was committed meanwhile (its two
+//     fsyncs take ~10 ms). That step is what lets the WAL start over from its beginning: SQLite
+//     rewinds it only when a write begins with every frame copied, and only the main connection
+//     writes, so no commit can slip in between.
+// SQLite's automatic checkpoint stays as a backstop, past BACKSTOP_PAGES (the helper failed, or the
+// load outran it). Durability does not change: every checkpoint, on either connection, fsyncs the
+// WAL before copying from it and the database before the WAL can be written over.
 import { performance } from 'node:perf_hooks';
 import type { CheckpointHelper, CheckpointResult } from './checkpoint-helper.js';
 
 /** WAL pages after which a commit checkpoints by itself (64 MB with 4 KiB pages). */
 export const BACKSTOP_PAGES = 16_384;
 
-/** WAL pages from which, under load, the main connection finishes the helper's checkpoint (48 MB). */
-export const REWIND_PAGES = 12_288;
+/** WAL pages from which, under load, the main connection finishes the helper's checkpoint (32 MB). */
+export const REWIND_PAGES = 8_192;
 
 export const LOOK_EVERY_MS = 200;
 /** Below this share of busy time since the last look, a checkpoint's pause harms nobody. */
 export const QUIET_UTILIZATION = 0.5;
+/** After the helper fails, how long a busy loop leaves the WAL to the backstop before a new helper is tried. */
+export const HELPER_RETRY_MS = 60_000;
 
 /** Where the next checkpoint runs, given how busy the loop was since the last look. */
 export function checkpointPlace(busy: number, helperUsable: boolean): 'main' | 'helper' | 'none' {
@@ -34,29 +36,34 @@ export function checkpointPlace(busy: number, helperUsable: boolean): 'main' | '
 
 /** After the helper's checkpoint: whether the main connection finishes it so that the WAL rewinds. */
 export function shouldRewind(r: CheckpointResult, rewindPages = REWIND_PAGES): boolean {
-  return r.log >= rewindPages;
+  // A checkpoint that found the lock taken reports busy and a log of -1: nothing to finish.
+  return r.busy === 0 && r.log >= rewindPages;
 }
 
 export interface CheckpointPorts {
   /** One PASSIVE checkpoint on the main connection (never waits for readers or writers). */
   main(): Promise<void>;
-  /** Starts the helper; called the first time the loop is too busy for a checkpoint of its own. null: no helper (in-memory database). */
+  /** Starts a helper; called on the first busy look. null: no helper (an in-memory database). */
   helper: (() => CheckpointHelper) | null;
   onError(message: string): void;
   /** REWIND_PAGES unless given (tests). */
   rewindPages?: number;
+  /** Milliseconds, for the retry after a failure (tests). */
+  now?: () => number;
 }
 
-export interface Checkpointer {
-  /** Stops looking, waits for a checkpoint in flight, and closes the helper. */
+export interface Checkpoints {
+  /** One look, given the loop's busy share since the last: runs the checkpoint it calls for, if none is running. */
+  look(busy: number): Promise<void>;
+  /** Waits for a checkpoint in flight, and closes the helper. */
   stop(): Promise<void>;
 }
 
-export function startCheckpoints(ports: CheckpointPorts): Checkpointer {
-  let last = performance.eventLoopUtilization();
+export function createCheckpoints(ports: CheckpointPorts): Checkpoints {
+  const now = ports.now ?? Date.now;
   let running: Promise<void> | null = null;
   let helper: CheckpointHelper | null = null;
-  let helperUsable = ports.helper !== null;
+  let retryAt = 0;
 
   async function offTheLoop(): Promise<void> {
     helper ??= ports.helper!();
@@ -64,32 +71,52 @@ export function startCheckpoints(ports: CheckpointPorts): Checkpointer {
     try {
       r = await helper.checkpoint();
     } catch (err) {
-      // Reported once; from here on a busy loop leaves the WAL to the backstop.
-      helperUsable = false;
+      // Closed and left alone for a while; the failure is reported by the caller.
+      const failed = helper;
+      helper = null;
+      retryAt = now() + HELPER_RETRY_MS;
+      await failed.close().catch(() => undefined);
       throw err;
     }
     if (shouldRewind(r, ports.rewindPages)) await ports.main();
   }
 
+  return {
+    look(busy) {
+      if (running) return running;
+      const place = checkpointPlace(busy, ports.helper !== null && now() >= retryAt);
+      if (place === 'none') return Promise.resolve();
+      running = (place === 'main' ? ports.main() : offTheLoop())
+        .catch((err: unknown) => ports.onError(err instanceof Error ? err.message : String(err)))
+        .finally(() => {
+          running = null;
+        });
+      return running;
+    },
+    async stop() {
+      await running;
+      await helper?.close();
+      helper = null;
+    },
+  };
+}
+
+/** Looks every LOOK_EVERY_MS at how busy the event loop was since the last look. */
+export function startCheckpoints(ports: CheckpointPorts): Pick<Checkpoints, 'stop'> {
+  const checkpoints = createCheckpoints(ports);
+  let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    if (running) return;
-    const place = checkpointPlace(busy, helperUsable);
-    if (place === 'none') return;
-    running = (place === 'main' ? ports.main() : offTheLoop())
-      .catch((err: unknown) => ports.onError(err instanceof Error ? err.message : String(err)))
-      .finally(() => {
-        running = null;
-      });
+    void checkpoints.look(busy);
   }, LOOK_EVERY_MS);
+  // Never what keeps the process alive.
   timer.unref();
   return {
     async stop() {
       clearInterval(timer);
-      await running;
-      await helper?.close();
+      await checkpoints.stop();
     },
   };
 }
