@@ -37,10 +37,19 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     second = await startServerProcess(env, port);
     // A redelivery after the restart must not start a second run either.
     await post(second.url, red, SECRET);
+    const restarted = second;
+    const taskView = async () => (await (await fetch(`${restarted.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const startsNow = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : []);
+    const settled = await until('the restarted process to settle the attempt', async () => {
+      const v = await taskView();
+      return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
+    });
+    if (settled.attempts[0].status === 'dispatched') await until('the agent to start', async () => startsNow().length > 0);
+    // More time goes by (the redelivery evaluated, reconciliation passes): nothing starts the agent again.
     await new Promise((r) => setTimeout(r, 800));
-    const view = (await (await fetch(`${second.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const view = await taskView();
     assert.equal(view.attempts.length, 1);
-    const starts = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
+    const starts = startsNow();
     assert.ok(starts.length <= 1, 'the agent started at most once');
     return { view, starts, decisions: ((await (await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions };
   } finally {

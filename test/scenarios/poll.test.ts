@@ -88,6 +88,28 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('D: the poll reads the head repository gone; a red result after that refuses (branch_deleted), and nothing starts', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 10, branch: 'agent/gone' });
+        h.fake.addPull(REPO_NAME, 10, { headSha: sha('e'), headRef: 'agent/gone', headRepo: null });
+        await h.tick();
+        const view = (await h.api('GET', `/api/tasks/${task.id}`)).body;
+        assert.equal(view.branchState, 'deleted');
+        assert.equal(view.prState, 'open', 'not merged or closed: the branch alone is what refuses');
+        // A check that finished before the branch went, delivered late, for the same head.
+        const red = delivery('check_run', checkRunPayload({ repo: REPO, sha: sha('e'), id: 1001, name: 'test', pr: { number: 10, headSha: sha('e') }, output: 'late red' }));
+        assert.equal((await post(h.url, red, SECRET)).status, 202);
+        await h.app.settle();
+        assert.equal(h.runner.starts.length, 0);
+        const log = (await h.api('GET', `/api/deliveries?delivery=${red.id}`)).body.decisions;
+        assert.deepEqual(log.filter((d: any) => d.outcome === 'refused').map((d: any) => [d.reason, d.taskId]), [['branch_deleted', task.id]]);
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.attempts.length, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
     test('B1/E1: webhook and poll racing on the same head never double-claim and never move the head backwards', async () => {
       const h = await startGitHubHarness(kind);
       try {
