@@ -48,8 +48,9 @@ test('a process that exited is gone', async () => {
 });
 
 test('an exited process nobody has reaped yet (a zombie) is gone', { skip: !onLinux && 'zombies are read from /proc' }, async () => {
-  // The shell execs into a sleeper whose own child exits at once and is never waited for.
-  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A parent whose child exits at once and is never waited for. Perl (Essential on Debian) leaves
+  // SIGCHLD alone, so nothing reaps the child; a shell sometimes did, and the test failed now and then.
+  const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork; exit 0 if $pid == 0; print "$pid\n"; sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
   const zombie = Number(line.toString().trim());
   try {
