@@ -19,7 +19,17 @@ export interface CheckpointHelper {
   close(): Promise<void>;
 }
 
-export class CheckpointHelperError extends Error {}
+/** Why the helper could not answer: its checkpoint failed, its thread failed or ended, it was closed, or one was already running. */
+export type CheckpointHelperFailure = 'checkpoint_failed' | 'thread_failed' | 'thread_exited' | 'closed' | 'busy';
+
+export class CheckpointHelperError extends Error {
+  constructor(
+    readonly reason: CheckpointHelperFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 // The thread's code is a string (eval) so that it runs the same from dist/ and from the TypeScript
 // sources under tsx, with no module of its own to resolve. It opens the file the main connection
@@ -71,14 +81,14 @@ export function startCheckpointHelper(path: string): CheckpointHelper {
     // Once closing, the thread stays ref'd until it exits: close() is awaiting that.
     if (!closing) worker.unref();
     if (m.ok) w?.resolve(m.result);
-    else w?.reject(new CheckpointHelperError(`checkpoint on the helper's connection failed: ${m.message}`));
+    else w?.reject(new CheckpointHelperError('checkpoint_failed', `checkpoint on the helper's connection failed: ${m.message}`));
   });
-  worker.on('error', (e) => end(new CheckpointHelperError(`checkpoint helper failed: ${e.message}`)));
-  worker.on('exit', () => end(new CheckpointHelperError(closing ? 'checkpoint helper closed' : 'checkpoint helper exited')));
+  worker.on('error', (e) => end(new CheckpointHelperError('thread_failed', `checkpoint helper failed: ${e.message}`)));
+  worker.on('exit', () => end(closing ? new CheckpointHelperError('closed', 'checkpoint helper closed') : new CheckpointHelperError('thread_exited', 'checkpoint helper exited')));
   return {
     checkpoint() {
       if (ended) return Promise.reject(ended);
-      if (waiting) return Promise.reject(new CheckpointHelperError('a checkpoint is already running on the helper'));
+      if (waiting) return Promise.reject(new CheckpointHelperError('busy', 'a checkpoint is already running on the helper'));
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject };
         worker.ref();

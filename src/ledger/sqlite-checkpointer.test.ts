@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CheckpointHelper, CheckpointResult } from './checkpoint-helper.js';
 import {
+  HELPER_IDLE_LOOKS,
   HELPER_RETRY_MS,
   QUIET_UTILIZATION,
   REWIND_PAGES,
@@ -112,6 +113,41 @@ test('a helper that fails is reported, closed, and left alone for a while; then 
   await c.look(BUSY);
   assert.deepEqual({ started: calls.started, helper: calls.helper, errors: calls.errors.length }, { started: 2, helper: 2, errors: 1 });
   await c.stop();
+});
+
+test('a helper that cannot even start is reported once, not retried at every busy look', async () => {
+  const { calls, ports, advance } = fakes(() => ({ busy: 0, log: 0, checkpointed: 0 }));
+  let starts = 0;
+  const c = createCheckpoints({
+    ...ports,
+    helper: () => {
+      starts++;
+      throw new Error('no thread for you');
+    },
+  });
+  await c.look(BUSY);
+  await c.look(BUSY);
+  assert.deepEqual({ starts, errors: calls.errors }, { starts: 1, errors: ['no thread for you'] });
+  advance(HELPER_RETRY_MS);
+  await c.look(BUSY);
+  assert.equal(starts, 2);
+  await c.stop();
+});
+
+test('after a minute of quiet looks the helper is closed; the next burst starts a new one', async () => {
+  const { calls, ports } = fakes(() => ({ busy: 0, log: 0, checkpointed: 0 }));
+  const c = createCheckpoints(ports);
+  await c.look(BUSY);
+  for (let i = 0; i < HELPER_IDLE_LOOKS - 1; i++) await c.look(QUIET);
+  await c.look(BUSY); // a busy look in between starts the count again
+  for (let i = 0; i < HELPER_IDLE_LOOKS - 1; i++) await c.look(QUIET);
+  assert.equal(calls.closed, 0);
+  await c.look(QUIET);
+  assert.equal(calls.closed, 1);
+  await c.look(BUSY);
+  assert.deepEqual({ started: calls.started, helper: calls.helper }, { started: 2, helper: 3 });
+  await c.stop();
+  assert.equal(calls.closed, 2);
 });
 
 test('without a helper (an in-memory database) a busy loop checkpoints nowhere', async () => {

@@ -4,7 +4,8 @@
 // one look every 200 ms:
 //   - the event loop was mostly idle since the last look: on the main connection (the pause harms
 //     nobody, and a service that is mostly idle never starts a thread for it);
-//   - it was busy: on the helper's connection, off the loop (checkpoint-helper.ts). Once the WAL is
+//   - it was busy: on the helper's connection, off the loop (checkpoint-helper.ts; closed again after
+//     a minute of quiet looks). Once the WAL is
 //     REWIND_PAGES long, the main connection then checkpoints what was committed meanwhile (its two
 //     fsyncs take ~10 ms). That step is what lets the WAL start over from its beginning: SQLite
 //     rewinds it only when a write begins with every frame copied, and only the main connection
@@ -26,6 +27,8 @@ export const LOOK_EVERY_MS = 200;
 export const QUIET_UTILIZATION = 0.5;
 /** After the helper fails, how long a busy loop leaves the WAL to the backstop before a new helper is tried. */
 export const HELPER_RETRY_MS = 60_000;
+/** Quiet looks in a row (a minute) after which the helper is closed: its thread's memory goes back until the next burst. */
+export const HELPER_IDLE_LOOKS = 300;
 
 /** Where the next checkpoint runs, given how busy the loop was since the last look. */
 export function checkpointPlace(busy: number, helperUsable: boolean): 'main' | 'helper' | 'none' {
@@ -64,29 +67,40 @@ export function createCheckpoints(ports: CheckpointPorts): Checkpoints {
   let running: Promise<void> | null = null;
   let helper: CheckpointHelper | null = null;
   let retryAt = 0;
+  let quietLooks = 0;
 
   async function offTheLoop(): Promise<void> {
-    helper ??= ports.helper!();
     let r: CheckpointResult;
     try {
+      helper ??= ports.helper!();
       r = await helper.checkpoint();
     } catch (err) {
       // Closed and left alone for a while; the failure is reported by the caller.
       const failed = helper;
       helper = null;
       retryAt = now() + HELPER_RETRY_MS;
-      await failed.close().catch(() => undefined);
+      await failed?.close().catch(() => undefined);
       throw err;
     }
     if (shouldRewind(r, ports.rewindPages)) await ports.main();
+  }
+
+  async function onTheLoop(): Promise<void> {
+    await ports.main();
+    if (helper && ++quietLooks >= HELPER_IDLE_LOOKS) {
+      const idle = helper;
+      helper = null;
+      await idle.close();
+    }
   }
 
   return {
     look(busy) {
       if (running) return running;
       const place = checkpointPlace(busy, ports.helper !== null && now() >= retryAt);
+      if (place !== 'main') quietLooks = 0;
       if (place === 'none') return Promise.resolve();
-      running = (place === 'main' ? ports.main() : offTheLoop())
+      running = (place === 'main' ? onTheLoop() : offTheLoop())
         .catch((err: unknown) => ports.onError(err instanceof Error ? err.message : String(err)))
         .finally(() => {
           running = null;

@@ -36,7 +36,8 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
 
     second = await startServerProcess(env, port);
     // A redelivery after the restart must not start a second run either.
-    await post(second.url, red, SECRET);
+    const again = await post(second.url, red, SECRET);
+    assert.equal(again.body.outcome, 'duplicate');
     const restarted = second;
     const taskView = async () => (await (await fetch(`${restarted.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
     const startsNow = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : []);
@@ -45,7 +46,7 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
       return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
     });
     if (settled.attempts[0].status === 'dispatched') await until('the agent to start', async () => startsNow().length > 0);
-    // More time goes by (the redelivery evaluated, reconciliation passes): nothing starts the agent again.
+    // More time goes by, for a second dispatch to show if there were one: nothing starts the agent again.
     await new Promise((r) => setTimeout(r, 800));
     const view = await taskView();
     assert.equal(view.attempts.length, 1);
