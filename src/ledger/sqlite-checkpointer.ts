@@ -4,12 +4,12 @@
 // one look every 200 ms:
 //   - the event loop was mostly idle since the last look: on the main connection (the pause harms
 //     nobody, and a service that is mostly idle never starts a thread for it);
-//   - it was busy: on the helper's connection, off the loop (checkpoint-helper.ts; closed again after
-//     a minute of quiet looks). Once the WAL is
-//     REWIND_PAGES long, the main connection then checkpoints what was committed meanwhile (its two
-//     fsyncs take ~10 ms). That step is what lets the WAL start over from its beginning: SQLite
-//     rewinds it only when a write begins with every frame copied, and only the main connection
-//     writes, so no commit can slip in between.
+//   - it was busy: on the helper's connection, off the loop (checkpoint-helper.ts; the helper is
+//     closed again after a minute of quiet looks). Once the WAL is REWIND_PAGES long, the main
+//     connection then checkpoints what was committed meanwhile (10–20 ms, nearly all of it its two
+//     fsyncs). That step is what lets the WAL start over from its beginning: SQLite rewinds it only
+//     when a write begins with every frame copied, and only the main connection writes, so no
+//     commit can slip in between.
 // SQLite's automatic checkpoint stays as a backstop, past BACKSTOP_PAGES (the helper failed, or the
 // load outran it). Durability does not change: every checkpoint, on either connection, fsyncs the
 // WAL before copying from it and the database before the WAL can be written over.
