@@ -51,7 +51,8 @@ export function bucketUpperMs(b: number): number {
 /** Percentile of merged histograms (upper edge of the bucket holding it). */
 export function histPercentile(hists: Array<Record<string, number>>, p: number): number {
   const merged = new Map<number, number>();
-  for (const h of hists) for (const [k, v] of Object.entries(h)) merged.set(Number(k), (merged.get(Number(k)) ?? 0) + v);
+  for (const h of hists)
+    for (const [k, v] of Object.entries(h)) merged.set(Number(k), (merged.get(Number(k)) ?? 0) + v);
   const total = [...merged.values()].reduce((a, b) => a + b, 0);
   if (total === 0) return Number.NaN;
   const rank = Math.max(1, Math.ceil((p / 100) * total));

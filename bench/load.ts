@@ -67,18 +67,33 @@ const buildMs = performance.now() - built;
 
 const targets = spec.targets.map((base) => {
   const u = new URL(base);
-  return { hostname: u.hostname, port: Number(u.port), agent: new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency }) };
+  return {
+    hostname: u.hostname,
+    port: Number(u.port),
+    agent: new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency }),
+  };
 });
 
 function send(i: number): Promise<string> {
   const r = requests[i]!;
   const t = targets[i % targets.length]!;
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname: t.hostname, port: t.port, path, method: 'POST', agent: t.agent, headers: r.headers, timeout: timeoutMs }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve(String(res.statusCode)));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        hostname: t.hostname,
+        port: t.port,
+        path,
+        method: 'POST',
+        agent: t.agent,
+        headers: r.headers,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve(String(res.statusCode)));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     req.on('error', reject);
     req.end(r.body);
@@ -87,7 +102,14 @@ function send(i: number): Promise<string> {
 
 // The parent snapshots machine CPU when it reads this line: the drive starts now.
 process.stdout.write(`${JSON.stringify({ phase: 'start' })}\n`);
-const result = await closedLoop({ concurrency, warmupMs, durationMs, items: requests.length, cycle: spec.cycle ?? false, exec: send });
+const result = await closedLoop({
+  concurrency,
+  warmupMs,
+  durationMs,
+  items: requests.length,
+  cycle: spec.cycle ?? false,
+  exec: send,
+});
 process.stdout.write(`${JSON.stringify({ phase: 'end' })}\n`);
 for (const t of targets) t.agent.destroy();
 const report: LoadReport = { kind: 'load', requests: requests.length, bodyBytes, buildMs, ...result };

@@ -13,7 +13,8 @@ export interface NaivePolicy {
 }
 
 /** The check a red delivery is about, for a per-check policy: check runs and reviews only. */
-const checkOf = (e: StreamEvent): string | null => (e.kind === 'check_run' ? e.name : e.kind === 'review' ? 'review' : null);
+const checkOf = (e: StreamEvent): string | null =>
+  e.kind === 'check_run' ? e.name : e.kind === 'review' ? 'review' : null;
 
 /** (1) Every red delivery resumes: check runs, suites, workflow runs, redeliveries alike. */
 export const everyRedDelivery: NaivePolicy = {

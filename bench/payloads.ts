@@ -53,7 +53,8 @@ const FAILURE_LINES = [
 function padTo(build: (summary: string) => string, bytes: number): string {
   const base = build('').length;
   let summary = '';
-  for (let i = 0; summary.length < bytes - base; i++) summary += `${FAILURE_LINES[i % FAILURE_LINES.length]} (case ${i})\n`;
+  for (let i = 0; summary.length < bytes - base; i++)
+    summary += `${FAILURE_LINES[i % FAILURE_LINES.length]} (case ${i})\n`;
   // JSON escapes \n as two bytes and the arrow as three: trim until it fits.
   let text = build(summary);
   while (Buffer.byteLength(text) > bytes && summary.length > 0) {
@@ -67,13 +68,28 @@ function allRed(count: number, bytes: number, seed: number): BenchDelivery[] {
   const sha = shaOf(0xa11ed000 + seed);
   const pr = { number: BENCH_PR, headSha: sha };
   const build = (summary: string) => (s: string, id: number) =>
-    checkRunPayload({ repo: BENCH_REPO, sha: s, id, name: `test (shard ${id})`, status: 'completed', conclusion: 'failure', pr: { ...pr, headSha: s }, output: summary, completedAt: '2026-01-05T10:00:00Z' });
+    checkRunPayload({
+      repo: BENCH_REPO,
+      sha: s,
+      id,
+      name: `test (shard ${id})`,
+      status: 'completed',
+      conclusion: 'failure',
+      pr: { ...pr, headSha: s },
+      output: summary,
+      completedAt: '2026-01-05T10:00:00Z',
+    });
   const summary = padTo((s) => JSON.stringify(build(s)(sha, 100_000_000_000)), bytes);
   const fill = template(build(summary));
   const out: BenchDelivery[] = [];
   for (let i = 0; i < count; i++) {
     const id = 100_000_000_000 + seed * 10_000_000 + i;
-    out.push({ event: 'check_run', id: `bench-red-${seed}-${i}`, body: fill(sha, id), identity: `check:acme/shop@${sha}:run:${id}:completed:failure` });
+    out.push({
+      event: 'check_run',
+      id: `bench-red-${seed}-${i}`,
+      body: fill(sha, id),
+      identity: `check:acme/shop@${sha}:run:${id}:completed:failure`,
+    });
   }
   return out;
 }
@@ -93,7 +109,12 @@ function prng(seed: number): () => number {
 function stormMix(count: number, ratio: number, seed: number): BenchDelivery[] {
   const repo = BENCH_REPO;
   // One template per delivery of a push; a push is (sha, base id) filled in.
-  const perPush: Array<{ event: string; fill: (sha: string, id: number) => string; offset: number; identity: (sha: string, id: number) => string }> = [];
+  const perPush: Array<{
+    event: string;
+    fill: (sha: string, id: number) => string;
+    offset: number;
+    identity: (sha: string, id: number) => string;
+  }> = [];
   for (let job = 0; job < 12; job++) {
     const name = `test (node ${18 + (job % 3)}, shard ${job})`;
     const conclusion = job % 4 === 0 ? 'failure' : 'success';
@@ -105,24 +126,50 @@ function stormMix(count: number, ratio: number, seed: number): BenchDelivery[] {
           id,
           name,
           status,
-          ...(status === 'completed' ? { conclusion, output: `shard ${job} failed: expected 1 to be 2`, completedAt: '2026-01-05T10:00:00Z' } : {}),
+          ...(status === 'completed'
+            ? { conclusion, output: `shard ${job} failed: expected 1 to be 2`, completedAt: '2026-01-05T10:00:00Z' }
+            : {}),
           pr: { number: BENCH_PR, headSha: sha },
         }),
       );
-      perPush.push({ event: 'check_run', fill, offset: job, identity: (sha, id) => `check:acme/shop@${sha}:run:${id}:${status}${status === 'completed' ? `:${conclusion}` : ''}` });
+      perPush.push({
+        event: 'check_run',
+        fill,
+        offset: job,
+        identity: (sha, id) =>
+          `check:acme/shop@${sha}:run:${id}:${status}${status === 'completed' ? `:${conclusion}` : ''}`,
+      });
     }
   }
   // Jobs finish in a different order than they were queued: queued ×12, in_progress ×12, completed ×12.
   const ordered = [0, 1, 2].flatMap((phase) => perPush.filter((_, i) => i % 3 === phase));
   ordered.push({
     event: 'check_suite',
-    fill: template((sha, id) => checkSuitePayload({ repo, sha, id, conclusion: 'failure', pr: { number: BENCH_PR, headSha: sha }, updatedAt: '2026-01-05T10:00:00Z' })),
+    fill: template((sha, id) =>
+      checkSuitePayload({
+        repo,
+        sha,
+        id,
+        conclusion: 'failure',
+        pr: { number: BENCH_PR, headSha: sha },
+        updatedAt: '2026-01-05T10:00:00Z',
+      }),
+    ),
     offset: 900,
     identity: (sha, id) => `check:acme/shop@${sha}:suite:${id}:completed:failure`,
   });
   ordered.push({
     event: 'workflow_run',
-    fill: template((sha, id) => workflowRunPayload({ repo, sha, id, conclusion: 'failure', pr: { number: BENCH_PR, headSha: sha }, updatedAt: '2026-01-05T10:00:00Z' })),
+    fill: template((sha, id) =>
+      workflowRunPayload({
+        repo,
+        sha,
+        id,
+        conclusion: 'failure',
+        pr: { number: BENCH_PR, headSha: sha },
+        updatedAt: '2026-01-05T10:00:00Z',
+      }),
+    ),
     offset: 901,
     identity: (sha, id) => `check:acme/shop@${sha}:workflow:${id}#1:completed:failure`,
   });
@@ -136,7 +183,12 @@ function stormMix(count: number, ratio: number, seed: number): BenchDelivery[] {
     const base = (seed * 100_000 + push) * 1000;
     for (const t of ordered) {
       if (out.length >= count) break;
-      const d: BenchDelivery = { event: t.event, id: `bench-mix-${seed}-${n++}`, body: t.fill(sha, base + t.offset), identity: t.identity(sha, base + t.offset) };
+      const d: BenchDelivery = {
+        event: t.event,
+        id: `bench-mix-${seed}-${n++}`,
+        body: t.fill(sha, base + t.offset),
+        identity: t.identity(sha, base + t.offset),
+      };
       distinct.push(d);
       out.push(d);
       // `ratio` of all deliveries are byte-identical repeats (same delivery id) of a recent one.

@@ -30,7 +30,9 @@ hardStop.unref();
 
 const rows = buildDeliveries(spec.payload).map((d) => [d.identity, d.body] as const);
 const pool = new pg.Pool({ connectionString: spec.url, max: spec.poolSize ?? 10 });
-await pool.query('CREATE TABLE IF NOT EXISTS bench_raw (id serial PRIMARY KEY, identity text UNIQUE NOT NULL, payload text NOT NULL)');
+await pool.query(
+  'CREATE TABLE IF NOT EXISTS bench_raw (id serial PRIMARY KEY, identity text UNIQUE NOT NULL, payload text NOT NULL)',
+);
 // Connections are opened before the clock starts, as fixloop's are by the time it is ready.
 const warm = await Promise.all(Array.from({ length: spec.poolSize ?? 10 }, () => pool.connect()));
 for (const c of warm) c.release();

@@ -49,7 +49,9 @@ export interface ServeCommand {
 }
 
 export function serveCommand(): ServeCommand {
-  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
   const words = start.split(/\s+/).filter(Boolean);
   const env: Record<string, string> = {};
   let i = 0;
@@ -71,9 +73,19 @@ function tsxArgs(extra: string[], script: string, args: string[]): string[] {
 }
 
 /** Run a bench script to completion and parse the JSON line it prints last; `onPhase` fires on its {"phase":"start"|"end"} lines. */
-export function runJson<T>(script: string, arg: unknown, timeoutMs: number, onPhase?: (phase: 'start' | 'end') => void): Promise<T> {
+export function runJson<T>(
+  script: string,
+  arg: unknown,
+  timeoutMs: number,
+  onPhase?: (phase: 'start' | 'end') => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, tsxArgs([], script, [JSON.stringify(arg)]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(process.execPath, tsxArgs([], script, [JSON.stringify(arg)]), {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let out = '';
     let err = '';
     let scanned = 0;
@@ -93,10 +105,15 @@ export function runJson<T>(script: string, arg: unknown, timeoutMs: number, onPh
       const line = out.trim().split('\n').pop() ?? '';
       try {
         const parsed = JSON.parse(line) as T & { error?: string };
-        if (code !== 0 || parsed.error) return reject(new Error(`${script} failed (${code ?? signal}): ${parsed.error ?? ''}\n${err.slice(-2000)}`));
+        if (code !== 0 || parsed.error)
+          return reject(new Error(`${script} failed (${code ?? signal}): ${parsed.error ?? ''}\n${err.slice(-2000)}`));
         resolve(parsed);
       } catch {
-        reject(new Error(`${script} exited ${code ?? signal} without a JSON line:\n${out.slice(-1000)}\n${err.slice(-2000)}`));
+        reject(
+          new Error(
+            `${script} exited ${code ?? signal} without a JSON line:\n${out.slice(-1000)}\n${err.slice(-2000)}`,
+          ),
+        );
       }
     });
   });
@@ -120,7 +137,13 @@ async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
 }
 
 export async function startBare(secret: string): Promise<Proc> {
-  const child = track(spawn(process.execPath, tsxArgs([], 'bench/bare-server.ts', []), { cwd: ROOT, env: { ...process.env, BENCH_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, tsxArgs([], 'bench/bare-server.ts', []), {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let out = '';
   child.stderr!.on('data', (c) => (out += c));
   const port = await new Promise<number>((resolve, reject) => {
@@ -136,7 +159,13 @@ export async function startBare(secret: string): Promise<Proc> {
     });
     child.on('exit', (code) => reject(new Error(`bare server exited (${code}):\n${out}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, output: () => out, stop: () => stopChild(child, 5000) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    child,
+    output: () => out,
+    stop: () => stopChild(child, 5000),
+  };
 }
 
 export interface FixloopOptions {
@@ -158,23 +187,29 @@ export async function startFixloop(o: FixloopOptions): Promise<Proc> {
   const child = track(
     // Extra flags come after tsx's loader, so they may --import TypeScript files.
     // Without diagnostics fixloop runs as `npm start` runs it in production: the build in dist/.
-    spawn(process.execPath, o.nodeArgs?.length ? [...node, '--import', 'tsx', ...o.nodeArgs, 'src/cli/main.ts', ...start.args] : [...node, start.entry, ...start.args], {
-      cwd: ROOT,
-      env: {
-        ...start.env,
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/root',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: o.databaseUrl,
-        WEBHOOK_SECRET: o.secret,
-        FIXLOOP_API_TOKEN: o.apiToken,
-        FIXLOOP_CONFIG: o.configFile,
-        ...o.env,
+    spawn(
+      process.execPath,
+      o.nodeArgs?.length
+        ? [...node, '--import', 'tsx', ...o.nodeArgs, 'src/cli/main.ts', ...start.args]
+        : [...node, start.entry, ...start.args],
+      {
+        cwd: ROOT,
+        env: {
+          ...start.env,
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/root',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: o.databaseUrl,
+          WEBHOOK_SECRET: o.secret,
+          FIXLOOP_API_TOKEN: o.apiToken,
+          FIXLOOP_CONFIG: o.configFile,
+          ...o.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    ),
   );
   let out = '';
   // Keep only the tail: a warn-level log under load can be long.
@@ -196,7 +231,8 @@ export async function registerTask(url: string, apiToken: string): Promise<numbe
     body: JSON.stringify({ repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' }),
   });
   const body = (await r.json()) as { id?: number };
-  if (r.status !== 201 || typeof body.id !== 'number') throw new Error(`POST /api/tasks answered ${r.status}: ${JSON.stringify(body)}`);
+  if (r.status !== 201 || typeof body.id !== 'number')
+    throw new Error(`POST /api/tasks answered ${r.status}: ${JSON.stringify(body)}`);
   return body.id;
 }
 
@@ -276,9 +312,13 @@ export function cpuSnapshot(pids: number[]): CpuSnapshot {
 }
 
 /** Cores used (1.0 = one core busy for the whole interval) by the given pids, by PostgreSQL, and by the whole machine. */
-export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot, pids: number[]): { wallMs: number; procs: number[]; postgres: number; machine: number; cores: number } {
+export function cpuBetween(
+  a: CpuSnapshot,
+  b: CpuSnapshot,
+  pids: number[],
+): { wallMs: number; procs: number[]; postgres: number; machine: number; cores: number } {
   const wallMs = b.at - a.at;
-  const cores = (b.total - a.total) * TICK_MS / (wallMs || 1);
+  const cores = ((b.total - a.total) * TICK_MS) / (wallMs || 1);
   const per = (ticks: number) => (ticks * TICK_MS) / (wallMs || 1);
   return {
     wallMs,

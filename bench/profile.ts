@@ -33,7 +33,11 @@ function place(url: string, line: number, root: string): string {
 
 function areaOf(fn: string, where: string): string {
   if (fn.startsWith('(')) return fn;
-  if (where.startsWith('nm/')) return where.split('/').slice(1, where.startsWith('nm/@') ? 3 : 2).join('/');
+  if (where.startsWith('nm/'))
+    return where
+      .split('/')
+      .slice(1, where.startsWith('nm/@') ? 3 : 2)
+      .join('/');
   if (where.startsWith('node:')) return 'node core';
   if (where === '(native)') return '(native)';
   return where.replace(/:\d+$/, '');
@@ -57,7 +61,8 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
   const self = new Map<number, number>();
   const samples = prof.samples ?? [];
   const deltas = prof.timeDeltas ?? [];
-  for (let i = 0; i < samples.length; i++) self.set(samples[i]!, (self.get(samples[i]!) ?? 0) + (deltas[i] ?? 0) / 1000);
+  for (let i = 0; i < samples.length; i++)
+    self.set(samples[i]!, (self.get(samples[i]!) ?? 0) + (deltas[i] ?? 0) / 1000);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const agg = new Map<string, HotSpot>();
   const areas = new Map<string, number>();
@@ -77,7 +82,10 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
   }
   const spots = [...agg.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, top);
   for (const s of spots) s.pct = (100 * s.selfMs) / (total || 1);
-  const byArea = [...areas.entries()].map(([area, ms]) => ({ area, pct: (100 * ms) / (total || 1) })).sort((a, b) => b.pct - a.pct).slice(0, 12);
+  const byArea = [...areas.entries()]
+    .map(([area, ms]) => ({ area, pct: (100 * ms) / (total || 1) }))
+    .sort((a, b) => b.pct - a.pct)
+    .slice(0, 12);
   // Inclusive: each node's subtree time, counted once per function (and per area) on a stack.
   const subtree = new Map<number, number>();
   const totalOf = (id: number): number => {
@@ -124,6 +132,9 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
   if (rootNode) walk(rootNode.id, new Set(), new Set());
   const inclusive = [...incl.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, top);
   for (const s of inclusive) s.pct = (100 * s.selfMs) / busy;
-  const inclusiveByArea = [...inclArea.entries()].map(([area, ms]) => ({ area, pct: (100 * ms) / busy })).sort((a, b) => b.pct - a.pct).slice(0, 14);
+  const inclusiveByArea = [...inclArea.entries()]
+    .map(([area, ms]) => ({ area, pct: (100 * ms) / busy }))
+    .sort((a, b) => b.pct - a.pct)
+    .slice(0, 14);
   return { totalMs: total, idlePct: (100 * idle) / (total || 1), spots, byArea, inclusive, inclusiveByArea };
 }

@@ -78,10 +78,26 @@ clientProto.query = function (this: unknown, ...args: unknown[]) {
 const pgDb = onPostgres ? await createPgDatabase('qprof') : null;
 const dir = mkdtempSync(join(tmpdir(), 'fixloop-qprof-'));
 const configFile = join(dir, 'fixloop.json');
-writeFileSync(configFile, JSON.stringify({ works: [{ name: 'acme', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }] }));
-const config = loadConfig({ env: { DATABASE_URL: pgDb?.url ?? `sqlite:${join(dir, 'fixloop.sqlite')}`, WEBHOOK_SECRET: 'bench', FIXLOOP_CONFIG: configFile, LOG_LEVEL: 'silent' } });
+writeFileSync(
+  configFile,
+  JSON.stringify({ works: [{ name: 'acme', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }] }),
+);
+const config = loadConfig({
+  env: {
+    DATABASE_URL: pgDb?.url ?? `sqlite:${join(dir, 'fixloop.sqlite')}`,
+    WEBHOOK_SECRET: 'bench',
+    FIXLOOP_CONFIG: configFile,
+    LOG_LEVEL: 'silent',
+  },
+});
 const app = await createFixloop(config, { logger: createLogger('silent') });
-await app.ledger.createTask({ work: 'acme', repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix', resumeRef: null });
+await app.ledger.createTask({
+  work: 'acme',
+  repository: 'acme/shop',
+  pullRequest: 12,
+  branch: 'agent/fix',
+  resumeRef: null,
+});
 const deliveries = buildDeliveries(kind === 'allRed' ? { kind, count } : { kind, count });
 
 stats.clear();
@@ -90,7 +106,9 @@ prepareMs = 0;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < deliveries.length; i += 16) {
-  await Promise.all(deliveries.slice(i, i + 16).map((d) => app.ingestor.ingest({ deliveryId: d.id, eventName: d.event, raw: d.body })));
+  await Promise.all(
+    deliveries.slice(i, i + 16).map((d) => app.ingestor.ingest({ deliveryId: d.id, eventName: d.event, raw: d.body })),
+  );
 }
 await app.settle();
 const wall = performance.now() - t0;
@@ -106,7 +124,10 @@ console.log(
     `everything else (kysely, JSON, classify, evaluate, promises) ${per(wall - execMs - prepareMs)} ms\n`,
 );
 console.log('calls    ms total  µs/call  statement');
-for (const [sql, s] of rows.slice(0, 20)) console.log(`${String(s.n).padStart(6)} ${s.ms.toFixed(0).padStart(9)} ${((1000 * s.ms) / s.n).toFixed(0).padStart(8)}  ${sql}`);
+for (const [sql, s] of rows.slice(0, 20))
+  console.log(
+    `${String(s.n).padStart(6)} ${s.ms.toFixed(0).padStart(9)} ${((1000 * s.ms) / s.n).toFixed(0).padStart(8)}  ${sql}`,
+  );
 await app.close();
 rmSync(dir, { recursive: true, force: true });
 await pgDb?.drop();

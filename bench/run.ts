@@ -73,7 +73,8 @@ const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
 const pct = (n: number) => (Number.isFinite(n) ? `${(100 * n).toFixed(0)} %` : '—');
 /** A ratio against its target in percent: one decimal where whole percents would hide the verdict (34.9 % is not 35 %). */
-const pctAgainst = (n: number, target: number) => (Number.isFinite(n) && Math.round(100 * n) === target ? `${(100 * n).toFixed(1)} %` : pct(n));
+const pctAgainst = (n: number, target: number) =>
+  Number.isFinite(n) && Math.round(100 * n) === target ? `${(100 * n).toFixed(1)} %` : pct(n);
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : '—');
 const statuses = (r: Record<string, number>) =>
   Object.entries(r)
@@ -104,7 +105,18 @@ const details: string[] = [];
 const profiles: Array<{ scenario: string; dir: string }> = [];
 
 function row(r: Partial<Row> & { id: string; scenario: string }): void {
-  rows.push({ value: '—', baseline: '—', ratio: '—', target: '—', pass: null, p50: '—', p99: '—', rss: '—', notes: '', ...r });
+  rows.push({
+    value: '—',
+    baseline: '—',
+    ratio: '—',
+    target: '—',
+    pass: null,
+    p50: '—',
+    p99: '—',
+    rss: '—',
+    notes: '',
+    ...r,
+  });
 }
 
 function failed(id: string, scenario: string, err: unknown): void {
@@ -117,12 +129,24 @@ function failed(id: string, scenario: string, err: unknown): void {
 interface Burst {
   load: LoopResult & Partial<Pick<LoadReport, 'requests' | 'bodyBytes' | 'buildMs'>>;
   /** Cores used during the drive (warm-up + measured): the measured server(s), PostgreSQL, the load generator, the rest of the machine. */
-  cpu: { server: number; postgres: number; loadgen: number; other: number; machine: number; cores: number; wallMs: number };
+  cpu: {
+    server: number;
+    postgres: number;
+    loadgen: number;
+    other: number;
+    machine: number;
+    cores: number;
+    wallMs: number;
+  };
   backlog?: number;
   drainMs?: number;
 }
 
-async function drive(script: 'bench/load.ts' | 'bench/pg-bare.ts', spec: LoadSpec | PgBareSpec, serverPids: number[]): Promise<Burst> {
+async function drive(
+  script: 'bench/load.ts' | 'bench/pg-bare.ts',
+  spec: LoadSpec | PgBareSpec,
+  serverPids: number[],
+): Promise<Burst> {
   let a: CpuSnapshot | undefined;
   let e: CpuSnapshot | undefined;
   const load = await runJson<Burst['load']>(script, spec, LOAD_TIMEOUT, (phase) => {
@@ -133,11 +157,35 @@ async function drive(script: 'bench/load.ts' | 'bench/pg-bare.ts', spec: LoadSpe
   const c = cpuBetween(a ?? b, b, serverPids);
   const server = c.procs.reduce((x, y) => x + y, 0);
   const loadgen = load.cpuMs / (c.wallMs || 1);
-  return { load, cpu: { server, postgres: c.postgres, loadgen, other: Math.max(0, c.machine - server - c.postgres - loadgen), machine: c.machine, cores: c.cores, wallMs: c.wallMs } };
+  return {
+    load,
+    cpu: {
+      server,
+      postgres: c.postgres,
+      loadgen,
+      other: Math.max(0, c.machine - server - c.postgres - loadgen),
+      machine: c.machine,
+      cores: c.cores,
+      wallMs: c.wallMs,
+    },
+  };
 }
 
-function httpBurst(targets: string[], payload: PayloadSpec, serverPids: number[], extra: Partial<LoadSpec> = {}): Promise<Burst> {
-  const spec: LoadSpec = { targets, secret: SECRET, payload, concurrency: CONCURRENCY, warmupMs: WARMUP_MS, durationMs: DURATION_MS, ...extra };
+function httpBurst(
+  targets: string[],
+  payload: PayloadSpec,
+  serverPids: number[],
+  extra: Partial<LoadSpec> = {},
+): Promise<Burst> {
+  const spec: LoadSpec = {
+    targets,
+    secret: SECRET,
+    payload,
+    concurrency: CONCURRENCY,
+    warmupMs: WARMUP_MS,
+    durationMs: DURATION_MS,
+    ...extra,
+  };
   return drive('bench/load.ts', spec, serverPids);
 }
 
@@ -175,15 +223,28 @@ function aggregate(bursts: Burst[]): Aggregate {
   return {
     perSecond: windowMs > 0 ? (measured * 1000) / windowMs : 0,
     measured,
-    p50Ms: histPercentile(bursts.map((b) => b.load.hist), 50),
-    p99Ms: histPercentile(bursts.map((b) => b.load.hist), 99),
+    p50Ms: histPercentile(
+      bursts.map((b) => b.load.hist),
+      50,
+    ),
+    p99Ms: histPercentile(
+      bursts.map((b) => b.load.hist),
+      99,
+    ),
     maxMs: Math.max(...bursts.map((b) => b.load.maxMs)),
     rounds: bursts.map((b) => b.load.perSecond),
     results: merge((b) => b.load.results),
     resultsAll,
     allOk: Object.keys(resultsAll).every((k) => k === '200' || k === '202' || k === 'ok'),
     exhausted: bursts.some((b) => b.load.exhausted),
-    cpu: { server: avg((c) => c.server), postgres: avg((c) => c.postgres), loadgen: avg((c) => c.loadgen), other: avg((c) => c.other), machine: avg((c) => c.machine), cores: bursts[0]?.cpu.cores ?? 0 },
+    cpu: {
+      server: avg((c) => c.server),
+      postgres: avg((c) => c.postgres),
+      loadgen: avg((c) => c.loadgen),
+      other: avg((c) => c.other),
+      machine: avg((c) => c.machine),
+      cores: bursts[0]?.cpu.cores ?? 0,
+    },
     serverMsPerReq: sum((b) => b.cpu.server * b.cpu.wallMs) / (sum((b) => b.load.total) || 1),
     postgresMsPerReq: sum((b) => b.cpu.postgres * b.cpu.wallMs) / (sum((b) => b.load.total) || 1),
     loadgenMsPerReq: sum((b) => b.load.cpuMs) / (sum((b) => b.load.total) || 1),
@@ -200,12 +261,18 @@ function describe(name: string, g: Aggregate, unit = 'req/s'): string {
     `${g.exhausted ? '; a delivery list ran out before its deadline (window shortened)' : ''}` +
     `; cores used: server ${f2(c.server)}, postgres ${f2(c.postgres)}, load generator ${f2(c.loadgen)}, everything else on the machine ${f2(c.other)} — busy ${f2(c.machine)} of ${c.cores}` +
     `; CPU per request: server ${f2(g.serverMsPerReq)} ms${g.postgresMsPerReq > 0 ? `, postgres ${f2(g.postgresMsPerReq)} ms` : ''}` +
-    (g.backlog > 0 ? `; evaluation backlog after a round up to ${g.backlog} events, drained in ≤ ${f0(g.drainMs)} ms` : '')
+    (g.backlog > 0
+      ? `; evaluation backlog after a round up to ${g.backlog} events, drained in ≤ ${f0(g.drainMs)} ms`
+      : '')
   );
 }
 
 /** Alternate base and target: B T, T B, B T, … so drift in the machine's load hits both alike. */
-async function interleave(base: (round: number) => Promise<Burst>, target: (round: number) => Promise<Burst>, label: string): Promise<{ base: Burst[]; target: Burst[] }> {
+async function interleave(
+  base: (round: number) => Promise<Burst>,
+  target: (round: number) => Promise<Burst>,
+  label: string,
+): Promise<{ base: Burst[]; target: Burst[] }> {
   const out = { base: [] as Burst[], target: [] as Burst[] };
   for (let r = 0; r < ROUNDS; r++) {
     log(`${label}: round ${r + 1}/${ROUNDS}`);
@@ -228,20 +295,42 @@ async function warmUp(label: string, sides: Array<() => Promise<unknown>>): Prom
 }
 
 /** A drive of exactly `count` deliveries, as fast as the server answers them (the warm-up). */
-const fixedCount = (): { warmupMs: number; durationMs: number; cycle: false } => ({ warmupMs: 0, durationMs: WARM_LIMIT_MS, cycle: false });
+const fixedCount = (): { warmupMs: number; durationMs: number; cycle: false } => ({
+  warmupMs: 0,
+  durationMs: WARM_LIMIT_MS,
+  cycle: false,
+});
 
-const roundRatios = (t: Burst[], b: Burst[]) => t.map((x, i) => x.load.perSecond / (b[i]?.load.perSecond ?? Number.NaN));
+const roundRatios = (t: Burst[], b: Burst[]) =>
+  t.map((x, i) => x.load.perSecond / (b[i]?.load.perSecond ?? Number.NaN));
 const spread = (rs: number[]) => `rounds ${rs.map((r) => (100 * r).toFixed(0)).join('/')} %`;
 
 // ---------------------------------------------------------------- fixloop helpers
 function writeConfig(name: string, runner?: unknown): string {
   const file = join(TMP, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ works: [{ name: 'acme', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }], ...(runner ? { runner } : {}) }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      works: [{ name: 'acme', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      ...(runner ? { runner } : {}),
+    }),
+  );
   return file;
 }
 
-function fixloopOptions(name: string, databaseUrl: string, configFile: string, env: Record<string, string> = {}): FixloopOptions {
-  const o: FixloopOptions = { databaseUrl, configFile, secret: SECRET, apiToken: API_TOKEN, env: { FIXLOOP_WORK_DIR: join(TMP, `${name}-runs`), ...env } };
+function fixloopOptions(
+  name: string,
+  databaseUrl: string,
+  configFile: string,
+  env: Record<string, string> = {},
+): FixloopOptions {
+  const o: FixloopOptions = {
+    databaseUrl,
+    configFile,
+    secret: SECRET,
+    apiToken: API_TOKEN,
+    env: { FIXLOOP_WORK_DIR: join(TMP, `${name}-runs`), ...env },
+  };
   if (PROFILE) {
     const dir = join(TMP, `prof-${name}`);
     mkdirSync(dir, { recursive: true });
@@ -262,8 +351,20 @@ function loopDiag(name: string, bursts: Burst[]): void {
   const samples = readFileSync(file, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { at: number; elu: number; cpuMs: number; delayP99Ms: number; delayMaxMs: number; heapMb: number });
-  const inside = samples.filter((s) => bursts.some((b) => s.at > b.load.firstStartAt + 300 && s.at <= b.load.lastFinishAt));
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          at: number;
+          elu: number;
+          cpuMs: number;
+          delayP99Ms: number;
+          delayMaxMs: number;
+          heapMb: number;
+        },
+    );
+  const inside = samples.filter((s) =>
+    bursts.some((b) => s.at > b.load.firstStartAt + 300 && s.at <= b.load.lastFinishAt),
+  );
   if (inside.length === 0) return;
   const mean = (f: (s: (typeof inside)[number]) => number) => inside.reduce((n, s) => n + f(s), 0) / inside.length;
   details.push(
@@ -288,7 +389,7 @@ function sqlitePending(file: string): () => Promise<number> {
   return async () => {
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("SELECT count(*) AS n FROM pending_events").get() as { n: number }).n;
+      return (db.prepare('SELECT count(*) AS n FROM pending_events').get() as { n: number }).n;
     } finally {
       db.close();
     }
@@ -300,7 +401,7 @@ function pgPending(url: string): () => Promise<number> {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      const r = await c.query<{ n: string }>("SELECT count(*) AS n FROM pending_events");
+      const r = await c.query<{ n: string }>('SELECT count(*) AS n FROM pending_events');
       return Number(r.rows[0]?.n ?? 0);
     } finally {
       await c.end();
@@ -313,14 +414,27 @@ function serverErrors(name: string, app: Proc): void {
     .output()
     .split('\n')
     .filter((l) => /"level":(50|60)|Error/.test(l));
-  if (lines.length) details.push(`${name}: server logged ${lines.length} error line(s), e.g.\n      ${lines.slice(0, 3).map((l) => l.slice(0, 300)).join('\n      ')}`);
+  if (lines.length)
+    details.push(
+      `${name}: server logged ${lines.length} error line(s), e.g.\n      ${lines
+        .slice(0, 3)
+        .map((l) => l.slice(0, 300))
+        .join('\n      ')}`,
+    );
 }
 
 /** Enough unique deliveries for one drive at up to `maxRate`/s; a list that runs out ends its round early (reported). */
 const sized = (maxRate: number) => Math.ceil(DRIVE_S * maxRate);
 
 // ---------------------------------------------------------------- scenarios b + d, c: SQLite against the bare HTTP baseline
-async function sqliteVsBare(o: { id: string; name: string; payload: (seed: number) => PayloadSpec; seedBase: number; target: number; withD: boolean }): Promise<void> {
+async function sqliteVsBare(o: {
+  id: string;
+  name: string;
+  payload: (seed: number) => PayloadSpec;
+  seedBase: number;
+  target: number;
+  withD: boolean;
+}): Promise<void> {
   const dir = join(TMP, o.id);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'fixloop.sqlite');
@@ -357,7 +471,15 @@ async function sqliteVsBare(o: { id: string; name: string; payload: (seed: numbe
     details.push(describe(`${o.id} baseline (bare http+HMAC, same payloads)`, base));
     details.push(describe(`${o.id} ${o.name}`, fix));
     loopDiag(o.id, res.target);
-    row({ id: `${o.id}0`, scenario: `bare http+HMAC (${o.id === 'b' ? 'all-red 12KB' : 'storm mix'})`, value: `${f0(base.perSecond)} req/s`, p50: ms(base.p50Ms), p99: ms(base.p99Ms), rss: `${f0(bareRss)} MB`, notes: `baseline for ${o.id}` });
+    row({
+      id: `${o.id}0`,
+      scenario: `bare http+HMAC (${o.id === 'b' ? 'all-red 12KB' : 'storm mix'})`,
+      value: `${f0(base.perSecond)} req/s`,
+      p50: ms(base.p50Ms),
+      p99: ms(base.p99Ms),
+      rss: `${f0(bareRss)} MB`,
+      notes: `baseline for ${o.id}`,
+    });
     row({
       id: o.id,
       scenario: o.name,
@@ -372,8 +494,27 @@ async function sqliteVsBare(o: { id: string; name: string; payload: (seed: numbe
       notes: `${fix.allOk ? '' : 'NON-2xx! '}${spread(roundRatios(res.target, res.base))}; server CPU/req ${f2(fix.serverMsPerReq)} ms vs bare ${f2(base.serverMsPerReq)} (= ${pct(base.serverMsPerReq / fix.serverMsPerReq)}); 202×${fix.results['202'] ?? 0} 200×${fix.results['200'] ?? 0}`,
     });
     if (o.withD) {
-      row({ id: 'd1', scenario: `  b: p99 ack latency @${CONCURRENCY}`, value: ms(fix.p99Ms), baseline: ms(base.p99Ms), target: '≤ 20 ms', pass: fix.p99Ms <= 20, p50: ms(fix.p50Ms), p99: ms(fix.p99Ms), notes: `max ${ms(fix.maxMs)}` });
-      row({ id: 'd2', scenario: '  b: fixloop peak RSS (VmHWM)', value: `${f1(peak)} MB`, baseline: `${f0(bareRss)} MB`, target: '≤ 150 MB', pass: peak <= 150, rss: `${f0(peak)} MB`, notes: `idle after start-up ${f0(idleRss)} MB` });
+      row({
+        id: 'd1',
+        scenario: `  b: p99 ack latency @${CONCURRENCY}`,
+        value: ms(fix.p99Ms),
+        baseline: ms(base.p99Ms),
+        target: '≤ 20 ms',
+        pass: fix.p99Ms <= 20,
+        p50: ms(fix.p50Ms),
+        p99: ms(fix.p99Ms),
+        notes: `max ${ms(fix.maxMs)}`,
+      });
+      row({
+        id: 'd2',
+        scenario: '  b: fixloop peak RSS (VmHWM)',
+        value: `${f1(peak)} MB`,
+        baseline: `${f0(bareRss)} MB`,
+        target: '≤ 150 MB',
+        pass: peak <= 150,
+        rss: `${f0(peak)} MB`,
+        notes: `idle after start-up ${f0(idleRss)} MB`,
+      });
     }
   } catch (err) {
     failed(o.id, o.name, err);
@@ -401,7 +542,18 @@ async function postgres(): Promise<void> {
     const pids = apps.map((a) => a.pid);
     const urls = apps.map((a) => a.url);
     await warmUp('e', [
-      () => drive('bench/pg-bare.ts', { url: bareDb.url, payload: { kind: 'allRed', count: WARM_REQUESTS, seed: 99 }, poolSize: 10, concurrency: CONCURRENCY, ...fixedCount() }, []),
+      () =>
+        drive(
+          'bench/pg-bare.ts',
+          {
+            url: bareDb.url,
+            payload: { kind: 'allRed', count: WARM_REQUESTS, seed: 99 },
+            poolSize: 10,
+            concurrency: CONCURRENCY,
+            ...fixedCount(),
+          },
+          [],
+        ),
       async () => {
         await httpBurst(urls, { kind: 'allRed', count: WARM_REQUESTS * urls.length, seed: 29 }, pids, fixedCount());
         await drain(pgPending(db.url));
@@ -409,7 +561,14 @@ async function postgres(): Promise<void> {
     ]);
     const res = await interleave(
       (r) => {
-        const spec: PgBareSpec = { url: bareDb.url, payload: { kind: 'allRed', count: sized(8000), seed: 60 + r }, poolSize: 10, concurrency: CONCURRENCY, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+        const spec: PgBareSpec = {
+          url: bareDb.url,
+          payload: { kind: 'allRed', count: sized(8000), seed: 60 + r },
+          poolSize: 10,
+          concurrency: CONCURRENCY,
+          warmupMs: WARMUP_MS,
+          durationMs: DURATION_MS,
+        };
         return drive('bench/pg-bare.ts', spec, []);
       },
       async (r) => {
@@ -426,7 +585,14 @@ async function postgres(): Promise<void> {
     details.push(describe('e baseline (bare PG, one INSERT per payload, pool 10)', base, 'inserts/s'));
     details.push(describe(`e ${name}`, fix));
     loopDiag('e-replica-a', res.target);
-    row({ id: 'e0', scenario: 'bare PG INSERT (pool 10)', value: `${f0(base.perSecond)} ins/s`, p50: ms(base.p50Ms), p99: ms(base.p99Ms), notes: 'baseline for e' });
+    row({
+      id: 'e0',
+      scenario: 'bare PG INSERT (pool 10)',
+      value: `${f0(base.perSecond)} ins/s`,
+      p50: ms(base.p50Ms),
+      p99: ms(base.p99Ms),
+      notes: 'baseline for e',
+    });
     row({
       id: 'e',
       scenario: name,
@@ -445,7 +611,8 @@ async function postgres(): Promise<void> {
   } finally {
     await Promise.all(apps.map((a) => a.stop()));
     apps.forEach((a, i) => serverErrors(`e replica ${i}`, a));
-    for (const d of dbs) await d.drop().catch((e: unknown) => details.push(`could not drop a bench database: ${String(e)}`));
+    for (const d of dbs)
+      await d.drop().catch((e: unknown) => details.push(`could not drop a bench database: ${String(e)}`));
   }
 }
 
@@ -458,12 +625,19 @@ async function stormToAgent(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const starts = join(dir, 'agent-starts.txt');
     const agent = "require('node:fs').appendFileSync(process.env.BENCH_AGENT_FILE, Date.now() + '\\n')";
-    const config = writeConfig('f', { kind: 'command', command: [process.execPath, '-e', agent], envAllow: ['BENCH_AGENT_FILE'] });
+    const config = writeConfig('f', {
+      kind: 'command',
+      command: [process.execPath, '-e', agent],
+      envAllow: ['BENCH_AGENT_FILE'],
+    });
     const o = fixloopOptions('f', `sqlite:${join(dir, 'fixloop.sqlite')}`, config, { BENCH_AGENT_FILE: starts });
     delete o.cpuProfDir; // not a throughput scenario
     app = await startFixloop(o);
     await registerTask(app.url, API_TOKEN);
-    const burst = await httpBurst([app.url], { kind: 'matrixStorm', seed: 5 }, [app.pid], { warmupMs: 0, durationMs: 30_000 });
+    const burst = await httpBurst([app.url], { kind: 'matrixStorm', seed: 5 }, [app.pid], {
+      warmupMs: 0,
+      durationMs: 30_000,
+    });
     const report = burst.load;
     const t0 = Date.now();
     while (!existsSync(starts) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 5));
@@ -499,9 +673,22 @@ async function stormToAgent(): Promise<void> {
 // ---------------------------------------------------------------- report
 function printTable(): void {
   const head = ['', 'scenario', 'result', 'baseline', 'ratio', 'target', 'pass', 'p50', 'p99', 'peak RSS', 'notes'];
-  const body = rows.map((r) => [r.id, r.scenario, r.value, r.baseline, r.ratio, r.target, r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL', r.p50, r.p99, r.rss, r.notes]);
+  const body = rows.map((r) => [
+    r.id,
+    r.scenario,
+    r.value,
+    r.baseline,
+    r.ratio,
+    r.target,
+    r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL',
+    r.p50,
+    r.p99,
+    r.rss,
+    r.notes,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join(' | ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join(' | ');
   const rule = widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? Math.max(5, w) : w)).join('-+-');
   const judged = rows.filter((r) => r.pass !== null);
   const passed = judged.filter((r) => r.pass).length;
@@ -509,7 +696,14 @@ function printTable(): void {
     `\nfixloop benchmark — ${new Date().toISOString()} — node ${process.version}, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved round(s) of ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms measured per side, after ${WARM_REQUESTS} unmeasured deliveries per server process` +
       `${PROFILE ? ' — PROFILED (numbers not comparable)' : ''}${DIAG ? ' — with loop probe' : ''}\n\n` +
       `${[line(head), rule, ...body.map(line)].join('\n')}\n\n` +
-      `${passed}/${judged.length} targets met${passed === judged.length ? '' : ` — FAILED: ${judged.filter((r) => !r.pass).map((r) => r.id).join(', ')}`}\n` +
+      `${passed}/${judged.length} targets met${
+        passed === judged.length
+          ? ''
+          : ` — FAILED: ${judged
+              .filter((r) => !r.pass)
+              .map((r) => r.id)
+              .join(', ')}`
+      }\n` +
       `ratio = req/s ÷ baseline, summed over the rounds; "rounds" = the ratio per round. "(= N %)" in notes is the same ratio from CPU time per request,\n` +
       `which holds up better when other work on this machine takes cores (see "everything else on the machine" below).\n\n` +
       `details:\n${details.map((d) => `  - ${d}`).join('\n')}\n`,
@@ -523,14 +717,22 @@ function printProfiles(): void {
       process.stdout.write(`\nprofile ${p.scenario}: no .cpuprofile written\n`);
       continue;
     }
-    const s = summarizeProfile(join(p.dir, files[0]!), ROOT, Number(opt("profile-top") ?? 20));
+    const s = summarizeProfile(join(p.dir, files[0]!), ROOT, Number(opt('profile-top') ?? 20));
     process.stdout.write(
       `\nprofile ${p.scenario} (whole process life, start-up and idle waits included): ${f0(s.totalMs)} ms sampled, idle ${f0(s.idlePct)} %\n  self time by area: ${s.byArea.map((a) => `${a.area} ${a.pct.toFixed(1)}%`).join(', ')}\n`,
     );
     process.stdout.write('  top self time:\n');
-    for (const h of s.spots) process.stdout.write(`  ${h.pct.toFixed(1).padStart(5)} %  ${f0(h.selfMs).padStart(6)} ms  ${h.fn}  ${h.where}\n`);
-    process.stdout.write(`  inclusive time, % of non-idle — by area: ${s.inclusiveByArea.map((a) => `${a.area} ${a.pct.toFixed(0)}%`).join(', ')}\n`);
-    for (const h of s.inclusive) process.stdout.write(`  ${h.pct.toFixed(1).padStart(5)} %  ${f0(h.selfMs).padStart(6)} ms  ${h.fn}  ${h.where}\n`);
+    for (const h of s.spots)
+      process.stdout.write(
+        `  ${h.pct.toFixed(1).padStart(5)} %  ${f0(h.selfMs).padStart(6)} ms  ${h.fn}  ${h.where}\n`,
+      );
+    process.stdout.write(
+      `  inclusive time, % of non-idle — by area: ${s.inclusiveByArea.map((a) => `${a.area} ${a.pct.toFixed(0)}%`).join(', ')}\n`,
+    );
+    for (const h of s.inclusive)
+      process.stdout.write(
+        `  ${h.pct.toFixed(1).padStart(5)} %  ${f0(h.selfMs).padStart(6)} ms  ${h.fn}  ${h.where}\n`,
+      );
   }
 }
 
@@ -538,11 +740,25 @@ const started = performance.now();
 try {
   if (ONLY.has('b') || ONLY.has('d')) {
     log('b/d: fixloop on SQLite, all-red 12 KB, vs bare http+HMAC');
-    await sqliteVsBare({ id: 'b', name: 'fixloop SQLite all-red', payload: (seed) => ({ kind: 'allRed', bytes: 12 * 1024, count: sized(5000), seed }), seedBase: 10, target: 20, withD: true });
+    await sqliteVsBare({
+      id: 'b',
+      name: 'fixloop SQLite all-red',
+      payload: (seed) => ({ kind: 'allRed', bytes: 12 * 1024, count: sized(5000), seed }),
+      seedBase: 10,
+      target: 20,
+      withD: true,
+    });
   }
   if (ONLY.has('c')) {
     log('c: fixloop on SQLite, storm mix with 20 % redeliveries, vs bare http+HMAC');
-    await sqliteVsBare({ id: 'c', name: 'fixloop SQLite storm mix', payload: (seed) => ({ kind: 'stormMix', redeliveryRatio: 0.2, count: sized(6000), seed }), seedBase: 20, target: 35, withD: false });
+    await sqliteVsBare({
+      id: 'c',
+      name: 'fixloop SQLite storm mix',
+      payload: (seed) => ({ kind: 'stormMix', redeliveryRatio: 0.2, count: sized(6000), seed }),
+      seedBase: 20,
+      target: 35,
+      withD: false,
+    });
   }
   if (ONLY.has('e')) {
     log('e: two fixloop replicas on PostgreSQL vs bare INSERTs');

@@ -91,7 +91,11 @@ export interface Lifecycle {
 // ---------------------------------------------------------------- building blocks
 const ok = (name: string): Job => ({ name, conclusion: 'success' });
 const fail = (name: string, output: string): Job => ({ name, conclusion: 'failure', output });
-const ci = (head: string, jobs: Job[], o: Partial<Pick<CiStep, 'workflow' | 'progress' | 'redeliver' | 'rerun'>> = {}): CiStep => ({ kind: 'ci', head, workflow: 'CI', jobs, ...o });
+const ci = (
+  head: string,
+  jobs: Job[],
+  o: Partial<Pick<CiStep, 'workflow' | 'progress' | 'redeliver' | 'rerun'>> = {},
+): CiStep => ({ kind: 'ci', head, workflow: 'CI', jobs, ...o });
 const NOTHING: AgentAction = { kind: 'nothing' };
 
 /** One line of src/price.ts changed at line `at` (the hunk lands elsewhere when `at` differs: the same change). */
@@ -99,14 +103,22 @@ const priceLine = (from: string, to: string, at: number): FakeCompareFile => ({
   path: 'src/price.ts',
   patch: `@@ -${at},3 +${at},3 @@ export function price(cart: Cart) {\n   const total = sum(cart);\n-  return ${from};\n+  return ${to};\n }`,
 });
-const oneLine = (path: string, at: number, from: string, to: string): FakeCompareFile => ({ path, patch: `@@ -${at},1 +${at},1 @@\n-${from}\n+${to}` });
-const added = (path: string, after: number, lines: string[]): FakeCompareFile => ({ path, patch: `@@ -${after},0 +${after + 1},${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}` });
+const oneLine = (path: string, at: number, from: string, to: string): FakeCompareFile => ({
+  path,
+  patch: `@@ -${at},1 +${at},1 @@\n-${from}\n+${to}`,
+});
+const added = (path: string, after: number, lines: string[]): FakeCompareFile => ({
+  path,
+  patch: `@@ -${after},0 +${after + 1},${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}`,
+});
 
 // ---------------------------------------------------------------- the lifecycles
 const MATRIX = (failing: (shard: number) => boolean): Job[] =>
   Array.from({ length: 12 }, (_, shard) => {
     const name = `test (node ${18 + (shard % 3)}, shard ${shard})`;
-    return failing(shard) ? fail(name, `FAIL src/price.test.ts (shard ${shard})\n  price > rounds the total: expected 10.004 to be 10`) : ok(name);
+    return failing(shard)
+      ? fail(name, `FAIL src/price.test.ts (shard ${shard})\n  price > rounds the total: expected 10.004 to be 10`)
+      : ok(name);
   });
 
 const matrixStorm: Lifecycle = {
@@ -116,22 +128,42 @@ const matrixStorm: Lifecycle = {
   oracle: 1,
   fixes: 1,
   firstHead: 'A',
-  world: [ci('A', MATRIX((s) => s % 4 === 0), { progress: true, redeliver: true })],
+  world: [
+    ci(
+      'A',
+      MATRIX((s) => s % 4 === 0),
+      { progress: true, redeliver: true },
+    ),
+  ],
   agent: {
     A: [
       {
         kind: 'push',
         to: 'B',
         verdict: 'fix',
-        files: [oneLine('src/price.ts', 12, '  return total;', '  return Math.round(total * 100) / 100;'), added('src/price.test.ts', 30, ["test('rounds to cents', () => {", '  expect(price([10.004])).toBe(10);', '});'])],
-        then: [ci('B', MATRIX(() => false), { progress: true, redeliver: true })],
+        files: [
+          oneLine('src/price.ts', 12, '  return total;', '  return Math.round(total * 100) / 100;'),
+          added('src/price.test.ts', 30, [
+            "test('rounds to cents', () => {",
+            '  expect(price([10.004])).toBe(10);',
+            '});',
+          ]),
+        ],
+        then: [
+          ci(
+            'B',
+            MATRIX(() => false),
+            { progress: true, redeliver: true },
+          ),
+        ],
       },
     ],
   },
   fixloop: '1 attempt for the whole storm (C2)',
 };
 
-const FLAKE = 'FAIL test/db.integration.test.ts > orders > saves an order\nError: connect ECONNREFUSED 127.0.0.1:5432 (database not ready after 30000ms)';
+const FLAKE =
+  'FAIL test/db.integration.test.ts > orders > saves an order\nError: connect ECONNREFUSED 127.0.0.1:5432 (database not ready after 30000ms)';
 const flaky: Lifecycle = {
   id: 'flaky',
   title: 'flaky test, green on re-run',
@@ -144,8 +176,10 @@ const flaky: Lifecycle = {
   fixloop: 'resumes once on the red (it cannot know it is a flake); the run finds nothing to fix',
 };
 
-const ABA_FAIL_X = 'FAIL src/cart.test.ts > cart > tax\nAssertionError: expected 21.6 to be 21.59 (cart rounding breaks the tax sum)';
-const ABA_FAIL_Y = 'FAIL src/price.test.ts > price\nTypeError: expected "10.00" to be a number (price returns a string)';
+const ABA_FAIL_X =
+  'FAIL src/cart.test.ts > cart > tax\nAssertionError: expected 21.6 to be 21.59 (cart rounding breaks the tax sum)';
+const ABA_FAIL_Y =
+  'FAIL src/price.test.ts > price\nTypeError: expected "10.00" to be a number (price returns a string)';
 const X = (at: number) => priceLine('total', 'round(total)', at);
 const Y = (at: number) => priceLine('total', 'total.toFixed(2)', at);
 /** The agent alternates between X (round) and Y (toFixed): each push undoes the last; six pushes, then a person steps in. */
@@ -156,7 +190,13 @@ const abaPush = (from: string, to: string, i: number): AgentAction => {
     kind: 'push',
     to,
     verdict: 'attempt',
-    files: [i === 0 ? X(at) : toX ? priceLine('total.toFixed(2)', 'round(total)', at) : priceLine('round(total)', 'total.toFixed(2)', at)],
+    files: [
+      i === 0
+        ? X(at)
+        : toX
+          ? priceLine('total.toFixed(2)', 'round(total)', at)
+          : priceLine('round(total)', 'total.toFixed(2)', at),
+    ],
     sinceBase: [toX ? X(at) : Y(at)],
     then: [ci(to, [ok('lint'), fail('test', toX ? ABA_FAIL_X : ABA_FAIL_Y)])],
   };
@@ -169,7 +209,15 @@ const fixTheFix: Lifecycle = {
   oracle: 0,
   fixes: 0,
   firstHead: 'A',
-  world: [ci('A', [ok('lint'), fail('test', 'FAIL src/price.test.ts > price\nAssertionError: expected 10.004 to be 10 (price total is not rounded)')])],
+  world: [
+    ci('A', [
+      ok('lint'),
+      fail(
+        'test',
+        'FAIL src/price.test.ts > price\nAssertionError: expected 10.004 to be 10 (price total is not rounded)',
+      ),
+    ]),
+  ],
   agent: Object.fromEntries(ABA_HEADS.slice(0, -1).map((h, i) => [h, [abaPush(h, ABA_HEADS[i + 1]!, i)]])),
   fixloop: 'stops on thrash (K3) when the third push brings back the first one’s diff',
 };
@@ -178,7 +226,12 @@ const fixTheFix: Lifecycle = {
 const sameFailure = (ms: number, tmp: string) =>
   `FAIL src/cart.test.ts > cart > totals the cart\nAssertionError: expected 1999 to be 2000\n at /tmp/vitest-${tmp}/cart.test.ts:14:31\nDuration ${ms}ms`;
 const UNCHANGED_EDITS: FakeCompareFile[] = [
-  oneLine('src/cart.ts', 8, '  return items.reduce((s, i) => s + i.price, 0);', '  return items.reduce((s, i) => s + i.price * i.qty, 0);'),
+  oneLine(
+    'src/cart.ts',
+    8,
+    '  return items.reduce((s, i) => s + i.price, 0);',
+    '  return items.reduce((s, i) => s + i.price * i.qty, 0);',
+  ),
   oneLine('src/cart.ts', 3, 'const TAX = 0.2;', 'const TAX = 0.19;'),
   oneLine('src/money.ts', 21, '  return Math.floor(n);', '  return Math.round(n);'),
   added('src/cart.ts', 7, ['  if (items.length === 0) return 0;']),
@@ -195,7 +248,14 @@ const unchanged: Lifecycle = {
   agent: Object.fromEntries(
     UNCHANGED_HEADS.slice(0, -1).map((h, i) => {
       const to = UNCHANGED_HEADS[i + 1]!;
-      const push: AgentAction = { kind: 'push', to, verdict: 'attempt', files: [UNCHANGED_EDITS[i]!], sinceBase: UNCHANGED_EDITS.slice(0, i + 1), then: [ci(to, [ok('lint'), fail('test', sameFailure(790 + 7 * i, `b${i}e2d7`))])] };
+      const push: AgentAction = {
+        kind: 'push',
+        to,
+        verdict: 'attempt',
+        files: [UNCHANGED_EDITS[i]!],
+        sinceBase: UNCHANGED_EDITS.slice(0, i + 1),
+        then: [ci(to, [ok('lint'), fail('test', sameFailure(790 + 7 * i, `b${i}e2d7`))])],
+      };
       return [h, [push]];
     }),
   ),
@@ -209,14 +269,25 @@ const editsTest: Lifecycle = {
   oracle: 0,
   fixes: 0,
   firstHead: 'A',
-  world: [ci('A', [ok('lint'), fail('test', 'FAIL src/cart.test.ts > cart > totals the cart\nAssertionError: expected 2000 to be 1999')])],
+  world: [
+    ci('A', [
+      ok('lint'),
+      fail('test', 'FAIL src/cart.test.ts > cart > totals the cart\nAssertionError: expected 2000 to be 1999'),
+    ]),
+  ],
   agent: {
     A: [
       {
         kind: 'push',
         to: 'B',
         verdict: 'false_fix',
-        files: [{ path: 'src/cart.test.ts', patch: "@@ -14,3 +14,3 @@ describe('cart', () => {\n   it('totals the cart', () => {\n-    expect(total(cart)).toBe(1999);\n+    expect(total(cart)).toBe(2000);\n   });" }],
+        files: [
+          {
+            path: 'src/cart.test.ts',
+            patch:
+              "@@ -14,3 +14,3 @@ describe('cart', () => {\n   it('totals the cart', () => {\n-    expect(total(cart)).toBe(1999);\n+    expect(total(cart)).toBe(2000);\n   });",
+          },
+        ],
         then: [ci('B', [ok('lint'), ok('test')])],
       },
     ],
@@ -234,8 +305,18 @@ const staleHead: Lifecycle = {
   world: [
     ci('A', [ok('lint'), ok('unit')]),
     { kind: 'push', to: 'B' }, // the agent's original run pushes a follow-up commit
-    ci('A', [fail('e2e', 'FAIL e2e/checkout.spec.ts > checkout\nTimeoutError: locator("#pay") not visible after 30000ms')], { workflow: 'E2E' }), // slow: lands after B
-    ci('B', [ok('lint'), fail('unit', "FAIL src/orders.test.ts > orders > ships\nTypeError: Cannot read properties of undefined (reading 'id')")]),
+    ci(
+      'A',
+      [fail('e2e', 'FAIL e2e/checkout.spec.ts > checkout\nTimeoutError: locator("#pay") not visible after 30000ms')],
+      { workflow: 'E2E' },
+    ), // slow: lands after B
+    ci('B', [
+      ok('lint'),
+      fail(
+        'unit',
+        "FAIL src/orders.test.ts > orders > ships\nTypeError: Cannot read properties of undefined (reading 'id')",
+      ),
+    ]),
   ],
   agent: {
     B: [
@@ -258,15 +339,34 @@ const reviewRounds: Lifecycle = {
   oracle: 2,
   fixes: 2,
   firstHead: 'A',
-  world: [ci('A', [ok('lint'), ok('test')]), { kind: 'review', head: 'A', state: 'changes_requested', body: 'Please handle the empty cart: total() throws on [].' }],
+  world: [
+    ci('A', [ok('lint'), ok('test')]),
+    {
+      kind: 'review',
+      head: 'A',
+      state: 'changes_requested',
+      body: 'Please handle the empty cart: total() throws on [].',
+    },
+  ],
   agent: {
     A: [
       {
         kind: 'push',
         to: 'B',
         verdict: 'fix',
-        files: [added('src/cart.ts', 7, ['  if (items.length === 0) return 0;']), added('src/cart.test.ts', 40, ["it('totals an empty cart', () => {", '  expect(total([])).toBe(0);', '});'])],
-        then: [ci('B', [ok('lint'), ok('test')]), { kind: 'review', head: 'B', state: 'changes_requested', body: 'Also a cart of free items: it should not apply the minimum fee.' }],
+        files: [
+          added('src/cart.ts', 7, ['  if (items.length === 0) return 0;']),
+          added('src/cart.test.ts', 40, ["it('totals an empty cart', () => {", '  expect(total([])).toBe(0);', '});']),
+        ],
+        then: [
+          ci('B', [ok('lint'), ok('test')]),
+          {
+            kind: 'review',
+            head: 'B',
+            state: 'changes_requested',
+            body: 'Also a cart of free items: it should not apply the minimum fee.',
+          },
+        ],
       },
     ],
     B: [
@@ -289,7 +389,15 @@ const noOutcome: Lifecycle = {
   oracle: 2,
   fixes: 1,
   firstHead: 'A',
-  world: [ci('A', [ok('lint'), fail('test', "FAIL src/order.test.ts > order > totals\nTypeError: Cannot read properties of undefined (reading 'lines')")])],
+  world: [
+    ci('A', [
+      ok('lint'),
+      fail(
+        'test',
+        "FAIL src/order.test.ts > order > totals\nTypeError: Cannot read properties of undefined (reading 'lines')",
+      ),
+    ]),
+  ],
   agent: {
     A: [
       { kind: 'crash' },
@@ -305,4 +413,13 @@ const noOutcome: Lifecycle = {
   fixloop: 'the attempt becomes retryable (I3) and is retried once, within the budget',
 };
 
-export const CORPUS: readonly Lifecycle[] = [matrixStorm, flaky, fixTheFix, unchanged, editsTest, staleHead, reviewRounds, noOutcome];
+export const CORPUS: readonly Lifecycle[] = [
+  matrixStorm,
+  flaky,
+  fixTheFix,
+  unchanged,
+  editsTest,
+  staleHead,
+  reviewRounds,
+  noOutcome,
+];

@@ -33,7 +33,10 @@ export interface FixloopResult {
 /** Run tokens from a counter: the same bytes every time. */
 function countingRandom(): Random {
   let n = 0;
-  return { token: (bytes) => createHash('sha256').update(`spend-bench-${n++}`).digest().subarray(0, bytes).toString('base64url') };
+  return {
+    token: (bytes) =>
+      createHash('sha256').update(`spend-bench-${n++}`).digest().subarray(0, bytes).toString('base64url'),
+  };
 }
 
 /**
@@ -59,7 +62,13 @@ class ScriptedAgentRunner extends RecordingRunner {
         // GitHub's compare of the run's head and the push, and of every earlier head and the push.
         h.fake.setCompare(SPEND_REPO_NAME, world.sha(from), world.sha(action.to), action.files);
         for (const earlier of world.heads) {
-          if (earlier !== from && earlier !== action.to) h.fake.setCompare(SPEND_REPO_NAME, world.sha(earlier), world.sha(action.to), action.sinceBase ?? action.files);
+          if (earlier !== from && earlier !== action.to)
+            h.fake.setCompare(
+              SPEND_REPO_NAME,
+              world.sha(earlier),
+              world.sha(action.to),
+              action.sinceBase ?? action.files,
+            );
         }
         h.fake.setHead(SPEND_REPO_NAME, world.lc.pr, world.sha(action.to));
       }
@@ -68,9 +77,13 @@ class ScriptedAgentRunner extends RecordingRunner {
         const res = await fetch(`${h.url}/api/run/outcome`, {
           method: 'POST',
           headers: { authorization: `Bearer ${spec.runToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ outcome, reason: action.kind === 'push' ? `pushed ${action.to}` : 'nothing to change on this head' }),
+          body: JSON.stringify({
+            outcome,
+            reason: action.kind === 'push' ? `pushed ${action.to}` : 'nothing to change on this head',
+          }),
         });
-        if (res.status !== 200) throw new Error(`run ${spec.runId}: outcome refused (${res.status}): ${await res.text()}`);
+        if (res.status !== 200)
+          throw new Error(`run ${spec.runId}: outcome refused (${res.status}): ${await res.text()}`);
       }
       this.finish(spec.runId, 'completed');
       await runEnded(h, spec.runId);
@@ -93,11 +106,23 @@ async function runEnded(h: GitHubHarness, runId: number): Promise<void> {
 
 export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promise<FixloopResult> {
   const runner = new ScriptedAgentRunner();
-  const h = await startGitHubHarness('sqlite', { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: String(opts.budget) }, runner, adapters: { random: countingRandom() } });
+  const h = await startGitHubHarness('sqlite', {
+    env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: String(opts.budget) },
+    runner,
+    adapters: { random: countingRandom() },
+  });
   try {
     const world = new World(lc, { now: () => h.clock.now() });
-    h.fake.addPull(SPEND_REPO_NAME, lc.pr, { headSha: world.sha(lc.firstHead), headRef: world.branch, author: 'fixloop-agent' });
-    const created = await h.api('POST', '/api/tasks', { repository: SPEND_REPO_NAME, pullRequest: lc.pr, branch: world.branch });
+    h.fake.addPull(SPEND_REPO_NAME, lc.pr, {
+      headSha: world.sha(lc.firstHead),
+      headRef: world.branch,
+      author: 'fixloop-agent',
+    });
+    const created = await h.api('POST', '/api/tasks', {
+      repository: SPEND_REPO_NAME,
+      pullRequest: lc.pr,
+      branch: world.branch,
+    });
     if (created.status !== 201) throw new Error(`task not created: ${JSON.stringify(created.body)}`);
     const taskId = created.body.id as number;
     const interval = h.app.config.pollIntervalMs;
@@ -106,12 +131,31 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
     const apply = async (e: Emitted): Promise<void> => {
       if (e.moved) h.fake.setHead(SPEND_REPO_NAME, lc.pr, world.sha(e.moved));
       for (const r of e.checkRuns) {
-        h.fake.addCheckRun(SPEND_REPO_NAME, r.sha, { id: r.id, name: r.name, status: 'completed', conclusion: r.conclusion, startedAt: r.startedAt, completedAt: r.completedAt, outputTitle: r.output ? 'Tests failed' : null, outputSummary: r.output });
+        h.fake.addCheckRun(SPEND_REPO_NAME, r.sha, {
+          id: r.id,
+          name: r.name,
+          status: 'completed',
+          conclusion: r.conclusion,
+          startedAt: r.startedAt,
+          completedAt: r.completedAt,
+          outputTitle: r.output ? 'Tests failed' : null,
+          outputSummary: r.output,
+        });
       }
-      if (e.review) h.fake.addReview(SPEND_REPO_NAME, lc.pr, { id: e.review.id, state: e.review.state, body: e.review.body, author: 'reviewer', authorType: 'User', commitId: e.review.sha, submittedAt: e.review.submittedAt });
+      if (e.review)
+        h.fake.addReview(SPEND_REPO_NAME, lc.pr, {
+          id: e.review.id,
+          state: e.review.state,
+          body: e.review.body,
+          author: 'reviewer',
+          authorType: 'User',
+          commitId: e.review.sha,
+          submittedAt: e.review.submittedAt,
+        });
       for (const { delivery } of e.items) {
         const res = await post(h.url, delivery, SECRET);
-        if (res.status >= 300) throw new Error(`delivery ${delivery.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+        if (res.status >= 300)
+          throw new Error(`delivery ${delivery.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
         deliveries++;
       }
       await h.app.settle();
@@ -137,11 +181,17 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
       if (!world.pending) break;
     }
 
-    const notice = ((await h.api('GET', '/api/inbox')).body.notices as Array<{ taskId: number; reason: string }>).find((n) => n.taskId === taskId);
+    const notice = ((await h.api('GET', '/api/inbox')).body.notices as Array<{ taskId: number; reason: string }>).find(
+      (n) => n.taskId === taskId,
+    );
     const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
-    const decisions = (await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`)).body.decisions as Array<{ outcome: string; reason: string | null }>;
+    const decisions = (await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`)).body.decisions as Array<{
+      outcome: string;
+      reason: string | null;
+    }>;
     const refusals: Record<string, number> = {};
-    for (const d of decisions) if (d.outcome === 'refused' && d.reason) refusals[d.reason] = (refusals[d.reason] ?? 0) + 1;
+    for (const d of decisions)
+      if (d.outcome === 'refused' && d.reason) refusals[d.reason] = (refusals[d.reason] ?? 0) + 1;
     const stop = notice?.reason ?? null;
     return {
       budget: opts.budget,

@@ -5,7 +5,15 @@
 // queues what follows it. Every policy replays the lifecycle through its own World, so each sees
 // exactly the stream its own decisions lead to — and the same stream for the same decisions.
 import { createHash } from 'node:crypto';
-import { checkRunPayload, checkSuitePayload, delivery, reviewPayload, workflowRunPayload, type Delivery, type RepoSpec } from '../test/support/deliveries.js';
+import {
+  checkRunPayload,
+  checkSuitePayload,
+  delivery,
+  reviewPayload,
+  workflowRunPayload,
+  type Delivery,
+  type RepoSpec,
+} from '../test/support/deliveries.js';
 import type { AgentAction, AgentPush, CiStep, Lifecycle, WorldStep } from './spend-corpus.js';
 
 export const SPEND_REPO: RepoSpec = { owner: 'acme', name: 'shop', id: 4242 };
@@ -13,7 +21,13 @@ export const SPEND_REPO_NAME = `${SPEND_REPO.owner}/${SPEND_REPO.name}`;
 
 /** A delivery as the naive policies read it: what it is about, not how it is shaped. */
 export type StreamEvent =
-  | { kind: 'check_run'; sha: string; name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }
+  | {
+      kind: 'check_run';
+      sha: string;
+      name: string;
+      status: 'queued' | 'in_progress' | 'completed';
+      conclusion: string | null;
+    }
   | { kind: 'check_suite' | 'workflow_run'; sha: string; name: string; conclusion: string }
   | { kind: 'review'; sha: string; state: 'changes_requested' | 'approved' };
 
@@ -37,7 +51,13 @@ export interface EmittedCheckRun {
 export interface Emitted {
   items: StreamItem[];
   checkRuns: EmittedCheckRun[];
-  review: { id: number; sha: string; state: 'CHANGES_REQUESTED' | 'APPROVED'; body: string; submittedAt: string } | null;
+  review: {
+    id: number;
+    sha: string;
+    state: 'CHANGES_REQUESTED' | 'APPROVED';
+    body: string;
+    submittedAt: string;
+  } | null;
   /** The branch's new head, when the step moved it. */
   moved: string | null;
 }
@@ -121,7 +141,8 @@ export class World {
     const label = head ?? this.head;
     const n = this.runsFor.get(label) ?? 0;
     this.runsFor.set(label, n + 1);
-    const action: AgentAction = label === this.head ? (this.lc.agent[label]?.[n] ?? { kind: 'nothing' }) : { kind: 'nothing' };
+    const action: AgentAction =
+      label === this.head ? (this.lc.agent[label]?.[n] ?? { kind: 'nothing' }) : { kind: 'nothing' };
     if (action.kind === 'push') {
       this.pushes.push({ from: label, push: action });
       this.moveTo(action.to);
@@ -147,13 +168,29 @@ export class World {
     const sha = this.sha(head);
     const id = this.nextReview++;
     const submittedAt = iso(this.now());
-    const p = reviewPayload({ repo: SPEND_REPO, number: this.lc.pr, state, body, headSha: sha, author: 'reviewer', authorType: 'User' });
+    const p = reviewPayload({
+      repo: SPEND_REPO,
+      number: this.lc.pr,
+      state,
+      body,
+      headSha: sha,
+      author: 'reviewer',
+      authorType: 'User',
+    });
     p.review.id = id;
     p.review.submitted_at = submittedAt;
     p.review.commit_id = sha;
     p.pull_request.head.ref = this.branch;
-    const item: StreamItem = { event: { kind: 'review', sha, state }, delivery: delivery('pull_request_review', p, this.deliveryId()) };
-    return { items: [item], checkRuns: [], review: { id, sha, state: state === 'approved' ? 'APPROVED' : 'CHANGES_REQUESTED', body, submittedAt }, moved: null };
+    const item: StreamItem = {
+      event: { kind: 'review', sha, state },
+      delivery: delivery('pull_request_review', p, this.deliveryId()),
+    };
+    return {
+      items: [item],
+      checkRuns: [],
+      review: { id, sha, state: state === 'approved' ? 'APPROVED' : 'CHANGES_REQUESTED', body, submittedAt },
+      moved: null,
+    };
   }
 
   private emitCi(step: CiStep): Emitted {
@@ -165,7 +202,11 @@ export class World {
     const key = `${step.head}\u0000${step.workflow}`;
     let run = this.workflowRuns.get(key);
     if (!run || !step.rerun) {
-      run = { id: this.lc.pr * 1000 + this.workflowRuns.size * 2, suite: this.lc.pr * 1000 + this.workflowRuns.size * 2 + 1, attempt: 1 };
+      run = {
+        id: this.lc.pr * 1000 + this.workflowRuns.size * 2,
+        suite: this.lc.pr * 1000 + this.workflowRuns.size * 2 + 1,
+        attempt: 1,
+      };
       this.workflowRuns.set(key, run);
     } else run.attempt++;
     const red = step.jobs.some((j) => j.conclusion === 'failure');
@@ -175,27 +216,68 @@ export class World {
 
     for (const job of step.jobs) {
       const id = this.nextCheckRun++;
-      checkRuns.push({ sha, id, name: job.name, conclusion: job.conclusion, output: job.output ?? null, startedAt, completedAt: iso(now) });
+      checkRuns.push({
+        sha,
+        id,
+        name: job.name,
+        conclusion: job.conclusion,
+        output: job.output ?? null,
+        startedAt,
+        completedAt: iso(now),
+      });
       const base = { ...common, id, name: job.name };
       if (step.progress) {
         for (const status of ['queued', 'in_progress'] as const) {
           const p = checkRunPayload({ ...base, status, completedAt: null });
-          items.push({ event: { kind: 'check_run', sha, name: job.name, status, conclusion: null }, delivery: delivery('check_run', p, this.deliveryId()) });
+          items.push({
+            event: { kind: 'check_run', sha, name: job.name, status, conclusion: null },
+            delivery: delivery('check_run', p, this.deliveryId()),
+          });
         }
       }
-      const p = checkRunPayload({ ...base, status: 'completed', conclusion: job.conclusion, completedAt, ...(job.output ? { output: job.output } : {}) });
+      const p = checkRunPayload({
+        ...base,
+        status: 'completed',
+        conclusion: job.conclusion,
+        completedAt,
+        ...(job.output ? { output: job.output } : {}),
+      });
       p.check_run.started_at = startedAt;
-      items.push({ event: { kind: 'check_run', sha, name: job.name, status: 'completed', conclusion: job.conclusion }, delivery: delivery('check_run', p, this.deliveryId()) });
+      items.push({
+        event: { kind: 'check_run', sha, name: job.name, status: 'completed', conclusion: job.conclusion },
+        delivery: delivery('check_run', p, this.deliveryId()),
+      });
     }
     const conclusion = red ? 'failure' : 'success';
-    const suite = checkSuitePayload({ repo: SPEND_REPO, sha, id: run.suite, conclusion, pr: pointer, updatedAt: completedAt });
+    const suite = checkSuitePayload({
+      repo: SPEND_REPO,
+      sha,
+      id: run.suite,
+      conclusion,
+      pr: pointer,
+      updatedAt: completedAt,
+    });
     suite.check_suite.head_branch = this.branch;
     suite.check_suite.app = { ...suite.check_suite.app, slug: 'github-actions', name: 'GitHub Actions' };
-    items.push({ event: { kind: 'check_suite', sha, name: 'suite:github-actions', conclusion }, delivery: delivery('check_suite', suite, this.deliveryId()) });
-    const wf = workflowRunPayload({ repo: SPEND_REPO, sha, id: run.id, attempt: run.attempt, conclusion, pr: pointer, updatedAt: completedAt });
+    items.push({
+      event: { kind: 'check_suite', sha, name: 'suite:github-actions', conclusion },
+      delivery: delivery('check_suite', suite, this.deliveryId()),
+    });
+    const wf = workflowRunPayload({
+      repo: SPEND_REPO,
+      sha,
+      id: run.id,
+      attempt: run.attempt,
+      conclusion,
+      pr: pointer,
+      updatedAt: completedAt,
+    });
     wf.workflow_run.name = step.workflow;
     wf.workflow_run.head_branch = this.branch;
-    items.push({ event: { kind: 'workflow_run', sha, name: `workflow:${step.workflow}`, conclusion }, delivery: delivery('workflow_run', wf, this.deliveryId()) });
+    items.push({
+      event: { kind: 'workflow_run', sha, name: `workflow:${step.workflow}`, conclusion },
+      delivery: delivery('workflow_run', wf, this.deliveryId()),
+    });
 
     // A redelivery is byte-identical and keeps its delivery id.
     if (step.redeliver) items.push(...items.map((i) => ({ event: i.event, delivery: { ...i.delivery } })));

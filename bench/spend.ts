@@ -36,13 +36,19 @@ for (const budget of BUDGETS) {
   for (const lc of corpus) extra.push(await runFixloop(lc, { budget }));
   columns.push({ title: `fixloop (budget ${budget})`, cells: extra, extra });
 }
-for (const policy of NAIVE_POLICIES) columns.push({ title: policy.title, cells: corpus.map((lc) => simulate(lc, policy)) });
+for (const policy of NAIVE_POLICIES)
+  columns.push({ title: policy.title, cells: corpus.map((lc) => simulate(lc, policy)) });
 const elapsed = Date.now() - started;
 
 // ---------------------------------------------------------------- the table
-const sum = (cells: Cell[]): Cell => cells.reduce((a, c) => ({ runs: a.runs + c.runs, fixes: a.fixes + c.fixes, falseFixes: a.falseFixes + c.falseFixes }), { runs: 0, fixes: 0, falseFixes: 0 });
+const sum = (cells: Cell[]): Cell =>
+  cells.reduce(
+    (a, c) => ({ runs: a.runs + c.runs, fixes: a.fixes + c.fixes, falseFixes: a.falseFixes + c.falseFixes }),
+    { runs: 0, fixes: 0, falseFixes: 0 },
+  );
 const W = 'runs fix ✗fix'.length;
-const cell = (c: Cell) => `${String(c.runs).padStart(4)} ${String(c.fixes).padStart(3)} ${(c.falseFixes ? String(c.falseFixes) : '·').padStart(4)}`;
+const cell = (c: Cell) =>
+  `${String(c.runs).padStart(4)} ${String(c.fixes).padStart(3)} ${(c.falseFixes ? String(c.falseFixes) : '·').padStart(4)}`;
 const oracleCell = (runs: number, fixes: number) => `${String(runs).padStart(4)} ${String(fixes).padStart(3)}     `;
 const NAME = Math.max(...corpus.map((lc) => lc.title.length), 'runs above the oracle'.length) + 1;
 const center = (s: string) => {
@@ -60,14 +66,36 @@ const row = (name: string, cells: string[]) => name.padEnd(NAME) + cells.map((c)
 const rule = '─'.repeat(NAME) + titles.map(() => '─┼─' + '─'.repeat(W)).join('');
 const oracleRuns = corpus.reduce((a, lc) => a + lc.oracle, 0);
 const table = [
-  row('', titles.map(([a]) => center(a))),
-  row('', titles.map(([, b]) => center(b))),
-  row('lifecycle', titles.map(() => 'runs fix ✗fix')),
+  row(
+    '',
+    titles.map(([a]) => center(a)),
+  ),
+  row(
+    '',
+    titles.map(([, b]) => center(b)),
+  ),
+  row(
+    'lifecycle',
+    titles.map(() => 'runs fix ✗fix'),
+  ),
   rule,
   ...corpus.map((lc, i) => row(lc.title, [oracleCell(lc.oracle, lc.fixes), ...columns.map((c) => cell(c.cells[i]!))])),
   rule,
-  row('total', [oracleCell(oracleRuns, corpus.reduce((a, lc) => a + lc.fixes, 0)), ...columns.map((c) => cell(sum(c.cells)))]),
-  row('runs above the oracle', [''.padEnd(W), ...columns.map((c) => String(sum(c.cells).runs - oracleRuns).padStart(4).padEnd(W))]),
+  row('total', [
+    oracleCell(
+      oracleRuns,
+      corpus.reduce((a, lc) => a + lc.fixes, 0),
+    ),
+    ...columns.map((c) => cell(sum(c.cells))),
+  ]),
+  row('runs above the oracle', [
+    ''.padEnd(W),
+    ...columns.map((c) =>
+      String(sum(c.cells).runs - oracleRuns)
+        .padStart(4)
+        .padEnd(W),
+    ),
+  ]),
 ];
 
 const fixloopColumns = columns.filter((c): c is Column & { extra: FixloopResult[] } => c.extra !== undefined);
@@ -88,7 +116,9 @@ for (const [i, lc] of corpus.entries()) {
   out.push(`  ${lc.title} — expected: ${lc.fixloop}`);
   for (const c of fixloopColumns) {
     const r = c.extra[i]!;
-    out.push(`      budget ${r.budget}: ${r.stop ?? 'no notice'} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} · ${r.deliveries} deliveries · refused: ${counted(r.refusals) || 'none'}`);
+    out.push(
+      `      budget ${r.budget}: ${r.stop ?? 'no notice'} · ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} · ${r.deliveries} deliveries · refused: ${counted(r.refusals) || 'none'}`,
+    );
   }
 }
 const interval = fixloopColumns[0]?.extra[0]?.pollIntervalMs;

@@ -10,32 +10,40 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAKE_OPERATIONS } from '../test/support/fake-github/operations.js';
 
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 /** Schema keywords that only document; dropped to keep the fixture small. */
-const DOC_KEYWORDS = new Set(['description', 'example', 'examples', 'externalDocs', 'title', 'discriminator', 'deprecated']);
+const DOC_KEYWORDS = new Set([
+  'description',
+  'example',
+  'examples',
+  'externalDocs',
+  'title',
+  'discriminator',
+  'deprecated',
+]);
 const SCHEMA_REF = '#/components/schemas/';
 
 /**
  * Where GitHub's answers are known to differ from its description, the fixture follows GitHub (each
  * correction is listed in the fixture, so the fake is never lenient silently).
  */
-const CORRECTIONS: ReadonlyArray<{ schema: string; path: string[]; why: string; apply(node: JsonObject): JsonObject }> = [
-  {
-    schema: 'pull-request',
-    path: ['properties', 'head', 'properties', 'repo'],
-    why: 'head.repo is null when the head fork was deleted',
-    apply: (node) => ({ anyOf: [node, { type: 'null' }] }),
-  },
-  {
-    schema: 'check-run',
-    path: ['properties', 'conclusion'],
-    why: 'GitHub itself sets the conclusion "stale" (REST docs list it; the enum does not)',
-    apply: (node) => ({ ...node, enum: [...(node.enum as Json[]), 'stale'] }),
-  },
-];
+const CORRECTIONS: ReadonlyArray<{ schema: string; path: string[]; why: string; apply(node: JsonObject): JsonObject }> =
+  [
+    {
+      schema: 'pull-request',
+      path: ['properties', 'head', 'properties', 'repo'],
+      why: 'head.repo is null when the head fork was deleted',
+      apply: (node) => ({ anyOf: [node, { type: 'null' }] }),
+    },
+    {
+      schema: 'check-run',
+      path: ['properties', 'conclusion'],
+      why: 'GitHub itself sets the conclusion "stale" (REST docs list it; the enum does not)',
+      apply: (node) => ({ ...node, enum: [...(node.enum as Json[]), 'stale'] }),
+    },
+  ];
 
 export interface Extracted {
   source: string;
@@ -58,7 +66,8 @@ export function extract(description: JsonObject, source: string): Extracted {
     const op = paths[path]?.[method.toLowerCase()];
     if (op === undefined) throw new Error(`${operation} is not in the description`);
     for (const [status, raw] of Object.entries(op.responses as Record<string, JsonObject>)) {
-      const response = typeof raw.$ref === 'string' ? sharedResponses[raw.$ref.replace('#/components/responses/', '')] : raw;
+      const response =
+        typeof raw.$ref === 'string' ? sharedResponses[raw.$ref.replace('#/components/responses/', '')] : raw;
       const content = response?.content as Record<string, JsonObject> | undefined;
       const schema = content?.['application/json']?.schema;
       if (schema === undefined || schema === null || typeof schema !== 'object' || Array.isArray(schema)) continue;
@@ -78,9 +87,15 @@ export function extract(description: JsonObject, source: string): Extracted {
     for (const more of found) if (!(more in $defs)) pending.push(more);
   }
   for (const fix of CORRECTIONS) {
-    const parent = fix.path.slice(0, -1).reduce<Json | undefined>((node, key) => (isObject(node ?? null) ? (node as JsonObject)[key] : undefined), $defs[fix.schema]);
+    const parent = fix.path
+      .slice(0, -1)
+      .reduce<Json | undefined>(
+        (node, key) => (isObject(node ?? null) ? (node as JsonObject)[key] : undefined),
+        $defs[fix.schema],
+      );
     const last = fix.path.at(-1)!;
-    if (!isObject(parent ?? null) || !isObject((parent as JsonObject)[last] ?? null)) throw new Error(`correction no longer applies: ${fix.schema} ${fix.path.join('/')}`);
+    if (!isObject(parent ?? null) || !isObject((parent as JsonObject)[last] ?? null))
+      throw new Error(`correction no longer applies: ${fix.schema} ${fix.path.join('/')}`);
     (parent as JsonObject)[last] = fix.apply((parent as JsonObject)[last] as JsonObject);
   }
   return {
@@ -99,7 +114,8 @@ export function extract(description: JsonObject, source: string): Extracted {
  */
 function cleanSchema(schema: JsonObject, refs: Set<string>): JsonObject {
   const out: JsonObject = {};
-  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null))
+    out.enum = [...schema.enum, null];
   for (const [key, value] of Object.entries(schema)) {
     if (DOC_KEYWORDS.has(key) || key.startsWith('x-') || (key === 'enum' && out.enum !== undefined)) continue;
     if (key === '$ref' && typeof value === 'string') {
@@ -108,7 +124,9 @@ function cleanSchema(schema: JsonObject, refs: Set<string>): JsonObject {
       refs.add(name);
       out.$ref = `#/$defs/${name}`;
     } else if (key === 'properties' || key === 'patternProperties') {
-      out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([name, sub]) => [name, cleanSchema(sub as JsonObject, refs)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as JsonObject).map(([name, sub]) => [name, cleanSchema(sub as JsonObject, refs)]),
+      );
     } else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
       out[key] = value.map((sub) => cleanSchema(sub as JsonObject, refs));
     } else if ((key === 'items' || key === 'not' || key === 'additionalProperties') && isObject(value)) {
@@ -132,12 +150,17 @@ function isObject(value: Json): value is JsonObject {
 function main(argv: string[]): void {
   const packageDir = resolve(argv[0] ?? '/tmp/oa/node_modules/@octokit/openapi');
   const version = (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
-  const description = JSON.parse(readFileSync(join(packageDir, 'generated', 'api.github.com.json'), 'utf8')) as JsonObject;
+  const description = JSON.parse(
+    readFileSync(join(packageDir, 'generated', 'api.github.com.json'), 'utf8'),
+  ) as JsonObject;
   const extracted = extract(description, `@octokit/openapi@${version} generated/api.github.com.json`);
   const target = fileURLToPath(new URL('../test/fixtures/github-openapi/responses.json', import.meta.url));
   const text = `${JSON.stringify(extracted, null, 1)}\n`;
   writeFileSync(target, text);
-  console.log(`${Object.keys(extracted.responses).length} responses, ${Object.keys(extracted.$defs).length} schemas, ${text.length} bytes → ${target}`);
+  console.log(
+    `${Object.keys(extracted.responses).length} responses, ${Object.keys(extracted.$defs).length} schemas, ${text.length} bytes → ${target}`,
+  );
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main(process.argv.slice(2));

@@ -7,7 +7,16 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       level,
       base: { service: 'fixloop' },
       redact: {
-        paths: ['*.token', '*.runToken', '*.secret', '*.apiToken', '*.authorization', 'headers.authorization', '*.privateKey', '*.webhookSecrets'],
+        paths: [
+          '*.token',
+          '*.runToken',
+          '*.secret',
+          '*.apiToken',
+          '*.authorization',
+          'headers.authorization',
+          '*.privateKey',
+          '*.webhookSecrets',
+        ],
         censor: '[redacted]',
       },
     },

@@ -20,7 +20,13 @@ import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import { adoptStrandedRuns, reconcileAttempts, settleStaleClaims, settleStaleDispatches, type FindAgent } from './app/reconcile.js';
+import {
+  adoptStrandedRuns,
+  reconcileAttempts,
+  settleStaleClaims,
+  settleStaleDispatches,
+  type FindAgent,
+} from './app/reconcile.js';
 import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
 import type { Task } from './core/types.js';
 import { createWebhookHandler } from './http/webhook.js';
@@ -65,7 +71,9 @@ export interface FixloopAdapters {
   runner?: Runner | null;
   logger?: Logger;
   /** Crash-test fault points (FIXLOOP_FAULT); never set in production. */
-  fault?: (point: 'before_claim' | 'after_claim' | 'before_start' | 'before_mark' | 'after_start') => void | Promise<void>;
+  fault?: (
+    point: 'before_claim' | 'after_claim' | 'before_start' | 'before_mark' | 'after_start',
+  ) => void | Promise<void>;
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
   /** GitHub: the port to use (tests: a client pointed at the fake); default from config; null = none. */
@@ -103,7 +111,12 @@ export const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toStr
 function githubFrom(config: Config, logger: Logger): GitHubPort | null {
   const g = config.github;
   if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, log: logger });
-  if (g.appId && g.privateKey) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey }, log: logger });
+  if (g.appId && g.privateKey)
+    return createGitHub({
+      apiUrl: g.apiUrl,
+      auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey },
+      log: logger,
+    });
   return null;
 }
 
@@ -138,7 +151,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // and they renew their lease three times within the grace (decision 0014). Replicas of one
   // deployment are meant to share this setting.
   const grace = adapters.reconcileGraceMs ?? (db.dialect === 'sqlite' ? 0 : 30_000);
-  const leaseRenewMs = adapters.leaseRenewMs ?? (grace > 0 ? Math.max(50, Math.min(DISPATCH_LEASE_RENEW_MS, Math.floor(grace / 3))) : DISPATCH_LEASE_RENEW_MS);
+  const leaseRenewMs =
+    adapters.leaseRenewMs ??
+    (grace > 0 ? Math.max(50, Math.min(DISPATCH_LEASE_RENEW_MS, Math.floor(grace / 3))) : DISPATCH_LEASE_RENEW_MS);
   const dispatcher = createDispatcher({
     ledger,
     logger,
@@ -180,13 +195,34 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // and a commit of its decision rows whatever its size (a round trip or a WAL append), and a storm's
   // events arrive over milliseconds. Bigger batches cut fixloop's CPU per delivery by a tenth on
   // SQLite and more on PostgreSQL (bench/); 25 ms is nothing against the 1 s the loop has to act.
-  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, concurrency: onSqlite ? 1 : 2, gatherMs: EVALUATION_GATHER_MS });
+  const queue = createEvaluationQueue({
+    evaluator,
+    ledger,
+    logger,
+    decisions,
+    concurrency: onSqlite ? 1 : 2,
+    gatherMs: EVALUATION_GATHER_MS,
+  });
   // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
   // commit does not hold every ack back (see ingest.ts).
-  const ingestor = createIngestor({ ledger, logger, onStored: (items) => queue.push(items), maxConcurrentCommits: onSqlite ? 1 : 2 });
+  const ingestor = createIngestor({
+    ledger,
+    logger,
+    onStored: (items) => queue.push(items),
+    maxConcurrentCommits: onSqlite ? 1 : 2,
+  });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
-  await reconcileAttempts({ ledger, logger, dispatcher, agent, host: processes.host, ...findAgent, maxAttempts: config.maxAttempts, olderThan: new Date(clock.now().getTime() - grace).toISOString() });
+  await reconcileAttempts({
+    ledger,
+    logger,
+    dispatcher,
+    agent,
+    host: processes.host,
+    ...findAgent,
+    maxAttempts: config.maxAttempts,
+    olderThan: new Date(clock.now().getTime() - grace).toISOString(),
+  });
   await queue.sweep();
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
@@ -212,12 +248,36 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       },
     });
     judgePush = pushGuard;
-    const progress = createProgressCheck({ agent, github, clock, logger, intervalMs: config.pollIntervalMs, evaluator });
-    poller = createPoller({ ledger, github, logger, clock, evaluator, works: config.works, intervalMs: config.pollIntervalMs, afterPoll: (t, pr) => handoff.sync(t, pr), pushGuard, progress, ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes) });
+    const progress = createProgressCheck({
+      agent,
+      github,
+      clock,
+      logger,
+      intervalMs: config.pollIntervalMs,
+      evaluator,
+    });
+    poller = createPoller({
+      ledger,
+      github,
+      logger,
+      clock,
+      evaluator,
+      works: config.works,
+      intervalMs: config.pollIntervalMs,
+      afterPoll: (t, pr) => handoff.sync(t, pr),
+      pushGuard,
+      progress,
+      ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
+    });
     if (adapters.startPoll !== false) poller.start();
   }
 
-  const handleWebhook = createWebhookHandler({ secrets: config.webhookSecrets, maxBytes: config.webhookMaxBytes, ingestor, logger });
+  const handleWebhook = createWebhookHandler({
+    secrets: config.webhookSecrets,
+    maxBytes: config.webhookMaxBytes,
+    ingestor,
+    logger,
+  });
   const fetchLog = (url: string, o: { lines: number }) => fetchLogTail(url, { ...o, ...adapters.logFetch });
   const resolveRun = createResolveRun({
     agent,
@@ -251,7 +311,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     logger,
     works: config.works,
     apiToken: config.apiToken,
-    ...(github ? { prChecks: (input) => prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ...adapters.logFetch }) }, input) } : {}),
+    ...(github
+      ? {
+          prChecks: (input) =>
+            prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ...adapters.logFetch }) }, input),
+        }
+      : {}),
     ready: async () => {
       try {
         await ping(db);
@@ -295,7 +360,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
       const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
       await settleStaleDispatches({ ledger, logger, dispatcher, olderThan, ...findAgent });
-      await settleStaleClaims({ ledger, logger, dispatcher, maxAttempts: config.maxAttempts, olderThan, when: 'periodic' });
+      await settleStaleClaims({
+        ledger,
+        logger,
+        dispatcher,
+        maxAttempts: config.maxAttempts,
+        olderThan,
+        when: 'periodic',
+      });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {
@@ -347,12 +419,19 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
 
 function positiveMs(name: string, value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw ConfigError.at('environment', [name], `must be a positive number of milliseconds (got ${JSON.stringify(value)})`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw ConfigError.at(
+      'environment',
+      [name],
+      `must be a positive number of milliseconds (got ${JSON.stringify(value)})`,
+    );
   return n;
 }
 
 /** `fixloop serve`: load the config, open the database, listen. */
-export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ close(): Promise<void>; url: string }> {
+export async function serve(
+  opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ close(): Promise<void>; url: string }> {
   const env = opts.env ?? process.env;
   let config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
   const logger = createLogger(config.logLevel);
@@ -366,12 +445,19 @@ export async function serve(opts: { configFile?: string; env?: NodeJS.ProcessEnv
   const app = await createFixloop(config, {
     logger,
     // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
-    ...(fault?.endsWith(':kill') ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) } : {}),
+    ...(fault?.endsWith(':kill')
+      ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) }
+      : {}),
     ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
     // A period that is not a positive number would make setInterval fire every millisecond: refused.
-    ...(env.FIXLOOP_ADOPT_EVERY_MS ? { adoptEveryMs: positiveMs('FIXLOOP_ADOPT_EVERY_MS', env.FIXLOOP_ADOPT_EVERY_MS) } : {}),
+    ...(env.FIXLOOP_ADOPT_EVERY_MS
+      ? { adoptEveryMs: positiveMs('FIXLOOP_ADOPT_EVERY_MS', env.FIXLOOP_ADOPT_EVERY_MS) }
+      : {}),
   });
   const url = await app.listen();
-  logger.info({ url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null }, 'fixloop listening');
+  logger.info(
+    { url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null },
+    'fixloop listening',
+  );
   return { close: () => app.close(), url };
 }

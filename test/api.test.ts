@@ -16,7 +16,11 @@ for (const kind of DATABASE_KINDS) {
     test('M2: every /api route needs the bearer token; health and readiness do not', async () => {
       for (const path of ['/api/tasks', '/api/inbox', '/api/deliveries', '/api/openapi.json', '/api/stop']) {
         assert.equal((await fetch(`${h.url}${path}`)).status, 401, path);
-        assert.equal((await fetch(`${h.url}${path}`, { headers: { authorization: 'Bearer wrong' } })).status, 401, path);
+        assert.equal(
+          (await fetch(`${h.url}${path}`, { headers: { authorization: 'Bearer wrong' } })).status,
+          401,
+          path,
+        );
       }
       assert.equal((await fetch(`${h.url}/healthz`)).status, 200);
       const ready = await fetch(`${h.url}/readyz`);
@@ -33,26 +37,51 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(ok.body.ciHeadSha, null);
       assert.equal(ok.body.notice, null);
       assert.deepEqual(ok.body.attempts, []);
-      assert.equal((await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 101, branch: 'agent/a' })).status, 409);
+      assert.equal(
+        (await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 101, branch: 'agent/a' })).status,
+        409,
+      );
       const site = await h.api('POST', '/api/tasks', { repository: 'acme/shop-site', pullRequest: 1, branch: 'x' });
       assert.equal(site.status, 422);
       assert.equal(site.body.error, 'not_data_repo');
-      assert.equal((await h.api('POST', '/api/tasks', { repository: 'nobody/else', pullRequest: 1, branch: 'x' })).body.error, 'no_work');
+      assert.equal(
+        (await h.api('POST', '/api/tasks', { repository: 'nobody/else', pullRequest: 1, branch: 'x' })).body.error,
+        'no_work',
+      );
       assert.equal((await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: -1 })).status, 400);
-      const malformed = await fetch(`${h.url}/api/tasks`, { method: 'POST', headers: { authorization: 'Bearer test-api-token', 'content-type': 'application/json' }, body: '{' });
+      const malformed = await fetch(`${h.url}/api/tasks`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-api-token', 'content-type': 'application/json' },
+        body: '{',
+      });
       assert.equal(malformed.status, 400);
     });
 
     test('L1: the run token reports its own run only, and not after the run ended', async () => {
-      const { body: task } = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 102, branch: 'agent/b' });
+      const { body: task } = await h.api('POST', '/api/tasks', {
+        repository: 'acme/shop',
+        pullRequest: 102,
+        branch: 'agent/b',
+      });
       const sha = 'ab'.repeat(20);
-      await post(h.url, delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 5102, pr: { number: 102, headSha: sha }, output: 'boom' })), SECRET);
+      await post(
+        h.url,
+        delivery(
+          'check_run',
+          checkRunPayload({ repo: REPO, sha, id: 5102, pr: { number: 102, headSha: sha }, output: 'boom' }),
+        ),
+        SECRET,
+      );
       await h.app.settle();
       const start = h.runner.starts.find((s) => s.taskId === task.id)!;
       assert.ok(start, 'resumed');
       assert.ok(start.runToken.length >= 32);
       const patch = (runId: number, token: string, state: string) =>
-        fetch(`${h.url}/api/runs/${runId}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ state }) });
+        fetch(`${h.url}/api/runs/${runId}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ state }),
+        });
       const opening = (await h.api('GET', `/api/tasks/${task.id}`)).body.runs[0].id;
       assert.equal((await patch(opening, start.runToken, 'failed')).status, 403, 'another run');
       assert.equal((await patch(start.runId, 'not-the-token', 'completed')).status, 403);

@@ -9,15 +9,37 @@ import { startHarness, SECRET, REPO, type Harness } from './support/harness.js';
 import { checkRunPayload, delivery, examplesOf, post, signedHeaders } from './support/deliveries.js';
 
 const VECTOR_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
-const HANDLED = ['check_run', 'check_suite', 'workflow_run', 'status', 'pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment', 'ping', 'installation', 'installation_repositories'];
+const HANDLED = [
+  'check_run',
+  'check_suite',
+  'workflow_run',
+  'status',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'issue_comment',
+  'ping',
+  'installation',
+  'installation_repositories',
+];
 
 async function countRows(h: Harness, table: 'events' | 'decisions'): Promise<number> {
-  const r = await h.app.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await h.app.db.kysely
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
-function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
-  return fetch(`${url}/api/github/webhooks`, { method: 'POST', headers, body }).then(async (r) => ({ status: r.status, body: await r.text() }));
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: string }> {
+  return fetch(`${url}/api/github/webhooks`, { method: 'POST', headers, body }).then(async (r) => ({
+    status: r.status,
+    body: await r.text(),
+  }));
 }
 
 test("A1: GitHub's published test vector verifies with the library fixloop uses", async () => {
@@ -29,7 +51,9 @@ for (const kind of DATABASE_KINDS) {
   describe(`webhook receiver (${kind})`, () => {
     let h: Harness;
     before(async () => {
-      h = await startHarness(kind, { env: { WEBHOOK_SECRET: `${SECRET}, new-rotated-secret`, WEBHOOK_MAX_BYTES: String(64 * 1024) } });
+      h = await startHarness(kind, {
+        env: { WEBHOOK_SECRET: `${SECRET}, new-rotated-secret`, WEBHOOK_MAX_BYTES: String(64 * 1024) },
+      });
     });
     after(() => h.close());
 
@@ -38,7 +62,11 @@ for (const kind of DATABASE_KINDS) {
       const ok = await rawPost(h.url, { ...headers, 'x-hub-signature-256': VECTOR_SIGNATURE }, 'Hello, World!');
       assert.equal(ok.status, 400);
       assert.match(ok.body, /malformed_json/);
-      const bad = await rawPost(h.url, { ...headers, 'x-hub-signature-256': VECTOR_SIGNATURE.replace(/7$/, '8') }, 'Hello, World!');
+      const bad = await rawPost(
+        h.url,
+        { ...headers, 'x-hub-signature-256': VECTOR_SIGNATURE.replace(/7$/, '8') },
+        'Hello, World!',
+      );
       assert.equal(bad.status, 401);
     });
 
@@ -56,7 +84,16 @@ for (const kind of DATABASE_KINDS) {
       const d2 = delivery('check_run', checkRunPayload({ repo: REPO, sha: '2'.repeat(40), id: 12, pr: null }));
       assert.equal((await post(h.url, d1, SECRET)).status, 202);
       assert.equal((await post(h.url, d2, 'new-rotated-secret')).status, 202);
-      assert.equal((await post(h.url, delivery('check_run', checkRunPayload({ repo: REPO, sha: '3'.repeat(40), id: 13, pr: null })), 'an-old-secret')).status, 401);
+      assert.equal(
+        (
+          await post(
+            h.url,
+            delivery('check_run', checkRunPayload({ repo: REPO, sha: '3'.repeat(40), id: 13, pr: null })),
+            'an-old-secret',
+          )
+        ).status,
+        401,
+      );
     });
 
     test('A1: a bad or missing signature is 401 and nothing is stored, not even a decision row', async () => {
@@ -77,10 +114,24 @@ for (const kind of DATABASE_KINDS) {
       // Declares 10 MiB but sends only a few bytes: the answer must come without waiting for the rest.
       const port = Number(new URL(h.url).port);
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path: '/api/github/webhooks', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024), 'x-github-event': 'check_run', 'x-hub-signature-256': 'sha256=00' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/github/webhooks',
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'content-length': String(10 * 1024 * 1024),
+              'x-github-event': 'check_run',
+              'x-hub-signature-256': 'sha256=00',
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.write('{"a":');
       });
@@ -89,11 +140,20 @@ for (const kind of DATABASE_KINDS) {
       // and then waits, neither ending the body nor writing more, so the answer must come from the cap
       // alone; a connection closed without a 413 fails the test.
       const chunked = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path: '/api/github/webhooks', method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'check_run' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-          req.destroy();
-        });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/github/webhooks',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-github-event': 'check_run' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
         // After its answer the server drops the connection; an error before any answer is a failure.
         req.on('error', (e) => reject(new Error(`no answer before the connection failed: ${e.message}`)));
         const chunk = Buffer.alloc(16 * 1024, 0x20);
@@ -107,7 +167,10 @@ for (const kind of DATABASE_KINDS) {
       const res = await post(h.url, d, SECRET);
       assert.equal(res.status, 400);
       const log = (await h.api('GET', '/api/deliveries?delivery=malformed-1')).body.decisions;
-      assert.deepEqual(log.map((x: any) => [x.outcome, x.reason]), [['rejected', 'malformed_json']]);
+      assert.deepEqual(
+        log.map((x: any) => [x.outcome, x.reason]),
+        [['rejected', 'malformed_json']],
+      );
     });
 
     test('A1: a payload whose shape does not match its X-GitHub-Event is 400 (shape_mismatch)', async () => {
@@ -138,7 +201,12 @@ for (const kind of DATABASE_KINDS) {
           assert.ok([200, 202].includes(res.status), `${event} #${k}: ${res.status} ${JSON.stringify(res.body)}`);
           const ci = ['check_run', 'check_suite', 'workflow_run', 'status'].includes(event);
           if (!ci) continue;
-          const status = event === 'status' ? (example.state === 'pending' ? 'pending' : 'completed') : (example.check_run ?? example.check_suite ?? example.workflow_run).status;
+          const status =
+            event === 'status'
+              ? example.state === 'pending'
+                ? 'pending'
+                : 'completed'
+              : (example.check_run ?? example.check_suite ?? example.workflow_run).status;
           if (status !== 'completed') assert.equal(res.body.outcome, 'dropped', `${event} ${status} must be dropped`);
           else {
             // A3: the identity is the result's own (repository, sha, kind, id or context, attempt,

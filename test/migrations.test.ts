@@ -17,8 +17,20 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
     await Promise.all([migrateToLatest(a.kysely, 'postgres'), migrateToLatest(b.kysely, 'postgres')]);
     assert.equal(await migrationsApplied(a.kysely, a.dialect), true);
     // Each migration recorded exactly once, though two replicas ran the migrator together.
-    const rows = (await a.kysely.selectFrom('kysely_migration' as never).selectAll().execute()) as Array<{ name: string }>;
-    assert.deepEqual(rows.map((r) => r.name).sort(), ['0001_core_loop', '0002_poll_and_handoff', '0003_outcomes_and_guards', '0004_inline_payloads', '0005_run_process', '0006_unfinished_runs', '0007_unsettled_attempts', '0008_never_run_out_of_flight']);
+    const rows = (await a.kysely
+      .selectFrom('kysely_migration' as never)
+      .selectAll()
+      .execute()) as Array<{ name: string }>;
+    assert.deepEqual(rows.map((r) => r.name).sort(), [
+      '0001_core_loop',
+      '0002_poll_and_handoff',
+      '0003_outcomes_and_guards',
+      '0004_inline_payloads',
+      '0005_run_process',
+      '0006_unfinished_runs',
+      '0007_unsettled_attempts',
+      '0008_never_run_out_of_flight',
+    ]);
   } finally {
     await a.close();
     await b.close();
@@ -44,13 +56,35 @@ test('N1: on PostgreSQL a 12 KB delivery is stored compressed in its own row, wi
   const a = openDatabase(db.url);
   try {
     await migrateToLatest(a.kysely, 'postgres');
-    const payload = JSON.stringify({ text: Array.from({ length: 400 }, (_, i) => `line ${i}: https://api.github.com/repos/acme/shop/check-runs/${i}`) });
+    const payload = JSON.stringify({
+      text: Array.from({ length: 400 }, (_, i) => `line ${i}: https://api.github.com/repos/acme/shop/check-runs/${i}`),
+    });
     assert.ok(payload.length > 12_000);
     const l = createLedger(a, { now: () => new Date('2026-01-05T10:00:00Z') });
-    await l.storeDeliveries([{ deliveryId: 'd1', eventName: 'check_run', identity: 'check:x', kind: 'github.check', repository: 'acme/shop', sha: 'a'.repeat(40), verdict: 'red', summary: '{}', payload }], []);
-    const toast = await sql<{ size: string }>`select pg_relation_size(reltoastrelid) as size from pg_class where relname = 'events'`.execute(a.kysely);
+    await l.storeDeliveries(
+      [
+        {
+          deliveryId: 'd1',
+          eventName: 'check_run',
+          identity: 'check:x',
+          kind: 'github.check',
+          repository: 'acme/shop',
+          sha: 'a'.repeat(40),
+          verdict: 'red',
+          summary: '{}',
+          payload,
+        },
+      ],
+      [],
+    );
+    const toast = await sql<{
+      size: string;
+    }>`select pg_relation_size(reltoastrelid) as size from pg_class where relname = 'events'`.execute(a.kysely);
     assert.equal(Number(toast.rows[0]!.size), 0, 'the TOAST table holds nothing');
-    const stored = await sql<{ payload: string; raw: number }>`select payload, pg_column_size(payload) as raw from events`.execute(a.kysely);
+    const stored = await sql<{
+      payload: string;
+      raw: number;
+    }>`select payload, pg_column_size(payload) as raw from events`.execute(a.kysely);
     assert.equal(stored.rows[0]!.payload, payload, 'read back byte for byte');
     assert.ok(Number(stored.rows[0]!.raw) < payload.length / 2, 'kept compressed');
   } finally {
@@ -63,9 +97,24 @@ test('N1: on PostgreSQL a 12 KB delivery is stored compressed in its own row, wi
 // attempts left claimed or dispatching: the plans of the ledger's own queries use the partial
 // indexes, not a scan of every run or attempt there ever was.
 const PARTIAL_INDEX_QUERIES = [
-  { migration: '0006', what: 'unfinished-runs', index: 'runs_unfinished', query: (k: Kysely<Database>) => unfinishedMarkedRuns(k) },
-  { migration: '0007', what: 'unsettled-attempts (claimed)', index: 'attempts_unsettled', query: (k: Kysely<Database>) => unsettledAttempts(k, ['claimed'], '2026-11-30T08:00:00.000Z') },
-  { migration: '0007', what: 'unsettled-attempts (dispatching)', index: 'attempts_unsettled', query: (k: Kysely<Database>) => unsettledAttempts(k, ['dispatching'], '2026-11-30T08:00:00.000Z') },
+  {
+    migration: '0006',
+    what: 'unfinished-runs',
+    index: 'runs_unfinished',
+    query: (k: Kysely<Database>) => unfinishedMarkedRuns(k),
+  },
+  {
+    migration: '0007',
+    what: 'unsettled-attempts (claimed)',
+    index: 'attempts_unsettled',
+    query: (k: Kysely<Database>) => unsettledAttempts(k, ['claimed'], '2026-11-30T08:00:00.000Z'),
+  },
+  {
+    migration: '0007',
+    what: 'unsettled-attempts (dispatching)',
+    index: 'attempts_unsettled',
+    query: (k: Kysely<Database>) => unsettledAttempts(k, ['dispatching'], '2026-11-30T08:00:00.000Z'),
+  },
 ];
 for (const kind of ['sqlite', 'postgres'] as const) {
   for (const q of PARTIAL_INDEX_QUERIES) {
@@ -77,13 +126,20 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         const query = q.query(a.kysely).compile();
         let plan: string;
         if (kind === 'sqlite') {
-          plan = a.sqlite!.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])).map((r: any) => r.detail).join('\n');
+          plan = a
+            .sqlite!.prepare(`explain query plan ${query.sql}`)
+            .all(...(query.parameters as unknown[]))
+            .map((r: any) => r.detail)
+            .join('\n');
         } else {
           // A handful of rows is cheaper to scan; the question is whether the index can serve the
           // query. One connection, so the setting applies to the EXPLAIN.
           plan = await a.kysely.connection().execute(async (c) => {
             await sql`set enable_seqscan = off`.execute(c);
-            const rows = await c.executeQuery<{ 'QUERY PLAN': string }>({ ...query, sql: `explain ${query.sql}` } as never);
+            const rows = await c.executeQuery<{ 'QUERY PLAN': string }>({
+              ...query,
+              sql: `explain ${query.sql}`,
+            } as never);
             return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
           });
         }
@@ -106,13 +162,31 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await migrateTo(a.kysely, kind, '0007_unsettled_attempts');
       const ledger = createLedger(a, { now: () => new Date('2026-11-30T10:00:00Z') });
       const ids: Record<string, number> = {};
-      for (const [n, status] of [[1, 'over_budget'], [2, 'dispatch_unknown'], [3, 'dispatched']] as const) {
-        const created = await ledger.createTask({ work: 'shop', repository: 'acme/shop', pullRequest: n, branch: `agent/fix-${n}`, resumeRef: null });
+      for (const [n, status] of [
+        [1, 'over_budget'],
+        [2, 'dispatch_unknown'],
+        [3, 'dispatched'],
+      ] as const) {
+        const created = await ledger.createTask({
+          work: 'shop',
+          repository: 'acme/shop',
+          pullRequest: n,
+          branch: `agent/fix-${n}`,
+          resumeRef: null,
+        });
         assert.ok('task' in created);
-        const c = await ledger.claimAttempt({ taskId: created.task.id, coordinate: `sha-${n}`, source: 'gate', headSha: `sha-${n}`, fingerprint: `f${n}`, rejection: { checkName: 'test', body: 'red', eventId: null } });
+        const c = await ledger.claimAttempt({
+          taskId: created.task.id,
+          coordinate: `sha-${n}`,
+          source: 'gate',
+          headSha: `sha-${n}`,
+          fingerprint: `f${n}`,
+          rejection: { checkName: 'test', body: 'red', eventId: null },
+        });
         assert.equal(c.kind, 'claimed');
         // As the old release wrote it: the status alone, the lifecycle left queued.
-        if (c.kind === 'claimed') await a.kysely.updateTable('attempts').set({ status }).where('id', '=', c.attempt.id).execute();
+        if (c.kind === 'claimed')
+          await a.kysely.updateTable('attempts').set({ status }).where('id', '=', c.attempt.id).execute();
         if (c.kind === 'claimed') ids[status] = c.attempt.id;
       }
       await migrateToLatest(a.kysely, kind);

@@ -10,7 +10,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createAgentWorld, FAKE_NOW, sha256, type AgentWorld } from '../../test/support/agent-fakes.js';
 import { AgentOpsError, type AgentOpsErrorCode, type ResolveRun } from '../mcp/agent-ops.js';
 import { createMcpServer } from '../mcp/server.js';
-import { createResolveRun, defaultSnapshot, OUTCOME_DECISION, type AgentOpsDeps, type LoopState, type OutcomeReport, type SpendReport } from './agent-ops.js';
+import {
+  createResolveRun,
+  defaultSnapshot,
+  OUTCOME_DECISION,
+  type AgentOpsDeps,
+  type LoopState,
+  type OutcomeReport,
+  type SpendReport,
+} from './agent-ops.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { GitHubError, type CheckRunInfo, type GitHubPort, type PullRequestInfo } from './github-port.js';
 import type { DecisionInput } from './ports.js';
@@ -20,7 +28,10 @@ import type { ProgressSnapshot } from '../core/progress.js';
 const NOW = '2026-12-01T10:00:00.000Z';
 const clock = { now: () => new Date(NOW) };
 
-type FakeGitHub = Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> & { calls: string[]; refuse: number | null };
+type FakeGitHub = Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> & {
+  calls: string[];
+  refuse: number | null;
+};
 
 function fakeGitHub(): FakeGitHub {
   const gh: FakeGitHub = {
@@ -96,7 +107,14 @@ describe('createResolveRun', () => {
   let runId: number;
   let attemptId: number;
 
-  const deps = (over: Partial<AgentOpsDeps> = {}): AgentOpsDeps => ({ agent: w.agent, ledger: w.ledger, github, fetchLog, clock, ...over });
+  const deps = (over: Partial<AgentOpsDeps> = {}): AgentOpsDeps => ({
+    agent: w.agent,
+    ledger: w.ledger,
+    github,
+    fetchLog,
+    clock,
+    ...over,
+  });
 
   beforeEach(() => {
     w = createAgentWorld();
@@ -129,7 +147,10 @@ describe('createResolveRun', () => {
       assert.equal(w.lives.get(attemptId)!.outcome, null, "run A's attempt is untouched");
       const stateA = (await opsA.loopState()) as LoopState;
       assert.equal(stateA.id, taskId);
-      assert.deepEqual(stateA.attempts.map((a) => a.id), [attemptId]);
+      assert.deepEqual(
+        stateA.attempts.map((a) => a.id),
+        [attemptId],
+      );
       assert.equal(stateA.run.id, runId);
     });
   });
@@ -172,7 +193,13 @@ describe('createResolveRun', () => {
       assert.deepEqual(JSON.parse(life.baseline!), defaultSnapshot(w.tasks.get(taskId)!, { headSha: 'a'.repeat(40) }));
       assert.equal(JSON.parse(life.baseline!).headSha, 'a'.repeat(40));
       assert.deepEqual(w.decisions, [
-        { taskId, attemptId, outcome: OUTCOME_DECISION, reason: 'outcome_action_taken', detail: `run ${runId}: pushed a fix for the parser` },
+        {
+          taskId,
+          attemptId,
+          outcome: OUTCOME_DECISION,
+          reason: 'outcome_action_taken',
+          detail: `run ${runId}: pushed a fix for the parser`,
+        },
       ]);
     });
 
@@ -180,7 +207,11 @@ describe('createResolveRun', () => {
       const ops = await resolve('token-a');
       await ops.reportOutcome({ outcome: 'action_taken' });
       const before = { ...w.lives.get(attemptId)! };
-      await refused(ops.reportOutcome({ outcome: 'blocked', reason: 'actually blocked' }), 'outcome_already_reported', /already has the outcome action_taken; the first report is final/);
+      await refused(
+        ops.reportOutcome({ outcome: 'blocked', reason: 'actually blocked' }),
+        'outcome_already_reported',
+        /already has the outcome action_taken; the first report is final/,
+      );
       await refused((await resolve('token-a')).reportOutcome({ outcome: 'action_taken' }), 'outcome_already_reported');
       assert.deepEqual(w.lives.get(attemptId), before);
       assert.equal(w.decisions.length, 1);
@@ -196,8 +227,14 @@ describe('createResolveRun', () => {
       const t2 = w.addTask({ pullRequest: 9 });
       const b = w.addRun(t2.id, { token: 'token-b', attempt: { state: 'queued' } });
       const long = `needs\u202e a \u001b[31mperson\u001b[0m\n\u{E0041}${'x'.repeat(900)}`;
-      const out = (await (await resolve('token-b')).reportOutcome({ outcome: 'blocked', reason: long })) as OutcomeReport;
-      assert.equal(out.state, 'acknowledged', 'an outcome overtaking the dispatch acknowledgement is taken from queued');
+      const out = (await (
+        await resolve('token-b')
+      ).reportOutcome({ outcome: 'blocked', reason: long })) as OutcomeReport;
+      assert.equal(
+        out.state,
+        'acknowledged',
+        'an outcome overtaking the dispatch acknowledgement is taken from queued',
+      );
       const reason = w.lives.get(b.attempt!.id)!.outcomeReason!;
       assert.ok(reason.startsWith('needs a person x'), reason);
       assert.equal([...reason].length, 500);
@@ -216,17 +253,29 @@ describe('createResolveRun', () => {
     });
 
     it('an unknown outcome is invalid', async () => {
-      await refused((await resolve('token-a')).reportOutcome({ outcome: 'fixed' as never }), 'invalid', /action_taken, non_actionable, blocked/);
+      await refused(
+        (await resolve('token-a')).reportOutcome({ outcome: 'fixed' as never }),
+        'invalid',
+        /action_taken, non_actionable, blocked/,
+      );
     });
 
     it("a run with no attempt (the Task's opening run) answers no_attempt", async () => {
       w.addRun(taskId, { token: 'token-start', state: 'running', attempt: null });
-      await refused((await resolve('token-start')).reportOutcome({ outcome: 'action_taken' }), 'no_attempt', /answers no attempt/);
+      await refused(
+        (await resolve('token-start')).reportOutcome({ outcome: 'action_taken' }),
+        'no_attempt',
+        /answers no attempt/,
+      );
     });
 
     it('an attempt already closed as retryable refuses the outcome as run_ended and records nothing', async () => {
       w.lives.get(attemptId)!.state = 'retryable';
-      await refused((await resolve('token-a')).reportOutcome({ outcome: 'action_taken' }), 'run_ended', /closed \(retryable\)/);
+      await refused(
+        (await resolve('token-a')).reportOutcome({ outcome: 'action_taken' }),
+        'run_ended',
+        /closed \(retryable\)/,
+      );
       assert.equal(w.lives.get(attemptId)!.outcome, null);
     });
 
@@ -235,7 +284,11 @@ describe('createResolveRun', () => {
         const l = w.lives.get(id)!;
         if (l.outcome === null) Object.assign(l, { outcome: 'non_actionable', outcomeAt: NOW });
       };
-      await refused((await resolve('token-a')).reportOutcome({ outcome: 'action_taken' }), 'outcome_already_reported', /non_actionable/);
+      await refused(
+        (await resolve('token-a')).reportOutcome({ outcome: 'action_taken' }),
+        'outcome_already_reported',
+        /non_actionable/,
+      );
       assert.equal(w.lives.get(attemptId)!.state, 'running', 'the loser does not move the attempt');
       assert.deepEqual(w.decisions, []);
     });
@@ -263,34 +316,67 @@ describe('createResolveRun', () => {
 
     it('takes the baseline from the snapshot port, given the Task and the attempt', async () => {
       const seen: unknown[] = [];
-      const snap: ProgressSnapshot = { headSha: 'a'.repeat(40), checks: [{ name: 'test', id: 1, startedAt: FAKE_NOW }], reviewThreads: { resolved: 1, unresolved: 2 }, latestReviewId: 5, mergeableState: 'blocked', inMergeQueue: false };
-      const ops = await createResolveRun(deps({ snapshot: async (task, attempt) => (seen.push([task.id, attempt.id]), snap) }))('token-a');
+      const snap: ProgressSnapshot = {
+        headSha: 'a'.repeat(40),
+        checks: [{ name: 'test', id: 1, startedAt: FAKE_NOW }],
+        reviewThreads: { resolved: 1, unresolved: 2 },
+        latestReviewId: 5,
+        mergeableState: 'blocked',
+        inMergeQueue: false,
+      };
+      const ops = await createResolveRun(
+        deps({ snapshot: async (task, attempt) => (seen.push([task.id, attempt.id]), snap) }),
+      )('token-a');
       await ops.reportOutcome({ outcome: 'action_taken' });
       assert.deepEqual(seen, [[taskId, attemptId]]);
       assert.deepEqual(JSON.parse(w.lives.get(attemptId)!.baseline!), snap);
     });
 
     it("a live snapshot already on a newer head (the agent pushed before reporting) keeps the attempt's head, so the push counts as progress", async () => {
-      const pushed: ProgressSnapshot = { headSha: 'b'.repeat(40), checks: [{ name: 'test', id: 9, startedAt: FAKE_NOW }], reviewThreads: null, latestReviewId: 5, mergeableState: 'clean', inMergeQueue: false };
+      const pushed: ProgressSnapshot = {
+        headSha: 'b'.repeat(40),
+        checks: [{ name: 'test', id: 9, startedAt: FAKE_NOW }],
+        reviewThreads: null,
+        latestReviewId: 5,
+        mergeableState: 'clean',
+        inMergeQueue: false,
+      };
       const ops = await createResolveRun(deps({ snapshot: async () => pushed }))('token-a');
       await ops.reportOutcome({ outcome: 'action_taken' });
-      assert.deepEqual(JSON.parse(w.lives.get(attemptId)!.baseline!), { ...pushed, headSha: 'a'.repeat(40), checks: [] });
+      assert.deepEqual(JSON.parse(w.lives.get(attemptId)!.baseline!), {
+        ...pushed,
+        headSha: 'a'.repeat(40),
+        checks: [],
+      });
     });
 
     it('a baseline that cannot be read: the report still stands, with the head alone as baseline', async () => {
       const warned: unknown[] = [];
       const logger = { debug() {}, info() {}, warn: (o: object) => void warned.push(o), error() {} };
-      const ops = await createResolveRun(deps({ logger, snapshot: async () => Promise.reject(new Error('GitHub 502')) }))('token-a');
-      assert.equal(((await ops.reportOutcome({ outcome: 'action_taken' })) as OutcomeReport).state, 'awaiting_progress');
-      assert.deepEqual(JSON.parse(w.lives.get(attemptId)!.baseline!), defaultSnapshot(w.tasks.get(taskId)!, { headSha: 'a'.repeat(40) }));
+      const ops = await createResolveRun(
+        deps({ logger, snapshot: async () => Promise.reject(new Error('GitHub 502')) }),
+      )('token-a');
+      assert.equal(
+        ((await ops.reportOutcome({ outcome: 'action_taken' })) as OutcomeReport).state,
+        'awaiting_progress',
+      );
+      assert.deepEqual(
+        JSON.parse(w.lives.get(attemptId)!.baseline!),
+        defaultSnapshot(w.tasks.get(taskId)!, { headSha: 'a'.repeat(40) }),
+      );
       assert.equal(warned.length, 1);
     });
 
     it('writes the decision row through the DecisionWriter when one is given; a failing direct write does not fail the report', async () => {
       const rows: DecisionInput[] = [];
       const writer: DecisionWriter = { write: (d) => void rows.push(d), evaluated() {}, drain: async () => {} };
-      await (await createResolveRun(deps({ decisions: writer }))('token-a')).reportOutcome({ outcome: 'non_actionable' });
-      assert.deepEqual(rows.map((r) => [r.outcome, r.reason, r.attemptId]), [[OUTCOME_DECISION, 'outcome_non_actionable', attemptId]]);
+      await (
+        await createResolveRun(deps({ decisions: writer }))('token-a')
+      ).reportOutcome({ outcome: 'non_actionable' });
+      assert.deepEqual(
+        rows.map((r) => [r.outcome, r.reason, r.attemptId]),
+        [[OUTCOME_DECISION, 'outcome_non_actionable', attemptId]],
+      );
       assert.deepEqual(w.decisions, []);
 
       const t2 = w.addTask({ pullRequest: 9 });
@@ -298,14 +384,22 @@ describe('createResolveRun', () => {
       w.hooks.decisionsFail = true;
       const out = (await (await resolve('token-b')).reportOutcome({ outcome: 'non_actionable' })) as OutcomeReport;
       assert.equal(out.state, 'acknowledged', 'the outcome stands though its decision row could not be written');
-      assert.equal(((await (await resolve('token-b')).loopState()) as LoopState).attempts[0]!.outcome, 'non_actionable');
+      assert.equal(
+        ((await (await resolve('token-b')).loopState()) as LoopState).attempts[0]!.outcome,
+        'non_actionable',
+      );
     });
   });
 
   describe('reportSpend (K6)', () => {
     it("adds to the Task's spend, by this run, and returns the Task's totals", async () => {
       const ops = await resolve('token-a');
-      assert.deepEqual(await ops.reportSpend({ model: 1.25, note: 'first pass' }), { totalSpend: 1.25, model: 1.25, sandbox: 0, ciMinutes: 0 });
+      assert.deepEqual(await ops.reportSpend({ model: 1.25, note: 'first pass' }), {
+        totalSpend: 1.25,
+        model: 1.25,
+        sandbox: 0,
+        ciMinutes: 0,
+      });
       await w.agent.setCiMinutes(taskId, 'a'.repeat(40), 12);
       const second = (await ops.reportSpend({ model: 0.5, sandbox: 0.25 })) as SpendReport;
       assert.deepEqual(second, { totalSpend: 2, model: 1.75, sandbox: 0.25, ciMinutes: 12 });
@@ -324,7 +418,16 @@ describe('createResolveRun', () => {
 
     it('refuses amounts that are not non-negative finite numbers, or none at all, writing nothing', async () => {
       const ops = await resolve('token-a');
-      for (const bad of [{}, { note: 'only a note' }, { model: -1 }, { sandbox: Number.NaN }, { model: Number.POSITIVE_INFINITY }, { model: 2e9 }, { model: '3' as never }, { model: 1, note: 5 as never }]) {
+      for (const bad of [
+        {},
+        { note: 'only a note' },
+        { model: -1 },
+        { sandbox: Number.NaN },
+        { model: Number.POSITIVE_INFINITY },
+        { model: 2e9 },
+        { model: '3' as never },
+        { model: 1, note: 5 as never },
+      ]) {
         await refused(ops.reportSpend(bad), 'invalid');
       }
       assert.deepEqual(w.spends, []);
@@ -345,21 +448,33 @@ describe('createResolveRun', () => {
       const out = (await (await resolve('token-a')).checks({ failingOnly: true, logLines: 1 })) as PrChecksResult;
       assert.equal(out.repository, 'acme/shop');
       assert.equal(out.number, 7);
-      assert.deepEqual(out.entries.map((e) => e.name), ['test']);
+      assert.deepEqual(
+        out.entries.map((e) => e.name),
+        ['test'],
+      );
       assert.deepEqual((out.entries[0] as { log?: { lines: string[] } }).log?.lines, ['FAIL two']);
       assert.equal(github.calls[0], 'pull acme/shop#7');
     });
 
     it('refuses a bad log-line count as invalid', async () => {
       const ops = await resolve('token-a');
-      for (const logLines of [-1, 2001, 1.5, Number.NaN]) await refused(ops.checks({ failingOnly: false, logLines }), 'invalid');
+      for (const logLines of [-1, 2001, 1.5, Number.NaN])
+        await refused(ops.checks({ failingOnly: false, logLines }), 'invalid');
       assert.deepEqual(github.calls, []);
     });
 
     it('without GitHub, or when GitHub refuses: unavailable, saying why', async () => {
-      await refused((await createResolveRun(deps({ github: null }))('token-a')).checks({ failingOnly: false, logLines: 0 }), 'unavailable', /no GitHub credentials/);
+      await refused(
+        (await createResolveRun(deps({ github: null }))('token-a')).checks({ failingOnly: false, logLines: 0 }),
+        'unavailable',
+        /no GitHub credentials/,
+      );
       github.refuse = 404;
-      await refused((await resolve('token-a')).checks({ failingOnly: false, logLines: 0 }), 'unavailable', /GitHub answered 404 for acme\/shop#7/);
+      await refused(
+        (await resolve('token-a')).checks({ failingOnly: false, logLines: 0 }),
+        'unavailable',
+        /GitHub answered 404 for acme\/shop#7/,
+      );
     });
   });
 
@@ -374,14 +489,32 @@ describe('createResolveRun', () => {
       assert.equal(s.pullRequest, 7);
       assert.equal(s.attempts.length, 1);
       assert.deepEqual(
-        { id: s.attempts[0]!.id, state: s.attempts[0]!.state, outcome: s.attempts[0]!.outcome, reason: s.attempts[0]!.outcomeReason, actionTakenAt: s.attempts[0]!.actionTakenAt, status: s.attempts[0]!.status },
-        { id: attemptId, state: 'awaiting_progress', outcome: 'action_taken', reason: 'pushed', actionTakenAt: NOW, status: 'dispatched' },
+        {
+          id: s.attempts[0]!.id,
+          state: s.attempts[0]!.state,
+          outcome: s.attempts[0]!.outcome,
+          reason: s.attempts[0]!.outcomeReason,
+          actionTakenAt: s.attempts[0]!.actionTakenAt,
+          status: s.attempts[0]!.status,
+        },
+        {
+          id: attemptId,
+          state: 'awaiting_progress',
+          outcome: 'action_taken',
+          reason: 'pushed',
+          actionTakenAt: NOW,
+          status: 'dispatched',
+        },
       );
       assert.deepEqual(s.run, { id: runId, state: 'running', attemptId });
       assert.deepEqual(s.spend, { totalSpend: 3, model: 3, sandbox: 0, ciMinutes: 0 });
       assert.deepEqual(s.budget, { max: 2, used: 1, left: 1 });
       assert.equal(s.notice, null);
-      assert.equal(((await resolve('token-a').then((o) => o.loopState())) as LoopState).budget, null, 'no budget known: null');
+      assert.equal(
+        ((await resolve('token-a').then((o) => o.loopState())) as LoopState).budget,
+        null,
+        'no budget known: null',
+      );
     });
   });
 
@@ -398,13 +531,22 @@ describe('createResolveRun', () => {
 
     it('report_fix_outcome is first-write; the refusal names its code', async () => {
       const client = await connect('token-a');
-      const first = (await client.callTool({ name: 'report_fix_outcome', arguments: { outcome: 'action_taken' } })) as CallToolResult;
+      const first = (await client.callTool({
+        name: 'report_fix_outcome',
+        arguments: { outcome: 'action_taken' },
+      })) as CallToolResult;
       assert.equal(first.isError, undefined);
       assert.deepEqual(first.structuredContent, { attemptId, state: 'awaiting_progress', outcome: 'action_taken' });
-      const second = (await client.callTool({ name: 'report_fix_outcome', arguments: { outcome: 'non_actionable' } })) as CallToolResult;
+      const second = (await client.callTool({
+        name: 'report_fix_outcome',
+        arguments: { outcome: 'non_actionable' },
+      })) as CallToolResult;
       assert.equal(second.isError, true);
       assert.match((second.content[0] as { text: string }).text, /^outcome_already_reported: /);
-      const spend = (await client.callTool({ name: 'report_spend', arguments: { model_cost: 0.5, sandbox_cost: 0.25 } })) as CallToolResult;
+      const spend = (await client.callTool({
+        name: 'report_spend',
+        arguments: { model_cost: 0.5, sandbox_cost: 0.25 },
+      })) as CallToolResult;
       assert.equal((spend.structuredContent as unknown as SpendReport).totalSpend, 0.75);
       w.endRun(runId);
       const ended = (await client.callTool({ name: 'loop_state', arguments: {} })) as CallToolResult;

@@ -5,7 +5,14 @@
 //
 // A run that has ended (completed, failed, cancelled) reports nothing more: its state is read again
 // on every call, so a long-lived AgentOps stops working the moment its run ends.
-import { boundReason, FIX_OUTCOMES, nextAttemptState, type AttemptEvent, type AttemptState, type FixOutcome } from '../core/attempt-state.js';
+import {
+  boundReason,
+  FIX_OUTCOMES,
+  nextAttemptState,
+  type AttemptEvent,
+  type AttemptState,
+  type FixOutcome,
+} from '../core/attempt-state.js';
 import type { ProgressSnapshot } from '../core/progress.js';
 import type { Outcome } from '../core/reasons.js';
 import type { Attempt, Run, RunState, Task } from '../core/types.js';
@@ -110,9 +117,16 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
   /** The run as it is now; refused once it has ended. */
   async function live(): Promise<Run> {
     const now = await deps.ledger.getRun(runId);
-    if (!now) throw new AgentOpsError('run_ended', `run ${runId} of Task ${taskId} no longer exists; its token reports nothing`);
+    if (!now)
+      throw new AgentOpsError(
+        'run_ended',
+        `run ${runId} of Task ${taskId} no longer exists; its token reports nothing`,
+      );
     if (ENDED_RUN_STATES.includes(now.state)) {
-      throw new AgentOpsError('run_ended', `run ${runId} of Task ${taskId} already ended (${now.state}); its token reports nothing more`);
+      throw new AgentOpsError(
+        'run_ended',
+        `run ${runId} of Task ${taskId} already ended (${now.state}); its token reports nothing more`,
+      );
     }
     const { tokenHash: _hidden, ...run } = now;
     return run;
@@ -125,7 +139,10 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
   /** A decision-log row; its failure never undoes what was recorded. */
   async function decide(row: DecisionInput): Promise<void> {
     if (deps.decisions) deps.decisions.write(row);
-    else await deps.ledger.recordDecisions([row]).catch((err: unknown) => deps.logger?.error({ err, taskId, runId }, 'decision log write failed'));
+    else
+      await deps.ledger
+        .recordDecisions([row])
+        .catch((err: unknown) => deps.logger?.error({ err, taskId, runId }, 'decision log write failed'));
   }
 
   async function spendReport(): Promise<SpendReport> {
@@ -136,17 +153,28 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
   return {
     async checks(input) {
       await live();
-      if (typeof input?.failingOnly !== 'boolean') throw new AgentOpsError('invalid', 'failingOnly must be true or false');
+      if (typeof input?.failingOnly !== 'boolean')
+        throw new AgentOpsError('invalid', 'failingOnly must be true or false');
       if (!Number.isInteger(input.logLines) || input.logLines < 0 || input.logLines > LOG_LINES_MAX) {
         throw new AgentOpsError('invalid', `logLines must be a whole number from 0 to ${LOG_LINES_MAX}`);
       }
-      if (!deps.github) throw new AgentOpsError('unavailable', 'fixloop has no GitHub credentials configured, so it cannot read the checks');
+      if (!deps.github)
+        throw new AgentOpsError(
+          'unavailable',
+          'fixloop has no GitHub credentials configured, so it cannot read the checks',
+        );
       const t = await task();
       try {
-        return await prChecks({ github: deps.github, fetchLog: deps.fetchLog }, { repository: t.repository, number: t.pullRequest, failingOnly: input.failingOnly, logLines: input.logLines });
+        return await prChecks(
+          { github: deps.github, fetchLog: deps.fetchLog },
+          { repository: t.repository, number: t.pullRequest, failingOnly: input.failingOnly, logLines: input.logLines },
+        );
       } catch (err) {
         if (err instanceof GitHubError) {
-          throw new AgentOpsError('unavailable', `GitHub answered ${err.status} for ${t.repository}#${t.pullRequest}: ${err.message}`);
+          throw new AgentOpsError(
+            'unavailable',
+            `GitHub answered ${err.status} for ${t.repository}#${t.pullRequest}: ${err.message}`,
+          );
         }
         throw err;
       }
@@ -155,11 +183,16 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
     async reportOutcome(input) {
       await live();
       const outcome = input?.outcome;
-      if (!(FIX_OUTCOMES as readonly unknown[]).includes(outcome)) throw new AgentOpsError('invalid', `outcome must be one of ${FIX_OUTCOMES.join(', ')}`);
-      if (input.reason !== undefined && typeof input.reason !== 'string') throw new AgentOpsError('invalid', 'reason must be text');
+      if (!(FIX_OUTCOMES as readonly unknown[]).includes(outcome))
+        throw new AgentOpsError('invalid', `outcome must be one of ${FIX_OUTCOMES.join(', ')}`);
+      if (input.reason !== undefined && typeof input.reason !== 'string')
+        throw new AgentOpsError('invalid', 'reason must be text');
       const attemptId = attempt?.id ?? bound.attemptId;
       if (attemptId === null) {
-        throw new AgentOpsError('no_attempt', `run ${runId} answers no attempt (it is not an automatic resume of Task ${taskId}), so there is no outcome to report`);
+        throw new AgentOpsError(
+          'no_attempt',
+          `run ${runId} answers no attempt (it is not an automatic resume of Task ${taskId}), so there is no outcome to report`,
+        );
       }
       const life = await deps.agent.life(attemptId);
       if (!life) throw new AgentOpsError('no_attempt', `attempt ${attemptId} of run ${runId} is not in the ledger`);
@@ -169,7 +202,8 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       const event: AttemptEvent = { kind: 'outcome_reported', outcome, reason };
       const first = nextAttemptState(life.state, event);
       if (first.kind === 'reject') throw refusal(first.reason, life, runId);
-      if (first.kind === 'stay') throw new AgentOpsError('unavailable', `attempt ${attemptId} cannot take an outcome in state ${life.state}`);
+      if (first.kind === 'stay')
+        throw new AgentOpsError('unavailable', `attempt ${attemptId} cannot take an outcome in state ${life.state}`);
 
       // I3: where progress is measured from, read before anything is written.
       let baseline: string | undefined;
@@ -198,7 +232,10 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       let to: AttemptState = first.to;
       let state: AttemptState = life.state;
       for (let i = 0; ; i++) {
-        const extra = to === 'awaiting_progress' ? { actionTakenAt: at, ...(baseline !== undefined ? { baseline } : {}) } : undefined;
+        const extra =
+          to === 'awaiting_progress'
+            ? { actionTakenAt: at, ...(baseline !== undefined ? { baseline } : {}) }
+            : undefined;
         if (await deps.agent.moveAttempt(attemptId, [from], to, extra)) {
           state = to;
           break;
@@ -217,7 +254,13 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
         to = next.to;
       }
 
-      await decide({ taskId, attemptId, outcome: OUTCOME_DECISION, reason: `outcome_${outcome}`, detail: reason === '' ? `run ${runId}` : `run ${runId}: ${reason}` });
+      await decide({
+        taskId,
+        attemptId,
+        outcome: OUTCOME_DECISION,
+        reason: `outcome_${outcome}`,
+        detail: reason === '' ? `run ${runId}` : `run ${runId}: ${reason}`,
+      });
       deps.logger?.info({ taskId, attemptId, runId, outcome, state }, 'attempt.outcome_reported');
       return { attemptId, state, outcome };
     },
@@ -233,10 +276,18 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       };
       const model = amount('model', input?.model);
       const sandbox = amount('sandbox', input?.sandbox);
-      if (model === undefined && sandbox === undefined) throw new AgentOpsError('invalid', 'give a model and/or a sandbox cost');
-      if (input.note !== undefined && typeof input.note !== 'string') throw new AgentOpsError('invalid', 'note must be text');
+      if (model === undefined && sandbox === undefined)
+        throw new AgentOpsError('invalid', 'give a model and/or a sandbox cost');
+      if (input.note !== undefined && typeof input.note !== 'string')
+        throw new AgentOpsError('invalid', 'note must be text');
       const note = input.note === undefined ? '' : boundReason(input.note, REASON_MAX);
-      await deps.agent.addSpend({ taskId, runId, model: model ?? 0, sandbox: sandbox ?? 0, note: note === '' ? null : note });
+      await deps.agent.addSpend({
+        taskId,
+        runId,
+        model: model ?? 0,
+        sandbox: sandbox ?? 0,
+        note: note === '' ? null : note,
+      });
       await decide({
         taskId,
         attemptId: attempt?.id ?? bound.attemptId,
@@ -249,7 +300,11 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
 
     async loopState() {
       const run = await live();
-      const [view, lives, spend] = await Promise.all([taskView(deps.ledger, taskId), deps.agent.lives(taskId), spendReport()]);
+      const [view, lives, spend] = await Promise.all([
+        taskView(deps.ledger, taskId),
+        deps.agent.lives(taskId),
+        spendReport(),
+      ]);
       if (!view) throw new AgentOpsError('run_ended', `Task ${taskId} of run ${runId} no longer exists`);
       const byId = new Map<number, AttemptLife>(lives.map((l) => [l.attemptId, l]));
       const attempts: LoopAttempt[] = view.attempts.map((a) => {
@@ -295,16 +350,24 @@ export function defaultSnapshot(task: Task, attempt: Pick<Attempt, 'headSha'> | 
  * on the same head).
  */
 export function pinnedToAttemptHead(snap: ProgressSnapshot, attemptHead: string | null): ProgressSnapshot {
-  if (attemptHead === null || attemptHead === '' || snap.headSha.toLowerCase() === attemptHead.toLowerCase()) return snap;
+  if (attemptHead === null || attemptHead === '' || snap.headSha.toLowerCase() === attemptHead.toLowerCase())
+    return snap;
   return { ...snap, headSha: attemptHead, checks: [] };
 }
 
 function alreadyReported(life: AttemptLife): AgentOpsError {
   const what = life.outcome === null ? 'an outcome' : `the outcome ${life.outcome}`;
-  return new AgentOpsError('outcome_already_reported', `attempt ${life.attemptId} already has ${what}; the first report is final`);
+  return new AgentOpsError(
+    'outcome_already_reported',
+    `attempt ${life.attemptId} already has ${what}; the first report is final`,
+  );
 }
 
-function refusal(reason: 'outcome_already_reported' | 'attempt_closed' | 'blocked_without_reason', life: AttemptLife, runId: number): AgentOpsError {
+function refusal(
+  reason: 'outcome_already_reported' | 'attempt_closed' | 'blocked_without_reason',
+  life: AttemptLife,
+  runId: number,
+): AgentOpsError {
   switch (reason) {
     case 'outcome_already_reported':
       return alreadyReported(life);
@@ -314,6 +377,9 @@ function refusal(reason: 'outcome_already_reported' | 'attempt_closed' | 'blocke
         `attempt ${life.attemptId} of run ${runId} is closed (retryable): its run ended without an outcome; a retry is a new attempt with its own run`,
       );
     case 'blocked_without_reason':
-      return new AgentOpsError('invalid', 'blocked needs a reason: say what blocks the fix, for the person it is shown to');
+      return new AgentOpsError(
+        'invalid',
+        'blocked needs a reason: say what blocks the fix, for the person it is shown to',
+      );
   }
 }

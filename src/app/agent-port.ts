@@ -32,13 +32,24 @@ export interface AgentLedger {
   lives(taskId: number): Promise<AttemptLife[]>;
   livesInState(states: readonly AttemptState[]): Promise<AttemptLife[]>;
   /** Compare-and-set on the lifecycle state; extra columns written with it. */
-  moveAttempt(attemptId: number, from: readonly AttemptState[], to: AttemptState, extra?: { actionTakenAt?: string; baseline?: string }): Promise<boolean>;
+  moveAttempt(
+    attemptId: number,
+    from: readonly AttemptState[],
+    to: AttemptState,
+    extra?: { actionTakenAt?: string; baseline?: string },
+  ): Promise<boolean>;
   /** I2: first write wins — false when an outcome was already recorded. */
   recordOutcome(attemptId: number, outcome: FixOutcome, reason: string | null, at: string): Promise<boolean>;
   setDiffHash(attemptId: number, hash: string): Promise<void>;
   /** I3: this attempt retries that one (a new row, the same budget). */
   markRetry(attemptId: number, retryOf: number): Promise<void>;
-  addSpend(s: { taskId: number; runId: number | null; model: number; sandbox: number; note: string | null }): Promise<void>;
+  addSpend(s: {
+    taskId: number;
+    runId: number | null;
+    model: number;
+    sandbox: number;
+    note: string | null;
+  }): Promise<void>;
   spendTotals(taskId: number): Promise<SpendTotals>;
   /** Spend per attempt (by its run), for the expected cost of the next one. */
   spendPerAttempt(taskId: number): Promise<number[]>;

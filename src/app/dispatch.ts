@@ -6,7 +6,13 @@ import { createHash } from 'node:crypto';
 import { ciFailureFrame, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
-import { ENDED_WATCHED, strandedRunFate, strandedRunLogLine, type Liveness, type ProcessMark } from '../core/stranded-run.js';
+import {
+  ENDED_WATCHED,
+  strandedRunFate,
+  strandedRunLogLine,
+  type Liveness,
+  type ProcessMark,
+} from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Ledger, Logger, Random, Runner } from './ports.js';
 import type { DecisionWriter } from './decision-writer.js';
@@ -53,12 +59,22 @@ export function createDispatcher(deps: DispatchDeps) {
     void p.finally(() => writes.delete(p));
   };
 
-  async function decide(attemptId: number | null, taskId: number, outcome: 'dispatched' | 'failed', reason: string | null, detail?: string) {
+  async function decide(
+    attemptId: number | null,
+    taskId: number,
+    outcome: 'dispatched' | 'failed',
+    reason: string | null,
+    detail?: string,
+  ) {
     deps.decisions.write({ taskId, attemptId, outcome, reason, detail: detail ?? null });
   }
 
   /** The run's end, however it was learnt: its state, then the attempt's (I3: no outcome → retryable). */
-  async function runEnded(runId: number, attemptId: number | null, r: { state: 'completed' | 'failed'; exitCode: number | null }): Promise<boolean> {
+  async function runEnded(
+    runId: number,
+    attemptId: number | null,
+    r: { state: 'completed' | 'failed'; exitCode: number | null },
+  ): Promise<boolean> {
     const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode });
     const life = attemptId !== null ? await deps.agent.life(attemptId) : null;
     if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null });
@@ -95,7 +111,10 @@ export function createDispatcher(deps: DispatchDeps) {
     if (fate.kind === 'leave') return 'left';
     // The fixloop that started the agent is gone: if it died before it marked the attempt dispatched,
     // that is done now, whatever the reconcile grace (the mark proves the agent started).
-    if (run.attemptId !== null && (await ledger.listAttempts(run.taskId)).some((a) => a.id === run.attemptId && a.status === 'dispatching')) {
+    if (
+      run.attemptId !== null &&
+      (await ledger.listAttempts(run.taskId)).some((a) => a.id === run.attemptId && a.status === 'dispatching')
+    ) {
       await confirmStarted(run.attemptId, run.taskId, run.id);
     }
     if (fate.kind === 'end') {
@@ -104,7 +123,10 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     if (stopped) return 'left';
     if (watching.has(run.id)) return 'watching'; // another pass got here while this one awaited
-    logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, 'run.stranded_watching: its agent outlived the fixloop process that started it');
+    logger.warn(
+      { taskId: run.taskId, runId: run.id, pid: mark.pid },
+      'run.stranded_watching: its agent outlived the fixloop process that started it',
+    );
     let ending = false;
     const timer = setInterval(() => {
       if (ending || liveness(mark) !== 'gone') return;
@@ -144,11 +166,22 @@ export function createDispatcher(deps: DispatchDeps) {
    * mark is written as soon as the agent starts), so it is dispatched, not unknown.
    */
   async function confirmStarted(attemptId: number, taskId: number, runId: number): Promise<boolean> {
-    return started(attemptId, taskId, runId, `run ${runId}: the agent had started when the process that dispatched it died`);
+    return started(
+      attemptId,
+      taskId,
+      runId,
+      `run ${runId}: the agent had started when the process that dispatched it died`,
+    );
   }
 
   /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
-  async function promptFor(task: Task, attemptId: number, attempts: Attempt[], rejection: Rejection, attemptNumber: number): Promise<string> {
+  async function promptFor(
+    task: Task,
+    attemptId: number,
+    attempts: Attempt[],
+    rejection: Rejection,
+    attemptNumber: number,
+  ): Promise<string> {
     const life = await deps.agent.life(attemptId);
     const base = {
       repository: task.repository,
@@ -160,7 +193,13 @@ export function createDispatcher(deps: DispatchDeps) {
     };
     const failure =
       rejection.source === 'gate'
-        ? ({ source: 'gate', checkName: rejection.checkName ?? '', conclusion: null, url: null, output: rejection.body } as const)
+        ? ({
+            source: 'gate',
+            checkName: rejection.checkName ?? '',
+            conclusion: null,
+            url: null,
+            output: rejection.body,
+          } as const)
         : ({ source: rejection.source, reviewer: null, body: rejection.body } as const);
     let frame;
     if (life?.retryOf != null) {
@@ -171,7 +210,9 @@ export function createDispatcher(deps: DispatchDeps) {
         previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
         failure,
       });
-    } else frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+    } else
+      frame =
+        failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
     return renderPrompt(frame, deps.promptTemplate);
   }
 
@@ -220,7 +261,11 @@ export function createDispatcher(deps: DispatchDeps) {
         .renewDispatch(attempt.id)
         .then((held) => {
           // Taken by a replica that found the lease lapsed: the attempt already says dispatch_unknown.
-          if (!held) logger.warn({ taskId: task.id, attemptId: attempt.id }, 'dispatch lease lost while the agent was being started');
+          if (!held)
+            logger.warn(
+              { taskId: task.id, attemptId: attempt.id },
+              'dispatch lease lost while the agent was being started',
+            );
         })
         .catch((err: unknown) => logger.warn({ err, attemptId: attempt.id }, 'dispatch lease not renewed'))
         .finally(() => {
@@ -245,7 +290,9 @@ export function createDispatcher(deps: DispatchDeps) {
         },
         {
           onExit: (runId, r) => {
-            track(runEnded(runId, attempt.id, r).catch((err) => logger.error({ err, runId }, 'run state write failed')));
+            track(
+              runEnded(runId, attempt.id, r).catch((err) => logger.error({ err, runId }, 'run state write failed')),
+            );
           },
           onOutput: (runId, chunk) => {
             track(ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined));
@@ -261,7 +308,10 @@ export function createDispatcher(deps: DispatchDeps) {
     await deps.fault?.('before_mark');
     // First, before anything else: from here on a restart knows the agent started. The agent runs
     // whatever this write does, so its failure is logged, never taken for a failed start.
-    if (mark) await ledger.setRunProcess(run.id, mark).catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
+    if (mark)
+      await ledger
+        .setRunProcess(run.id, mark)
+        .catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
     await deps.fault?.('after_start');
     await started(attempt.id, task.id, run.id, `run ${run.id} via ${deps.runner.kind}`);
     logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');

@@ -89,12 +89,30 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { kind: 'refused', reason, taskId: ctx.task?.id ?? null };
   }
 
-  async function fileNotice(ctx: Ctx & { task: Task }, reason: StopReason, headSha: string | null, detail?: string): Promise<EvaluationResult> {
-    return afterNotice(ctx, reason, await fileStopNotice(ledger, ctx.task, { maxAttempts: deps.maxAttempts, reason, headSha, detail: detail ?? null }));
+  async function fileNotice(
+    ctx: Ctx & { task: Task },
+    reason: StopReason,
+    headSha: string | null,
+    detail?: string,
+  ): Promise<EvaluationResult> {
+    return afterNotice(
+      ctx,
+      reason,
+      await fileStopNotice(ledger, ctx.task, {
+        maxAttempts: deps.maxAttempts,
+        reason,
+        headSha,
+        detail: detail ?? null,
+      }),
+    );
   }
 
   /** What filing the notice came to: `noticed`, or, when someone else filed it first, a read. */
-  async function afterNotice(ctx: Ctx & { task: Task }, reason: StopReason, notice: Notice | null): Promise<EvaluationResult> {
+  async function afterNotice(
+    ctx: Ctx & { task: Task },
+    reason: StopReason,
+    notice: Notice | null,
+  ): Promise<EvaluationResult> {
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
       deps.logger.warn({ taskId: ctx.task.id, reason }, 'ci.autofix_exhausted');
@@ -111,8 +129,15 @@ export function createEvaluator(deps: EvaluateDeps) {
     tasks: TaskSnapshot | null;
   }
 
-  async function resolveTask(ctx: Ctx, repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
-    const byPr = await (ctx.tasks ? ctx.tasks.byPullRequest(repository, numbers) : ledger.findTaskByPullRequest(repository, numbers));
+  async function resolveTask(
+    ctx: Ctx,
+    repository: string,
+    numbers: number[],
+    branch: string | null,
+  ): Promise<Task | null> {
+    const byPr = await (ctx.tasks
+      ? ctx.tasks.byPullRequest(repository, numbers)
+      : ledger.findTaskByPullRequest(repository, numbers));
     if (byPr) return byPr;
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
@@ -121,7 +146,12 @@ export function createEvaluator(deps: EvaluateDeps) {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
-    const task = await resolveTask(ctx, r.repository, r.pointers.map((p) => p.number), r.branch);
+    const task = await resolveTask(
+      ctx,
+      r.repository,
+      r.pointers.map((p) => p.number),
+      r.branch,
+    );
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
 
@@ -132,7 +162,8 @@ export function createEvaluator(deps: EvaluateDeps) {
       const moved = await ledger.advanceHead(task.id, r.sha, head.seenAt, r.verdict === 'red' ? 'red' : 'pending');
       if (!moved) {
         const again = await ledger.getTask(task.id);
-        if (!again || again.ciHeadSha !== r.sha) return refuse(ctx, 'superseded_head', 'another writer moved the head first');
+        if (!again || again.ciHeadSha !== r.sha)
+          return refuse(ctx, 'superseded_head', 'another writer moved the head first');
       }
     }
     // Only a completed failure is actionable: nothing more to read for any other verdict.
@@ -154,11 +185,18 @@ export function createEvaluator(deps: EvaluateDeps) {
     // Read again: the Task above may be the batch's snapshot, and the gate decides on the Task as it is.
     const fresh = (await ledger.getTask(task.id)) ?? task;
     ctx.task = fresh;
-    const gate = refusalOf({ verdict: r.verdict, fork: r.fork, task: fresh, latestRun: await ledger.latestRun(task.id), stopFlag });
+    const gate = refusalOf({
+      verdict: r.verdict,
+      fork: r.fork,
+      task: fresh,
+      latestRun: await ledger.latestRun(task.id),
+      stopFlag,
+    });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
     // K3/K4: the push that made this head is judged before anything is spent on it, here as well as
     // on the poll, so a red arriving by webhook cannot buy a run for a forbidden or repeated change.
-    if (deps.judgePush && r.sha === fresh.ciHeadSha && (await deps.judgePush(fresh, r.sha))) return refuse(ctx, 'notice_filed', 'the push was stopped by a guard');
+    if (deps.judgePush && r.sha === fresh.ciHeadSha && (await deps.judgePush(fresh, r.sha)))
+      return refuse(ctx, 'notice_filed', 'the push was stopped by a guard');
 
     return claimAndDispatch(ctx as Ctx & { task: Task }, {
       coordinate: r.sha,
@@ -169,20 +207,30 @@ export function createEvaluator(deps: EvaluateDeps) {
     });
   }
 
-  type GuardStop = { kind: 'stop'; reason: StopReason; detail: string } | { kind: 'refuse'; reason: Refusal; detail: string };
+  type GuardStop =
+    { kind: 'stop'; reason: StopReason; detail: string } | { kind: 'refuse'; reason: Refusal; detail: string };
 
   async function guardsBeforeClaim(task: Task): Promise<GuardStop | null> {
     const lives = await deps.agent.lives(task.id);
     const inFlight = inFlightVerdict(lives.map((l) => ({ id: l.attemptId, state: l.state })));
     if (inFlight.kind === 'refuse') return { kind: 'refuse', reason: 'attempt_in_flight', detail: inFlight.detail };
-    const wake = wakeVerdict({ wakes: lives.map((l) => l.createdAt), now: ledger.now(), lastHumanAt: await deps.agent.humanAt(task.id), ...deps.wakeCaps });
+    const wake = wakeVerdict({
+      wakes: lives.map((l) => l.createdAt),
+      now: ledger.now(),
+      lastHumanAt: await deps.agent.humanAt(task.id),
+      ...deps.wakeCaps,
+    });
     if (wake.kind === 'stop') {
       // The window cap clears on its own: a refusal the poll retries; the cap since a person acted needs one.
-      return wake.reason === 'wake_cap_window' ? { kind: 'refuse', reason: 'wake_cap_window', detail: wake.detail } : { kind: 'stop', reason: wake.reason, detail: wake.detail };
+      return wake.reason === 'wake_cap_window'
+        ? { kind: 'refuse', reason: 'wake_cap_window', detail: wake.detail }
+        : { kind: 'stop', reason: wake.reason, detail: wake.detail };
     }
     if (deps.cost && deps.cost.ceiling !== null) {
       const totals = await deps.agent.spendTotals(task.id);
-      const spent = [{ model: totals.model, sandbox: totals.sandbox, ciMinutes: totals.ciMinutes * deps.cost.ciMinutePrice }];
+      const spent = [
+        { model: totals.model, sandbox: totals.sandbox, ciMinutes: totals.ciMinutes * deps.cost.ciMinutePrice },
+      ];
       const expectedNext = expectedNextCost(await deps.agent.spendPerAttempt(task.id), deps.cost.expectedAttemptCost);
       const cost = costVerdict({ spent, expectedNext, ceiling: deps.cost.ceiling });
       if (cost.kind === 'stop') return { kind: 'stop', reason: cost.reason, detail: cost.detail };
@@ -192,7 +240,14 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function claimAndDispatch(
     ctx: Ctx & { task: Task },
-    c: { coordinate: string; retryOf?: number; source: 'gate' | 'review' | 'bot'; headSha: string | null; fingerprint: string; rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number } },
+    c: {
+      coordinate: string;
+      retryOf?: number;
+      source: 'gate' | 'review' | 'bot';
+      headSha: string | null;
+      fingerprint: string;
+      rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+    },
   ): Promise<EvaluationResult> {
     const task = ctx.task;
     try {
@@ -216,30 +271,62 @@ export function createEvaluator(deps: EvaluateDeps) {
       }
       // K7, K9, K6: the guards that look at the Task's attempts and spend, before anything is claimed.
       const guard = await guardsBeforeClaim(task);
-      if (guard) return guard.kind === 'refuse' ? refuse(ctx, guard.reason, guard.detail) : fileNotice(ctx, guard.reason, c.headSha, guard.detail);
+      if (guard)
+        return guard.kind === 'refuse'
+          ? refuse(ctx, guard.reason, guard.detail)
+          : fileNotice(ctx, guard.reason, c.headSha, guard.detail);
       let claim;
       await deps.fault?.('before_claim');
       try {
-        claim = await ledger.claimAttempt({ taskId: task.id, coordinate: c.coordinate, source: c.source, headSha: c.headSha, fingerprint: c.fingerprint, rejection: c.rejection });
+        claim = await ledger.claimAttempt({
+          taskId: task.id,
+          coordinate: c.coordinate,
+          source: c.source,
+          headSha: c.headSha,
+          fingerprint: c.fingerprint,
+          rejection: c.rejection,
+        });
       } catch (err) {
         // K7 across replicas: the partial unique index refuses a second attempt in flight.
-        if (isUniqueViolation(err)) return refuse(ctx, 'attempt_in_flight', 'another attempt of this pull request is in flight');
+        if (isUniqueViolation(err))
+          return refuse(ctx, 'attempt_in_flight', 'another attempt of this pull request is in flight');
         throw err;
       }
       remember(task.id, c.coordinate);
       if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
       if (c.retryOf !== undefined) await deps.agent.markRetry(claim.attempt.id, c.retryOf);
-      await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'claimed', reason: null, detail: `coordinate ${c.coordinate}` });
+      await log({
+        ...ctx.base,
+        taskId: task.id,
+        attemptId: claim.attempt.id,
+        outcome: 'claimed',
+        reason: null,
+        detail: `coordinate ${c.coordinate}`,
+      });
       await deps.fault?.('after_claim');
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
       if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
       if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
         // The claim's compare-and-set and the notice, in one transaction. The compare-and-set fails
         // when a reconciliation pass found the claim first and settled it (and noticed) already.
-        const notice = stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: c.headSha });
-        const settled = await ledger.settleOverBudget(claim.attempt.id, 'the claim pushed the Task past its budget', notice);
+        const notice = stopNoticeInput(task, {
+          maxAttempts: deps.maxAttempts,
+          reason: 'budget_spent',
+          headSha: c.headSha,
+        });
+        const settled = await ledger.settleOverBudget(
+          claim.attempt.id,
+          'the claim pushed the Task past its budget',
+          notice,
+        );
         if (!settled.settled) return refuse(ctx, 'coordinate_claimed', 'the claim was settled by reconciliation first');
-        await log({ ...ctx.base, taskId: task.id, attemptId: claim.attempt.id, outcome: 'refused', reason: 'over_budget_after_claim' });
+        await log({
+          ...ctx.base,
+          taskId: task.id,
+          attemptId: claim.attempt.id,
+          outcome: 'refused',
+          reason: 'over_budget_after_claim',
+        });
         return afterNotice(ctx, 'budget_spent', settled.notice);
       }
       await deps.dispatch(claim.attempt.id);
@@ -258,24 +345,52 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (!task) {
       // Issue 3 §9: a pull request opened on a matching branch or by a listed author becomes a Task.
       const rules = route.work.repositories.find((r) => r.name.toLowerCase() === e.repository)?.adopt;
-      if (!rules || !['opened', 'reopened', 'ready_for_review'].includes(e.action) || e.prState !== 'open') return refuse(ctx, 'no_task');
+      if (!rules || !['opened', 'reopened', 'ready_for_review'].includes(e.action) || e.prState !== 'open')
+        return refuse(ctx, 'no_task');
       const verdict = adoptPullRequest(
-        { repository: e.repository, number: e.number, headRef: e.branch, headRepository: e.headRepository, baseRepository: e.repository, author: e.author, draft: e.draft },
+        {
+          repository: e.repository,
+          number: e.number,
+          headRef: e.branch,
+          headRepository: e.headRepository,
+          baseRepository: e.repository,
+          author: e.author,
+          draft: e.draft,
+        },
         rules,
       );
       if (!verdict.adopt) return refuse(ctx, 'not_adopted', verdict.reason);
-      const created = await ledger.createTask({ work: route.work.name, repository: e.repository, pullRequest: e.number, branch: e.branch, resumeRef: null });
+      const created = await ledger.createTask({
+        work: route.work.name,
+        repository: e.repository,
+        pullRequest: e.number,
+        branch: e.branch,
+        resumeRef: null,
+      });
       task = created.task;
       if (!('kind' in created)) {
         await ledger.markAdopted(task.id);
-        await log({ ...ctx.base, taskId: task.id, outcome: 'stored', reason: 'adopted', detail: `${e.repository}#${e.number} on ${e.branch}` });
+        await log({
+          ...ctx.base,
+          taskId: task.id,
+          outcome: 'stored',
+          reason: 'adopted',
+          detail: `${e.repository}#${e.number} on ${e.branch}`,
+        });
       }
     }
     ctx.task = task;
     await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
     // The pull request's own head is the truest pointer there is; it moves the head by the same CAS.
-    if (task.ciHeadSha !== e.headSha && e.updatedAt !== null) await ledger.advanceHead(task.id, e.headSha, e.updatedAt, 'pending');
-    await log({ ...ctx.base, taskId: task.id, outcome: 'stored', reason: 'pull_request_state', detail: `${e.action}: ${e.prState}` });
+    if (task.ciHeadSha !== e.headSha && e.updatedAt !== null)
+      await ledger.advanceHead(task.id, e.headSha, e.updatedAt, 'pending');
+    await log({
+      ...ctx.base,
+      taskId: task.id,
+      outcome: 'stored',
+      reason: 'pull_request_state',
+      detail: `${e.action}: ${e.prState}`,
+    });
     return { kind: 'recorded', taskId: task.id };
   }
 
@@ -288,12 +403,27 @@ export function createEvaluator(deps: EvaluateDeps) {
     // F1: a person requesting changes, or an allow-listed bot's finding; an approval, a plain
     // comment, fixloop's own review or an unknown bot records nothing and resumes nothing.
     const candidate = rejectionFromReview(
-      { id: e.reviewId, state: e.state, body: e.body, author: e.author, authorType: e.authorType, submittedAt: e.submittedAt, commitId: e.headSha },
+      {
+        id: e.reviewId,
+        state: e.state,
+        body: e.body,
+        author: e.author,
+        authorType: e.authorType,
+        submittedAt: e.submittedAt,
+        commitId: e.headSha,
+      },
       { allowBots: deps.reviewBots ?? [], selfLogin: (await deps.selfLogin?.()) ?? null },
     );
     if (!candidate) return refuse(ctx, 'not_a_rejection', `${e.state} by ${e.author ?? 'unknown'}`);
     if (candidate.source === 'review') await deps.agent.markHuman(task.id, ledger.now()); // K9: a person spoke
-    const rejection = await ledger.createRejection({ taskId: task.id, source: candidate.source, headSha: e.headSha, checkName: null, body: e.body, eventId });
+    const rejection = await ledger.createRejection({
+      taskId: task.id,
+      source: candidate.source,
+      headSha: e.headSha,
+      checkName: null,
+      body: e.body,
+      eventId,
+    });
     return offerRejection(ctx as Ctx & { task: Task }, rejection);
   }
 
@@ -305,12 +435,29 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
-    if (e.authorType === 'User' && e.author !== ((await deps.selfLogin?.()) ?? null)) await deps.agent.markHuman(task.id, ledger.now()); // K9
+    if (e.authorType === 'User' && e.author !== ((await deps.selfLogin?.()) ?? null))
+      await deps.agent.markHuman(task.id, ledger.now()); // K9
     const row = (await ledger.listRejections(task.id)).at(-1) ?? null;
-    const consumed = row ? (await ledger.listAttempts(task.id)).some((a) => a.coordinate === `review:${row.id}` || a.rejectionId === row.id) : false;
+    const consumed = row
+      ? (await ledger.listAttempts(task.id)).some(
+          (a) => a.coordinate === `review:${row.id}` || a.rejectionId === row.id,
+        )
+      : false;
     const verdict = doorbell({
-      comment: { author: e.author, authorType: e.authorType, pullRequest: { repository: e.repository, number: e.number }, createdAt: e.createdAt ?? ledger.now() },
-      row: row ? { source: row.source, pullRequest: { repository: task.repository, number: task.pullRequest }, createdAt: row.createdAt, consumed } : null,
+      comment: {
+        author: e.author,
+        authorType: e.authorType,
+        pullRequest: { repository: e.repository, number: e.number },
+        createdAt: e.createdAt ?? ledger.now(),
+      },
+      row: row
+        ? {
+            source: row.source,
+            pullRequest: { repository: task.repository, number: task.pullRequest },
+            createdAt: row.createdAt,
+            consumed,
+          }
+        : null,
       selfLogin: (await deps.selfLogin?.()) ?? null,
       allowBots: deps.reviewBots ?? [],
       now: ledger.now(),
@@ -327,7 +474,13 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    const gate = refusalOf({ verdict: 'red', fork: false, task: ctx.task, latestRun: await ledger.latestRun(ctx.task.id), stopFlag });
+    const gate = refusalOf({
+      verdict: 'red',
+      fork: false,
+      task: ctx.task,
+      latestRun: await ledger.latestRun(ctx.task.id),
+      stopFlag,
+    });
     if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
     return claimAndDispatch(ctx, {
       coordinate: `review:${rejection.id}`,
@@ -341,7 +494,14 @@ export function createEvaluator(deps: EvaluateDeps) {
   return {
     /** A guard outside the gate (the push guard, K3/K4) stops the loop: the one notice, with its reason. */
     async stop(task: Task, reason: StopReason, detail: string, headSha: string | null): Promise<EvaluationResult> {
-      const ctx = { base: { identity: `guard:${reason}:${task.repository}#${task.pullRequest}@${headSha ?? 'unknown'}`, outcome: 'refused' as const }, task, tasks: null };
+      const ctx = {
+        base: {
+          identity: `guard:${reason}:${task.repository}#${task.pullRequest}@${headSha ?? 'unknown'}`,
+          outcome: 'refused' as const,
+        },
+        task,
+        tasks: null,
+      };
       return fileNotice(ctx, reason, headSha, detail);
     },
 
@@ -353,14 +513,24 @@ export function createEvaluator(deps: EvaluateDeps) {
       const task = await ledger.getTask(taskId);
       const previous = (await ledger.listAttempts(taskId)).find((a) => a.id === attemptId);
       if (!task || !previous || previous.rejectionId === null) return null;
-      const ctx: Ctx & { task: Task } = { base: { identity: `retry:${attemptId}`, outcome: 'refused' }, task, tasks: null };
+      const ctx: Ctx & { task: Task } = {
+        base: { identity: `retry:${attemptId}`, outcome: 'refused' },
+        task,
+        tasks: null,
+      };
       let stopFlag: boolean | 'unreadable';
       try {
         stopFlag = await ledger.readStopFlag();
       } catch {
         stopFlag = 'unreadable';
       }
-      const gate = refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(taskId), stopFlag });
+      const gate = refusalOf({
+        verdict: 'red',
+        fork: false,
+        task,
+        latestRun: await ledger.latestRun(taskId),
+        stopFlag,
+      });
       if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
       return claimAndDispatch(ctx, {
         coordinate: `retry:${attemptId}`,
@@ -378,10 +548,17 @@ export function createEvaluator(deps: EvaluateDeps) {
       if (!task || task.noticeAt !== null || task.parkedAt !== null) return [];
       const claimed = new Set((await ledger.listAttempts(taskId)).map((a) => a.coordinate));
       const cutoff = Date.parse(ledger.now()) - REJECTION_MAX_AGE_MS;
-      const open = (await ledger.listRejections(taskId)).filter((r) => r.source !== 'gate' && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff);
+      const open = (await ledger.listRejections(taskId)).filter(
+        (r) => r.source !== 'gate' && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff,
+      );
       const out: EvaluationResult[] = [];
       for (const r of open) {
-        out.push(await offerRejection({ base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task, tasks: null }, r));
+        out.push(
+          await offerRejection(
+            { base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task, tasks: null },
+            r,
+          ),
+        );
       }
       return out;
     },
@@ -394,7 +571,9 @@ export function createEvaluator(deps: EvaluateDeps) {
      */
     async evaluateBatch(items: readonly StoredLoopEvent[], between?: () => Promise<void>): Promise<EvaluationResult[]> {
       let tasks: TaskSnapshot | null = null;
-      const keys = items.flatMap(({ event: e }) => (e.kind === 'github.check' ? e.pointers.map((p) => ({ repository: e.repository, number: p.number })) : []));
+      const keys = items.flatMap(({ event: e }) =>
+        e.kind === 'github.check' ? e.pointers.map((p) => ({ repository: e.repository, number: p.number })) : [],
+      );
       if (items.length > 1 && keys.length > 0) {
         // Without it each event reads for itself, and a ledger that cannot be read is recorded per event (C4).
         tasks = await reads.snapshot(keys).catch(() => null);
@@ -409,14 +588,24 @@ export function createEvaluator(deps: EvaluateDeps) {
   };
 
   async function evaluateOne(item: StoredLoopEvent, tasks: TaskSnapshot | null): Promise<EvaluationResult> {
-    const ctx: Ctx = { base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' }, task: null, tasks };
+    const ctx: Ctx = {
+      base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' },
+      task: null,
+      tasks,
+    };
     try {
       return await evaluateEvent(ctx, item);
     } catch (err) {
       // C4: a ledger that cannot be read dispatches nothing; the refusal is recorded if it can be,
       // and the event stays pending so a later sweep evaluates it again.
       deps.logger.error({ err, eventId: item.eventId }, 'ledger unavailable during evaluation');
-      await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason: 'ledger_unavailable', detail: String((err as Error)?.message ?? err).slice(0, 300) });
+      await log({
+        ...ctx.base,
+        taskId: ctx.task?.id ?? null,
+        outcome: 'refused',
+        reason: 'ledger_unavailable',
+        detail: String((err as Error)?.message ?? err).slice(0, 300),
+      });
       return { kind: 'refused', reason: 'ledger_unavailable', taskId: ctx.task?.id ?? null };
     }
   }

@@ -20,8 +20,19 @@ function setup(gatherMs: number) {
     },
   } as unknown as Evaluator;
   const decisions: DecisionWriter = { write() {}, evaluated: (id) => void evaluated.push(id), drain: async () => {} };
-  const queue = createEvaluationQueue({ evaluator, ledger: {} as Ledger, logger: silent, decisions, concurrency: 1, gatherMs });
-  const event = (id: number): StoredLoopEvent => ({ eventId: id, deliveryId: `d-${id}`, event: { kind: 'github.comment' } as unknown as StoredLoopEvent['event'] });
+  const queue = createEvaluationQueue({
+    evaluator,
+    ledger: {} as Ledger,
+    logger: silent,
+    decisions,
+    concurrency: 1,
+    gatherMs,
+  });
+  const event = (id: number): StoredLoopEvent => ({
+    eventId: id,
+    deliveryId: `d-${id}`,
+    event: { kind: 'github.comment' } as unknown as StoredLoopEvent['event'],
+  });
   return { batches, evaluated, queue, event };
 }
 

@@ -73,7 +73,8 @@ export function createEvaluationQueue(deps: {
             results.forEach((r, i) => {
               const id = batch[i]!.eventId;
               // An evaluation the ledger could not complete stays pending for the next sweep (C4).
-              if (id !== null && (r.kind !== 'refused' || r.reason !== 'ledger_unavailable')) deps.decisions.evaluated(id);
+              if (id !== null && (r.kind !== 'refused' || r.reason !== 'ledger_unavailable'))
+                deps.decisions.evaluated(id);
             }),
           (err) => deps.logger.error({ err, events: batch.length }, 'evaluation failed'),
         )
@@ -106,7 +107,9 @@ export function createEvaluationQueue(deps: {
       let total = 0;
       let after = 0;
       for (;;) {
-        const pending = (await deps.ledger.pendingEvents(200, after)).filter((p) => !items.some((i) => i.eventId === p.id));
+        const pending = (await deps.ledger.pendingEvents(200, after)).filter(
+          (p) => !items.some((i) => i.eventId === p.id),
+        );
         if (pending.length === 0) return total;
         after = pending[pending.length - 1]!.id;
         total += pending.length;
@@ -114,7 +117,11 @@ export function createEvaluationQueue(deps: {
           // Classification is pure: the stored body classifies now as it did when it was acknowledged.
           const c = classifyDelivery(p.eventName, safeParse(p.payload), p.deliveryId);
           if (c.kind === 'event') items.push({ eventId: p.id, deliveryId: p.deliveryId, event: c.event });
-          else deps.logger.error({ eventId: p.id, kind: c.kind }, 'a pending event no longer classifies as an event; left pending');
+          else
+            deps.logger.error(
+              { eventId: p.id, kind: c.kind },
+              'a pending event no longer classifies as an event; left pending',
+            );
         }
         pump();
         await this.idle();

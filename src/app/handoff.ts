@@ -4,7 +4,14 @@
 // the park timeout parks the Task for good. A hand-edited state comment is reported and rewritten
 // from the ledger, which stays the truth.
 import { APPROVE_ONE_LABEL, HANDOFF_LABEL, handoffVerdict, hasLabel } from '../core/handoff.js';
-import { compareWithLedger, findStateComment, parseStateComment, renderStateComment, type LoopState, type StateKey } from '../core/state-comment.js';
+import {
+  compareWithLedger,
+  findStateComment,
+  parseStateComment,
+  renderStateComment,
+  type LoopState,
+  type StateKey,
+} from '../core/state-comment.js';
 import type { Task } from '../core/types.js';
 import type { GitHubPort, PullRequestInfo } from './github-port.js';
 import type { Clock, Ledger, Logger } from './ports.js';
@@ -23,13 +30,23 @@ export interface HandoffDeps {
 
 export async function loopStateOf(ledger: Ledger, task: Task): Promise<LoopState> {
   const [attempts, notice] = await Promise.all([ledger.listAttempts(task.id), ledger.getNotice(task.id)]);
-  const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter((t): t is string => !!t);
+  const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter(
+    (t): t is string => !!t,
+  );
   return {
     taskId: task.id,
     repository: task.repository,
     pullRequest: task.pullRequest,
-    attempts: attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
-    notice: notice && task.noticeAt !== null ? { reason: notice.reason, headSha: notice.headSha, attemptsUsed: notice.attemptsUsed } : null,
+    attempts: attempts.map((a) => ({
+      coordinate: a.coordinate,
+      status: a.status,
+      fingerprint: a.fingerprint,
+      createdAt: a.createdAt,
+    })),
+    notice:
+      notice && task.noticeAt !== null
+        ? { reason: notice.reason, headSha: notice.headSha, attemptsUsed: notice.attemptsUsed }
+        : null,
     parked: task.parkedAt !== null,
     approveOneUsed: task.extraAttempts > 0,
     // The newest fact, not "now": an unchanged ledger renders an unchanged comment.
@@ -42,7 +59,12 @@ export function createHandoff(deps: HandoffDeps) {
   let self: Promise<string | null> | null = null;
   const selfLogin = () => (self ??= github.selfLogin().catch(() => null));
 
-  async function record(task: Task, reason: string, detail: string | null, outcome: 'noticed' | 'refused' | 'failed' = 'noticed') {
+  async function record(
+    task: Task,
+    reason: string,
+    detail: string | null,
+    outcome: 'noticed' | 'refused' | 'failed' = 'noticed',
+  ) {
     await ledger.recordDecisions([{ taskId: task.id, outcome, reason, detail }]);
   }
 
@@ -58,12 +80,28 @@ export function createHandoff(deps: HandoffDeps) {
       return String(created.id);
     }
     const parsed = parseStateComment(own.body, deps.stateKey);
-    if (parsed && (!parsed.intact || (parsed.state && compareWithLedger(parsed, state).length > 0 && own.body !== body))) {
+    if (
+      parsed &&
+      (!parsed.intact || (parsed.state && compareWithLedger(parsed, state).length > 0 && own.body !== body))
+    ) {
       const diffs = parsed.intact ? [] : compareWithLedger(parsed, state);
       // K8: a digest that does not match means a person edited the JSON; the ledger stays the truth.
       if (!parsed.intact) {
-        logger.warn({ taskId: task.id, commentId: own.id, differences: diffs.length }, 'state comment was edited by hand; rewriting it from the ledger');
-        await record(task, 'state_comment_tampered', `comment ${own.id}: ${diffs.map((d) => d.path).slice(0, 10).join(', ') || 'digest mismatch'}`, 'failed');
+        logger.warn(
+          { taskId: task.id, commentId: own.id, differences: diffs.length },
+          'state comment was edited by hand; rewriting it from the ledger',
+        );
+        await record(
+          task,
+          'state_comment_tampered',
+          `comment ${own.id}: ${
+            diffs
+              .map((d) => d.path)
+              .slice(0, 10)
+              .join(', ') || 'digest mismatch'
+          }`,
+          'failed',
+        );
       }
     }
     if (own.body !== body) await github.updateIssueComment(task.repository, own.id, body);
@@ -88,10 +126,15 @@ export function createHandoff(deps: HandoffDeps) {
       }
       if (task.handoffAt === null) {
         // K5: the first sight of a stop: the label and the state comment, once per stop round.
-        if (!hasLabel(pr.labels, HANDOFF_LABEL)) await github.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
+        if (!hasLabel(pr.labels, HANDOFF_LABEL))
+          await github.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
         const commentId = await upsertStateComment(task);
         await ledger.setHandoff(task.id, task.stopRound, commentId);
-        await record(task, 'handoff_posted', `label ${HANDOFF_LABEL} and state comment on ${task.repository}#${task.pullRequest}`);
+        await record(
+          task,
+          'handoff_posted',
+          `label ${HANDOFF_LABEL} and state comment on ${task.repository}#${task.pullRequest}`,
+        );
       } else {
         await upsertStateComment(task);
       }
@@ -119,7 +162,12 @@ export function createHandoff(deps: HandoffDeps) {
         }
         case 'park': {
           if (await ledger.park(task.id, task.stopRound)) {
-            await record(task, 'task_parked', `no answer within ${Math.round(deps.parkAfterMs / 3_600_000)} h; the Task will not re-enter the loop on its own`, 'refused');
+            await record(
+              task,
+              'task_parked',
+              `no answer within ${Math.round(deps.parkAfterMs / 3_600_000)} h; the Task will not re-enter the loop on its own`,
+              'refused',
+            );
             const after = await ledger.getTask(task.id);
             if (after) await upsertStateComment(after);
           }

@@ -97,7 +97,10 @@ export function createIngestor(deps: {
     const alsoRecord = batch.filter((p) => p.event === null && p.decision !== null).map((p) => p.decision!);
     let results: StoreResult[];
     try {
-      results = await deps.ledger.storeDeliveries(events.map((p) => p.event!), alsoRecord);
+      results = await deps.ledger.storeDeliveries(
+        events.map((p) => p.event!),
+        alsoRecord,
+      );
     } catch (err) {
       // Nothing was committed: every caller in the batch answers 5xx so GitHub may redeliver.
       deps.logger.error({ err, size: batch.length }, 'group commit failed');
@@ -107,7 +110,8 @@ export function createIngestor(deps: {
     const stored: StoredLoopEvent[] = [];
     events.forEach((p, i) => {
       const r = results[i]!;
-      if (r.kind === 'stored' && p.loopEvent) stored.push({ eventId: r.eventId, deliveryId: p.event!.deliveryId, event: p.loopEvent });
+      if (r.kind === 'stored' && p.loopEvent)
+        stored.push({ eventId: r.eventId, deliveryId: p.event!.deliveryId, event: p.loopEvent });
       p.resolve(p.answer(r));
     });
     for (const p of batch) if (p.event === null) p.resolve(p.answer(null));
@@ -151,7 +155,13 @@ export function createIngestor(deps: {
           return enqueue({
             event: null,
             loopEvent: null,
-            decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: 'malformed_json', detail },
+            decision: {
+              deliveryId: d.deliveryId,
+              eventName: d.eventName,
+              outcome: 'rejected',
+              reason: 'malformed_json',
+              detail,
+            },
             answer: () => ({ status: 400, outcome: 'rejected', reason: 'malformed_json', detail }),
           });
         }
@@ -162,7 +172,13 @@ export function createIngestor(deps: {
           return enqueue({
             event: null,
             loopEvent: null,
-            decision: { deliveryId: d.deliveryId, eventName: d.eventName, outcome: 'rejected', reason: c.reason, detail: c.detail },
+            decision: {
+              deliveryId: d.deliveryId,
+              eventName: d.eventName,
+              outcome: 'rejected',
+              reason: c.reason,
+              detail: c.detail,
+            },
             answer: () => ({ status: 400, outcome: 'rejected', reason: c.reason, detail: c.detail }),
           });
         case 'ignored':
@@ -170,7 +186,13 @@ export function createIngestor(deps: {
           return enqueue({
             event: null,
             loopEvent: null,
-            decision: { deliveryId: d.deliveryId, eventName: d.eventName, identity: c.identity, outcome: c.kind, reason: c.reason },
+            decision: {
+              deliveryId: d.deliveryId,
+              eventName: d.eventName,
+              identity: c.identity,
+              outcome: c.kind,
+              reason: c.reason,
+            },
             answer: () => ({ status: 200, outcome: c.kind, identity: c.identity, reason: c.reason }),
           });
         case 'event': {

@@ -59,22 +59,52 @@ export function createPoller(deps: PollDeps) {
     return undefined;
   }
 
-  async function gateFor(task: Task, pr: PullRequestInfo, runs: CheckRunInfo[], statuses: CommitStatusInfo[]): Promise<GateResult> {
+  async function gateFor(
+    task: Task,
+    pr: PullRequestInfo,
+    runs: CheckRunInfo[],
+    statuses: CommitStatusInfo[],
+  ): Promise<GateResult> {
     const cfg = repoConfig(task.repository);
-    const required = cfg?.requiredChecks ? [...cfg.requiredChecks] : await github.requiredChecks(task.repository, pr.baseRef).catch(() => null);
-    return greenGate({ checkRuns: runs, statuses, required, ...(cfg?.skipDeciders ? { deciders: cfg.skipDeciders } : {}) });
+    const required = cfg?.requiredChecks
+      ? [...cfg.requiredChecks]
+      : await github.requiredChecks(task.repository, pr.baseRef).catch(() => null);
+    return greenGate({
+      checkRuns: runs,
+      statuses,
+      required,
+      ...(cfg?.skipDeciders ? { deciders: cfg.skipDeciders } : {}),
+    });
   }
 
   /** The first red result of the head, as the evaluator reads a webhook's (with the PR's own pointer). */
-  function firstRed(task: Task, pr: PullRequestInfo, runs: CheckRunInfo[], statuses: CommitStatusInfo[]): CheckResult | null {
+  function firstRed(
+    task: Task,
+    pr: PullRequestInfo,
+    runs: CheckRunInfo[],
+    statuses: CommitStatusInfo[],
+  ): CheckResult | null {
     const reds: Array<{ name: string; conclusion: string; at: string; output: string; url: string | null }> = [];
     for (const r of runs) {
       if (r.status === 'completed' && verdictOfConclusion(r.conclusion) === 'red') {
-        reds.push({ name: r.name, conclusion: r.conclusion!, at: r.completedAt ?? r.startedAt ?? '', output: [r.outputTitle, r.outputSummary].filter(Boolean).join('\n\n'), url: r.detailsUrl });
+        reds.push({
+          name: r.name,
+          conclusion: r.conclusion!,
+          at: r.completedAt ?? r.startedAt ?? '',
+          output: [r.outputTitle, r.outputSummary].filter(Boolean).join('\n\n'),
+          url: r.detailsUrl,
+        });
       }
     }
     for (const s of statuses) {
-      if (verdictOfStatusState(s.state) === 'red') reds.push({ name: s.context, conclusion: s.state, at: s.updatedAt ?? '', output: s.description ?? '', url: s.targetUrl });
+      if (verdictOfStatusState(s.state) === 'red')
+        reds.push({
+          name: s.context,
+          conclusion: s.state,
+          at: s.updatedAt ?? '',
+          output: s.description ?? '',
+          url: s.targetUrl,
+        });
     }
     reds.sort((a, b) => a.at.localeCompare(b.at) || a.name.localeCompare(b.name));
     const first = reds[0];
@@ -102,7 +132,8 @@ export function createPoller(deps: PollDeps) {
   async function pollTask(task: Task): Promise<'polled' | 'leased' | 'failed' | 'reoffered'> {
     const now = deps.clock.now();
     // E1 across replicas: the lease is a compare-and-set; the loser skips this PR this tick.
-    if (!(await ledger.leasePoll(task.id, new Date(now.getTime() + Math.floor(deps.intervalMs * 0.9)).toISOString()))) return 'leased';
+    if (!(await ledger.leasePoll(task.id, new Date(now.getTime() + Math.floor(deps.intervalMs * 0.9)).toISOString())))
+      return 'leased';
     let pr: PullRequestInfo;
     try {
       pr = await github.getPullRequest(task.repository, task.pullRequest);
@@ -122,7 +153,10 @@ export function createPoller(deps: PollDeps) {
       const fresh = await ledger.getTask(task.id);
       if (fresh && fresh.ciHeadSha === pr.headSha) {
         await deps.pushGuard?.(fresh, pr.headSha);
-        const [runs, statuses] = await Promise.all([github.listCheckRuns(task.repository, pr.headSha), github.listStatuses(task.repository, pr.headSha)]);
+        const [runs, statuses] = await Promise.all([
+          github.listCheckRuns(task.repository, pr.headSha),
+          github.listStatuses(task.repository, pr.headSha),
+        ]);
         const gate = await gateFor(fresh, pr, runs, statuses);
         // K6: the head's CI minutes, from its check runs' durations, count toward the cost ceiling.
         await deps.ciMinutes?.(task.id, pr.headSha, ciBillableMinutes(runs));
@@ -154,7 +188,9 @@ export function createPoller(deps: PollDeps) {
   async function tick(): Promise<PollReport> {
     const report: PollReport = { polled: 0, leasedElsewhere: 0, failed: 0, reoffered: 0 };
     const now = deps.clock.now();
-    const tasks = (await ledger.listTasks({ state: 'open' })).filter((t) => t.prState === 'open' && t.parkedAt === null && isDue(t, now, deps.intervalMs));
+    const tasks = (await ledger.listTasks({ state: 'open' })).filter(
+      (t) => t.prState === 'open' && t.parkedAt === null && isDue(t, now, deps.intervalMs),
+    );
     for (const task of tasks) {
       try {
         const r = await pollTask(task);
@@ -180,7 +216,10 @@ export function createPoller(deps: PollDeps) {
     },
     start(): void {
       if (timer) return;
-      timer = setInterval(() => void this.tick().catch((err) => logger.error({ err }, 'poll tick failed')), deps.intervalMs);
+      timer = setInterval(
+        () => void this.tick().catch((err) => logger.error({ err }, 'poll tick failed')),
+        deps.intervalMs,
+      );
       timer.unref();
     },
     async stop(): Promise<void> {

@@ -1,6 +1,18 @@
 // The ports the use-cases need, each declared by its user and no wider than that use.
 // Adapters (ledger/, runners/, http/) implement them; main.ts wires them together.
-import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, StopReason, Task, TaskState, UnsettledStatus } from '../core/types.js';
+import type {
+  Attempt,
+  AttemptStatus,
+  Notice,
+  Rejection,
+  RejectionSource,
+  Run,
+  RunState,
+  StopReason,
+  Task,
+  TaskState,
+  UnsettledStatus,
+} from '../core/types.js';
 import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 
@@ -86,7 +98,12 @@ export interface Ledger {
   storeDeliveries(batch: IncomingDelivery[], alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
   /** One transaction: the rows, and the events whose evaluation they finish marked evaluated. */
   recordDecisions(rows: DecisionInput[], evaluated?: number[]): Promise<void>;
-  listDecisions(filter: { taskId?: number; deliveryId?: string; limit: number; beforeId?: number }): Promise<Decision[]>;
+  listDecisions(filter: {
+    taskId?: number;
+    deliveryId?: string;
+    limit: number;
+    beforeId?: number;
+  }): Promise<Decision[]>;
   pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
   // tasks
   createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;
@@ -97,7 +114,10 @@ export interface Ledger {
   findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
   listTasks(filter: { state?: TaskState }): Promise<Task[]>;
   setTaskState(id: number, state: TaskState): Promise<Task | null>;
-  updatePullRequest(id: number, p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean }): Promise<void>;
+  updatePullRequest(
+    id: number,
+    p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean },
+  ): Promise<void>;
   /** B1: move the head forward only; false when another writer got there first. */
   advanceHead(id: number, sha: string, seenAt: string | null, ciState: Task['ciState']): Promise<boolean>;
   /** B2: the webhook writes red only, and only for the commit that is still the head. */
@@ -107,7 +127,12 @@ export interface Ledger {
   listRuns(taskId: number): Promise<Run[]>;
   getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
   /** Compare-and-set on the run's state; returns the run when it moved. */
-  setRunState(id: number, from: readonly RunState[], to: RunState, extra?: { exitCode?: number | null }): Promise<Run | null>;
+  setRunState(
+    id: number,
+    from: readonly RunState[],
+    to: RunState,
+    extra?: { exitCode?: number | null },
+  ): Promise<Run | null>;
   /** Where the run's agent process lives (stranded-run.ts); written once it started, while the run is unfinished. */
   setRunProcess(id: number, mark: ProcessMark): Promise<void>;
   /**
@@ -127,7 +152,11 @@ export interface Ledger {
   lastAttempt(taskId: number, source: RejectionSource): Promise<Attempt | null>;
   claimAttempt(c: ClaimInput): Promise<ClaimResult>;
   /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */
-  beginDispatch(attemptId: number, from: AttemptStatus, tokenHash: string): Promise<{ attempt: Attempt; run: Run } | null>;
+  beginDispatch(
+    attemptId: number,
+    from: AttemptStatus,
+    tokenHash: string,
+  ): Promise<{ attempt: Attempt; run: Run } | null>;
   /** CAS of an attempt's dispatch status; one under which it never runs also takes it out of flight (NEVER_RUN_STATUSES). */
   setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
   attemptsWithStatus(statuses: readonly UnsettledStatus[], olderThan: string): Promise<Attempt[]>;
@@ -140,10 +169,21 @@ export interface Ledger {
    * given, the Task's one notice filed, in one transaction: a crash between the two can't leave the
    * budget spent with nobody told. `settled` false: someone else settled the claim first.
    */
-  settleOverBudget(id: number, detail: string, notice: NoticeInput | null): Promise<{ settled: boolean; notice: Notice | null }>;
+  settleOverBudget(
+    id: number,
+    detail: string,
+    notice: NoticeInput | null,
+  ): Promise<{ settled: boolean; notice: Notice | null }>;
   // rejections
   getRejection(id: number): Promise<Rejection | null>;
-  createRejection(r: { taskId: number; source: RejectionSource; headSha: string | null; checkName: string | null; body: string; eventId: number | null }): Promise<Rejection>;
+  createRejection(r: {
+    taskId: number;
+    source: RejectionSource;
+    headSha: string | null;
+    checkName: string | null;
+    body: string;
+    eventId: number | null;
+  }): Promise<Rejection>;
   listRejections(taskId: number): Promise<Rejection[]>;
   // notices (G1)
   fileNotice(n: NoticeInput): Promise<Notice | null>;

@@ -3,7 +3,13 @@
 // only, a log that cannot be read reported on its entry alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GitHubError, type CheckRunInfo, type CommitStatusInfo, type GitHubPort, type PullRequestInfo } from './github-port.js';
+import {
+  GitHubError,
+  type CheckRunInfo,
+  type CommitStatusInfo,
+  type GitHubPort,
+  type PullRequestInfo,
+} from './github-port.js';
 import { LOG_LINES_MAX, MAX_LOGS, prChecks, type CheckRunEntry, type FetchLog, type StatusEntry } from './pr-checks.js';
 
 const HEAD = 'c0ffee'.padEnd(40, '0');
@@ -44,7 +50,13 @@ function checkRun(name: string, conclusion: string | null, over: Partial<CheckRu
 }
 
 function status(context: string, state: CommitStatusInfo['state']): CommitStatusInfo {
-  return { context, state, description: `${context} is ${state}`, targetUrl: `https://ci.example/${context}`, updatedAt: null };
+  return {
+    context,
+    state,
+    description: `${context} is ${state}`,
+    targetUrl: `https://ci.example/${context}`,
+    updatedAt: null,
+  };
 }
 
 /** An in-memory GitHub: answers what `pr checks` reads, records the calls, refuses the rest. */
@@ -180,7 +192,11 @@ describe('prChecks (J1)', () => {
 
   it('fetches the log tails of the first five failing Actions jobs, and no more', async () => {
     const failing = Array.from({ length: 7 }, (_, i) => checkRun(`job-${i}`, 'failure'));
-    const github = new FakeGitHub([checkRun('passes', 'success'), checkRun('third-party', 'failure', { appSlug: 'circleci' }), ...failing]);
+    const github = new FakeGitHub([
+      checkRun('passes', 'success'),
+      checkRun('third-party', 'failure', { appSlug: 'circleci' }),
+      ...failing,
+    ]);
     const { fetchLog, seen } = fakeFetchLog();
     const result = await prChecks({ github, fetchLog }, { ...input, logLines: 50 });
 
@@ -194,7 +210,11 @@ describe('prChecks (J1)', () => {
     for (const [i, run] of failing.entries()) {
       const e = runEntry(result.entries, run.name);
       assert.equal(e.jobId, run.id);
-      if (i < 5) assert.deepEqual(e.log, { lines: [`first line of https://blob.example/logs/${run.id}?sig=x`, 'last line'], truncated: true });
+      if (i < 5)
+        assert.deepEqual(e.log, {
+          lines: [`first line of https://blob.example/logs/${run.id}?sig=x`, 'last line'],
+          truncated: true,
+        });
       else assert.equal(e.log, undefined);
       assert.equal(e.logError, undefined);
     }
@@ -249,6 +269,9 @@ describe('prChecks (J1)', () => {
   it('fails as a whole when GitHub refuses the pull request', async () => {
     const github = new FakeGitHub([]);
     github.pullRequestFails = new GitHubError(404, 'Not Found', false);
-    await assert.rejects(prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input), (err) => err instanceof GitHubError && err.status === 404);
+    await assert.rejects(
+      prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input),
+      (err) => err instanceof GitHubError && err.status === 404,
+    );
   });
 });

@@ -108,7 +108,12 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
   }
 
   const entries: CheckEntry[] = [...runEntries, ...statusEntries];
-  return { repository, number: input.number, headSha: pr.headSha, entries: input.failingOnly ? entries.filter((e) => e.failing) : entries };
+  return {
+    repository,
+    number: input.number,
+    headSha: pr.headSha,
+    entries: input.failingOnly ? entries.filter((e) => e.failing) : entries,
+  };
 }
 
 async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRunEntry, lines: number): Promise<void> {

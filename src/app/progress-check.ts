@@ -11,7 +11,12 @@ import type { CheckRunInfo, GitHubPort, PullRequestInfo } from './github-port.js
 import type { Clock, Logger } from './ports.js';
 
 /** What progress is measured on, read from GitHub as the poll sees it. */
-export async function snapshotOf(github: GitHubPort, task: Pick<Task, 'repository' | 'pullRequest'>, pr?: PullRequestInfo, runs?: CheckRunInfo[]): Promise<ProgressSnapshot> {
+export async function snapshotOf(
+  github: GitHubPort,
+  task: Pick<Task, 'repository' | 'pullRequest'>,
+  pr?: PullRequestInfo,
+  runs?: CheckRunInfo[],
+): Promise<ProgressSnapshot> {
   const pull = pr ?? (await github.getPullRequest(task.repository, task.pullRequest));
   const checks = runs ?? (await github.listCheckRuns(task.repository, pull.headSha));
   const reviews = await github.listReviews(task.repository, task.pullRequest).catch(() => []);
@@ -25,7 +30,14 @@ export async function snapshotOf(github: GitHubPort, task: Pick<Task, 'repositor
   };
 }
 
-export function createProgressCheck(deps: { agent: AgentLedger; github: GitHubPort; clock: Clock; logger: Logger; intervalMs: number; evaluator: Evaluator }) {
+export function createProgressCheck(deps: {
+  agent: AgentLedger;
+  github: GitHubPort;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+  evaluator: Evaluator;
+}) {
   return async function checkProgress(task: Task, pr: PullRequestInfo, runs: CheckRunInfo[]): Promise<void> {
     const lives = await deps.agent.lives(task.id);
     const now = deps.clock.now().toISOString();
@@ -36,7 +48,11 @@ export function createProgressCheck(deps: { agent: AgentLedger; github: GitHubPo
       } catch {
         baseline = null;
       }
-      const seen = baseline ? detectProgress(baseline, await snapshotOf(deps.github, task, pr, runs)) : pr.headSha !== life.headSha ? (['new_head'] as const) : [];
+      const seen = baseline
+        ? detectProgress(baseline, await snapshotOf(deps.github, task, pr, runs))
+        : pr.headSha !== life.headSha
+          ? (['new_head'] as const)
+          : [];
       const event =
         seen.length > 0
           ? ({ kind: 'progress_seen', progress: seen } as const)

@@ -1,7 +1,14 @@
 // SPEC K3, K4: the push guards over an in-memory GitHub (compare only) and an in-memory agent ledger.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkAgentPush, createPushGuard, TRUNCATED_DETAIL, unifiedDiff, type PushGuardDeps, type PushStopReason } from './push-guard.js';
+import {
+  checkAgentPush,
+  createPushGuard,
+  TRUNCATED_DETAIL,
+  unifiedDiff,
+  type PushGuardDeps,
+  type PushStopReason,
+} from './push-guard.js';
 import { GitHubError, type ComparedFile, type Comparison, type GitHubPort } from './github-port.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
 import type { Logger } from './ports.js';
@@ -64,7 +71,10 @@ class FakeAgent implements Pick<AgentLedger, 'lives' | 'setDiffHash'> {
   }
   async lives(taskId: number): Promise<AttemptLife[]> {
     if (this.failLives) throw new Error('database is locked');
-    return this.rows.filter((r) => r.taskId === taskId).map((r) => ({ ...r })).reverse(); // order is the guard's job
+    return this.rows
+      .filter((r) => r.taskId === taskId)
+      .map((r) => ({ ...r }))
+      .reverse(); // order is the guard's job
   }
   async setDiffHash(attemptId: number, hash: string): Promise<void> {
     this.writes.push({ attemptId, hash });
@@ -115,8 +125,19 @@ const Y = (at?: number) => [line('total', 'total.toFixed(2)', at)]; // base → 
 const X_TO_Y = [line('round(total)', 'total.toFixed(2)')];
 const Y_TO_X = [line('total.toFixed(2)', 'round(total)')];
 const sourceFix: ComparedFile[] = [
-  { path: 'src/price.ts', status: 'modified', patch: '@@ -1,2 +1,2 @@\n import { sum } from "./sum";\n-export const price = (c) => sum(c);\n+export const price = (c) => Math.round(sum(c));', blobSha: 'b1' },
-  { path: 'src/price.test.ts', status: 'modified', patch: "@@ -9,0 +10,3 @@\n+test('rounds', () => {\n+  expect(price([1.4])).toBe(1);\n+});", blobSha: 'b2' },
+  {
+    path: 'src/price.ts',
+    status: 'modified',
+    patch:
+      '@@ -1,2 +1,2 @@\n import { sum } from "./sum";\n-export const price = (c) => sum(c);\n+export const price = (c) => Math.round(sum(c));',
+    blobSha: 'b1',
+  },
+  {
+    path: 'src/price.test.ts',
+    status: 'modified',
+    patch: "@@ -9,0 +10,3 @@\n+test('rounds', () => {\n+  expect(price([1.4])).toBe(1);\n+});",
+    blobSha: 'b2',
+  },
 ];
 
 describe('K3/K4: the push guard', () => {
@@ -126,9 +147,19 @@ describe('K3/K4: the push guard', () => {
     s.agent.add(null); // a review attempt on no known commit
     assert.deepEqual(await checkAgentPush(s.deps, task(), H2), { kind: 'skipped', why: 'no_attempt' });
     s.agent.add(H1);
-    assert.deepEqual(await checkAgentPush(s.deps, task(), H1), { kind: 'skipped', why: 'no_new_push' }, 'the head is still the attempt’s own');
-    assert.deepEqual(await checkAgentPush(s.deps, task({ noticeAt: AT }), H2), { kind: 'skipped', why: 'loop_stopped' });
-    assert.deepEqual(await checkAgentPush(s.deps, task({ parkedAt: AT }), H2), { kind: 'skipped', why: 'loop_stopped' });
+    assert.deepEqual(
+      await checkAgentPush(s.deps, task(), H1),
+      { kind: 'skipped', why: 'no_new_push' },
+      'the head is still the attempt’s own',
+    );
+    assert.deepEqual(await checkAgentPush(s.deps, task({ noticeAt: AT }), H2), {
+      kind: 'skipped',
+      why: 'loop_stopped',
+    });
+    assert.deepEqual(await checkAgentPush(s.deps, task({ parkedAt: AT }), H2), {
+      kind: 'skipped',
+      why: 'loop_stopped',
+    });
     assert.deepEqual(s.github.calls, []);
     assert.deepEqual(s.stops, []);
   });
@@ -142,7 +173,11 @@ describe('K3/K4: the push guard', () => {
     const hash = diffHash(unifiedDiff(sourceFix));
     assert.deepEqual(r.kind === 'allowed' && r.checked, [{ attemptId: 1, from: H1, to: H2, diffHash: hash }]);
     assert.equal(s.agent.hashOf(1), hash);
-    assert.deepEqual(s.github.calls, ['acme/shop 1...2'], 'the first push is also the diff from where the loop began: one read');
+    assert.deepEqual(
+      s.github.calls,
+      ['acme/shop 1...2'],
+      'the first push is also the diff from where the loop began: one read',
+    );
     assert.deepEqual(s.policies, ['acme/shop']);
     assert.deepEqual(s.stops, []);
 
@@ -156,7 +191,12 @@ describe('K3/K4: the push guard', () => {
     s.agent.add(H1);
     s.github.set(H1, H2, [
       ...sourceFix,
-      { path: '.github/workflows/ci.yml', status: 'modified', patch: '@@ -20,1 +20,1 @@\n-      - run: npm test\n+      - run: npm test || true', blobSha: 'c1' },
+      {
+        path: '.github/workflows/ci.yml',
+        status: 'modified',
+        patch: '@@ -20,1 +20,1 @@\n-      - run: npm test\n+      - run: npm test || true',
+        blobSha: 'c1',
+      },
     ]);
     const r = await checkAgentPush(s.deps, task(), H2);
     assert.equal(r.kind, 'stopped');
@@ -171,7 +211,14 @@ describe('K3/K4: the push guard', () => {
   test('K4: a push adding it.skip( stops with forbidden_change (skip_marker, with the line)', async () => {
     const s = setup();
     s.agent.add(H1);
-    s.github.set(H1, H2, [{ path: 'src/cart.test.ts', status: 'modified', patch: "@@ -4,1 +4,1 @@\n-it('totals the cart', () => {\n+it.skip('totals the cart', () => {", blobSha: 'd1' }]);
+    s.github.set(H1, H2, [
+      {
+        path: 'src/cart.test.ts',
+        status: 'modified',
+        patch: "@@ -4,1 +4,1 @@\n-it('totals the cart', () => {\n+it.skip('totals the cart', () => {",
+        blobSha: 'd1',
+      },
+    ]);
     const r = await checkAgentPush(s.deps, task(), H2);
     assert.equal(r.kind === 'stopped' && r.reason, 'forbidden_change');
     assert.deepEqual(r.kind === 'stopped' && r.offenses.map((o) => o.why), ['skip_marker']);
@@ -181,14 +228,21 @@ describe('K3/K4: the push guard', () => {
   test('K4: the path policy is the repository’s own', async () => {
     const s = setup({ policy: { ...DEFAULT_PATH_POLICY, workflows: [] } });
     s.agent.add(H1);
-    s.github.set(H1, H2, [{ path: '.github/workflows/ci.yml', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null }]);
+    s.github.set(H1, H2, [
+      { path: '.github/workflows/ci.yml', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null },
+    ]);
     assert.equal((await checkAgentPush(s.deps, task(), H2)).kind, 'allowed');
   });
 
   test('K4: a push at GitHub’s 300-file cap fails closed: the files past it cannot be checked', async () => {
     const s = setup();
     s.agent.add(H1);
-    const files: ComparedFile[] = Array.from({ length: 300 }, (_, i) => ({ path: `src/gen/f${String(i).padStart(3, '0')}.ts`, status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null }));
+    const files: ComparedFile[] = Array.from({ length: 300 }, (_, i) => ({
+      path: `src/gen/f${String(i).padStart(3, '0')}.ts`,
+      status: 'modified',
+      patch: '@@ -1 +1 @@\n-a\n+b',
+      blobSha: null,
+    }));
     s.github.set(H1, H2, files, true);
     const r = await checkAgentPush(s.deps, task(), H2);
     assert.equal(r.kind === 'stopped' && r.reason, 'forbidden_change');
@@ -197,9 +251,17 @@ describe('K3/K4: the push guard', () => {
     // With an offense among the first 300, both are said.
     const t = setup();
     t.agent.add(H1);
-    t.github.set(H1, H2, [{ path: 'yarn.lock', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null }, ...files.slice(1)], true);
+    t.github.set(
+      H1,
+      H2,
+      [{ path: 'yarn.lock', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null }, ...files.slice(1)],
+      true,
+    );
     await checkAgentPush(t.deps, task(), H2);
-    assert.match(t.stops[0]!.detail, /^the push changes what judges the fix: yarn\.lock \(lockfile\); and the push changes at least 300 files/);
+    assert.match(
+      t.stops[0]!.detail,
+      /^the push changes what judges the fix: yarn\.lock \(lockfile\); and the push changes at least 300 files/,
+    );
   });
 
   test('K3: A-B-A over three pushes (the code goes X, Y, X) stops with thrash_aba on the third', async () => {
@@ -215,12 +277,21 @@ describe('K3/K4: the push guard', () => {
     const r = await checkAgentPush(s.deps, task(), H4);
     assert.equal(r.kind, 'stopped');
     assert.equal(r.kind === 'stopped' && r.reason, 'thrash_aba');
-    assert.deepEqual(s.stops.map((x) => x.reason), ['thrash_aba']);
+    assert.deepEqual(
+      s.stops.map((x) => x.reason),
+      ['thrash_aba'],
+    );
     assert.match(s.stops[0]!.detail, /A-B-A/);
     assert.equal(s.agent.hashOf(3), s.agent.hashOf(1), 'the third attempt left the code where the first did');
     assert.notEqual(s.agent.hashOf(2), s.agent.hashOf(1));
     // Each later push reads itself (path policy) and the code since the loop began (thrash).
-    assert.deepEqual(s.github.calls, ['acme/shop 1...2', 'acme/shop 2...3', 'acme/shop 1...3', 'acme/shop 3...4', 'acme/shop 1...4']);
+    assert.deepEqual(s.github.calls, [
+      'acme/shop 1...2',
+      'acme/shop 2...3',
+      'acme/shop 1...3',
+      'acme/shop 3...4',
+      'acme/shop 1...4',
+    ]);
   });
 
   test('K3: a line toggled back and forth (X, base, X) is an A-B-A too', async () => {
@@ -302,7 +373,11 @@ describe('K3/K4: the push guard', () => {
     s.agent.add(H1);
     s.github.fail(H1, H2, new GitHubError(502, 'GET compare: 502 Bad Gateway', true));
     const r = await checkAgentPush(s.deps, task(), H2);
-    assert.deepEqual(r, { kind: 'allowed', checked: [], unreadable: [{ attemptId: 1, from: H1, to: H2, status: 502, error: 'GET compare: 502 Bad Gateway' }] });
+    assert.deepEqual(r, {
+      kind: 'allowed',
+      checked: [],
+      unreadable: [{ attemptId: 1, from: H1, to: H2, status: 502, error: 'GET compare: 502 Bad Gateway' }],
+    });
     assert.equal(s.agent.hashOf(1), null);
     s.github.set(H1, H2, sourceFix);
     assert.equal((await checkAgentPush(s.deps, task(), H2)).kind, 'allowed');
@@ -312,7 +387,9 @@ describe('K3/K4: the push guard', () => {
   test('a stop that could not be filed leaves the push unhashed, so it is judged again', async () => {
     const s = setup({ stopFails: true });
     s.agent.add(H1);
-    s.github.set(H1, H2, [{ path: 'package-lock.json', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null }]);
+    s.github.set(H1, H2, [
+      { path: 'package-lock.json', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null },
+    ]);
     await assert.rejects(checkAgentPush(s.deps, task(), H2), /notice could not be filed/);
     assert.equal(s.agent.hashOf(1), null);
   });
@@ -326,7 +403,10 @@ describe('K3/K4: the push guard', () => {
     s.agent.add(H1);
     s.agent.failLives = true;
     await guard(task(), H2);
-    assert.deepEqual(logged.map((l) => [l.level, l.msg]), [['error', 'guard.push_failed']]);
+    assert.deepEqual(
+      logged.map((l) => [l.level, l.msg]),
+      [['error', 'guard.push_failed']],
+    );
     s.agent.failLives = false;
     s.github.set(H1, H2, [{ path: '.github/workflows/ci.yml', status: 'removed', patch: null, blobSha: 'e1' }]);
     await guard(task(), H2);
@@ -372,12 +452,24 @@ describe('K3: the unified diff the hash is taken of', () => {
   });
 
   test('the hash ignores where a change lands and the order of files; it sees what changed', () => {
-    const a = { path: 'src/a.ts', status: 'modified' as const, patch: '@@ -3,3 +3,3 @@ fn\n ctx\n-old\n+new\n ctx', blobSha: '1' };
+    const a = {
+      path: 'src/a.ts',
+      status: 'modified' as const,
+      patch: '@@ -3,3 +3,3 @@ fn\n ctx\n-old\n+new\n ctx',
+      blobSha: '1',
+    };
     const moved = { ...a, patch: '@@ -90,3 +90,3 @@ other\n other ctx\n-old\n+new\n more', blobSha: '2' };
     const b = { path: 'src/b.ts', status: 'modified' as const, patch: '@@ -1 +1 @@\n-x\n+y', blobSha: '3' };
     assert.equal(diffHash(unifiedDiff([a, b])), diffHash(unifiedDiff([b, moved])));
-    assert.notEqual(diffHash(unifiedDiff([a])), diffHash(unifiedDiff([{ ...a, patch: a.patch.replace('+new', '+newer') }])));
+    assert.notEqual(
+      diffHash(unifiedDiff([a])),
+      diffHash(unifiedDiff([{ ...a, patch: a.patch.replace('+new', '+newer') }])),
+    );
     const png = { path: 'logo.png', status: 'modified' as const, patch: null, blobSha: 'aaa' };
-    assert.notEqual(diffHash(unifiedDiff([png])), diffHash(unifiedDiff([{ ...png, blobSha: 'bbb' }])), 'two binary contents differ');
+    assert.notEqual(
+      diffHash(unifiedDiff([png])),
+      diffHash(unifiedDiff([{ ...png, blobSha: 'bbb' }])),
+      'two binary contents differ',
+    );
   });
 });

@@ -41,7 +41,14 @@ export type PushGuardResult =
   /** Every push read was allowed (and its hash recorded); `unreadable` lists pushes to read again later. */
   | { kind: 'allowed'; checked: CheckedPush[]; unreadable: UnreadablePush[] }
   /** The loop was stopped for this push (its hash recorded after the stop was filed). */
-  | { kind: 'stopped'; reason: PushStopReason; detail: string; push: CheckedPush; offenses: ForbiddenChange[]; checked: CheckedPush[] };
+  | {
+      kind: 'stopped';
+      reason: PushStopReason;
+      detail: string;
+      push: CheckedPush;
+      offenses: ForbiddenChange[];
+      checked: CheckedPush[];
+    };
 
 export interface UnreadablePush {
   attemptId: number;
@@ -52,7 +59,8 @@ export interface UnreadablePush {
 }
 
 /** GitHub lists at most 300 files of a comparison; a push at the cap may hide any file past it. */
-export const TRUNCATED_DETAIL = 'the push changes at least 300 files and GitHub shows only the first 300, so the rest cannot be checked';
+export const TRUNCATED_DETAIL =
+  'the push changes at least 300 files and GitHub shows only the first 300, so the rest cannot be checked';
 
 /**
  * K3, K4 for the Task's pushes up to `newHead`. An attempt's push is the move from its head to the
@@ -64,13 +72,16 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
   // G2: once the loop stopped, pushes are a person's; nothing is read or judged.
   if (task.noticeAt !== null || task.parkedAt !== null) return { kind: 'skipped', why: 'loop_stopped' };
 
-  const lives = (await deps.agent.lives(task.id)).filter((l): l is AttemptLife & { headSha: string } => l.headSha !== null).sort((a, b) => a.attemptId - b.attemptId);
+  const lives = (await deps.agent.lives(task.id))
+    .filter((l): l is AttemptLife & { headSha: string } => l.headSha !== null)
+    .sort((a, b) => a.attemptId - b.attemptId);
   const loopBase = lives[0]?.headSha;
   if (loopBase === undefined) return { kind: 'skipped', why: 'no_attempt' };
 
   const owners = lives.filter((l, i) => lives[i + 1]?.headSha !== l.headSha);
   const pushes = owners.map((owner, i) => ({ owner, to: owners[i + 1]?.headSha ?? newHead }));
-  if (!pushes.some((p) => p.to !== p.owner.headSha && p.owner.diffHash === null)) return { kind: 'skipped', why: 'no_new_push' };
+  if (!pushes.some((p) => p.to !== p.owner.headSha && p.owner.diffHash === null))
+    return { kind: 'skipped', why: 'no_new_push' };
 
   const policy = deps.policyFor(task.repository);
   const history: string[] = [];
@@ -101,7 +112,14 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
       // The stop is filed before the hash is written: a stop that failed is judged again next time.
       await deps.stop(task, stop.reason, stop.detail);
       await deps.agent.setDiffHash(owner.attemptId, hash);
-      return { kind: 'stopped', reason: stop.reason, detail: stop.detail, push: done, offenses: stop.offenses, checked };
+      return {
+        kind: 'stopped',
+        reason: stop.reason,
+        detail: stop.detail,
+        push: done,
+        offenses: stop.offenses,
+        checked,
+      };
     }
     await deps.agent.setDiffHash(owner.attemptId, hash);
     history.push(hash);
@@ -120,7 +138,11 @@ interface Stop {
 function judgePush(push: Comparison, policy: PathPolicy): Stop | null {
   const verdict = pathPolicyVerdict(push.files.map(toChangedFile), policy);
   if (verdict.kind === 'stop') {
-    return { reason: 'forbidden_change', detail: push.truncated ? `${verdict.detail}; and ${TRUNCATED_DETAIL}` : verdict.detail, offenses: verdict.offenses };
+    return {
+      reason: 'forbidden_change',
+      detail: push.truncated ? `${verdict.detail}; and ${TRUNCATED_DETAIL}` : verdict.detail,
+      offenses: verdict.offenses,
+    };
   }
   if (push.truncated) return { reason: 'forbidden_change', detail: TRUNCATED_DETAIL, offenses: [] };
   return null;
@@ -147,13 +169,21 @@ export function unifiedDiff(files: readonly ComparedFile[]): string {
     const before = f.status === 'added' ? null : (f.previousPath ?? f.path);
     const after = f.status === 'removed' ? null : f.path;
     out.push(`diff --git a/${before ?? f.path} b/${after ?? f.path}`);
-    if (f.status === 'added' && f.previousPath !== undefined) out.push(`copy from ${f.previousPath}`, `copy to ${f.path}`);
-    if (f.status === 'renamed' && f.previousPath !== undefined && f.previousPath !== f.path) out.push(`rename from ${f.previousPath}`, `rename to ${f.path}`);
+    if (f.status === 'added' && f.previousPath !== undefined)
+      out.push(`copy from ${f.previousPath}`, `copy to ${f.path}`);
+    if (f.status === 'renamed' && f.previousPath !== undefined && f.previousPath !== f.path)
+      out.push(`rename from ${f.previousPath}`, `rename to ${f.path}`);
     if (f.patch === null) {
-      out.push(`Binary files ${before === null ? '/dev/null' : `a/${before}`} and ${after === null ? '/dev/null' : `b/${after}`} differ`, `blob ${f.blobSha ?? 'unknown'}`);
+      out.push(
+        `Binary files ${before === null ? '/dev/null' : `a/${before}`} and ${after === null ? '/dev/null' : `b/${after}`} differ`,
+        `blob ${f.blobSha ?? 'unknown'}`,
+      );
       continue;
     }
-    out.push(`--- ${before === null ? '/dev/null' : `a/${before}`}`, `+++ ${after === null ? '/dev/null' : `b/${after}`}`);
+    out.push(
+      `--- ${before === null ? '/dev/null' : `a/${before}`}`,
+      `+++ ${after === null ? '/dev/null' : `b/${after}`}`,
+    );
     if (f.patch !== '') out.push(f.patch.replace(/\n$/, ''));
   }
   return out.join('\n');
@@ -164,13 +194,25 @@ export function unifiedDiff(files: readonly ComparedFile[]): string {
  * read, or a ledger that failed, is logged and looked at again on the next tick.
  */
 /** The guard as the poll and the webhook path call it: true when it stopped the loop. Never throws. */
-export function createPushGuard(deps: PushGuardDeps & { logger: Logger }): (task: Task, headSha: string) => Promise<boolean> {
+export function createPushGuard(
+  deps: PushGuardDeps & { logger: Logger },
+): (task: Task, headSha: string) => Promise<boolean> {
   return async (task, headSha) => {
     try {
       const result = await checkAgentPush(deps, task, headSha);
       switch (result.kind) {
         case 'stopped':
-          deps.logger.warn({ taskId: task.id, attemptId: result.push.attemptId, reason: result.reason, from: result.push.from, to: result.push.to, detail: result.detail }, 'guard.push_stopped');
+          deps.logger.warn(
+            {
+              taskId: task.id,
+              attemptId: result.push.attemptId,
+              reason: result.reason,
+              from: result.push.from,
+              to: result.push.to,
+              detail: result.detail,
+            },
+            'guard.push_stopped',
+          );
           return true;
         case 'allowed':
           for (const u of result.unreadable) deps.logger.warn({ taskId: task.id, ...u }, 'guard.push_unreadable');

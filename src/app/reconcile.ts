@@ -29,18 +29,36 @@ export async function reconcileAttempts(deps: {
   host?: string;
   /** Looks on this host for an agent whose start was never marked (settleStaleDispatches). */
   findAgent?: FindAgent;
-}): Promise<{ dispatched: number; notDispatched: number; unknown: number; retryable: number; strandedEnded: number; strandedWatched: number }> {
+}): Promise<{
+  dispatched: number;
+  notDispatched: number;
+  unknown: number;
+  retryable: number;
+  strandedEnded: number;
+  strandedWatched: number;
+}> {
   const { ledger } = deps;
   const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
 
-  const settled = await settleStaleDispatches({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, olderThan: deps.olderThan, ...(deps.findAgent ? { findAgent: deps.findAgent } : {}) });
+  const settled = await settleStaleDispatches({
+    ledger,
+    logger: deps.logger,
+    dispatcher: deps.dispatcher,
+    olderThan: deps.olderThan,
+    ...(deps.findAgent ? { findAgent: deps.findAgent } : {}),
+  });
   out.dispatched += settled.dispatched;
   out.unknown += settled.unknown;
 
   // L1: runs whose agent was started on this host by a fixloop process that is gone: ended now if
   // the agent is gone too, else watched until it exits; either way the attempt then follows I3.
   if (deps.host !== undefined) {
-    const adopted = await adoptStrandedRuns({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, host: deps.host });
+    const adopted = await adoptStrandedRuns({
+      ledger,
+      logger: deps.logger,
+      dispatcher: deps.dispatcher,
+      host: deps.host,
+    });
     out.strandedEnded = adopted.ended;
     out.strandedWatched = adopted.watching;
   }
@@ -56,7 +74,14 @@ export async function reconcileAttempts(deps: {
     if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
   }
 
-  const claims = await settleStaleClaims({ ledger, logger: deps.logger, dispatcher: deps.dispatcher, maxAttempts: deps.maxAttempts, olderThan: deps.olderThan, when: 'start-up' });
+  const claims = await settleStaleClaims({
+    ledger,
+    logger: deps.logger,
+    dispatcher: deps.dispatcher,
+    maxAttempts: deps.maxAttempts,
+    olderThan: deps.olderThan,
+    when: 'start-up',
+  });
   out.dispatched += claims.dispatched;
   out.notDispatched += claims.notDispatched;
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
@@ -68,7 +93,12 @@ export async function reconcileAttempts(deps: {
  * at start-up, and periodically on every running replica (main.ts), since a sibling replica on this
  * host can die while this one runs. Runs this process already watches are counted, not watched twice.
  */
-export async function adoptStrandedRuns(deps: { ledger: Ledger; logger: Logger; dispatcher: Dispatcher; host: string }): Promise<{ ended: number; watching: number }> {
+export async function adoptStrandedRuns(deps: {
+  ledger: Ledger;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  host: string;
+}): Promise<{ ended: number; watching: number }> {
   const out = { ended: 0, watching: 0 };
   for (const { run, process } of await deps.ledger.unfinishedRunsOn(deps.host)) {
     // One run that cannot be settled now (a failed write) does not hold back the others: it is
@@ -116,7 +146,10 @@ export async function settleStaleDispatches(deps: {
       const found = runId !== null && deps.findAgent ? await foundAgent(ledger, deps.findAgent, runId) : null;
       if (runId !== null && found && (await ledger.markFoundAgent(runId, a.id, found, deps.olderThan))) {
         if (await deps.dispatcher.confirmStarted(a.id, a.taskId, runId)) {
-          deps.logger.warn({ taskId: a.taskId, attemptId: a.id, runId, pid: found.pid }, 'dispatch.found_unmarked_agent: its start was never recorded; found by its environment');
+          deps.logger.warn(
+            { taskId: a.taskId, attemptId: a.id, runId, pid: found.pid },
+            'dispatch.found_unmarked_agent: its start was never recorded; found by its environment',
+          );
           out.dispatched++;
         }
         continue;
@@ -124,7 +157,9 @@ export async function settleStaleDispatches(deps: {
       // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
       if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
         if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
-        await ledger.recordDecisions([{ taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' }]);
+        await ledger.recordDecisions([
+          { taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' },
+        ]);
         out.unknown++;
       }
     } catch (err) {
@@ -173,24 +208,49 @@ export async function settleStaleClaims(deps: {
       }
       // The gate as the evaluation would apply it now; read even for a claim past the budget, which
       // is settled over_budget either way but hands the Task to a person only if the loop would go on.
-      const gate = task ? refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag }) : null;
+      const gate = task
+        ? refusalOf({ verdict: 'red', fork: false, task, latestRun: await ledger.latestRun(task.id), stopFlag })
+        : null;
       let why: string | null = null;
-      if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget') why = 'over_budget_after_claim';
+      if (budgetAfterClaim(position, deps.maxAttempts + (task?.extraAttempts ?? 0)).kind === 'over_budget')
+        why = 'over_budget_after_claim';
       else if (!gate) why = 'no_task';
       else if (gate.kind === 'refuse') why = gate.reason;
       if (why) {
         const found = deps.when === 'start-up' ? 'found after restart' : 'found abandoned';
-        const refusal = { taskId: a.taskId, attemptId: a.id, outcome: 'refused' as const, reason: why, detail: `${deps.when} reconciliation` };
+        const refusal = {
+          taskId: a.taskId,
+          attemptId: a.id,
+          outcome: 'refused' as const,
+          reason: why,
+          detail: `${deps.when} reconciliation`,
+        };
         if (why === 'over_budget_after_claim') {
           // G1: a claim past the budget spends it, whoever settles the claim; the evaluation that made
           // it died or loses this compare-and-set, so the notice is filed here, in the same transaction,
           // unless the gate would have stopped the loop anyway (Task done, pull request closed, stop flag).
-          const notice = task && gate?.kind === 'proceed' ? stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha }) : null;
+          const notice =
+            task && gate?.kind === 'proceed'
+              ? stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'budget_spent', headSha: a.headSha })
+              : null;
           const settled = await ledger.settleOverBudget(a.id, `${found}: ${why}`, notice);
           if (settled.settled) {
             out.notDispatched++;
             if (settled.notice) deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
-            await logSettled(deps, a, [refusal, ...(settled.notice ? [{ taskId: a.taskId, attemptId: a.id, outcome: 'noticed' as const, reason: 'budget_spent', detail: settled.notice.message }] : [])]);
+            await logSettled(deps, a, [
+              refusal,
+              ...(settled.notice
+                ? [
+                    {
+                      taskId: a.taskId,
+                      attemptId: a.id,
+                      outcome: 'noticed' as const,
+                      reason: 'budget_spent',
+                      detail: settled.notice.message,
+                    },
+                  ]
+                : []),
+            ]);
           }
         } else if (await ledger.setAttemptStatus(a.id, ['claimed'], 'not_dispatched', `${found}: ${why}`)) {
           out.notDispatched++;
@@ -210,6 +270,17 @@ export async function settleStaleClaims(deps: {
 }
 
 /** The decision-log rows of a claim already settled: a failed write is logged as such, since no later pass comes back to it. */
-async function logSettled(deps: { ledger: Ledger; logger: Logger }, a: { id: number; taskId: number }, rows: DecisionInput[]): Promise<void> {
-  await deps.ledger.recordDecisions(rows).catch((err: unknown) => deps.logger.error({ err, attemptId: a.id, taskId: a.taskId, rows }, 'claim settled, but its decision-log rows were not written'));
+async function logSettled(
+  deps: { ledger: Ledger; logger: Logger },
+  a: { id: number; taskId: number },
+  rows: DecisionInput[],
+): Promise<void> {
+  await deps.ledger
+    .recordDecisions(rows)
+    .catch((err: unknown) =>
+      deps.logger.error(
+        { err, attemptId: a.id, taskId: a.taskId, rows },
+        'claim settled, but its decision-log rows were not written',
+      ),
+    );
 }

@@ -33,7 +33,10 @@ test('past its byte budget the memo forgets the oldest entries first', () => {
 test('past its entry cap the memo forgets the oldest entries first', () => {
   const memo = createRedeliveryMemo<number>({ maxBytes: 1_000_000, maxEntries: 3 });
   for (let i = 0; i < 5; i++) memo.keep(`k${i}`, i, 1);
-  assert.deepEqual([0, 1, 2, 3, 4].map((i) => memo.recall(`k${i}`)), [undefined, undefined, 2, 3, 4]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((i) => memo.recall(`k${i}`)),
+    [undefined, undefined, 2, 3, 4],
+  );
 });
 
 test('a body larger than the whole budget is not kept, and keeping a key twice counts it once', () => {
@@ -74,7 +77,12 @@ function setup(memoBytes?: number) {
       });
     },
   } as unknown as Ledger;
-  const ingestor = createIngestor({ ledger, logger: silent, onStored() {}, ...(memoBytes === undefined ? {} : { memoBytes }) });
+  const ingestor = createIngestor({
+    ledger,
+    logger: silent,
+    onStored() {},
+    ...(memoBytes === undefined ? {} : { memoBytes }),
+  });
   let parses = 0;
   const ingest = async (d: Delivery) => {
     const parse = JSON.parse;
@@ -98,18 +106,32 @@ async function signed(eventName: string, deliveryId: string, payload: unknown): 
 
 test('a redelivery (same event, delivery id and signature) of a delivery that stores nothing is not parsed again, and has its own decision row', async () => {
   const { ingest, decisions, parses } = setup();
-  const d = await signed('check_run', 'd-1', checkRunPayload({ repo: REPO, sha: 'a'.repeat(40), id: 7, pr: null, status: 'queued' }));
+  const d = await signed(
+    'check_run',
+    'd-1',
+    checkRunPayload({ repo: REPO, sha: 'a'.repeat(40), id: 7, pr: null, status: 'queued' }),
+  );
   const first = await ingest(d);
   const again = await ingest({ ...d });
   assert.equal(first.outcome, 'dropped');
   assert.deepEqual(again, first);
   assert.equal(parses(), 1);
-  assert.deepEqual(decisions.map((r) => [r.deliveryId, r.outcome, r.reason]), [['d-1', 'dropped', 'not_completed'], ['d-1', 'dropped', 'not_completed']]);
+  assert.deepEqual(
+    decisions.map((r) => [r.deliveryId, r.outcome, r.reason]),
+    [
+      ['d-1', 'dropped', 'not_completed'],
+      ['d-1', 'dropped', 'not_completed'],
+    ],
+  );
 });
 
 test("a stored event's reading is not kept: its redelivery is parsed again, and the ledger calls it a duplicate", async () => {
   const { ingest, stored, parses } = setup();
-  const d = await signed('check_run', 'd-6', checkRunPayload({ repo: REPO, sha: 'e'.repeat(40), id: 11, pr: null, output: 'FAIL src/cart.test.ts' }));
+  const d = await signed(
+    'check_run',
+    'd-6',
+    checkRunPayload({ repo: REPO, sha: 'e'.repeat(40), id: 11, pr: null, output: 'FAIL src/cart.test.ts' }),
+  );
   assert.equal((await ingest(d)).outcome, 'stored');
   assert.equal((await ingest({ ...d })).outcome, 'duplicate');
   assert.equal(parses(), 2);
@@ -131,13 +153,24 @@ test('the same body under another delivery id, or without a signature, is parsed
 test('a redelivered malformed body gets the same 400 and its own decision row', async () => {
   const { ingest, decisions, parses } = setup();
   const raw = '{"action": "completed",';
-  const d: Delivery = { eventName: 'check_run', deliveryId: 'd-bad', raw, verifiedSignature: await sign('secret', raw) };
+  const d: Delivery = {
+    eventName: 'check_run',
+    deliveryId: 'd-bad',
+    raw,
+    verifiedSignature: await sign('secret', raw),
+  };
   const first = await ingest(d);
   const again = await ingest({ ...d });
   assert.equal(first.status, 400);
   assert.deepEqual(again, first);
   assert.equal(parses(), 1);
-  assert.deepEqual(decisions.map((r) => [r.deliveryId, r.outcome, r.reason]), [['d-bad', 'rejected', 'malformed_json'], ['d-bad', 'rejected', 'malformed_json']]);
+  assert.deepEqual(
+    decisions.map((r) => [r.deliveryId, r.outcome, r.reason]),
+    [
+      ['d-bad', 'rejected', 'malformed_json'],
+      ['d-bad', 'rejected', 'malformed_json'],
+    ],
+  );
 });
 
 test('a first copy whose commit failed is stored by its redelivery', async () => {
@@ -152,7 +185,11 @@ test('a first copy whose commit failed is stored by its redelivery', async () =>
 
 test('memoBytes 0 turns the memo off', async () => {
   const { ingest, parses } = setup(0);
-  const d = await signed('check_run', 'd-4', checkRunPayload({ repo: REPO, sha: 'd'.repeat(40), id: 10, pr: null, status: 'in_progress' }));
+  const d = await signed(
+    'check_run',
+    'd-4',
+    checkRunPayload({ repo: REPO, sha: 'd'.repeat(40), id: 10, pr: null, status: 'in_progress' }),
+  );
   await ingest(d);
   await ingest({ ...d });
   assert.equal(parses(), 2);
@@ -160,7 +197,10 @@ test('memoBytes 0 turns the memo off', async () => {
 
 test('a reading without free text is charged a small constant, not its body: a large unhandled event is remembered within a small budget', async () => {
   const { ingest, parses } = setup(1000);
-  const d = await signed('push', 'd-5', { ref: 'refs/heads/main', commits: Array.from({ length: 50 }, (_, i) => ({ id: `${i}`.repeat(40), message: 'x'.repeat(100) })) });
+  const d = await signed('push', 'd-5', {
+    ref: 'refs/heads/main',
+    commits: Array.from({ length: 50 }, (_, i) => ({ id: `${i}`.repeat(40), message: 'x'.repeat(100) })),
+  });
   assert.ok(d.raw.length > 1000);
   assert.equal((await ingest(d)).outcome, 'ignored');
   assert.equal((await ingest({ ...d })).outcome, 'ignored');

@@ -71,7 +71,8 @@ export function createTaskReads(base: Ledger): TaskReads {
       return {
         async byPullRequest(repository, numbers) {
           if (numbers.length === 0) return null;
-          if (writes !== at || !numbers.every((n) => known.has(`${repository}#${n}`))) return ledger.findTaskByPullRequest(repository, numbers);
+          if (writes !== at || !numbers.every((n) => known.has(`${repository}#${n}`)))
+            return ledger.findTaskByPullRequest(repository, numbers);
           // Rows are in id order, like the single read's `order by id`.
           return rows.find((t) => t.repository === repository && numbers.includes(t.pullRequest)) ?? null;
         },

@@ -26,8 +26,30 @@ export async function taskView(ledger: Ledger, id: number) {
       rejectionId: a.rejectionId,
       createdAt: a.createdAt,
     })),
-    runs: runs.map((r) => ({ id: r.id, action: r.action, autoResume: r.autoResume, state: r.state, attemptId: r.attemptId, createdAt: r.createdAt })),
-    rejections: rejections.map((r) => ({ id: r.id, source: r.source, headSha: r.headSha, checkName: r.checkName, createdAt: r.createdAt, body: r.body.slice(0, 4000) })),
-    notice: notice ? { reason: notice.reason, headSha: notice.headSha, attemptsUsed: notice.attemptsUsed, message: notice.message, createdAt: notice.createdAt } : null,
+    runs: runs.map((r) => ({
+      id: r.id,
+      action: r.action,
+      autoResume: r.autoResume,
+      state: r.state,
+      attemptId: r.attemptId,
+      createdAt: r.createdAt,
+    })),
+    rejections: rejections.map((r) => ({
+      id: r.id,
+      source: r.source,
+      headSha: r.headSha,
+      checkName: r.checkName,
+      createdAt: r.createdAt,
+      body: r.body.slice(0, 4000),
+    })),
+    notice: notice
+      ? {
+          reason: notice.reason,
+          headSha: notice.headSha,
+          attemptsUsed: notice.attemptsUsed,
+          message: notice.message,
+          createdAt: notice.createdAt,
+        }
+      : null,
   };
 }

@@ -15,9 +15,19 @@ export interface ApiCommand {
 }
 
 export const API_COMMANDS: readonly ApiCommand[] = [
-  { name: 'tasks', description: "list Tasks with their pull request and CI state", method: 'GET', path: '/api/tasks' },
-  { name: 'inbox', description: 'list Inbox notices: where the loop stopped and why', method: 'GET', path: '/api/inbox' },
-  { name: 'deliveries', description: 'list recent webhook deliveries and what became of them', method: 'GET', path: '/api/deliveries' },
+  { name: 'tasks', description: 'list Tasks with their pull request and CI state', method: 'GET', path: '/api/tasks' },
+  {
+    name: 'inbox',
+    description: 'list Inbox notices: where the loop stopped and why',
+    method: 'GET',
+    path: '/api/inbox',
+  },
+  {
+    name: 'deliveries',
+    description: 'list recent webhook deliveries and what became of them',
+    method: 'GET',
+    path: '/api/deliveries',
+  },
   {
     name: 'stop',
     description: 'set the global stop flag: no automatic resume is dispatched',
@@ -25,7 +35,13 @@ export const API_COMMANDS: readonly ApiCommand[] = [
     path: '/api/stop',
     json: { stopped: true },
   },
-  { name: 'start', description: 'clear the global stop flag', method: 'PUT', path: '/api/stop', json: { stopped: false } },
+  {
+    name: 'start',
+    description: 'clear the global stop flag',
+    method: 'PUT',
+    path: '/api/stop',
+    json: { stopped: false },
+  },
 ];
 
 /** FIXLOOP_API_TOKEN, else the token `fixloop serve` generated on a loopback install. */
@@ -50,7 +66,9 @@ export async function runApiCommand(cmd: ApiCommand, opts: { url?: string }, io:
     fetch: io.fetch,
   });
   if (!res.ok) {
-    io.stderr.write(`fixloop ${cmd.name}: ${cmd.method} ${cmd.path} answered ${res.status} ${res.statusText}\n${prettyBody(res.body)}`);
+    io.stderr.write(
+      `fixloop ${cmd.name}: ${cmd.method} ${cmd.path} answered ${res.status} ${res.statusText}\n${prettyBody(res.body)}`,
+    );
     return 1;
   }
   io.stdout.write(prettyBody(res.body));

@@ -154,10 +154,22 @@ describe('fixloop API commands (M1, M2)', () => {
 describe('fixloop serve (M5)', () => {
   it('a stranded-run period that is not a positive number is a configuration error (exit 2), before anything opens', async () => {
     const config = join(dir, 'serve.json');
-    writeFileSync(config, JSON.stringify({ works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      }),
+    );
     const databaseUrl = `sqlite:${join(dir, 'never-opened', 'fixloop.sqlite')}`;
     for (const bad of ['soon', '0', '-5']) {
-      const { out, io } = capture({ WEBHOOK_SECRET: 's', FIXLOOP_API_TOKEN: 't', FIXLOOP_CONFIG: config, DATABASE_URL: databaseUrl, PORT: '0', FIXLOOP_ADOPT_EVERY_MS: bad });
+      const { out, io } = capture({
+        WEBHOOK_SECRET: 's',
+        FIXLOOP_API_TOKEN: 't',
+        FIXLOOP_CONFIG: config,
+        DATABASE_URL: databaseUrl,
+        PORT: '0',
+        FIXLOOP_ADOPT_EVERY_MS: bad,
+      });
       assert.equal(await run(['serve'], io), 2, bad);
       assert.match(out.stderr, /FIXLOOP_ADOPT_EVERY_MS/);
     }

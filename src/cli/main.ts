@@ -71,9 +71,13 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
   }
 
-  const pr = program.command('pr').description('read a pull request on GitHub (needs GITHUB_TOKEN, or APP_ID with PRIVATE_KEY)');
+  const pr = program
+    .command('pr')
+    .description('read a pull request on GitHub (needs GITHUB_TOKEN, or APP_ID with PRIVATE_KEY)');
   pr.command('checks')
-    .description('every check run and status of the head as JSON, failing ones marked, with the log tails of the first five failing Actions jobs')
+    .description(
+      'every check run and status of the head as JSON, failing ones marked, with the log tails of the first five failing Actions jobs',
+    )
     .argument('<pr>', 'the pull request, owner/repo#N')
     .option('--failing', 'only the failing checks and statuses')
     .option('--log-lines <n>', 'lines of each log tail, 0–2000 (0: no logs)', '200')
@@ -81,7 +85,7 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
 
   program
     .command('mcp')
-    .description("serve MCP on stdio for the agent run given by $FIXLOOP_API_URL and $FIXLOOP_RUN_TOKEN")
+    .description('serve MCP on stdio for the agent run given by $FIXLOOP_API_URL and $FIXLOOP_RUN_TOKEN')
     .action(async () => {
       const { serveMcpStdio, McpStartupError } = await import('../mcp/stdio.js');
       try {
@@ -97,7 +101,7 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .description("sign a saved delivery with WEBHOOK_SECRET's first secret and post it to the server")
     .argument('<file>', 'a {"event", "delivery", "payload"} file, or a raw payload (then --event is required)')
     .option('--event <name>', 'X-GitHub-Event (wins over the file)')
-    .option('--delivery <id>', 'X-GitHub-Delivery (default: the file\'s, else a random UUID)')
+    .option('--delivery <id>', "X-GitHub-Delivery (default: the file's, else a random UUID)")
     .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
     .action(async (file: string, opts: ReplayOptions) => exit(await replay(file, opts, io)));
 
@@ -132,7 +136,6 @@ function untilSignal(close: () => Promise<void>, io: CliIo): Promise<number> {
     process.on('SIGTERM', onSignal);
   });
 }
-
 
 function isEntryPoint(): boolean {
   const script = process.argv[1];

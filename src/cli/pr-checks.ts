@@ -47,16 +47,25 @@ export function parseLogLines(raw: string | undefined): number {
   return n;
 }
 
-export async function prChecksCommand(arg: string, opts: PrChecksOptions, io: CliIo, deps: PrChecksCommandDeps = defaultDeps): Promise<number> {
+export async function prChecksCommand(
+  arg: string,
+  opts: PrChecksOptions,
+  io: CliIo,
+  deps: PrChecksCommandDeps = defaultDeps,
+): Promise<number> {
   const { repository, number } = parsePullRequestRef(arg);
   const logLines = parseLogLines(opts.logLines);
   const github = deps.github(io.env); // a ConfigError (exit 2) without credentials, before any request
   try {
-    const result = await prChecks({ github, fetchLog: deps.fetchLog }, { repository, number, failingOnly: opts.failing === true, logLines });
+    const result = await prChecks(
+      { github, fetchLog: deps.fetchLog },
+      { repository, number, failingOnly: opts.failing === true, logLines },
+    );
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof GitHubError) throw new CliError(1, `GitHub refused (${err.status}): ${err.message}`, { cause: err });
+    if (err instanceof GitHubError)
+      throw new CliError(1, `GitHub refused (${err.status}): ${err.message}`, { cause: err });
     throw err;
   }
 }

@@ -24,7 +24,9 @@ interface Delivery {
 }
 
 export async function replay(file: string, opts: ReplayOptions, io: CliIo): Promise<number> {
-  const secret = io.env.WEBHOOK_SECRET?.split(',').map((s) => s.trim()).find((s) => s !== '');
+  const secret = io.env.WEBHOOK_SECRET?.split(',')
+    .map((s) => s.trim())
+    .find((s) => s !== '');
   if (secret === undefined) throw new CliError(2, 'WEBHOOK_SECRET is not set: replay signs with its first secret');
   const baseUrl = resolveServerUrl(opts.url, io.env);
   const delivery = readDelivery(file, opts);
@@ -88,5 +90,7 @@ function parseJson(text: string): unknown {
 function isWrapped(value: unknown): value is { event: string; delivery?: unknown; payload: object } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.event === 'string' && v.payload !== null && typeof v.payload === 'object' && !Array.isArray(v.payload);
+  return (
+    typeof v.event === 'string' && v.payload !== null && typeof v.payload === 'object' && !Array.isArray(v.payload)
+  );
 }

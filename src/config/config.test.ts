@@ -53,7 +53,10 @@ describe('loadConfig (M5)', () => {
     const c = loadConfig({ env: { ...base, FIXLOOP_CONFIG: path } });
     assert.equal(c.configFile, path);
     assert.equal(c.works.length, 1);
-    assert.deepEqual(c.works[0]?.repositories.map((r) => r.role), ['data', 'website']);
+    assert.deepEqual(
+      c.works[0]?.repositories.map((r) => r.role),
+      ['data', 'website'],
+    );
     assert.deepEqual(c.runner, {
       kind: 'command',
       preset: null,
@@ -87,7 +90,10 @@ describe('loadConfig (M5)', () => {
 
   it('an http runner with no secret anywhere is a ConfigError', () => {
     const path = file('http-nosecret.yaml', 'runner: { kind: http, url: "https://agents.example.com/resume" }\n');
-    assert.throws(() => loadConfig({ env: base, file: path }), (e: unknown) => e instanceof ConfigError && e.source === path);
+    assert.throws(
+      () => loadConfig({ env: base, file: path }),
+      (e: unknown) => e instanceof ConfigError && e.source === path,
+    );
   });
 
   it('splits WEBHOOK_SECRET into a rotation list, trimmed, empties dropped (A1)', () => {
@@ -108,7 +114,9 @@ describe('loadConfig (M5)', () => {
       () => loadConfig({ env: { ...base, HOST: '0.0.0.0' } }),
       (e: unknown) => e instanceof ConfigError && e.message.includes('FIXLOOP_API_TOKEN'),
     );
-    const c = loadConfig({ env: { ...base, HOST: '0.0.0.0', FIXLOOP_API_TOKEN: 't', FIXLOOP_PUBLIC_URL: 'https://fixloop.example.com/' } });
+    const c = loadConfig({
+      env: { ...base, HOST: '0.0.0.0', FIXLOOP_API_TOKEN: 't', FIXLOOP_PUBLIC_URL: 'https://fixloop.example.com/' },
+    });
     assert.equal(c.apiToken, 't');
     assert.equal(c.publicUrl, 'https://fixloop.example.com');
     for (const host of ['::1', 'localhost']) assert.equal(loadConfig({ env: { ...base, HOST: host } }).host, host);
@@ -137,7 +145,8 @@ describe('loadConfig (M5)', () => {
     );
     assert.throws(
       () => loadConfig({ env: base, file: path }),
-      (e: unknown) => e instanceof ConfigError && e.source === path && /exactly one repository with role "data"/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigError && e.source === path && /exactly one repository with role "data"/.test(e.message),
     );
   });
 
@@ -147,7 +156,10 @@ describe('loadConfig (M5)', () => {
     const typo = file('typo.yaml', `${YAML}maxAttempt: 1\n`);
     assert.throws(() => loadConfig({ env: base, file: typo }), ConfigError);
     const broken = file('broken.json', '{ "works": [');
-    assert.throws(() => loadConfig({ env: base, file: broken }), (e: unknown) => e instanceof ConfigError && e.source === broken);
+    assert.throws(
+      () => loadConfig({ env: base, file: broken }),
+      (e: unknown) => e instanceof ConfigError && e.source === broken,
+    );
     assert.throws(() => loadConfig({ env: base, file: join(dir, 'missing.yaml') }), ConfigError);
   });
 
@@ -173,7 +185,10 @@ describe('loadConfig (M5)', () => {
 describe('loadConfig: the runner (L1, L2, I4)', () => {
   /** Loads `runner:` (YAML) and returns the config, or the ConfigError's message. */
   function runner(yaml: string, env: NodeJS.ProcessEnv = {}) {
-    return loadConfig({ env: { ...base, ...env }, file: file(`runner-${Math.random().toString(36).slice(2)}.yaml`, `runner:\n${yaml}`) });
+    return loadConfig({
+      env: { ...base, ...env },
+      file: file(`runner-${Math.random().toString(36).slice(2)}.yaml`, `runner:\n${yaml}`),
+    });
   }
   function refused(yaml: string, ...patterns: RegExp[]): void {
     assert.throws(
@@ -201,7 +216,10 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
 `);
     assert.deepEqual(c.runner, {
       kind: 'command',
-      preset: { name: 'claude-code-resume', options: { model: 'sonnet', maxTurns: 30, allowedTools: ['mcp__fixloop', 'Bash(npm test:*)'] } },
+      preset: {
+        name: 'claude-code-resume',
+        options: { model: 'sonnet', maxTurns: 30, allowedTools: ['mcp__fixloop', 'Bash(npm test:*)'] },
+      },
       command: null,
       envAllow: ['HTTPS_PROXY'],
       stdinFromPromptFile: false,
@@ -212,7 +230,10 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
         layout: 'per-task', // the default for claude-code-resume: sessions are found by directory
         timeoutMs: 300_000,
         identity: { name: 'fixloop agent', email: 'agent@example.com' },
-        files: { 'AGENTS.md': '# Fix CI\n', '.mcp.json': '{"mcpServers":{"fixloop":{"command":"fixloop","args":["mcp"]}}}' },
+        files: {
+          'AGENTS.md': '# Fix CI\n',
+          '.mcp.json': '{"mcpServers":{"fixloop":{"command":"fixloop","args":["mcp"]}}}',
+        },
       },
     });
     assert.match(c.promptTemplate ?? '', /^Repository \{\{repository\}\}/);
@@ -220,42 +241,91 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
   });
 
   it('a hand-written command with stdin from the prompt file, and a per-run workspace for codex', () => {
-    const hand = runner('  kind: command\n  command: [my-agent, --resume, "{resumeRef}"]\n  stdinFromPromptFile: true\n');
+    const hand = runner(
+      '  kind: command\n  command: [my-agent, --resume, "{resumeRef}"]\n  stdinFromPromptFile: true\n',
+    );
     assert.equal(hand.runner?.kind === 'command' && hand.runner.stdinFromPromptFile, true);
-    const codex = runner('  kind: command\n  preset: codex-exec-resume\n  presetOptions: { sandbox: read-only, mcpServer: null }\n  workspace: { depth: 5, timeoutSeconds: 60 }\n');
+    const codex = runner(
+      '  kind: command\n  preset: codex-exec-resume\n  presetOptions: { sandbox: read-only, mcpServer: null }\n  workspace: { depth: 5, timeoutSeconds: 60 }\n',
+    );
     assert.ok(codex.runner?.kind === 'command');
-    assert.deepEqual(codex.runner.preset, { name: 'codex-exec-resume', options: { sandbox: 'read-only', mcpServer: null } });
+    assert.deepEqual(codex.runner.preset, {
+      name: 'codex-exec-resume',
+      options: { sandbox: 'read-only', mcpServer: null },
+    });
     assert.equal(codex.runner.workspace?.layout, 'per-run');
     assert.equal(codex.runner.workspace?.depth, 5);
     assert.equal(codex.runner.workspace?.timeoutMs, 60_000);
   });
 
   it('exactly one of preset and command', () => {
-    refused('  kind: command\n  preset: codex-exec-resume\n  command: [codex]\n', /set `preset` or `command`, not both/, /runner\.command/);
-    refused('  kind: command\n  envAllow: [X]\n', /needs `preset` \(claude-code-resume or codex-exec-resume\) or `command`/, /runner\.preset/);
+    refused(
+      '  kind: command\n  preset: codex-exec-resume\n  command: [codex]\n',
+      /set `preset` or `command`, not both/,
+      /runner\.command/,
+    );
+    refused(
+      '  kind: command\n  envAllow: [X]\n',
+      /needs `preset` \(claude-code-resume or codex-exec-resume\) or `command`/,
+      /runner\.preset/,
+    );
     refused('  kind: command\n  preset: aider\n', /runner\.preset/);
     // An explicit empty command still means "no runner configured".
     assert.equal(runner('  kind: command\n  command: []\n').runner, null);
   });
 
   it("presetOptions are checked against the preset's own options", () => {
-    refused('  kind: command\n  preset: claude-code-resume\n  presetOptions: { sandbox: read-only }\n', /Unrecognized key: "sandbox" \(preset claude-code-resume\)/, /runner\.presetOptions/);
-    refused('  kind: command\n  preset: codex-exec-resume\n  presetOptions: { sandbox: yolo }\n', /runner\.presetOptions\.sandbox/);
-    refused('  kind: command\n  preset: claude-code-resume\n  presetOptions: { model: "--dangerously-skip-permissions" }\n', /must not start with "-"/, /runner\.presetOptions\.model/);
-    refused('  kind: command\n  preset: claude-code-resume\n  presetOptions: { maxTurns: 0 }\n', /runner\.presetOptions\.maxTurns/);
+    refused(
+      '  kind: command\n  preset: claude-code-resume\n  presetOptions: { sandbox: read-only }\n',
+      /Unrecognized key: "sandbox" \(preset claude-code-resume\)/,
+      /runner\.presetOptions/,
+    );
+    refused(
+      '  kind: command\n  preset: codex-exec-resume\n  presetOptions: { sandbox: yolo }\n',
+      /runner\.presetOptions\.sandbox/,
+    );
+    refused(
+      '  kind: command\n  preset: claude-code-resume\n  presetOptions: { model: "--dangerously-skip-permissions" }\n',
+      /must not start with "-"/,
+      /runner\.presetOptions\.model/,
+    );
+    refused(
+      '  kind: command\n  preset: claude-code-resume\n  presetOptions: { maxTurns: 0 }\n',
+      /runner\.presetOptions\.maxTurns/,
+    );
     refused('  kind: command\n  command: [agent]\n  presetOptions: { model: x }\n', /is only read with `preset`/);
-    refused('  kind: command\n  preset: codex-exec-resume\n  stdinFromPromptFile: false\n', /a preset always reads the prompt from stdin/);
+    refused(
+      '  kind: command\n  preset: codex-exec-resume\n  stdinFromPromptFile: false\n',
+      /a preset always reads the prompt from stdin/,
+    );
   });
 
   it('workspace and cwd together are refused', () => {
-    refused('  kind: command\n  command: [agent]\n  cwd: /srv/agent\n  workspace: {}\n', /set `cwd` or `workspace`, not both/, /runner\.workspace/);
+    refused(
+      '  kind: command\n  command: [agent]\n  cwd: /srv/agent\n  workspace: {}\n',
+      /set `cwd` or `workspace`, not both/,
+      /runner\.workspace/,
+    );
   });
 
   it('a bad prompt template is refused at load, naming the placeholder', () => {
-    refused('  kind: command\n  command: [agent]\n  promptTemplate: "Fix it.\\n{{protocol}}"\n', /unknown placeholder \{\{protocol\}\}/, /known ones are \{\{situation\}\}/, /runner\.promptTemplate/);
-    refused('  kind: command\n  command: [agent]\n  promptTemplate: "{{ situation }} and again {{situation}}"\n', /placeholder \{\{situation\}\} may appear at most once/);
-    refused('  kind: http\n  url: https://agents.example.com/resume\n  secret: s\n  promptTemplate: "{{pull_request}}"\n', /unknown placeholder \{\{pull_request\}\}/);
-    const ok = runner('  kind: http\n  url: https://agents.example.com/resume\n  secret: s\n  promptTemplate: "PR #{{pullRequest}}"\n');
+    refused(
+      '  kind: command\n  command: [agent]\n  promptTemplate: "Fix it.\\n{{protocol}}"\n',
+      /unknown placeholder \{\{protocol\}\}/,
+      /known ones are \{\{situation\}\}/,
+      /runner\.promptTemplate/,
+    );
+    refused(
+      '  kind: command\n  command: [agent]\n  promptTemplate: "{{ situation }} and again {{situation}}"\n',
+      /placeholder \{\{situation\}\} may appear at most once/,
+    );
+    refused(
+      '  kind: http\n  url: https://agents.example.com/resume\n  secret: s\n  promptTemplate: "{{pull_request}}"\n',
+      /unknown placeholder \{\{pull_request\}\}/,
+    );
+    const ok = runner(
+      '  kind: http\n  url: https://agents.example.com/resume\n  secret: s\n  promptTemplate: "PR #{{pullRequest}}"\n',
+    );
     assert.equal(ok.promptTemplate, 'PR #{{pullRequest}}');
   });
 
@@ -265,28 +335,53 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
       return r?.kind === 'command' ? r.workspace?.cloneUrl : undefined;
     };
     assert.equal(ws({}), 'https://github.com/{repository}.git');
-    assert.equal(ws({ GHE_HOST: 'ghe.example.com', GHE_PROTOCOL: 'http', GITHUB_API_URL: 'https://proxy.example.com/api' }), 'http://ghe.example.com/{repository}.git');
+    assert.equal(
+      ws({ GHE_HOST: 'ghe.example.com', GHE_PROTOCOL: 'http', GITHUB_API_URL: 'https://proxy.example.com/api' }),
+      'http://ghe.example.com/{repository}.git',
+    );
     assert.equal(ws({ GITHUB_API_URL: 'https://api.github.com' }), 'https://github.com/{repository}.git');
     assert.equal(ws({ GITHUB_API_URL: 'https://api.octocorp.ghe.com' }), 'https://octocorp.ghe.com/{repository}.git');
     assert.equal(ws({ GITHUB_API_URL: 'http://127.0.0.1:8123/api/v3' }), 'http://127.0.0.1:8123/{repository}.git');
     assert.equal(ws({}, 'cloneUrl: "/srv/git/{repository}.git"'), '/srv/git/{repository}.git');
-    refused('  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "https://github.com/acme/shop.git" }\n', /must contain \{repository\}/);
-    refused('  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "git@github.com:{repository}.git" }\n', /http\(s\) or file:\/\/ URL, or an absolute path/);
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "https://github.com/acme/shop.git" }\n',
+      /must contain \{repository\}/,
+    );
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "git@github.com:{repository}.git" }\n',
+      /http\(s\) or file:\/\/ URL, or an absolute path/,
+    );
   });
 
   it('workspace files must be plain relative paths outside .git', () => {
-    refused('  kind: command\n  command: [agent]\n  workspace: { files: { "../AGENTS.md": x } }\n', /"\.\.\/AGENTS\.md" must not contain empty/);
-    refused('  kind: command\n  command: [agent]\n  workspace: { files: { ".git/hooks/pre-commit": x } }\n', /must not be inside \.git/);
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { files: { "../AGENTS.md": x } }\n',
+      /"\.\.\/AGENTS\.md" must not contain empty/,
+    );
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { files: { ".git/hooks/pre-commit": x } }\n',
+      /must not be inside \.git/,
+    );
     refused('  kind: command\n  command: [agent]\n  workspace: { files: { "/etc/passwd": x } }\n', /must be relative/);
-    refused('  kind: command\n  command: [agent]\n  workspace: { layout: shared, depth: 0 }\n', /runner\.workspace\.layout/, /runner\.workspace\.depth/);
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { layout: shared, depth: 0 }\n',
+      /runner\.workspace\.layout/,
+      /runner\.workspace\.depth/,
+    );
   });
 
   it('claude-code-resume warns when resumes cannot find the session or its MCP config', () => {
-    const perRun = runner('  kind: command\n  preset: claude-code-resume\n  workspace: { layout: per-run, files: { .mcp.json: "{}" } }\n');
+    const perRun = runner(
+      '  kind: command\n  preset: claude-code-resume\n  workspace: { layout: per-run, files: { .mcp.json: "{}" } }\n',
+    );
     assert.equal(perRun.warnings.length, 1);
     assert.match(perRun.warnings[0] ?? '', /per-run with preset claude-code-resume.*use layout: per-task/);
     const noMcp = runner('  kind: command\n  preset: claude-code-resume\n  workspace: {}\n');
     assert.match(noMcp.warnings.join('\n'), /has no "\.mcp\.json"/);
-    assert.deepEqual(runner('  kind: command\n  preset: claude-code-resume\n  presetOptions: { mcpConfig: null }\n  workspace: {}\n').warnings, []);
+    assert.deepEqual(
+      runner('  kind: command\n  preset: claude-code-resume\n  presetOptions: { mcpConfig: null }\n  workspace: {}\n')
+        .warnings,
+      [],
+    );
   });
 });

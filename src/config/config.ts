@@ -53,7 +53,8 @@ export interface CommandRunnerConfig {
   readonly workspace: WorkspaceConfig | null;
 }
 
-export type RunnerConfig = CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
+export type RunnerConfig =
+  CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
 
 export interface GitHubConfig {
   /** GitHub App id (APP_ID); null when fixloop uses a token or no GitHub access. */
@@ -89,7 +90,11 @@ export interface Config {
   /** A stopped Task with no answer for this long is parked (K5). */
   readonly parkAfterMs: number;
   /** K6: the cost ceiling per Task (null = none), the expected cost of an attempt, the CI minute price. */
-  readonly cost: { readonly ceiling: number | null; readonly expectedAttemptCost: number; readonly ciMinutePrice: number };
+  readonly cost: {
+    readonly ceiling: number | null;
+    readonly expectedAttemptCost: number;
+    readonly ciMinutePrice: number;
+  };
   /** K9: at most `perWindow` automatic wakes in `windowMs`, and `sinceHuman` since a person acted. */
   readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
   /** null = no runner configured: the app must refuse to dispatch. */
@@ -120,7 +125,9 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
   const fileConfig = configFile === null ? configFileSchema.parse({}) : parseFile(configFile);
 
   const host = vars.HOST;
-  const publicUrl = (vars.FIXLOOP_PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${vars.PORT}`).replace(/\/+$/, '');
+  const publicUrl = (
+    vars.FIXLOOP_PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${vars.PORT}`
+  ).replace(/\/+$/, '');
   if (vars.FIXLOOP_PUBLIC_URL === undefined && (host === '0.0.0.0' || host === '::')) {
     warnings.push(`FIXLOOP_PUBLIC_URL is not set and HOST=${host} is a wildcard; agents will be told ${publicUrl}`);
   }
@@ -140,8 +147,16 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
     parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
-    cost: { ceiling: fileConfig.guards.costCeiling, expectedAttemptCost: fileConfig.guards.expectedAttemptCost, ciMinutePrice: fileConfig.guards.ciMinutePrice },
-    wakeCaps: { perWindow: fileConfig.guards.wakesPerWindow, windowMs: fileConfig.guards.wakeWindowMinutes * 60_000, sinceHuman: fileConfig.guards.wakesSinceHuman },
+    cost: {
+      ceiling: fileConfig.guards.costCeiling,
+      expectedAttemptCost: fileConfig.guards.expectedAttemptCost,
+      ciMinutePrice: fileConfig.guards.ciMinutePrice,
+    },
+    wakeCaps: {
+      perWindow: fileConfig.guards.wakesPerWindow,
+      windowMs: fileConfig.guards.wakeWindowMinutes * 60_000,
+      sinceHuman: fileConfig.guards.wakesSinceHuman,
+    },
     runner: resolveRunner(fileConfig.runner, vars, configFile, warnings),
     promptTemplate: fileConfig.runner?.promptTemplate ?? null,
     github: resolveGitHub(vars),
@@ -168,19 +183,32 @@ function parseFile(path: string): ConfigFile {
 }
 
 /** The environment wins (0006 (g)); an unparseable value falls back to the file's, else 2, with a warning (C1). */
-function resolveMaxAttempts(raw: string | undefined, fromFile: number | undefined, file: string | null, warnings: string[]): number {
+function resolveMaxAttempts(
+  raw: string | undefined,
+  fromFile: number | undefined,
+  file: string | null,
+  warnings: string[],
+): number {
   const parsed = parseMaxAttempts(raw);
-  if (parsed.warning === null) return blankToUndefined(raw) === undefined && fromFile !== undefined ? fromFile : parsed.max;
+  if (parsed.warning === null)
+    return blankToUndefined(raw) === undefined && fromFile !== undefined ? fromFile : parsed.max;
   if (fromFile !== undefined) {
     const shown = JSON.stringify(raw?.trim());
-    warnings.push(`TASK_CI_AUTO_RESUME_MAX_ATTEMPTS=${shown} is not an integer 0–${MAX_ATTEMPTS_LIMIT}; using maxAttempts=${fromFile} from ${file}`);
+    warnings.push(
+      `TASK_CI_AUTO_RESUME_MAX_ATTEMPTS=${shown} is not an integer 0–${MAX_ATTEMPTS_LIMIT}; using maxAttempts=${fromFile} from ${file}`,
+    );
     return fromFile;
   }
   warnings.push(parsed.warning);
   return parsed.max;
 }
 
-function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: string | null, warnings: string[]): RunnerConfig | null {
+function resolveRunner(
+  runner: ConfigFile['runner'],
+  vars: EnvConfig,
+  file: string | null,
+  warnings: string[],
+): RunnerConfig | null {
   if (runner === undefined) return null;
   switch (runner.kind) {
     case 'command': {
@@ -199,7 +227,8 @@ function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: stri
               identity: w.identity ?? null,
               files: w.files,
             };
-      if (preset?.name === 'claude-code-resume') claudePresetWarnings(preset.options, workspace, runner.cwd, file, warnings);
+      if (preset?.name === 'claude-code-resume')
+        claudePresetWarnings(preset.options, workspace, runner.cwd, file, warnings);
       return {
         kind: 'command',
         preset,
@@ -213,7 +242,11 @@ function resolveRunner(runner: ConfigFile['runner'], vars: EnvConfig, file: stri
     case 'http': {
       const secret = vars.FIXLOOP_RUNNER_SECRET ?? runner.secret;
       if (secret === undefined) {
-        throw ConfigError.at(file ?? 'environment', ['runner', 'secret'], 'is required for an http runner (or set FIXLOOP_RUNNER_SECRET)');
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'secret'],
+          'is required for an http runner (or set FIXLOOP_RUNNER_SECRET)',
+        );
       }
       return { kind: 'http', url: runner.url, secret };
     }
@@ -269,14 +302,22 @@ export function defaultCloneUrl(vars: Pick<EnvConfig, 'GHE_HOST' | 'GHE_PROTOCOL
   if (vars.GHE_HOST !== undefined) origin = `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}`;
   else if (vars.GITHUB_API_URL !== undefined) {
     const api = new URL(vars.GITHUB_API_URL);
-    const host = api.hostname === 'api.github.com' ? 'github.com' : /^api\.[^.]+\.ghe\.com$/i.test(api.hostname) ? api.hostname.slice(4) : api.hostname;
+    const host =
+      api.hostname === 'api.github.com'
+        ? 'github.com'
+        : /^api\.[^.]+\.ghe\.com$/i.test(api.hostname)
+          ? api.hostname.slice(4)
+          : api.hostname;
     origin = `${api.protocol}//${host}${api.port ? `:${api.port}` : ''}`;
   }
   return `${origin}/{repository}.git`;
 }
 
 function resolveGitHub(vars: EnvConfig): GitHubConfig {
-  const apiUrl = (vars.GITHUB_API_URL ?? (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)).replace(/\/+$/, '');
+  const apiUrl = (
+    vars.GITHUB_API_URL ??
+    (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)
+  ).replace(/\/+$/, '');
   let privateKey: string | null = null;
   if (vars.PRIVATE_KEY_PATH !== undefined) {
     try {

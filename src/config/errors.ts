@@ -10,7 +10,10 @@ export class ConfigError extends Error {
 
   constructor(source: string, problem: z.ZodError | string, opts: { cause?: unknown } = {}) {
     const detail = typeof problem === 'string' ? problem : z.prettifyError(problem);
-    super(`Invalid configuration in ${source}:\n${detail}`, opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(
+      `Invalid configuration in ${source}:\n${detail}`,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
     this.source = source;
   }
 

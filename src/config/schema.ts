@@ -87,7 +87,10 @@ export const codexExecResumeOptionsSchema = z.strictObject({
   /** null: no MCP server is given to Codex. */
   mcpServer: z
     .strictObject({
-      name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, "_" or "-"').optional(),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, "_" or "-"')
+        .optional(),
       command: z.string().min(1),
       args: z.array(z.string()).optional(),
     })
@@ -130,7 +133,10 @@ const workspaceSchema = z.strictObject({
    */
   cloneUrl: z
     .string()
-    .refine((v) => v.includes('{repository}'), 'must contain {repository} (owner/name), e.g. "https://github.com/{repository}.git"')
+    .refine(
+      (v) => v.includes('{repository}'),
+      'must contain {repository} (owner/name), e.g. "https://github.com/{repository}.git"',
+    )
     .refine((v) => /^(https?:\/\/|file:\/\/|\/)/i.test(v), 'must be an http(s) or file:// URL, or an absolute path')
     .optional(),
   depth: z.int().min(1).max(100_000).default(50),
@@ -146,7 +152,8 @@ const workspaceSchema = z.strictObject({
     .superRefine((files, ctx) => {
       for (const path of Object.keys(files)) {
         const problem = workspaceFileProblem(path);
-        if (problem) ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path)} ${problem}` });
+        if (problem)
+          ctx.addIssue({ code: 'custom', path: [path], message: `file path ${JSON.stringify(path)} ${problem}` });
       }
     })
     .default({}),
@@ -203,11 +210,19 @@ const commandRunnerSchema = z
     if (r.preset !== undefined) {
       const parsed = RUNNER_PRESETS[r.preset].safeParse(r.presetOptions ?? {});
       for (const issue of parsed.error?.issues ?? []) {
-        ctx.addIssue({ code: 'custom', path: ['presetOptions', ...issue.path], message: `${issue.message} (preset ${r.preset})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['presetOptions', ...issue.path],
+          message: `${issue.message} (preset ${r.preset})`,
+        });
       }
     }
     if (r.cwd !== undefined && r.workspace !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['workspace'], message: 'set `cwd` or `workspace`, not both (the workspace is the agent\'s working directory)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workspace'],
+        message: "set `cwd` or `workspace`, not both (the workspace is the agent's working directory)",
+      });
     }
   });
 
@@ -228,7 +243,15 @@ export const configFileSchema = z
     /** Reviewer bots whose findings count as rejections (F1); any other bot never rings (F2). */
     reviewBots: z.array(z.string().min(1)).default([]),
     poll: z.strictObject({ intervalSeconds: z.int().min(5).max(3600).default(120) }).default({ intervalSeconds: 120 }),
-    handoff: z.strictObject({ parkAfterHours: z.number().positive().max(24 * 30).default(8) }).default({ parkAfterHours: 8 }),
+    handoff: z
+      .strictObject({
+        parkAfterHours: z
+          .number()
+          .positive()
+          .max(24 * 30)
+          .default(8),
+      })
+      .default({ parkAfterHours: 8 }),
     /** K6, K9: the cost ceiling per Task and the wake-up caps. Amounts are in one currency (USD by convention). */
     guards: z
       .strictObject({
@@ -293,7 +316,12 @@ export const envSchema = z
       .default('sqlite:./data/fixloop.sqlite'),
     WEBHOOK_SECRET: z
       .string({ error: 'is required (the GitHub App webhook secret; comma-separated to rotate)' })
-      .transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      )
       .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret')),
     WEBHOOK_MAX_BYTES: positiveInt.default(25 * 1024 * 1024),
     FIXLOOP_API_TOKEN: z.string().optional(),
@@ -305,7 +333,10 @@ export const envSchema = z
     PRIVATE_KEY: z.string().optional(),
     PRIVATE_KEY_PATH: z.string().optional(),
     GITHUB_TOKEN: z.string().optional(),
-    GHE_HOST: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/, 'must be a host name, e.g. github.example.com').optional(),
+    GHE_HOST: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+(:\d+)?$/, 'must be a host name, e.g. github.example.com')
+      .optional(),
     GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
     /** An explicit REST base URL (tests, proxies); wins over GHE_HOST. */
     GITHUB_API_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -319,7 +350,11 @@ export const envSchema = z
       });
     }
     if (env.PRIVATE_KEY !== undefined && env.PRIVATE_KEY_PATH !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['PRIVATE_KEY_PATH'], message: 'set PRIVATE_KEY or PRIVATE_KEY_PATH, not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PRIVATE_KEY_PATH'],
+        message: 'set PRIVATE_KEY or PRIVATE_KEY_PATH, not both',
+      });
     }
     const hasKey = env.PRIVATE_KEY !== undefined || env.PRIVATE_KEY_PATH !== undefined;
     if (env.APP_ID !== undefined && !hasKey) {
@@ -332,4 +367,8 @@ export const envSchema = z
 export type EnvConfig = z.output<typeof envSchema>;
 
 /** The variables envSchema reads, plus the two read outside it. */
-export const ENV_VARIABLES = [...Object.keys(envSchema.shape), 'FIXLOOP_CONFIG', 'TASK_CI_AUTO_RESUME_MAX_ATTEMPTS'] as const;
+export const ENV_VARIABLES = [
+  ...Object.keys(envSchema.shape),
+  'FIXLOOP_CONFIG',
+  'TASK_CI_AUTO_RESUME_MAX_ATTEMPTS',
+] as const;

@@ -29,9 +29,11 @@ export type AdoptionVerdict = { adopt: true } | { adopt: false; reason: 'fork' |
  * person's branch of the same name). Neither list → nothing is adopted.
  */
 export function adoptPullRequest(pr: AdoptionCandidate, rules: AdoptionRules): AdoptionVerdict {
-  if (pr.headRepository === null || pr.headRepository.toLowerCase() !== pr.baseRepository.toLowerCase()) return { adopt: false, reason: 'fork' };
+  if (pr.headRepository === null || pr.headRepository.toLowerCase() !== pr.baseRepository.toLowerCase())
+    return { adopt: false, reason: 'fork' };
   const byBranch = rules.branches.length === 0 || rules.branches.some((g) => matchesGlob(g, pr.headRef));
-  const byAuthor = rules.authors.length === 0 || (pr.author !== null && rules.authors.some((a) => sameLogin(a, pr.author as string)));
+  const byAuthor =
+    rules.authors.length === 0 || (pr.author !== null && rules.authors.some((a) => sameLogin(a, pr.author as string)));
   const anyRule = rules.branches.length > 0 || rules.authors.length > 0;
   return anyRule && byBranch && byAuthor ? { adopt: true } : { adopt: false, reason: 'no_rule_matched' };
 }
@@ -78,6 +80,10 @@ function tokenize(pattern: string): Token[] {
 }
 
 function sameLogin(a: string, b: string): boolean {
-  const norm = (s: string) => s.trim().toLowerCase().replace(/\[bot\]$/, '');
+  const norm = (s: string) =>
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/\[bot\]$/, '');
   return norm(a) === norm(b);
 }

@@ -39,8 +39,15 @@ const EVENTS = {
 type EventName = keyof typeof EVENTS;
 
 const stay: AttemptTransition = { kind: 'stay' };
-const to = (state: AttemptState, why: Extract<AttemptTransition, { kind: 'move' }>['why']): AttemptTransition => ({ kind: 'move', to: state, why });
-const rej = (reason: Extract<AttemptTransition, { kind: 'reject' }>['reason']): AttemptTransition => ({ kind: 'reject', reason });
+const to = (state: AttemptState, why: Extract<AttemptTransition, { kind: 'move' }>['why']): AttemptTransition => ({
+  kind: 'move',
+  to: state,
+  why,
+});
+const rej = (reason: Extract<AttemptTransition, { kind: 'reject' }>['reason']): AttemptTransition => ({
+  kind: 'reject',
+  reason,
+});
 
 // Before an outcome, queued and running answer outcomes and endings the same way.
 const BEFORE_OUTCOME: Record<EventName, AttemptTransition> = {
@@ -118,7 +125,12 @@ describe('I1–I4: every edge of the attempt lifecycle', () => {
   for (const state of ATTEMPT_STATES) {
     for (const name of Object.keys(EVENTS) as EventName[]) {
       const want = TABLE[state][name];
-      const shown = want.kind === 'move' ? `move to ${want.to} (${want.why})` : want.kind === 'reject' ? `reject ${want.reason}` : 'stay';
+      const shown =
+        want.kind === 'move'
+          ? `move to ${want.to} (${want.why})`
+          : want.kind === 'reject'
+            ? `reject ${want.reason}`
+            : 'stay';
       test(`I1: ${state} + ${name} → ${shown}`, () => {
         assert.deepEqual(nextAttemptState(state, EVENTS[name]), want);
       });
@@ -127,7 +139,10 @@ describe('I1–I4: every edge of the attempt lifecycle', () => {
 
   test('I3: each kind of progress acknowledges an attempt awaiting progress', () => {
     for (const kind of PROGRESS_KINDS) {
-      assert.deepEqual(nextAttemptState('awaiting_progress', { kind: 'progress_seen', progress: [kind] }), to('acknowledged', 'progress'));
+      assert.deepEqual(
+        nextAttemptState('awaiting_progress', { kind: 'progress_seen', progress: [kind] }),
+        to('acknowledged', 'progress'),
+      );
     }
   });
 });
@@ -139,7 +154,11 @@ describe('I2: the first outcome wins', () => {
       assert.equal(t.kind, 'move');
       const after = (t as Extract<AttemptTransition, { kind: 'move' }>).to;
       for (const second of FIX_OUTCOMES) {
-        assert.deepEqual(nextAttemptState(after, { kind: 'outcome_reported', outcome: second, reason: 'why' }), rej('outcome_already_reported'), `${first} then ${second}`);
+        assert.deepEqual(
+          nextAttemptState(after, { kind: 'outcome_reported', outcome: second, reason: 'why' }),
+          rej('outcome_already_reported'),
+          `${first} then ${second}`,
+        );
       }
     }
   });
@@ -168,9 +187,13 @@ describe('I1: acknowledged and retryable are terminal', () => {
 
   test('I1: no sequence of events moves a terminal attempt', () => {
     fc.assert(
-      fc.property(fc.constantFrom<AttemptState>('acknowledged', 'retryable'), fc.array(fc.constantFrom(...Object.values(EVENTS)), { maxLength: 30 }), (state, events) => {
-        for (const e of events) assert.notEqual(nextAttemptState(state, e).kind, 'move');
-      }),
+      fc.property(
+        fc.constantFrom<AttemptState>('acknowledged', 'retryable'),
+        fc.array(fc.constantFrom(...Object.values(EVENTS)), { maxLength: 30 }),
+        (state, events) => {
+          for (const e of events) assert.notEqual(nextAttemptState(state, e).kind, 'move');
+        },
+      ),
     );
   });
 
@@ -238,7 +261,10 @@ describe('I3: the progress deadline is two poll intervals after action_taken (fa
   });
 
   test('I3: progress seen before the deadline acknowledges; the deadline then changes nothing', () => {
-    assert.deepEqual(nextAttemptState('awaiting_progress', { kind: 'progress_seen', progress: ['check_rerun'] }), to('acknowledged', 'progress'));
+    assert.deepEqual(
+      nextAttemptState('awaiting_progress', { kind: 'progress_seen', progress: ['check_rerun'] }),
+      to('acknowledged', 'progress'),
+    );
     assert.deepEqual(nextAttemptState('acknowledged', { kind: 'deadline_passed' }), stay);
   });
 });
@@ -256,21 +282,48 @@ describe('I4: a restart in the middle loses nothing', () => {
   });
 
   test('I4: restart while its run is still alive keeps it running; the outcome that follows is taken', () => {
-    assert.equal(run([{ kind: 'dispatched' }, { kind: 'restarted', runEnded: false, hadOutcome: false }, { kind: 'outcome_reported', outcome: 'non_actionable' }]), 'acknowledged');
+    assert.equal(
+      run([
+        { kind: 'dispatched' },
+        { kind: 'restarted', runEnded: false, hadOutcome: false },
+        { kind: 'outcome_reported', outcome: 'non_actionable' },
+      ]),
+      'acknowledged',
+    );
   });
 
   test('I4: restart after its run ended without an outcome makes it retryable; a late outcome is refused', () => {
-    let s = run([{ kind: 'dispatched' }, { kind: 'run_started' }, { kind: 'restarted', runEnded: true, hadOutcome: false }]);
+    let s = run([
+      { kind: 'dispatched' },
+      { kind: 'run_started' },
+      { kind: 'restarted', runEnded: true, hadOutcome: false },
+    ]);
     assert.equal(s, 'retryable');
     assert.deepEqual(nextAttemptState(s, { kind: 'outcome_reported', outcome: 'action_taken' }), rej('attempt_closed'));
-    s = run([{ kind: 'dispatched' }, { kind: 'restarted', runEnded: true, hadOutcome: true }, { kind: 'outcome_reported', outcome: 'blocked', reason: 'x' }]);
+    s = run([
+      { kind: 'dispatched' },
+      { kind: 'restarted', runEnded: true, hadOutcome: true },
+      { kind: 'outcome_reported', outcome: 'blocked', reason: 'x' },
+    ]);
     assert.equal(s, 'acknowledged', 'a recorded outcome is re-applied after the restart');
   });
 
   test('I4: restart while awaiting progress keeps waiting; the deadline still applies', () => {
-    assert.equal(run([{ kind: 'dispatched' }, { kind: 'outcome_reported', outcome: 'action_taken' }, { kind: 'restarted', runEnded: true, hadOutcome: true }]), 'awaiting_progress');
     assert.equal(
-      run([{ kind: 'dispatched' }, { kind: 'outcome_reported', outcome: 'action_taken' }, { kind: 'restarted', runEnded: true, hadOutcome: true }, { kind: 'deadline_passed' }]),
+      run([
+        { kind: 'dispatched' },
+        { kind: 'outcome_reported', outcome: 'action_taken' },
+        { kind: 'restarted', runEnded: true, hadOutcome: true },
+      ]),
+      'awaiting_progress',
+    );
+    assert.equal(
+      run([
+        { kind: 'dispatched' },
+        { kind: 'outcome_reported', outcome: 'action_taken' },
+        { kind: 'restarted', runEnded: true, hadOutcome: true },
+        { kind: 'deadline_passed' },
+      ]),
       'retryable',
     );
   });

@@ -46,7 +46,10 @@ export const ATTEMPT_REJECTIONS = [
 ] as const;
 export type AttemptRejection = (typeof ATTEMPT_REJECTIONS)[number];
 
-export type AttemptTransition = { kind: 'move'; to: AttemptState; why: AttemptMoveWhy } | { kind: 'stay' } | { kind: 'reject'; reason: AttemptRejection };
+export type AttemptTransition =
+  | { kind: 'move'; to: AttemptState; why: AttemptMoveWhy }
+  | { kind: 'stay' }
+  | { kind: 'reject'; reason: AttemptRejection };
 
 const STAY: AttemptTransition = { kind: 'stay' };
 const move = (to: AttemptState, why: AttemptMoveWhy): AttemptTransition => ({ kind: 'move', to, why });
@@ -97,7 +100,9 @@ function beforeOutcome(state: 'queued' | 'running', event: AttemptEvent): Attemp
       return event.hadOutcome ? STAY : move('retryable', 'ended_without_outcome');
     case 'restarted':
       // I4: a queued attempt is kept; a running one whose run already ended without an outcome is retryable.
-      return state === 'running' && event.runEnded && !event.hadOutcome ? move('retryable', 'restart_ended_without_outcome') : STAY;
+      return state === 'running' && event.runEnded && !event.hadOutcome
+        ? move('retryable', 'restart_ended_without_outcome')
+        : STAY;
     case 'progress_seen': // progress counts only after action_taken (its baseline is the dispatch snapshot)
     case 'deadline_passed': // there is no deadline before action_taken
       return STAY;
@@ -145,12 +150,18 @@ export function boundReason(text: string, max: number = BLOCKED_REASON_MAX): str
     .replace(/\s+/g, ' ')
     .trim();
   const chars = [...clean];
-  return chars.length <= max ? clean : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+  return chars.length <= max
+    ? clean
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** I3: when action_taken with no progress makes the attempt retryable: two poll intervals later (epoch ms). */
 export function progressDeadline(actionTakenAt: Instant, pollIntervalMs: number): number {
-  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) throw new RangeError(`pollIntervalMs must be a positive number, got ${pollIntervalMs}`);
+  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0)
+    throw new RangeError(`pollIntervalMs must be a positive number, got ${pollIntervalMs}`);
   const at = toMs(actionTakenAt);
   if (Number.isNaN(at)) throw new RangeError(`actionTakenAt is not a time: ${String(actionTakenAt)}`);
   return at + 2 * pollIntervalMs;
@@ -162,7 +173,8 @@ export function progressDeadline(actionTakenAt: Instant, pollIntervalMs: number)
  * faces the budget and every guard.
  */
 export function progressDeadlinePassed(actionTakenAt: Instant, pollIntervalMs: number, now: Instant): boolean {
-  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) throw new RangeError(`pollIntervalMs must be a positive number, got ${pollIntervalMs}`);
+  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0)
+    throw new RangeError(`pollIntervalMs must be a positive number, got ${pollIntervalMs}`);
   const at = toMs(actionTakenAt);
   const t = toMs(now);
   if (Number.isNaN(at) || Number.isNaN(t)) return true;

@@ -1,7 +1,13 @@
 // SPEC C1, C3, K1: the per-Task attempt budget.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMaxAttempts, budgetBeforeClaim, budgetAfterClaim, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT } from './budget.js';
+import {
+  parseMaxAttempts,
+  budgetBeforeClaim,
+  budgetAfterClaim,
+  DEFAULT_MAX_ATTEMPTS,
+  MAX_ATTEMPTS_LIMIT,
+} from './budget.js';
 
 describe('C1: TASK_CI_AUTO_RESUME_MAX_ATTEMPTS parsing', () => {
   test('C1: the default is 2 and the limit is 5', () => {
@@ -17,9 +23,18 @@ describe('C1: TASK_CI_AUTO_RESUME_MAX_ATTEMPTS parsing', () => {
   }
 
   const OK: ReadonlyArray<[string | number, number]> = [
-    ['0', 0], ['1', 1], ['2', 2], ['3', 3], ['4', 4], ['5', 5],
-    [' 3 ', 3], ['\t4\n', 4], ['05', 5],
-    [0, 0], [3, 3], [5, 5],
+    ['0', 0],
+    ['1', 1],
+    ['2', 2],
+    ['3', 3],
+    ['4', 4],
+    ['5', 5],
+    [' 3 ', 3],
+    ['\t4\n', 4],
+    ['05', 5],
+    [0, 0],
+    [3, 3],
+    [5, 5],
   ];
   for (const [raw, max] of OK) {
     test(`C1: ${JSON.stringify(raw)} is accepted as ${max} with no warning`, () => {
@@ -27,7 +42,23 @@ describe('C1: TASK_CI_AUTO_RESUME_MAX_ATTEMPTS parsing', () => {
     });
   }
 
-  const BAD: ReadonlyArray<string | number> = ['6', '-1', 'two', '2.5', '1e1', '+1', '0x2', '3 4', '   ', 'Infinity', 'NaN', 6, -1, 2.5, Number.NaN];
+  const BAD: ReadonlyArray<string | number> = [
+    '6',
+    '-1',
+    'two',
+    '2.5',
+    '1e1',
+    '+1',
+    '0x2',
+    '3 4',
+    '   ',
+    'Infinity',
+    'NaN',
+    6,
+    -1,
+    2.5,
+    Number.NaN,
+  ];
   for (const raw of BAD) {
     test(`C1: ${JSON.stringify(raw)} is unparseable or out of range: falls back to 2 with a warning`, () => {
       const r = parseMaxAttempts(raw);

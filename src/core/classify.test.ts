@@ -6,7 +6,10 @@ import fc from 'fast-check';
 import { classifyDelivery, usableTime, type CheckResult, type Classification } from './classify.js';
 
 type Json = any; // GitHub example payloads, edited freely in tests
-const ALL = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as { name: string; examples: Json[] }[];
+const ALL = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as {
+  name: string;
+  examples: Json[];
+}[];
 
 function examplesOf(name: string): Json[] {
   const e = ALL.find((x) => x.name === name);
@@ -15,7 +18,15 @@ function examplesOf(name: string): Json[] {
 }
 
 const CI_EVENTS = ['check_run', 'check_suite', 'workflow_run', 'status'] as const;
-const OTHER_EVENTS = ['pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment', 'ping', 'installation', 'installation_repositories'] as const;
+const OTHER_EVENTS = [
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'issue_comment',
+  'ping',
+  'installation',
+  'installation_repositories',
+] as const;
 const HANDLED = [...CI_EVENTS, ...OTHER_EVENTS] as const;
 
 const GUID = 'guid-1';
@@ -34,24 +45,44 @@ function identityOf(c: Classification): string {
 }
 
 /** The CI object of a CI payload and the A3 identity it must have, computed from the payload's own fields. */
-function expectedCi(name: (typeof CI_EVENTS)[number], p: Json): { status: string; completed: boolean; identity: string } {
+function expectedCi(
+  name: (typeof CI_EVENTS)[number],
+  p: Json,
+): { status: string; completed: boolean; identity: string } {
   const repo = String(p.repository.full_name).toLowerCase();
-  const tail = (status: string, conclusion: string | null | undefined) => `${status}${conclusion ? `:${conclusion}` : ''}`;
+  const tail = (status: string, conclusion: string | null | undefined) =>
+    `${status}${conclusion ? `:${conclusion}` : ''}`;
   switch (name) {
     case 'check_run': {
       const r = p.check_run;
-      return { status: r.status, completed: r.status === 'completed', identity: `check:${repo}@${r.head_sha}:run:${r.id}:${tail(r.status, r.conclusion)}` };
+      return {
+        status: r.status,
+        completed: r.status === 'completed',
+        identity: `check:${repo}@${r.head_sha}:run:${r.id}:${tail(r.status, r.conclusion)}`,
+      };
     }
     case 'check_suite': {
       const s = p.check_suite;
-      return { status: s.status, completed: s.status === 'completed', identity: `check:${repo}@${s.head_sha}:suite:${s.id}:${tail(s.status, s.conclusion)}` };
+      return {
+        status: s.status,
+        completed: s.status === 'completed',
+        identity: `check:${repo}@${s.head_sha}:suite:${s.id}:${tail(s.status, s.conclusion)}`,
+      };
     }
     case 'workflow_run': {
       const w = p.workflow_run;
-      return { status: w.status, completed: w.status === 'completed', identity: `check:${repo}@${w.head_sha}:workflow:${w.id}#${w.run_attempt ?? 1}:${tail(w.status, w.conclusion)}` };
+      return {
+        status: w.status,
+        completed: w.status === 'completed',
+        identity: `check:${repo}@${w.head_sha}:workflow:${w.id}#${w.run_attempt ?? 1}:${tail(w.status, w.conclusion)}`,
+      };
     }
     case 'status':
-      return { status: p.state, completed: p.state !== 'pending', identity: `check:${repo}@${p.sha}:status:${p.context}:${p.state}` };
+      return {
+        status: p.state,
+        completed: p.state !== 'pending',
+        identity: `check:${repo}@${p.sha}:status:${p.context}:${p.state}`,
+      };
   }
 }
 
@@ -104,11 +135,31 @@ describe('A3/A4: CI examples — dropped when not completed, an event with its e
   }
 
   const EXACT: ReadonlyArray<[string, number, string]> = [
-    ['check_run', 1, 'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620228:completed:failure'],
-    ['check_run', 2, 'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620228:completed:success'],
-    ['check_suite', 0, 'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:suite:118578147:completed:success'],
-    ['workflow_run', 1, 'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#1:completed:success'],
-    ['workflow_run', 4, 'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#1:completed:action_required'],
+    [
+      'check_run',
+      1,
+      'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620228:completed:failure',
+    ],
+    [
+      'check_run',
+      2,
+      'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620228:completed:success',
+    ],
+    [
+      'check_suite',
+      0,
+      'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:suite:118578147:completed:success',
+    ],
+    [
+      'workflow_run',
+      1,
+      'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#1:completed:success',
+    ],
+    [
+      'workflow_run',
+      4,
+      'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#1:completed:action_required',
+    ],
     ['status', 0, 'check:codertocat/hello-world@6113728f27ae82c7b1a177c8d03f9e96e0adf246:status:default:success'],
   ];
   for (const [name, i, identity] of EXACT) {
@@ -177,14 +228,23 @@ describe('A4: not-completed statuses are dropped at the edge', () => {
 
 describe('A4/B3: every completed verdict is stored, with its verdict', () => {
   const CONCLUSIONS: ReadonlyArray<[string | null, string]> = [
-    ['failure', 'red'], ['timed_out', 'red'], ['action_required', 'red'], ['startup_failure', 'red'],
-    ['success', 'green'], ['cancelled', 'inconclusive'], ['neutral', 'inconclusive'], ['skipped', 'inconclusive'], ['stale', 'inconclusive'],
+    ['failure', 'red'],
+    ['timed_out', 'red'],
+    ['action_required', 'red'],
+    ['startup_failure', 'red'],
+    ['success', 'green'],
+    ['cancelled', 'inconclusive'],
+    ['neutral', 'inconclusive'],
+    ['skipped', 'inconclusive'],
+    ['stale', 'inconclusive'],
     [null, 'unsettled'],
   ];
   for (const name of ['check_run', 'check_suite', 'workflow_run'] as const) {
     for (const [conclusion, verdict] of CONCLUSIONS) {
       test(`A4/B3: a completed ${name} with conclusion ${JSON.stringify(conclusion)} is stored as ${verdict}`, () => {
-        const p = clone(examplesOf(name).find((e) => (e.check_run ?? e.check_suite ?? e.workflow_run).status === 'completed'));
+        const p = clone(
+          examplesOf(name).find((e) => (e.check_run ?? e.check_suite ?? e.workflow_run).status === 'completed'),
+        );
         (p.check_run ?? p.check_suite ?? p.workflow_run).conclusion = conclusion;
         const e = asEvent(classifyDelivery(name, p, GUID));
         assert.equal(e.verdict, verdict);
@@ -202,7 +262,11 @@ describe('A4/B3: every completed verdict is stored, with its verdict', () => {
     assert.equal(e.conclusion, null);
   });
 
-  const STATES: ReadonlyArray<[string, string]> = [['failure', 'red'], ['error', 'red'], ['success', 'green']];
+  const STATES: ReadonlyArray<[string, string]> = [
+    ['failure', 'red'],
+    ['error', 'red'],
+    ['success', 'green'],
+  ];
   for (const [state, verdict] of STATES) {
     test(`B3: a commit status in state "${state}" is stored as ${verdict}`, () => {
       const p = clone(examplesOf('status')[0]);
@@ -210,14 +274,26 @@ describe('A4/B3: every completed verdict is stored, with its verdict', () => {
       const e = asEvent(classifyDelivery('status', p, GUID));
       assert.equal(e.verdict, verdict);
       assert.equal(e.ciKind, 'status');
-      assert.equal(e.identity, `check:codertocat/hello-world@6113728f27ae82c7b1a177c8d03f9e96e0adf246:status:default:${state}`);
+      assert.equal(
+        e.identity,
+        `check:codertocat/hello-world@6113728f27ae82c7b1a177c8d03f9e96e0adf246:status:default:${state}`,
+      );
     });
   }
 
   test('A3: the completed-then-failed check_run example carries the check details', () => {
     const e = asEvent(classifyDelivery('check_run', examplesOf('check_run')[1], GUID));
     assert.deepEqual(
-      { ciKind: e.ciKind, kind: e.kind, sha: e.sha, name: e.name, verdict: e.verdict, completedAt: e.completedAt, branch: e.branch, url: e.url },
+      {
+        ciKind: e.ciKind,
+        kind: e.kind,
+        sha: e.sha,
+        name: e.name,
+        verdict: e.verdict,
+        completedAt: e.completedAt,
+        branch: e.branch,
+        url: e.url,
+      },
       {
         ciKind: 'run',
         kind: 'github.check',
@@ -231,10 +307,13 @@ describe('A4/B3: every completed verdict is stored, with its verdict', () => {
     );
   });
 
-  test('C6: a check run\'s output title, summary and text are its failing text', () => {
+  test("C6: a check run's output title, summary and text are its failing text", () => {
     const p = clone(examplesOf('check_run')[1]);
     p.check_run.output = { title: 'Lint failed', summary: '2 errors', text: 'src/a.ts:1 no-unused-vars' };
-    assert.equal(asEvent(classifyDelivery('check_run', p, GUID)).output, 'Lint failed\n\n2 errors\n\nsrc/a.ts:1 no-unused-vars');
+    assert.equal(
+      asEvent(classifyDelivery('check_run', p, GUID)).output,
+      'Lint failed\n\n2 errors\n\nsrc/a.ts:1 no-unused-vars',
+    );
     p.check_run.output = null;
     assert.equal(asEvent(classifyDelivery('check_run', p, GUID)).output, '');
   });
@@ -247,7 +326,10 @@ describe('A3: a re-run is a new result', () => {
     p.check_run.id += 1;
     const after = identityOf(classifyDelivery('check_run', p, GUID));
     assert.notEqual(after, before);
-    assert.equal(after, 'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620229:completed:failure');
+    assert.equal(
+      after,
+      'check:codertocat/hello-world@ec26c3e57ca3a959ca5aad62de7213c562f8c821:run:128620229:completed:failure',
+    );
   });
 
   test('A3: a new check suite id gives a new identity', () => {
@@ -263,7 +345,10 @@ describe('A3: a re-run is a new result', () => {
     p.workflow_run.run_attempt = 2;
     const after = identityOf(classifyDelivery('workflow_run', p, GUID));
     assert.notEqual(after, before);
-    assert.equal(after, 'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#2:completed:action_required');
+    assert.equal(
+      after,
+      'check:octo-org/octo-repo@3484a3fb816e0859fd6e1cea078d76385ff50625:workflow:289782451#2:completed:action_required',
+    );
   });
 
   test('A3: a workflow run with no run_attempt is attempt 1', () => {
@@ -279,7 +364,10 @@ describe('A3: a re-run is a new result', () => {
         const q = clone(p);
         p.check_run.id = a;
         q.check_run.id = b;
-        assert.equal(identityOf(classifyDelivery('check_run', p, GUID)) === identityOf(classifyDelivery('check_run', q, 'guid-2')), a === b);
+        assert.equal(
+          identityOf(classifyDelivery('check_run', p, GUID)) === identityOf(classifyDelivery('check_run', q, 'guid-2')),
+          a === b,
+        );
       }),
       { numRuns: 200 },
     );
@@ -295,7 +383,19 @@ describe('A3: a re-run is a new result', () => {
 });
 
 describe('A1/A2: unknown events and shape mismatches', () => {
-  for (const name of ['star', 'push', 'fork', 'deployment_status', 'check_runs', 'Check_Run', '', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+  for (const name of [
+    'star',
+    'push',
+    'fork',
+    'deployment_status',
+    'check_runs',
+    'Check_Run',
+    '',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+  ]) {
     test(`A1: event "${name}" is unknown_event (acknowledged, nothing stored)`, () => {
       assert.deepEqual(classifyDelivery(name, examplesOf('check_run')[1], GUID), { kind: 'unknown_event' });
     });
@@ -311,16 +411,24 @@ describe('A1/A2: unknown events and shape mismatches', () => {
     ['null', 'check_run', () => null],
     ['an array', 'status', () => []],
     ['a string', 'workflow_run', () => 'completed'],
-    ['a check_run whose id is a string', 'check_run', () => {
-      const p = clone(examplesOf('check_run')[1]);
-      p.check_run.id = String(p.check_run.id);
-      return p;
-    }],
-    ['a check_run with no repository', 'check_run', () => {
-      const p = clone(examplesOf('check_run')[1]);
-      delete p.repository;
-      return p;
-    }],
+    [
+      'a check_run whose id is a string',
+      'check_run',
+      () => {
+        const p = clone(examplesOf('check_run')[1]);
+        p.check_run.id = String(p.check_run.id);
+        return p;
+      },
+    ],
+    [
+      'a check_run with no repository',
+      'check_run',
+      () => {
+        const p = clone(examplesOf('check_run')[1]);
+        delete p.repository;
+        return p;
+      },
+    ],
   ];
   for (const [what, name, body] of MISMATCH) {
     test(`A1: ${what} is rejected as shape_mismatch`, () => {
@@ -343,7 +451,7 @@ describe('A1/A2: unknown events and shape mismatches', () => {
 });
 
 describe('B5: head pointers and forks', () => {
-  test('B5: the check_run example\'s pull_requests become head pointers', () => {
+  test("B5: the check_run example's pull_requests become head pointers", () => {
     const e = asEvent(classifyDelivery('check_run', examplesOf('check_run')[1], GUID));
     assert.deepEqual(e.pointers, [{ number: 2, headSha: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821', fork: false }]);
     assert.equal(e.fork, false);
@@ -369,10 +477,13 @@ describe('B5: head pointers and forks', () => {
     second.number = 3;
     second.head.sha = 'f'.repeat(40);
     p.check_run.pull_requests.push(second);
-    assert.deepEqual(asEvent(classifyDelivery('check_run', p, GUID)).pointers.map((x) => [x.number, x.headSha]), [
-      [2, 'ec26c3e57ca3a959ca5aad62de7213c562f8c821'],
-      [3, 'f'.repeat(40)],
-    ]);
+    assert.deepEqual(
+      asEvent(classifyDelivery('check_run', p, GUID)).pointers.map((x) => [x.number, x.headSha]),
+      [
+        [2, 'ec26c3e57ca3a959ca5aad62de7213c562f8c821'],
+        [3, 'f'.repeat(40)],
+      ],
+    );
   });
 
   test('B5: a push-triggered check run with no pull requests has no pointer', () => {
@@ -385,10 +496,12 @@ describe('B5: head pointers and forks', () => {
 
   for (const name of ['check_run', 'check_suite', 'workflow_run'] as const) {
     test(`D: a ${name} whose pull request head repo differs from its base repo is a fork`, () => {
-      const p = clone(examplesOf(name).find((e) => {
-        const o = e.check_run ?? e.check_suite ?? e.workflow_run;
-        return o.status === 'completed' && o.pull_requests.length > 0;
-      }));
+      const p = clone(
+        examplesOf(name).find((e) => {
+          const o = e.check_run ?? e.check_suite ?? e.workflow_run;
+          return o.status === 'completed' && o.pull_requests.length > 0;
+        }),
+      );
       const o = p.check_run ?? p.check_suite ?? p.workflow_run;
       o.pull_requests[0].head.repo.id = 1;
       const e = asEvent(classifyDelivery(name, p, GUID));
@@ -434,13 +547,22 @@ describe('B5: head pointers and forks', () => {
 });
 
 describe('B5: completion time is the delivery\'s own, or none — never "now"', () => {
-  test('B5: the status example\'s offset time is normalised to UTC ISO-8601', () => {
-    assert.equal(asEvent(classifyDelivery('status', examplesOf('status')[0], GUID)).completedAt, '2019-05-15T15:20:55.000Z');
+  test("B5: the status example's offset time is normalised to UTC ISO-8601", () => {
+    assert.equal(
+      asEvent(classifyDelivery('status', examplesOf('status')[0], GUID)).completedAt,
+      '2019-05-15T15:20:55.000Z',
+    );
   });
 
   test('B5: check suite and workflow run use their updated_at', () => {
-    assert.equal(asEvent(classifyDelivery('check_suite', examplesOf('check_suite')[0], GUID)).completedAt, '2019-05-15T15:21:14.000Z');
-    assert.equal(asEvent(classifyDelivery('workflow_run', examplesOf('workflow_run')[4], GUID)).completedAt, '2020-10-05T16:33:24.000Z');
+    assert.equal(
+      asEvent(classifyDelivery('check_suite', examplesOf('check_suite')[0], GUID)).completedAt,
+      '2019-05-15T15:21:14.000Z',
+    );
+    assert.equal(
+      asEvent(classifyDelivery('workflow_run', examplesOf('workflow_run')[4], GUID)).completedAt,
+      '2020-10-05T16:33:24.000Z',
+    );
   });
 
   for (const value of [null, '', 'yesterday', 'not-a-date'] as const) {
@@ -556,7 +678,13 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
     test(`F2: issue_comment example #${i} (${ex.action}) on ${onPr ? 'a pull request rings the doorbell' : 'a plain issue is ignored'}`, () => {
       const c = classifyDelivery('issue_comment', ex, GUID);
       if (onPr) assert.equal(c.kind === 'event' && c.event.kind, 'github.comment');
-      else assert.deepEqual(c, { kind: 'ignored', reason: 'not_actionable_event', identity: 'delivery:issue_comment:guid-1', repository: String(ex.repository.full_name).toLowerCase() });
+      else
+        assert.deepEqual(c, {
+          kind: 'ignored',
+          reason: 'not_actionable_event',
+          identity: 'delivery:issue_comment:guid-1',
+          repository: String(ex.repository.full_name).toLowerCase(),
+        });
     });
   });
 
@@ -574,14 +702,24 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
 
   examplesOf('ping').forEach((ex, i) => {
     test(`A2: ping example #${i} is ignored as ping`, () => {
-      assert.deepEqual(classifyDelivery('ping', ex, GUID), { kind: 'ignored', reason: 'ping', identity: 'delivery:ping:guid-1', repository: null });
+      assert.deepEqual(classifyDelivery('ping', ex, GUID), {
+        kind: 'ignored',
+        reason: 'ping',
+        identity: 'delivery:ping:guid-1',
+        repository: null,
+      });
     });
   });
 
   for (const name of ['installation', 'installation_repositories'] as const) {
     examplesOf(name).forEach((ex, i) => {
       test(`A2: ${name} example #${i} (${ex.action}) is ignored as installation`, () => {
-        assert.deepEqual(classifyDelivery(name, ex, GUID), { kind: 'ignored', reason: 'installation', identity: `delivery:${name}:guid-1`, repository: null });
+        assert.deepEqual(classifyDelivery(name, ex, GUID), {
+          kind: 'ignored',
+          reason: 'installation',
+          identity: `delivery:${name}:guid-1`,
+          repository: null,
+        });
       });
     });
   }

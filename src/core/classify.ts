@@ -86,7 +86,12 @@ export interface CommentRang {
 export type Classification =
   | { kind: 'unknown_event' } // acknowledged, nothing stored
   | { kind: 'rejected'; reason: 'shape_mismatch'; detail: string }
-  | { kind: 'ignored'; reason: 'ping' | 'installation' | 'not_actionable_event'; identity: string; repository: string | null }
+  | {
+      kind: 'ignored';
+      reason: 'ping' | 'installation' | 'not_actionable_event';
+      identity: string;
+      repository: string | null;
+    }
   | { kind: 'dropped'; reason: 'not_completed'; identity: string; repository: string }
   | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
 
@@ -122,7 +127,12 @@ export function classifyDelivery(eventName: string, body: unknown, deliveryId: s
       return { kind: 'ignored', reason: 'ping', identity: deliveryIdentity(eventName, deliveryId), repository: null };
     case 'installation':
     case 'installation_repositories':
-      return { kind: 'ignored', reason: 'installation', identity: deliveryIdentity(eventName, deliveryId), repository: null };
+      return {
+        kind: 'ignored',
+        reason: 'installation',
+        identity: deliveryIdentity(eventName, deliveryId),
+        repository: null,
+      };
   }
 }
 
@@ -147,7 +157,9 @@ function pointersOf(prs: Pointer[]): HeadPointer[] {
   }));
 }
 
-function outputText(o: { title?: string | null; summary?: string | null; text?: string | null } | null | undefined): string {
+function outputText(
+  o: { title?: string | null; summary?: string | null; text?: string | null } | null | undefined,
+): string {
   if (!o) return '';
   return [o.title, o.summary, o.text].filter((s): s is string => typeof s === 'string' && s.length > 0).join('\n\n');
 }
@@ -155,7 +167,14 @@ function outputText(o: { title?: string | null; summary?: string | null; text?: 
 function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
   const r = p.check_run;
   const repository = lower(p.repository.full_name);
-  const identity = ciIdentity({ kind: 'run', repository, sha: r.head_sha, id: r.id, status: r.status, conclusion: r.conclusion ?? null });
+  const identity = ciIdentity({
+    kind: 'run',
+    repository,
+    sha: r.head_sha,
+    id: r.id,
+    status: r.status,
+    conclusion: r.conclusion ?? null,
+  });
   if (r.status !== 'completed') return { kind: 'dropped', reason: 'not_completed', identity, repository };
   const pointers = pointersOf(r.pull_requests);
   return {
@@ -184,7 +203,14 @@ function fromCheckSuite(p: z.infer<typeof checkSuitePayload>): Classification {
   const s = p.check_suite;
   const repository = lower(p.repository.full_name);
   const status = s.status ?? 'unknown';
-  const identity = ciIdentity({ kind: 'suite', repository, sha: s.head_sha, id: s.id, status, conclusion: s.conclusion ?? null });
+  const identity = ciIdentity({
+    kind: 'suite',
+    repository,
+    sha: s.head_sha,
+    id: s.id,
+    status,
+    conclusion: s.conclusion ?? null,
+  });
   if (status !== 'completed') return { kind: 'dropped', reason: 'not_completed', identity, repository };
   const pointers = pointersOf(s.pull_requests);
   return {
@@ -319,14 +345,25 @@ function fromReview(p: z.infer<typeof pullRequestReviewPayload>, deliveryId: str
 
 function fromComment(
   eventName: 'issue_comment' | 'pull_request_review_comment',
-  p: { action: string; repository: { full_name: string }; comment: { user: { login: string; type?: string | undefined } | null; created_at?: string | null | undefined }; issue?: { number: number; pull_request?: unknown }; pull_request?: { number: number } },
+  p: {
+    action: string;
+    repository: { full_name: string };
+    comment: { user: { login: string; type?: string | undefined } | null; created_at?: string | null | undefined };
+    issue?: { number: number; pull_request?: unknown };
+    pull_request?: { number: number };
+  },
   deliveryId: string,
 ): Classification {
   const repository = lower(p.repository.full_name);
   const number = p.pull_request?.number ?? p.issue?.number;
   const onPullRequest = eventName === 'pull_request_review_comment' || p.issue?.pull_request != null;
   if (!onPullRequest || number == null) {
-    return { kind: 'ignored', reason: 'not_actionable_event', identity: deliveryIdentity(eventName, deliveryId), repository };
+    return {
+      kind: 'ignored',
+      reason: 'not_actionable_event',
+      identity: deliveryIdentity(eventName, deliveryId),
+      repository,
+    };
   }
   return {
     kind: 'event',

@@ -36,7 +36,8 @@ export function ciBillableMinutes(checkRuns: readonly TimedRun[]): number {
 
 /** K6: the CI part of a spend: billable minutes times the price of a minute. */
 export function ciMinutesCost(checkRuns: readonly TimedRun[], pricePerMinute: number): number {
-  if (!Number.isFinite(pricePerMinute) || pricePerMinute < 0) throw new RangeError(`pricePerMinute must be a non-negative number, got ${pricePerMinute}`);
+  if (!Number.isFinite(pricePerMinute) || pricePerMinute < 0)
+    throw new RangeError(`pricePerMinute must be a non-negative number, got ${pricePerMinute}`);
   return fromMicro(ciBillableMinutes(checkRuns) * toMicro(pricePerMinute));
 }
 
@@ -77,7 +78,11 @@ export function costVerdict(input: CostInput): GuardVerdict<'cost_ceiling'> {
   if (!isAmount(ceiling)) throw new RangeError(`ceiling must be a non-negative number or null, got ${ceiling}`);
   const totals = input.spent.map(spendTotal);
   if (!totals.every(isAmount) || !isAmount(input.expectedNext)) {
-    return { kind: 'stop', reason: 'cost_ceiling', detail: 'a reported spend or the expected cost is not a non-negative number, so the ceiling cannot be kept' };
+    return {
+      kind: 'stop',
+      reason: 'cost_ceiling',
+      detail: 'a reported spend or the expected cost is not a non-negative number, so the ceiling cannot be kept',
+    };
   }
   const spent = totals.reduce((sum, t) => sum + toMicro(t), 0);
   const next = toMicro(input.expectedNext);

@@ -2,12 +2,28 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DOORBELL_MAX_AGE_MS, doorbell, rejectionFromReview, type DoorbellInput, type DoorbellReason, type ReviewLike } from './doorbell.js';
+import {
+  DOORBELL_MAX_AGE_MS,
+  doorbell,
+  rejectionFromReview,
+  type DoorbellInput,
+  type DoorbellReason,
+  type ReviewLike,
+} from './doorbell.js';
 
 const who = { allowBots: ['coderabbitai', 'Sonar-Bot[bot]'], selfLogin: 'fixloop[bot]' };
 
 function review(over: Partial<ReviewLike>): ReviewLike {
-  return { id: 77, state: 'CHANGES_REQUESTED', body: 'Please rename this.', author: 'alice', authorType: 'User', submittedAt: '2026-12-01T10:00:00Z', commitId: 'abc123', ...over };
+  return {
+    id: 77,
+    state: 'CHANGES_REQUESTED',
+    body: 'Please rename this.',
+    author: 'alice',
+    authorType: 'User',
+    submittedAt: '2026-12-01T10:00:00Z',
+    commitId: 'abc123',
+    ...over,
+  };
 }
 
 // [label, review, expected source or null]
@@ -20,10 +36,22 @@ const REVIEWS: ReadonlyArray<[string, Partial<ReviewLike>, 'review' | 'bot' | nu
   ['a dismissed review', { state: 'DISMISSED' }, null],
   ['a pending review', { state: 'PENDING' }, null],
   ['an allow-listed bot requesting changes', { author: 'coderabbitai[bot]', authorType: 'Bot' }, 'bot'],
-  ['an allow-listed bot commenting a finding', { author: 'coderabbitai[bot]', authorType: 'Bot', state: 'COMMENTED' }, 'bot'],
-  ['an allow-listed bot commenting with an empty body', { author: 'coderabbitai[bot]', authorType: 'Bot', state: 'COMMENTED', body: '  \n' }, null],
+  [
+    'an allow-listed bot commenting a finding',
+    { author: 'coderabbitai[bot]', authorType: 'Bot', state: 'COMMENTED' },
+    'bot',
+  ],
+  [
+    'an allow-listed bot commenting with an empty body',
+    { author: 'coderabbitai[bot]', authorType: 'Bot', state: 'COMMENTED', body: '  \n' },
+    null,
+  ],
   ['an allow-listed bot approving', { author: 'coderabbitai[bot]', authorType: 'Bot', state: 'APPROVED' }, null],
-  ['an allow-listed bot listed with its [bot] suffix and another case', { author: 'sonar-bot[bot]', authorType: 'Bot', state: 'COMMENTED' }, 'bot'],
+  [
+    'an allow-listed bot listed with its [bot] suffix and another case',
+    { author: 'sonar-bot[bot]', authorType: 'Bot', state: 'COMMENTED' },
+    'bot',
+  ],
   ['an allow-listed bot known only by its [bot] suffix', { author: 'coderabbitai[bot]', authorType: null }, 'bot'],
   ['a bot that is not allow-listed requesting changes', { author: 'random[bot]', authorType: 'Bot' }, null],
   ['a bot that is not allow-listed commenting', { author: 'random[bot]', authorType: 'Bot', state: 'COMMENTED' }, null],
@@ -56,17 +84,35 @@ describe('F1: which reviews become rejections', () => {
   });
 
   test('F1: fixloop acting with a user token never rejects its own pull request', () => {
-    assert.equal(rejectionFromReview(review({ author: 'Fixloop-Operator' }), { allowBots: [], selfLogin: 'fixloop-operator' }), null);
+    assert.equal(
+      rejectionFromReview(review({ author: 'Fixloop-Operator' }), { allowBots: [], selfLogin: 'fixloop-operator' }),
+      null,
+    );
   });
 });
 
 const NOW = Date.parse('2026-12-08T12:00:00Z');
 const PR = { repository: 'acme/app', number: 7 };
 
-function input(over: { comment?: Partial<DoorbellInput['comment']>; row?: Partial<NonNullable<DoorbellInput['row']>> | null; now?: DoorbellInput['now'] } = {}): DoorbellInput {
+function input(
+  over: {
+    comment?: Partial<DoorbellInput['comment']>;
+    row?: Partial<NonNullable<DoorbellInput['row']>> | null;
+    now?: DoorbellInput['now'];
+  } = {},
+): DoorbellInput {
   return {
-    comment: { author: 'alice', authorType: 'User', pullRequest: PR, createdAt: '2026-12-08T11:59:00Z', ...over.comment },
-    row: over.row === null ? null : { source: 'review', pullRequest: PR, createdAt: '2026-12-05T12:00:00Z', consumed: false, ...over.row },
+    comment: {
+      author: 'alice',
+      authorType: 'User',
+      pullRequest: PR,
+      createdAt: '2026-12-08T11:59:00Z',
+      ...over.comment,
+    },
+    row:
+      over.row === null
+        ? null
+        : { source: 'review', pullRequest: PR, createdAt: '2026-12-05T12:00:00Z', consumed: false, ...over.row },
     selfLogin: 'fixloop[bot]',
     allowBots: ['coderabbitai'],
     now: over.now ?? NOW,
@@ -79,22 +125,54 @@ const RULES: ReadonlyArray<[string, Parameters<typeof input>[0], DoorbellReason 
   ['a person on a fresh bot row rings', { row: { source: 'bot' } }, 'ring'],
   ['an allow-listed bot rings', { comment: { author: 'coderabbitai[bot]', authorType: 'Bot' } }, 'ring'],
   ["fixloop's own comment never rings", { comment: { author: 'fixloop[bot]', authorType: 'Bot' } }, 'own_identity'],
-  ["fixloop's own identity, whatever the case", { comment: { author: 'FIXLOOP[bot]', authorType: 'Bot' } }, 'own_identity'],
-  ['a bot that is not allow-listed never rings', { comment: { author: 'dependabot[bot]', authorType: 'Bot' } }, 'untrusted_bot'],
-  ['a [bot] login with a missing type is still a bot', { comment: { author: 'dependabot[bot]', authorType: null } }, 'untrusted_bot'],
+  [
+    "fixloop's own identity, whatever the case",
+    { comment: { author: 'FIXLOOP[bot]', authorType: 'Bot' } },
+    'own_identity',
+  ],
+  [
+    'a bot that is not allow-listed never rings',
+    { comment: { author: 'dependabot[bot]', authorType: 'Bot' } },
+    'untrusted_bot',
+  ],
+  [
+    'a [bot] login with a missing type is still a bot',
+    { comment: { author: 'dependabot[bot]', authorType: null } },
+    'untrusted_bot',
+  ],
   ['a deleted account never rings', { comment: { author: null, authorType: null } }, 'unknown_author'],
-  ['an organization or other non-person type never rings', { comment: { authorType: 'Organization' } }, 'unknown_author'],
+  [
+    'an organization or other non-person type never rings',
+    { comment: { authorType: 'Organization' } },
+    'unknown_author',
+  ],
   ['no row to ring for', { row: null }, 'no_row'],
   ['a gate row is never cashed in by a comment', { row: { source: 'gate' } }, 'gate_row'],
-  ['a row about another pull request number', { row: { pullRequest: { repository: 'acme/app', number: 8 } } }, 'other_pull_request'],
-  ['a row about the same number in another repository', { row: { pullRequest: { repository: 'acme/other', number: 7 } } }, 'other_pull_request'],
-  ['the repository is compared case-insensitively', { row: { pullRequest: { repository: 'ACME/App', number: 7 } } }, 'ring'],
+  [
+    'a row about another pull request number',
+    { row: { pullRequest: { repository: 'acme/app', number: 8 } } },
+    'other_pull_request',
+  ],
+  [
+    'a row about the same number in another repository',
+    { row: { pullRequest: { repository: 'acme/other', number: 7 } } },
+    'other_pull_request',
+  ],
+  [
+    'the repository is compared case-insensitively',
+    { row: { pullRequest: { repository: 'ACME/App', number: 7 } } },
+    'ring',
+  ],
   ['a row exactly one week old', { row: { createdAt: NOW - DOORBELL_MAX_AGE_MS } }, 'too_old'],
   ['a row one millisecond under a week old', { row: { createdAt: NOW - DOORBELL_MAX_AGE_MS + 1 } }, 'ring'],
   ['a row eight days old (ISO time)', { row: { createdAt: '2026-11-30T12:00:00Z' } }, 'too_old'],
   ['a row whose time cannot be read', { row: { createdAt: 'yesterday' } }, 'too_old'],
   ['a now that cannot be read', { now: 'soon' }, 'too_old'],
-  ['a comment dated a week after the row, even if now lags', { comment: { createdAt: '2026-12-12T12:00:00Z' } }, 'too_old'],
+  [
+    'a comment dated a week after the row, even if now lags',
+    { comment: { createdAt: '2026-12-12T12:00:00Z' } },
+    'too_old',
+  ],
   ['a row already consumed by an attempt', { row: { consumed: true } }, 'already_consumed'],
 ];
 
@@ -111,7 +189,10 @@ describe('F2: the doorbell rules', () => {
   });
 
   test('F2: own identity is checked before the row (own comments never ring, even for a gate row)', () => {
-    assert.deepEqual(doorbell(input({ comment: { author: 'fixloop[bot]', authorType: 'Bot' }, row: { source: 'gate' } })), { ring: false, reason: 'own_identity' });
+    assert.deepEqual(
+      doorbell(input({ comment: { author: 'fixloop[bot]', authorType: 'Bot' }, row: { source: 'gate' } })),
+      { ring: false, reason: 'own_identity' },
+    );
   });
 
   test('F2 (property): a ring needs a person or allow-listed bot, a non-gate row, the same pull request, under a week, unconsumed', () => {
@@ -127,14 +208,31 @@ describe('F2: the doorbell rules', () => {
         }),
         (c) => {
           const v = doorbell({
-            comment: { author: c.author, authorType: c.author?.endsWith('[bot]') ? 'Bot' : 'User', pullRequest: PR, createdAt: NOW },
-            row: c.hasRow ? { source: c.source, pullRequest: { ...PR, number: c.number }, createdAt: NOW - c.ageMs, consumed: c.consumed } : null,
+            comment: {
+              author: c.author,
+              authorType: c.author?.endsWith('[bot]') ? 'Bot' : 'User',
+              pullRequest: PR,
+              createdAt: NOW,
+            },
+            row: c.hasRow
+              ? {
+                  source: c.source,
+                  pullRequest: { ...PR, number: c.number },
+                  createdAt: NOW - c.ageMs,
+                  consumed: c.consumed,
+                }
+              : null,
             selfLogin: 'fixloop[bot]',
             allowBots: ['coderabbitai'],
             now: NOW,
           });
           const expected =
-            (c.author === 'alice' || c.author === 'coderabbitai[bot]') && c.hasRow && c.source !== 'gate' && c.number === 7 && c.ageMs < DOORBELL_MAX_AGE_MS && !c.consumed;
+            (c.author === 'alice' || c.author === 'coderabbitai[bot]') &&
+            c.hasRow &&
+            c.source !== 'gate' &&
+            c.number === 7 &&
+            c.ageMs < DOORBELL_MAX_AGE_MS &&
+            !c.consumed;
           assert.equal(v.ring, expected);
         },
       ),

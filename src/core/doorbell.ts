@@ -57,7 +57,9 @@ export function rejectionFromReview(review: ReviewLike, who: ReviewerIdentity): 
     case 'person':
       return state === 'CHANGES_REQUESTED' ? candidate('review') : null;
     case 'trusted_bot':
-      return state === 'CHANGES_REQUESTED' || (state === 'COMMENTED' && review.body.trim() !== '') ? candidate('bot') : null;
+      return state === 'CHANGES_REQUESTED' || (state === 'COMMENTED' && review.body.trim() !== '')
+        ? candidate('bot')
+        : null;
     case 'self':
     case 'untrusted_bot':
     case 'unknown':
@@ -134,7 +136,10 @@ function authorKind(author: string | null, authorType: string | null, who: Revie
 }
 
 function normalLogin(login: string): string {
-  return login.trim().toLowerCase().replace(/\[bot\]$/, '');
+  return login
+    .trim()
+    .toLowerCase()
+    .replace(/\[bot\]$/, '');
 }
 
 function samePullRequest(a: PullRequestRef, b: PullRequestRef): boolean {

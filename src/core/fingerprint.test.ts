@@ -9,21 +9,41 @@ const fp = (out: string, checks: readonly string[] = CHECKS) => fingerprint(chec
 
 /** [what varies, output of run 1, output of run 2]: the same failure, different noise. */
 const NOISE: ReadonlyArray<[string, string, string]> = [
-  ['digits (durations, counts, line numbers)', 'FAIL adds.test.ts:12:5 (took 123ms, 4 tests)', 'FAIL adds.test.ts:98:1 (took 7ms, 51 tests)'],
+  [
+    'digits (durations, counts, line numbers)',
+    'FAIL adds.test.ts:12:5 (took 123ms, 4 tests)',
+    'FAIL adds.test.ts:98:1 (took 7ms, 51 tests)',
+  ],
   ['decimal durations', 'Duration 1.23s', 'Duration 45.6s'],
   ['hex ids (0x addresses)', 'segfault at 0x7ffd1234abcd', 'segfault at 0xdeadbeef'],
   ['hex object ids', 'object id 5f3e2a1b9c8d', 'object id 0a1b2c3d4e5f6'],
-  ['commit shas', 'HEAD is 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39', 'HEAD is 0aa1bb2cc3dd4ee5ff6aa7bb8cc9dd0ee1ff2aa3'],
+  [
+    'commit shas',
+    'HEAD is 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39',
+    'HEAD is 0aa1bb2cc3dd4ee5ff6aa7bb8cc9dd0ee1ff2aa3',
+  ],
   ['short shas', 'at commit ec26c3e', 'at commit 5bd5f19'],
-  ['UUIDs', 'request 123e4567-e89b-12d3-a456-426614174000 failed', 'request 9F1C2D3E-4B5A-6C7D-8E9F-0A1B2C3D4E5F failed'],
+  [
+    'UUIDs',
+    'request 123e4567-e89b-12d3-a456-426614174000 failed',
+    'request 9F1C2D3E-4B5A-6C7D-8E9F-0A1B2C3D4E5F failed',
+  ],
   ['ISO timestamps', '2024-05-01T12:34:56.789Z expected true', '2023-11-30T01:02:03+02:00 expected true'],
   ['ISO timestamps with a space', '2024-05-01 12:34:56 expected true', '1999-12-31 23:59:59,5 expected true'],
   ['HH:MM:SS times', '[12:00:01] boom', '[9:59:59.123] boom'],
   ['/tmp paths', 'cannot open /tmp/vitest-abc123/fixture.json', 'cannot open /tmp/jest_q9z/other/file.json'],
   ['/var/folders paths', 'ENOENT /var/folders/ab/cd_ef12/T/jest_x/y.js', 'ENOENT /var/folders/zz/yy_99/T/jest_q/z.js'],
   ['/private/var/folders paths', 'ENOENT /private/var/folders/ab/xyz/T/a', 'ENOENT /var/folders/qq/rr/T/b'],
-  ['GitHub runner temp paths', 'script /home/runner/work/_temp/4c1e-a.sh failed', 'script /home/runner/work/_temp/99ff-b.sh failed'],
-  ['Windows temp paths', 'C:\\Users\\runneradmin\\AppData\\Local\\Temp\\abc\\x.txt missing', 'C:\\Users\\bob\\AppData\\Local\\Temp\\q1\\y.txt missing'],
+  [
+    'GitHub runner temp paths',
+    'script /home/runner/work/_temp/4c1e-a.sh failed',
+    'script /home/runner/work/_temp/99ff-b.sh failed',
+  ],
+  [
+    'Windows temp paths',
+    'C:\\Users\\runneradmin\\AppData\\Local\\Temp\\abc\\x.txt missing',
+    'C:\\Users\\bob\\AppData\\Local\\Temp\\q1\\y.txt missing',
+  ],
   ['line endings and blank lines', 'line one\r\nline two\r\n\r\n', 'line one\nline two\n'],
   ['indentation and runs of spaces', '   expected   true', 'expected true'],
   [
@@ -44,7 +64,8 @@ describe('C5: run-to-run noise does not change the fingerprint', () => {
   test('C5 (property): any digits substituted for digits leave the fingerprint unchanged', () => {
     fc.assert(
       fc.property(fc.nat(), fc.nat(), fc.nat(), fc.nat(), (a, b, c, d) => {
-        const out = (x: number, y: number) => `AssertionError: expected value to be truthy\n  at check (src/x.ts:${x}:${y})\n  took ${x}.${y}s`;
+        const out = (x: number, y: number) =>
+          `AssertionError: expected value to be truthy\n  at check (src/x.ts:${x}:${y})\n  took ${x}.${y}s`;
         assert.equal(fp(out(a, b)), fp(out(c, d)));
       }),
     );
@@ -53,7 +74,11 @@ describe('C5: run-to-run noise does not change the fingerprint', () => {
 
 /** [what differs, output 1, output 2]: a different failure. */
 const DIFFERENT: ReadonlyArray<[string, string, string]> = [
-  ['a different assertion message', "AssertionError: expected 'cart' to equal 'basket'", "AssertionError: expected 'cart' to equal 'wallet'"],
+  [
+    'a different assertion message',
+    "AssertionError: expected 'cart' to equal 'basket'",
+    "AssertionError: expected 'cart' to equal 'wallet'",
+  ],
   ['a different failing test name', 'FAIL src/cart.test.ts > adds an item', 'FAIL src/cart.test.ts > removes an item'],
   ['a different error type', 'TypeError: x is not a function', 'RangeError: x is not a function'],
   ['a different file', 'FAIL src/cart.test.ts', 'FAIL src/shop.test.ts'],
@@ -87,10 +112,14 @@ describe('C5: check names are a set', () => {
 
   test('C5 (property): any permutation of the failing check names gives the same fingerprint', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 6 }), fc.string(), (names, out) => {
-        const reversed = [...names].reverse();
-        assert.equal(fingerprint(names, out), fingerprint(reversed, out));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 6 }),
+        fc.string(),
+        (names, out) => {
+          const reversed = [...names].reverse();
+          assert.equal(fingerprint(names, out), fingerprint(reversed, out));
+        },
+      ),
     );
   });
 
@@ -110,7 +139,9 @@ describe('C5: fingerprint format and normal form', () => {
 
   test('C5: normalizeOutput replaces noise with placeholders and keeps words', () => {
     assert.equal(
-      normalizeOutput('  at 2024-05-01T12:34:56Z in /tmp/abc/x.ts line 12 sha ec26c3e uuid 123e4567-e89b-12d3-a456-426614174000 ptr 0xff\r\n\r\n  done  '),
+      normalizeOutput(
+        '  at 2024-05-01T12:34:56Z in /tmp/abc/x.ts line 12 sha ec26c3e uuid 123e4567-e89b-12d3-a456-426614174000 ptr 0xff\r\n\r\n  done  ',
+      ),
       'at <time> in <tmp> line <n> sha <hex> uuid <id> ptr <hex>\ndone',
     );
   });

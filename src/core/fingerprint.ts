@@ -34,6 +34,10 @@ export function normalizeOutput(text: string): string {
 
 export function fingerprint(failingChecks: readonly string[], output: string): string {
   const names = [...new Set(failingChecks.map((n) => n.trim()))].sort();
-  const digest = createHash('sha256').update(names.join('\u0000')).update('\u0001').update(normalizeOutput(output)).digest('hex');
+  const digest = createHash('sha256')
+    .update(names.join('\u0000'))
+    .update('\u0001')
+    .update(normalizeOutput(output))
+    .digest('hex');
   return `fp1:${digest.slice(0, 32)}`;
 }

@@ -18,7 +18,8 @@ function run(name: string, conclusion: string | null, over: Partial<GateCheckRun
 function status(context: string, state: string, updatedAt = '2026-12-01T10:05:00Z'): GateStatus {
   return { context, state, updatedAt };
 }
-const whys = (r: ReturnType<typeof greenGate>, check: string): GateWhy[] => r.reasons.filter((x) => x.check === check).map((x) => x.why);
+const whys = (r: ReturnType<typeof greenGate>, check: string): GateWhy[] =>
+  r.reasons.filter((x) => x.check === check).map((x) => x.why);
 
 // One row per conclusion of check "X": [conclusion, status, verdict when X is required, why, verdict when not].
 const CONCLUSIONS: ReadonlyArray<[string | null, string, GateVerdict, GateWhy | null, GateVerdict]> = [
@@ -42,17 +43,36 @@ describe('B4/B3: conclusions × required or not', () => {
   for (const [conclusion, st, ifRequired, why, ifNot] of CONCLUSIONS) {
     const label = `${st}/${conclusion ?? 'null'}`;
     test(`B4: required check X ${label} → ${ifRequired}${why ? ` (${why})` : ''}`, () => {
-      const r = greenGate({ checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })], statuses: [], required: ['build', 'X'] });
+      const r = greenGate({
+        checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })],
+        statuses: [],
+        required: ['build', 'X'],
+      });
       assert.equal(r.verdict, ifRequired);
       assert.deepEqual(whys(r, 'X'), why ? [why] : []);
     });
     test(`B4: with no required list every check counts: X ${label} → ${ifRequired}`, () => {
-      const r = greenGate({ checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })], statuses: [], required: null });
+      const r = greenGate({
+        checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })],
+        statuses: [],
+        required: null,
+      });
       assert.equal(r.verdict, ifRequired);
-      assert.deepEqual(greenGate({ checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })], statuses: [], required: [] }).verdict, ifRequired);
+      assert.deepEqual(
+        greenGate({
+          checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })],
+          statuses: [],
+          required: [],
+        }).verdict,
+        ifRequired,
+      );
     });
     test(`B3/B4: not-required check X ${label} → ${ifNot}`, () => {
-      const r = greenGate({ checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })], statuses: [], required: ['build'] });
+      const r = greenGate({
+        checkRuns: [run('build', 'success'), run('X', conclusion, { status: st })],
+        statuses: [],
+        required: ['build'],
+      });
       assert.equal(r.verdict, ifNot);
       assert.deepEqual(r.failing, ifNot === 'red' ? ['X'] : []);
     });
@@ -67,7 +87,13 @@ const DECIDERS: ReadonlyArray<[string, GateCheckRun | null, GateVerdict, GateWhy
   ['decider cancelled', run('changes', 'cancelled'), 'not_green', 'skipped_decider_not_green', 'passing'],
   ['decider itself skipped', run('changes', 'skipped'), 'not_green', 'skipped_decider_not_green', 'passing'],
   ['decider neutral', run('changes', 'neutral'), 'not_green', 'skipped_decider_not_green', 'passing'],
-  ['decider still running', run('changes', null, { status: 'in_progress', completedAt: null }), 'pending', 'skipped_decider_pending', 'passing'],
+  [
+    'decider still running',
+    run('changes', null, { status: 'in_progress', completedAt: null }),
+    'pending',
+    'skipped_decider_pending',
+    'passing',
+  ],
   ['decider completed with no conclusion', run('changes', null), 'pending', 'skipped_decider_pending', 'passing'],
 ];
 
@@ -81,13 +107,23 @@ describe('B4: skipped passes only when the job that decided the skip succeeded',
       if (why) assert.equal(r.reasons.find((x) => x.check === 'X')?.decider, 'changes');
     });
     test(`B4: not-required skipped X, ${label} → ${ifNot}`, () => {
-      const r = greenGate({ checkRuns: [run('build', 'success'), ...checkRuns], statuses: [], required: ['build'], deciders: { X: 'changes' } });
+      const r = greenGate({
+        checkRuns: [run('build', 'success'), ...checkRuns],
+        statuses: [],
+        required: ['build'],
+        deciders: { X: 'changes' },
+      });
       assert.equal(r.verdict, ifNot);
     });
   }
 
   test('B4: a skipped required check with no known decider is not green', () => {
-    const r = greenGate({ checkRuns: [run('X', 'skipped'), run('changes', 'success')], statuses: [], required: ['X'], deciders: { Y: 'changes' } });
+    const r = greenGate({
+      checkRuns: [run('X', 'skipped'), run('changes', 'success')],
+      statuses: [],
+      required: ['X'],
+      deciders: { Y: 'changes' },
+    });
     assert.equal(r.verdict, 'not_green');
     assert.deepEqual(whys(r, 'X'), ['skipped_without_decider']);
   });
@@ -98,7 +134,12 @@ describe('B4: skipped passes only when the job that decided the skip succeeded',
   });
 
   test('B4: an inherited object key is not a decider', () => {
-    const r = greenGate({ checkRuns: [run('toString', 'skipped')], statuses: [], required: ['toString'], deciders: {} });
+    const r = greenGate({
+      checkRuns: [run('toString', 'skipped')],
+      statuses: [],
+      required: ['toString'],
+      deciders: {},
+    });
     assert.deepEqual(whys(r, 'toString'), ['skipped_without_decider']);
   });
 
@@ -127,11 +168,17 @@ describe('B4: required checks with no explicit success', () => {
   test('B4: nothing required and nothing ran is not green (no evidence of green)', () => {
     const r = greenGate({ checkRuns: [], statuses: [], required: null });
     assert.equal(r.verdict, 'not_green');
-    assert.deepEqual(r.reasons.map((x) => x.why), ['no_checks']);
+    assert.deepEqual(
+      r.reasons.map((x) => x.why),
+      ['no_checks'],
+    );
   });
 
   test('B4: a required name may be satisfied by a commit status context', () => {
-    assert.equal(greenGate({ checkRuns: [], statuses: [status('ci/jenkins', 'success')], required: ['ci/jenkins'] }).verdict, 'passing');
+    assert.equal(
+      greenGate({ checkRuns: [], statuses: [status('ci/jenkins', 'success')], required: ['ci/jenkins'] }).verdict,
+      'passing',
+    );
   });
 
   test('B4: a name present both as check run and status needs both to succeed', () => {
@@ -140,7 +187,11 @@ describe('B4: required checks with no explicit success', () => {
   });
 
   test('B4: every required check succeeded → passing with no reasons', () => {
-    const r = greenGate({ checkRuns: [run('build', 'success'), run('lint', 'success'), run('extra', 'neutral')], statuses: [status('ci/x', 'success')], required: ['build', 'lint', 'ci/x'] });
+    const r = greenGate({
+      checkRuns: [run('build', 'success'), run('lint', 'success'), run('extra', 'neutral')],
+      statuses: [status('ci/x', 'success')],
+      required: ['build', 'lint', 'ci/x'],
+    });
     assert.deepEqual(r, { verdict: 'passing', reasons: [], failing: [] });
   });
 });
@@ -154,19 +205,35 @@ describe('B3/B4: commit statuses', () => {
   ];
   for (const [state, ifRequired, ifNot] of STATES) {
     test(`B4: required status "${state}" → ${ifRequired}`, () => {
-      assert.equal(greenGate({ checkRuns: [run('build', 'success')], statuses: [status('ci/x', state)], required: ['build', 'ci/x'] }).verdict, ifRequired);
+      assert.equal(
+        greenGate({
+          checkRuns: [run('build', 'success')],
+          statuses: [status('ci/x', state)],
+          required: ['build', 'ci/x'],
+        }).verdict,
+        ifRequired,
+      );
     });
     test(`B3: not-required status "${state}" → ${ifNot}`, () => {
-      assert.equal(greenGate({ checkRuns: [run('build', 'success')], statuses: [status('ci/x', state)], required: ['build'] }).verdict, ifNot);
+      assert.equal(
+        greenGate({ checkRuns: [run('build', 'success')], statuses: [status('ci/x', state)], required: ['build'] })
+          .verdict,
+        ifNot,
+      );
     });
   }
 
   test('B3: a failing status is listed in failing by its context', () => {
-    assert.deepEqual(greenGate({ checkRuns: [], statuses: [status('ci/x', 'error')], required: null }).failing, ['ci/x']);
+    assert.deepEqual(greenGate({ checkRuns: [], statuses: [status('ci/x', 'error')], required: null }).failing, [
+      'ci/x',
+    ]);
   });
 
   test('B4: the latest status per context decides', () => {
-    const statuses = [status('ci/x', 'failure', '2026-12-01T10:00:00Z'), status('ci/x', 'success', '2026-12-01T10:09:00Z')];
+    const statuses = [
+      status('ci/x', 'failure', '2026-12-01T10:00:00Z'),
+      status('ci/x', 'success', '2026-12-01T10:09:00Z'),
+    ];
     assert.equal(greenGate({ checkRuns: [], statuses, required: null }).verdict, 'passing');
     assert.equal(greenGate({ checkRuns: [], statuses: [...statuses].reverse(), required: null }).verdict, 'passing');
   });
@@ -175,7 +242,11 @@ describe('B3/B4: commit statuses', () => {
 describe('B2/B4: precedence — red beats everything, then pending, then not green', () => {
   test('B2: red beats a missing, a cancelled and a pending required check', () => {
     const r = greenGate({
-      checkRuns: [run('lint', 'failure'), run('build', 'cancelled'), run('test', null, { status: 'in_progress', completedAt: null })],
+      checkRuns: [
+        run('lint', 'failure'),
+        run('build', 'cancelled'),
+        run('test', null, { status: 'in_progress', completedAt: null }),
+      ],
       statuses: [],
       required: ['build', 'test', 'docs'],
     });
@@ -188,40 +259,66 @@ describe('B2/B4: precedence — red beats everything, then pending, then not gre
   });
 
   test('B4: pending beats not green (a running check may still turn red)', () => {
-    const r = greenGate({ checkRuns: [run('build', 'cancelled'), run('test', null, { status: 'queued', completedAt: null, startedAt: null })], statuses: [], required: null });
+    const r = greenGate({
+      checkRuns: [
+        run('build', 'cancelled'),
+        run('test', null, { status: 'queued', completedAt: null, startedAt: null }),
+      ],
+      statuses: [],
+      required: null,
+    });
     assert.equal(r.verdict, 'pending');
   });
 
   test('B2: a red status beats required successes', () => {
-    assert.equal(greenGate({ checkRuns: [run('build', 'success')], statuses: [status('other', 'failure')], required: ['build'] }).verdict, 'red');
+    assert.equal(
+      greenGate({ checkRuns: [run('build', 'success')], statuses: [status('other', 'failure')], required: ['build'] })
+        .verdict,
+      'red',
+    );
   });
 });
 
 describe('B4: re-runs — the latest run of a name decides', () => {
   test('B4: failure then a later success → passing', () => {
-    const checkRuns = [run('test', 'failure', { completedAt: '2026-12-01T10:05:00Z' }), run('test', 'success', { completedAt: '2026-12-01T10:20:00Z' })];
+    const checkRuns = [
+      run('test', 'failure', { completedAt: '2026-12-01T10:05:00Z' }),
+      run('test', 'success', { completedAt: '2026-12-01T10:20:00Z' }),
+    ];
     assert.equal(greenGate({ checkRuns, statuses: [], required: null }).verdict, 'passing');
     assert.equal(greenGate({ checkRuns: [...checkRuns].reverse(), statuses: [], required: null }).verdict, 'passing');
   });
 
   test('B4: success then a later failure → red', () => {
-    const checkRuns = [run('test', 'success', { completedAt: '2026-12-01T10:05:00Z' }), run('test', 'failure', { completedAt: '2026-12-01T10:20:00Z' })];
+    const checkRuns = [
+      run('test', 'success', { completedAt: '2026-12-01T10:05:00Z' }),
+      run('test', 'failure', { completedAt: '2026-12-01T10:20:00Z' }),
+    ];
     assert.equal(greenGate({ checkRuns, statuses: [], required: null }).verdict, 'red');
   });
 
   test('B4: times are compared as instants, not as text (offsets)', () => {
     // 10:30+02:00 is 08:30Z — earlier than 09:00Z.
-    const checkRuns = [run('test', 'success', { completedAt: '2026-12-01T09:00:00Z' }), run('test', 'failure', { completedAt: '2026-12-01T10:30:00+02:00' })];
+    const checkRuns = [
+      run('test', 'success', { completedAt: '2026-12-01T09:00:00Z' }),
+      run('test', 'failure', { completedAt: '2026-12-01T10:30:00+02:00' }),
+    ];
     assert.equal(greenGate({ checkRuns, statuses: [], required: null }).verdict, 'passing');
   });
 
   test('B4: an in-progress re-run (started after the old run completed) keeps the gate pending', () => {
-    const checkRuns = [run('test', 'success', { completedAt: '2026-12-01T10:05:00Z' }), run('test', null, { status: 'in_progress', startedAt: '2026-12-01T10:10:00Z', completedAt: null })];
+    const checkRuns = [
+      run('test', 'success', { completedAt: '2026-12-01T10:05:00Z' }),
+      run('test', null, { status: 'in_progress', startedAt: '2026-12-01T10:10:00Z', completedAt: null }),
+    ];
     assert.equal(greenGate({ checkRuns, statuses: [], required: null }).verdict, 'pending');
   });
 
   test('B4: a queued re-run with no time yet is the newest → pending', () => {
-    const checkRuns = [run('test', 'success'), run('test', null, { status: 'queued', startedAt: null, completedAt: null })];
+    const checkRuns = [
+      run('test', 'success'),
+      run('test', null, { status: 'queued', startedAt: null, completedAt: null }),
+    ];
     assert.equal(greenGate({ checkRuns, statuses: [], required: null }).verdict, 'pending');
   });
 
@@ -233,7 +330,10 @@ describe('B4: re-runs — the latest run of a name decides', () => {
   });
 
   test('B3: an old red superseded by a success is not listed as failing', () => {
-    const checkRuns = [run('test', 'failure', { completedAt: '2026-12-01T10:05:00Z' }), run('test', 'success', { completedAt: '2026-12-01T10:20:00Z' })];
+    const checkRuns = [
+      run('test', 'failure', { completedAt: '2026-12-01T10:05:00Z' }),
+      run('test', 'success', { completedAt: '2026-12-01T10:20:00Z' }),
+    ];
     assert.deepEqual(greenGate({ checkRuns, statuses: [], required: null }).failing, []);
   });
 });
@@ -247,7 +347,10 @@ describe('B4 (properties)', () => {
     status: fc.constantFrom('completed', 'completed', 'in_progress', 'queued'),
     conclusion: fc.constantFrom(...CONC),
     startedAt: fc.constant('2026-12-01T10:00:00Z'),
-    completedAt: fc.option(fc.integer({ min: 0, max: 59 }).map((m) => `2026-12-01T11:${String(m).padStart(2, '0')}:00Z`), { nil: null }),
+    completedAt: fc.option(
+      fc.integer({ min: 0, max: 59 }).map((m) => `2026-12-01T11:${String(m).padStart(2, '0')}:00Z`),
+      { nil: null },
+    ),
   });
   const arbInput = fc.record({
     checkRuns: fc.array(arbRun, { maxLength: 8 }),

@@ -102,7 +102,9 @@ export function greenGate(input: GateInput): GateResult {
   const failing = [...new Set(reasons.map((r) => r.check))].sort();
 
   const required =
-    input.required && input.required.length > 0 ? [...new Set(input.required)] : [...new Set([...runs.keys(), ...statuses.keys()])];
+    input.required && input.required.length > 0
+      ? [...new Set(input.required)]
+      : [...new Set([...runs.keys(), ...statuses.keys()])];
   if (required.length === 0) reasons.push({ check: '*', why: 'no_checks', seen: null });
 
   for (const name of required) {
@@ -122,7 +124,9 @@ export function greenGate(input: GateInput): GateResult {
     }
   }
 
-  reasons.sort((a, b) => (a.check < b.check ? -1 : a.check > b.check ? 1 : GATE_WHYS.indexOf(a.why) - GATE_WHYS.indexOf(b.why)));
+  reasons.sort((a, b) =>
+    a.check < b.check ? -1 : a.check > b.check ? 1 : GATE_WHYS.indexOf(a.why) - GATE_WHYS.indexOf(b.why),
+  );
   return { verdict: verdictOf(reasons), reasons, failing };
 }
 
@@ -135,7 +139,11 @@ function verdictOf(reasons: readonly GateReason[]): GateVerdict {
 }
 
 /** Null when the run is an explicit pass for the gate. */
-function runReason(run: GateCheckRun, runs: ReadonlyMap<string, GateCheckRun>, deciders: Readonly<Record<string, string>>): GateReason | null {
+function runReason(
+  run: GateCheckRun,
+  runs: ReadonlyMap<string, GateCheckRun>,
+  deciders: Readonly<Record<string, string>>,
+): GateReason | null {
   if (run.status !== 'completed') return { check: run.name, why: 'in_progress', seen: run.status };
   const c = run.conclusion;
   switch (verdictOfConclusion(c)) {
@@ -159,7 +167,8 @@ function runReason(run: GateCheckRun, runs: ReadonlyMap<string, GateCheckRun>, d
   const decider = runs.get(deciderName);
   const skipped = (why: GateWhy): GateReason => ({ check: run.name, why, seen: c, decider: deciderName });
   if (!decider) return skipped('skipped_decider_missing');
-  if (decider.status !== 'completed' || decider.conclusion == null || decider.conclusion === '') return skipped('skipped_decider_pending');
+  if (decider.status !== 'completed' || decider.conclusion == null || decider.conclusion === '')
+    return skipped('skipped_decider_pending');
   return verdictOfConclusion(decider.conclusion) === 'green' ? null : skipped('skipped_decider_not_green');
 }
 

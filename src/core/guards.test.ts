@@ -5,7 +5,10 @@ import { GUARD_REFUSALS, GUARD_STOP_REASONS, GUARD_STOP_WHY } from './guards.js'
 
 describe("G1: the guards' reasons", () => {
   test('G1: the stop reasons are the six the guards give', () => {
-    assert.deepEqual([...GUARD_STOP_REASONS], ['thrash_repeat', 'thrash_aba', 'forbidden_change', 'cost_ceiling', 'wake_cap_window', 'wake_cap_since_human']);
+    assert.deepEqual(
+      [...GUARD_STOP_REASONS],
+      ['thrash_repeat', 'thrash_aba', 'forbidden_change', 'cost_ceiling', 'wake_cap_window', 'wake_cap_since_human'],
+    );
   });
 
   test('G1: every stop reason has notice wording, and nothing else does', () => {

@@ -38,12 +38,14 @@ export type HandoffVerdict =
  */
 export function handoffVerdict(i: HandoffInput): HandoffVerdict {
   const parkAfterMs = i.parkAfterMs ?? DEFAULT_PARK_AFTER_MS;
-  if (!Number.isFinite(parkAfterMs) || parkAfterMs < 0) throw new RangeError(`parkAfterMs must be a non-negative number, got ${parkAfterMs}`);
+  if (!Number.isFinite(parkAfterMs) || parkAfterMs < 0)
+    throw new RangeError(`parkAfterMs must be a non-negative number, got ${parkAfterMs}`);
   if (i.parkedAt !== null) return { kind: 'parked' };
 
   const stopped = toMs(i.stoppedAt);
   const now = toMs(i.now);
-  if (hasLabel(i.labels, APPROVE_ONE_LABEL) && !consumedForThisStop(i.approveOneConsumedAt, stopped)) return { kind: 'approve_one' };
+  if (hasLabel(i.labels, APPROVE_ONE_LABEL) && !consumedForThisStop(i.approveOneConsumedAt, stopped))
+    return { kind: 'approve_one' };
   if (Number.isNaN(stopped) || Number.isNaN(now)) return { kind: 'park' };
   const parkAt = stopped + parkAfterMs;
   if (now >= parkAt) return { kind: 'park' };

@@ -15,31 +15,47 @@ const T2 = '2024-05-01T12:00:00.000Z';
 
 const ptr = (headSha: string, number = PR): HeadPointer => ({ number, headSha, fork: false });
 const result = (sha: string, pointers: HeadPointer[], completedAt: string | null) => ({ sha, pointers, completedAt });
-const view = (ciHeadSha: string | null, ciHeadSeenAt: string | null): HeadView => ({ pullRequest: PR, ciHeadSha, ciHeadSeenAt });
+const view = (ciHeadSha: string | null, ciHeadSeenAt: string | null): HeadView => ({
+  pullRequest: PR,
+  ciHeadSha,
+  ciHeadSeenAt,
+});
 
-describe('B5: the delivery\'s own head pointer decides', () => {
+describe("B5: the delivery's own head pointer decides", () => {
   test('B5: pointer present and matching, Task has no head yet → current, advance', () => {
-    assert.deepEqual(decideHead(result(A, [ptr(A)], T1), view(null, null)), { kind: 'current', advance: true, seenAt: T1 });
+    assert.deepEqual(decideHead(result(A, [ptr(A)], T1), view(null, null)), {
+      kind: 'current',
+      advance: true,
+      seenAt: T1,
+    });
   });
 
-  test('B5: pointer matching the Task\'s own head → current, no advance', () => {
+  test("B5: pointer matching the Task's own head → current, no advance", () => {
     assert.deepEqual(decideHead(result(A, [ptr(A)], T1), view(A, T2)), { kind: 'current', advance: false, seenAt: T1 });
   });
 
   test('B5: pointer matching, no completion time, Task has no head → current (the pointer needs no clock)', () => {
-    assert.deepEqual(decideHead(result(A, [ptr(A)], null), view(null, null)), { kind: 'current', advance: true, seenAt: null });
+    assert.deepEqual(decideHead(result(A, [ptr(A)], null), view(null, null)), {
+      kind: 'current',
+      advance: true,
+      seenAt: null,
+    });
   });
 
-  test('B5: pointer matching the Task\'s head and no completion time → current, no advance', () => {
-    assert.deepEqual(decideHead(result(A, [ptr(A)], null), view(A, T0)), { kind: 'current', advance: false, seenAt: null });
+  test("B5: pointer matching the Task's head and no completion time → current, no advance", () => {
+    assert.deepEqual(decideHead(result(A, [ptr(A)], null), view(A, T0)), {
+      kind: 'current',
+      advance: false,
+      seenAt: null,
+    });
   });
 
   const SUPERSEDED: ReadonlyArray<[string, string | null, HeadView]> = [
-    ['with a newer completion time than the Task\'s head', T2, view(A, T0)],
+    ["with a newer completion time than the Task's head", T2, view(A, T0)],
     ['with an older completion time', T0, view(A, T2)],
     ['with no completion time', null, view(A, T0)],
     ['when the Task has no head yet', T2, view(null, null)],
-    ['when the Task\'s head is the result\'s commit', T2, view(B, T0)],
+    ["when the Task's head is the result's commit", T2, view(B, T0)],
   ];
   for (const [what, t, task] of SUPERSEDED) {
     test(`B5: a result whose commit is not the pointer's head is refused as superseded, no clock involved (${what})`, () => {
@@ -49,16 +65,24 @@ describe('B5: the delivery\'s own head pointer decides', () => {
     });
   }
 
-  test('B5: only the pointer for the Task\'s pull request counts', () => {
+  test("B5: only the pointer for the Task's pull request counts", () => {
     // A pointer for another PR naming B does not vouch for B; this PR's pointer names A.
     const d = decideHead(result(B, [ptr(B, PR + 1), ptr(A)], T2), view(null, null));
     assert.equal(d.kind === 'refuse' && d.reason, 'superseded_head');
     // The other PR's pointer is ignored, and this PR's pointer matching is what makes it current.
-    assert.deepEqual(decideHead(result(B, [ptr(A, PR + 1), ptr(B)], T2), view(null, null)), { kind: 'current', advance: true, seenAt: T2 });
+    assert.deepEqual(decideHead(result(B, [ptr(A, PR + 1), ptr(B)], T2), view(null, null)), {
+      kind: 'current',
+      advance: true,
+      seenAt: T2,
+    });
   });
 
   test('B5: pointers for other pull requests only → ordered by time, as if there were no pointer', () => {
-    assert.deepEqual(decideHead(result(B, [ptr(B, PR + 1)], null), view(A, T0)), { kind: 'refuse', reason: 'no_usable_time', detail: 'no head pointer and no completion time' });
+    assert.deepEqual(decideHead(result(B, [ptr(B, PR + 1)], null), view(A, T0)), {
+      kind: 'refuse',
+      reason: 'no_usable_time',
+      detail: 'no head pointer and no completion time',
+    });
   });
 });
 
@@ -83,21 +107,27 @@ describe('B5: stale redelivery (pointer matches, Task holds another head)', () =
   });
 
   test('B5: the Task holds a head with no time recorded → the pointer wins, advance', () => {
-    assert.deepEqual(decideHead(result(A, [ptr(A)], T0), view(B, null)), { kind: 'current', advance: true, seenAt: T0 });
+    assert.deepEqual(decideHead(result(A, [ptr(A)], T0), view(B, null)), {
+      kind: 'current',
+      advance: true,
+      seenAt: T0,
+    });
   });
 });
 
 describe('B5: no pointer (fork, push-triggered, commit status): completion time orders', () => {
-  const TABLE: ReadonlyArray<[string, string | null, HeadView, ReturnType<typeof decideHead>['kind'], string | boolean]> = [
+  const TABLE: ReadonlyArray<
+    [string, string | null, HeadView, ReturnType<typeof decideHead>['kind'], string | boolean]
+  > = [
     ['Task has no head → current, advance', T1, view(null, null), 'current', true],
-    ['same commit as the Task\'s head → current, no advance', T0, view(A, T2), 'current', false],
+    ["same commit as the Task's head → current, no advance", T0, view(A, T2), 'current', false],
     ['a newer result for another commit advances', T2, view(B, T1), 'current', true],
     ['an older result for another commit is superseded', T0, view(B, T1), 'refuse', 'superseded_head'],
     ['an equally old result for another commit is superseded', T1, view(B, T1), 'refuse', 'superseded_head'],
     ['Task head with no time recorded → advance', T0, view(B, null), 'current', true],
     ['no usable time → refused, never given "now"', null, view(B, T1), 'refuse', 'no_usable_time'],
     ['no usable time, even with no head yet → refused', null, view(null, null), 'refuse', 'no_usable_time'],
-    ['no usable time, even for the Task\'s own head → refused', null, view(A, T1), 'refuse', 'no_usable_time'],
+    ["no usable time, even for the Task's own head → refused", null, view(A, T1), 'refuse', 'no_usable_time'],
   ];
   for (const [what, t, task, kind, x] of TABLE) {
     test(`B5: no pointer, ${what}`, () => {
@@ -168,11 +198,17 @@ describe('B1 (property): the head never moves backwards', () => {
         (sha, pointerSha, taskSha, withPointer, base, t, seen) => {
           const completedAt = t === null ? null : new Date(base + t).toISOString();
           const ciHeadSeenAt = seen === null ? null : render(base + seen[0], seen[1]);
-          const d = decideHead(result(sha, withPointer ? [ptr(pointerSha)] : [], completedAt), view(taskSha, ciHeadSeenAt));
+          const d = decideHead(
+            result(sha, withPointer ? [ptr(pointerSha)] : [], completedAt),
+            view(taskSha, ciHeadSeenAt),
+          );
           if (d.kind !== 'current' || !d.advance) return;
           if (taskSha !== null && taskSha !== sha && ciHeadSeenAt !== null) {
             assert.ok(d.seenAt !== null, 'an advance over a timed head carries a time');
-            assert.ok(Date.parse(d.seenAt) > Date.parse(ciHeadSeenAt), `advanced to ${d.seenAt} over head seen ${ciHeadSeenAt}`);
+            assert.ok(
+              Date.parse(d.seenAt) > Date.parse(ciHeadSeenAt),
+              `advanced to ${d.seenAt} over head seen ${ciHeadSeenAt}`,
+            );
           }
         },
       ),
@@ -182,23 +218,38 @@ describe('B1 (property): the head never moves backwards', () => {
 
   test('B5 (property): a result whose pointer names another commit is never current', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...SHAS), fc.constantFrom(...SHAS), fc.option(fc.constantFrom(...SHAS)), fc.option(instant), fc.option(instant), (sha, head, taskSha, t, seen) => {
-        fc.pre(sha !== head);
-        const d = decideHead(
-          result(sha, [ptr(head)], t === null ? null : new Date(t).toISOString()),
-          view(taskSha, seen === null ? null : new Date(seen).toISOString()),
-        );
-        assert.equal(d.kind === 'refuse' && d.reason, 'superseded_head');
-      }),
+      fc.property(
+        fc.constantFrom(...SHAS),
+        fc.constantFrom(...SHAS),
+        fc.option(fc.constantFrom(...SHAS)),
+        fc.option(instant),
+        fc.option(instant),
+        (sha, head, taskSha, t, seen) => {
+          fc.pre(sha !== head);
+          const d = decideHead(
+            result(sha, [ptr(head)], t === null ? null : new Date(t).toISOString()),
+            view(taskSha, seen === null ? null : new Date(seen).toISOString()),
+          );
+          assert.equal(d.kind === 'refuse' && d.reason, 'superseded_head');
+        },
+      ),
     );
   });
 
   test('B5 (property): a result with no pointer and no time is never current', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...SHAS), fc.option(fc.constantFrom(...SHAS)), fc.option(instant), (sha, taskSha, seen) => {
-        const d = decideHead(result(sha, [], null), view(taskSha, seen === null ? null : new Date(seen).toISOString()));
-        assert.equal(d.kind === 'refuse' && d.reason, 'no_usable_time');
-      }),
+      fc.property(
+        fc.constantFrom(...SHAS),
+        fc.option(fc.constantFrom(...SHAS)),
+        fc.option(instant),
+        (sha, taskSha, seen) => {
+          const d = decideHead(
+            result(sha, [], null),
+            view(taskSha, seen === null ? null : new Date(seen).toISOString()),
+          );
+          assert.equal(d.kind === 'refuse' && d.reason, 'no_usable_time');
+        },
+      ),
     );
   });
 });

@@ -14,22 +14,38 @@ export interface HeadView {
   ciHeadSeenAt: string | null;
 }
 
-export function decideHead(result: Pick<CheckResult, 'sha' | 'pointers' | 'completedAt'>, task: HeadView): HeadDecision {
+export function decideHead(
+  result: Pick<CheckResult, 'sha' | 'pointers' | 'completedAt'>,
+  task: HeadView,
+): HeadDecision {
   const pointer = result.pointers.find((p) => p.number === task.pullRequest);
   const t = result.completedAt;
 
   if (pointer) {
     if (pointer.headSha !== result.sha) {
-      return { kind: 'refuse', reason: 'superseded_head', detail: `result for ${short(result.sha)}, pull request head is ${short(pointer.headSha)}` };
+      return {
+        kind: 'refuse',
+        reason: 'superseded_head',
+        detail: `result for ${short(result.sha)}, pull request head is ${short(pointer.headSha)}`,
+      };
     }
     if (task.ciHeadSha === null || task.ciHeadSha === result.sha) {
       return { kind: 'current', advance: task.ciHeadSha === null, seenAt: t };
     }
     // The pointer names this commit, yet the Task already holds another head. Only an older
     // delivery (a redelivery captured before the last push) can say that; order by its own time.
-    if (t === null) return { kind: 'refuse', reason: 'no_usable_time', detail: 'pointer disagrees with the known head and the delivery has no time' };
+    if (t === null)
+      return {
+        kind: 'refuse',
+        reason: 'no_usable_time',
+        detail: 'pointer disagrees with the known head and the delivery has no time',
+      };
     if (task.ciHeadSeenAt !== null && !isLater(t, task.ciHeadSeenAt)) {
-      return { kind: 'refuse', reason: 'superseded_head', detail: `delivery from ${t} is older than head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}` };
+      return {
+        kind: 'refuse',
+        reason: 'superseded_head',
+        detail: `delivery from ${t} is older than head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}`,
+      };
     }
     return { kind: 'current', advance: true, seenAt: t };
   }
@@ -39,7 +55,11 @@ export function decideHead(result: Pick<CheckResult, 'sha' | 'pointers' | 'compl
   if (task.ciHeadSha === null) return { kind: 'current', advance: true, seenAt: t };
   if (task.ciHeadSha === result.sha) return { kind: 'current', advance: false, seenAt: t };
   if (task.ciHeadSeenAt !== null && !isLater(t, task.ciHeadSeenAt)) {
-    return { kind: 'refuse', reason: 'superseded_head', detail: `completed ${t}, head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}` };
+    return {
+      kind: 'refuse',
+      reason: 'superseded_head',
+      detail: `completed ${t}, head ${short(task.ciHeadSha)} seen ${task.ciHeadSeenAt}`,
+    };
   }
   return { kind: 'current', advance: true, seenAt: t };
 }

@@ -3,7 +3,15 @@
 
 export type CiIdentityInput =
   | { kind: 'run' | 'suite'; repository: string; sha: string; id: number; status: string; conclusion: string | null }
-  | { kind: 'workflow'; repository: string; sha: string; id: number; attempt: number; status: string; conclusion: string | null }
+  | {
+      kind: 'workflow';
+      repository: string;
+      sha: string;
+      id: number;
+      attempt: number;
+      status: string;
+      conclusion: string | null;
+    }
   | { kind: 'status'; repository: string; sha: string; context: string; state: string };
 
 export function ciIdentity(i: CiIdentityInput): string {

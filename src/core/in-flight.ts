@@ -4,7 +4,9 @@
 import type { AttemptState } from './attempt-state.js';
 import type { GuardRefusal } from './guards.js';
 
-export type InFlightVerdict = { kind: 'allow' } | { kind: 'refuse'; reason: Extract<GuardRefusal, 'attempt_in_flight'>; detail: string; attemptIds: number[] };
+export type InFlightVerdict =
+  | { kind: 'allow' }
+  | { kind: 'refuse'; reason: Extract<GuardRefusal, 'attempt_in_flight'>; detail: string; attemptIds: number[] };
 
 export function isInFlight(state: AttemptState): boolean {
   switch (state) {
@@ -24,5 +26,10 @@ export function inFlightVerdict(attempts: ReadonlyArray<{ id: number; state: Att
   if (busy.length === 0) return { kind: 'allow' };
   const ids = busy.map((a) => a.id).sort((a, b) => a - b);
   const list = busy.map((a) => `${a.id} (${a.state})`).join(', ');
-  return { kind: 'refuse', reason: 'attempt_in_flight', detail: `already in flight for this pull request: attempt ${list}`, attemptIds: ids };
+  return {
+    kind: 'refuse',
+    reason: 'attempt_in_flight',
+    detail: `already in flight for this pull request: attempt ${list}`,
+    attemptIds: ids,
+  };
 }

@@ -5,7 +5,14 @@ import { noticeMessage, type NoticeFacts } from './notice.js';
 import { STOP_REASONS, type StopReason } from './types.js';
 
 const SHA = '3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39';
-const base: NoticeFacts = { repository: 'acme/shop-data', pullRequest: 42, headSha: SHA, attemptsUsed: 2, maxAttempts: 2, reason: 'budget_spent' };
+const base: NoticeFacts = {
+  repository: 'acme/shop-data',
+  pullRequest: 42,
+  headSha: SHA,
+  attemptsUsed: 2,
+  maxAttempts: 2,
+  reason: 'budget_spent',
+};
 
 const WHY: Record<StopReason, RegExp> = {
   budget_spent: /budget is spent/,
@@ -31,13 +38,24 @@ describe('G1: the notice message', () => {
   }
 
   test('G1: the two reasons produce different messages', () => {
-    assert.notEqual(noticeMessage({ ...base, reason: 'budget_spent' }), noticeMessage({ ...base, reason: 'unchanged_failure' }));
+    assert.notEqual(
+      noticeMessage({ ...base, reason: 'budget_spent' }),
+      noticeMessage({ ...base, reason: 'unchanged_failure' }),
+    );
   });
 
-  const COUNTS: ReadonlyArray<[number, number]> = [[0, 0], [1, 3], [3, 3], [5, 5]];
+  const COUNTS: ReadonlyArray<[number, number]> = [
+    [0, 0],
+    [1, 3],
+    [3, 3],
+    [5, 5],
+  ];
   for (const [used, max] of COUNTS) {
     test(`G1: attempts used ${used} of ${max} are stated`, () => {
-      assert.match(noticeMessage({ ...base, attemptsUsed: used, maxAttempts: max }), new RegExp(`\\(${used} of ${max} automatic attempts used`));
+      assert.match(
+        noticeMessage({ ...base, attemptsUsed: used, maxAttempts: max }),
+        new RegExp(`\\(${used} of ${max} automatic attempts used`),
+      );
     });
   }
 

@@ -62,7 +62,14 @@ export const DEFAULT_PATH_POLICY: PathPolicy = Object.freeze({
     'gradle.lockfile',
     'flake.lock',
   ]),
-  snapshots: Object.freeze(['**/__snapshots__/**', '**/__image_snapshots__/**', '*.snap', '*.ambr', '*.golden', '*.approved.*']),
+  snapshots: Object.freeze([
+    '**/__snapshots__/**',
+    '**/__image_snapshots__/**',
+    '*.snap',
+    '*.ambr',
+    '*.golden',
+    '*.approved.*',
+  ]),
   tests: Object.freeze([
     '*.test.*',
     '*.spec.*',
@@ -179,7 +186,8 @@ export interface ForbiddenChange {
   line?: string;
 }
 
-export type PathPolicyVerdict = { kind: 'allow' } | (Extract<GuardVerdict<'forbidden_change'>, { kind: 'stop' }> & { offenses: ForbiddenChange[] });
+export type PathPolicyVerdict =
+  { kind: 'allow' } | (Extract<GuardVerdict<'forbidden_change'>, { kind: 'stop' }> & { offenses: ForbiddenChange[] });
 
 /** How many offending files the detail names before "and N more". */
 const DETAIL_FILES = 10;
@@ -188,20 +196,29 @@ const DETAIL_FILES = 10;
 export function pathPolicyVerdict(files: readonly ChangedFile[], policy: PathPolicy): PathPolicyVerdict {
   const offenses = files.flatMap((f) => offensesOf(f, policy));
   if (offenses.length === 0) return { kind: 'allow' };
-  offenses.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : FORBIDDEN_KINDS.indexOf(a.why) - FORBIDDEN_KINDS.indexOf(b.why)));
+  offenses.sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : FORBIDDEN_KINDS.indexOf(a.why) - FORBIDDEN_KINDS.indexOf(b.why),
+  );
   const named = offenses.slice(0, DETAIL_FILES).map((o) => {
     const line = o.line === undefined ? '' : `: "${boundReason(o.line, 120)}"`;
     return `${boundReason(o.path, 200)} (${o.why}${line})`;
   });
   const more = offenses.length > DETAIL_FILES ? `; and ${offenses.length - DETAIL_FILES} more` : '';
-  return { kind: 'stop', reason: 'forbidden_change', detail: `the push changes what judges the fix: ${named.join('; ')}${more}`, offenses };
+  return {
+    kind: 'stop',
+    reason: 'forbidden_change',
+    detail: `the push changes what judges the fix: ${named.join('; ')}${more}`,
+    offenses,
+  };
 }
 
 function offensesOf(file: ChangedFile, policy: PathPolicy): ForbiddenChange[] {
   const status = file.status ?? 'modified';
-  const paths = file.previousPath !== undefined && file.previousPath !== file.path ? [file.path, file.previousPath] : [file.path];
+  const paths =
+    file.previousPath !== undefined && file.previousPath !== file.path ? [file.path, file.previousPath] : [file.path];
   const matches = (globs: readonly string[]) => paths.some((p) => globs.some((g) => pathMatchesGlob(g, p)));
-  const offense = (why: ForbiddenKind, line?: string): ForbiddenChange => (line === undefined ? { path: file.path, why } : { path: file.path, why, line });
+  const offense = (why: ForbiddenKind, line?: string): ForbiddenChange =>
+    line === undefined ? { path: file.path, why } : { path: file.path, why, line };
 
   // Files that judge the build: any change to them at all is the offense.
   if (matches(policy.workflows)) return [offense('workflow')];

@@ -11,8 +11,16 @@ const repo = z.object({
 
 const prPointer = z.object({
   number: z.number(),
-  head: z.object({ sha: z.string(), ref: z.string().optional(), repo: z.object({ id: z.number() }).nullable().optional() }),
-  base: z.object({ sha: z.string().optional(), ref: z.string().optional(), repo: z.object({ id: z.number() }).nullable().optional() }),
+  head: z.object({
+    sha: z.string(),
+    ref: z.string().optional(),
+    repo: z.object({ id: z.number() }).nullable().optional(),
+  }),
+  base: z.object({
+    sha: z.string().optional(),
+    ref: z.string().optional(),
+    repo: z.object({ id: z.number() }).nullable().optional(),
+  }),
 });
 
 const nullableString = z.string().nullable().optional();
@@ -29,10 +37,7 @@ export const checkRunPayload = z.object({
     completed_at: nullableString,
     html_url: nullableString,
     details_url: nullableString,
-    output: z
-      .object({ title: nullableString, summary: nullableString, text: nullableString })
-      .nullable()
-      .optional(),
+    output: z.object({ title: nullableString, summary: nullableString, text: nullableString }).nullable().optional(),
     check_suite: z.object({ head_branch: nullableString }).nullable().optional(),
     pull_requests: z.array(prPointer),
   }),
@@ -93,7 +98,11 @@ export const pullRequestPayload = z.object({
     draft: z.boolean().optional(),
     user: z.object({ login: z.string() }).nullable().optional(),
     updated_at: nullableString,
-    head: z.object({ sha: z.string(), ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }).nullable() }),
+    head: z.object({
+      sha: z.string(),
+      ref: z.string(),
+      repo: z.object({ id: z.number(), full_name: z.string() }).nullable(),
+    }),
     base: z.object({ ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }) }),
   }),
 });
@@ -103,7 +112,13 @@ const user = z.object({ login: z.string(), type: z.string().optional() });
 export const pullRequestReviewPayload = z.object({
   action: z.string(),
   repository: repo,
-  review: z.object({ id: z.number(), state: z.string(), body: nullableString, user: user.nullable(), submitted_at: nullableString }),
+  review: z.object({
+    id: z.number(),
+    state: z.string(),
+    body: nullableString,
+    user: user.nullable(),
+    submitted_at: nullableString,
+  }),
   pull_request: z.object({ number: z.number(), head: z.object({ sha: z.string() }) }),
 });
 
@@ -122,7 +137,10 @@ export const issueCommentPayload = z.object({
 });
 
 export const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });
-export const installationPayload = z.object({ action: z.string().optional(), installation: z.object({ id: z.number() }) });
+export const installationPayload = z.object({
+  action: z.string().optional(),
+  installation: z.object({ id: z.number() }),
+});
 
 /** The events of SPEC A2 and the schema each body must match. */
 export const HANDLED_EVENTS = {

@@ -31,24 +31,84 @@ const TABLE: readonly Row[] = [
     { headSha: 'b'.repeat(40), checks: [{ name: 'test', id: 200, startedAt: '2026-12-01T11:00:00Z' }] },
     ['new_head'],
   ],
-  ['a re-run of a check (new id, later start) → check_rerun', {}, { checks: [...BASE.checks, { name: 'test', id: 150, startedAt: '2026-12-01T10:30:00Z' }] }, ['check_rerun']],
-  ['a re-run queued, not started yet (new id, no start) → check_rerun', {}, { checks: [...BASE.checks, { name: 'lint', id: 151, startedAt: null }] }, ['check_rerun']],
-  ['the same check run restarted later (same id, later start) → check_rerun', {}, { checks: [{ name: 'test', id: 100, startedAt: '2026-12-01T10:20:00Z' }, BASE.checks[1]!] }, ['check_rerun']],
+  [
+    'a re-run of a check (new id, later start) → check_rerun',
+    {},
+    { checks: [...BASE.checks, { name: 'test', id: 150, startedAt: '2026-12-01T10:30:00Z' }] },
+    ['check_rerun'],
+  ],
+  [
+    'a re-run queued, not started yet (new id, no start) → check_rerun',
+    {},
+    { checks: [...BASE.checks, { name: 'lint', id: 151, startedAt: null }] },
+    ['check_rerun'],
+  ],
+  [
+    'the same check run restarted later (same id, later start) → check_rerun',
+    {},
+    { checks: [{ name: 'test', id: 100, startedAt: '2026-12-01T10:20:00Z' }, BASE.checks[1]!] },
+    ['check_rerun'],
+  ],
   ['the same check runs listed in another order → no progress', {}, { checks: [...BASE.checks].reverse() }, []],
-  ['a check with a new name (a late job of the same push) → no progress', {}, { checks: [...BASE.checks, { name: 'e2e', id: 300, startedAt: '2026-12-01T10:40:00Z' }] }, []],
+  [
+    'a check with a new name (a late job of the same push) → no progress',
+    {},
+    { checks: [...BASE.checks, { name: 'e2e', id: 300, startedAt: '2026-12-01T10:40:00Z' }] },
+    [],
+  ],
   ['a check that disappeared → no progress', {}, { checks: [BASE.checks[0]!] }, []],
-  ['an unreadable start time on the same id → no progress', {}, { checks: [{ name: 'test', id: 100, startedAt: 'garbled' }, BASE.checks[1]!] }, []],
-  ['a review thread resolved → review_threads', {}, { reviewThreads: { resolved: 2, unresolved: 1 } }, ['review_threads']],
-  ['a new unresolved thread → review_threads', {}, { reviewThreads: { resolved: 1, unresolved: 3 } }, ['review_threads']],
+  [
+    'an unreadable start time on the same id → no progress',
+    {},
+    { checks: [{ name: 'test', id: 100, startedAt: 'garbled' }, BASE.checks[1]!] },
+    [],
+  ],
+  [
+    'a review thread resolved → review_threads',
+    {},
+    { reviewThreads: { resolved: 2, unresolved: 1 } },
+    ['review_threads'],
+  ],
+  [
+    'a new unresolved thread → review_threads',
+    {},
+    { reviewThreads: { resolved: 1, unresolved: 3 } },
+    ['review_threads'],
+  ],
   ['a new review → review_threads', {}, { latestReviewId: 8 }, ['review_threads']],
-  ['a first review where there was none → review_threads', { latestReviewId: null }, { latestReviewId: 8 }, ['review_threads']],
+  [
+    'a first review where there was none → review_threads',
+    { latestReviewId: null },
+    { latestReviewId: 8 },
+    ['review_threads'],
+  ],
   ['thread counts that could not be read now → no progress', {}, { reviewThreads: null }, []],
   ['thread counts that could not be read at dispatch → no progress', { reviewThreads: null }, {}, []],
-  ['a conflict resolved (dirty → clean) → conflict', { mergeableState: 'dirty' }, { mergeableState: 'clean' }, ['conflict']],
-  ['a conflict appearing (clean → dirty) → conflict', { mergeableState: 'clean' }, { mergeableState: 'dirty' }, ['conflict']],
-  ['a branch brought up to date (behind → blocked) → conflict', { mergeableState: 'behind' }, { mergeableState: 'blocked' }, ['conflict']],
+  [
+    'a conflict resolved (dirty → clean) → conflict',
+    { mergeableState: 'dirty' },
+    { mergeableState: 'clean' },
+    ['conflict'],
+  ],
+  [
+    'a conflict appearing (clean → dirty) → conflict',
+    { mergeableState: 'clean' },
+    { mergeableState: 'dirty' },
+    ['conflict'],
+  ],
+  [
+    'a branch brought up to date (behind → blocked) → conflict',
+    { mergeableState: 'behind' },
+    { mergeableState: 'blocked' },
+    ['conflict'],
+  ],
   ['checks finishing (unstable → clean) is not a conflict change → no progress', {}, { mergeableState: 'clean' }, []],
-  ['GitHub still computing (dirty → unknown) → no progress', { mergeableState: 'dirty' }, { mergeableState: 'unknown' }, []],
+  [
+    'GitHub still computing (dirty → unknown) → no progress',
+    { mergeableState: 'dirty' },
+    { mergeableState: 'unknown' },
+    [],
+  ],
   ['merge state not read (dirty → null) → no progress', { mergeableState: 'dirty' }, { mergeableState: null }, []],
   ['entered the merge queue → merge_queue', {}, { inMergeQueue: true }, ['merge_queue']],
   ['left the merge queue → merge_queue', { inMergeQueue: true }, { inMergeQueue: false }, ['merge_queue']],
@@ -70,7 +130,13 @@ describe('I3: progress kinds', () => {
   test('I3: the baseline against itself is never progress, and the answer follows PROGRESS_KINDS order', () => {
     const arb = fc.record({
       headSha: fc.constantFrom('a'.repeat(40), 'b'.repeat(40)),
-      checks: fc.array(fc.record({ name: fc.constantFrom('test', 'lint'), id: fc.nat(20), startedAt: fc.option(fc.constantFrom('2026-12-01T10:00:00Z', '2026-12-01T11:00:00Z')) })),
+      checks: fc.array(
+        fc.record({
+          name: fc.constantFrom('test', 'lint'),
+          id: fc.nat(20),
+          startedAt: fc.option(fc.constantFrom('2026-12-01T10:00:00Z', '2026-12-01T11:00:00Z')),
+        }),
+      ),
       reviewThreads: fc.option(fc.record({ resolved: fc.nat(3), unresolved: fc.nat(3) })),
       latestReviewId: fc.option(fc.nat(3)),
       mergeableState: fc.option(fc.constantFrom('clean', 'dirty', 'behind', 'blocked', 'unknown')),
@@ -80,7 +146,10 @@ describe('I3: progress kinds', () => {
       fc.property(arb, arb, (a, b) => {
         assert.deepEqual(detectProgress(a, a), []);
         const kinds = detectProgress(a, b);
-        assert.deepEqual(kinds, PROGRESS_KINDS.filter((k) => kinds.includes(k)));
+        assert.deepEqual(
+          kinds,
+          PROGRESS_KINDS.filter((k) => kinds.includes(k)),
+        );
       }),
     );
   });

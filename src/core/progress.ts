@@ -83,7 +83,9 @@ function reviewsChanged(a: ProgressSnapshot, b: ProgressSnapshot): boolean {
   if (a.latestReviewId !== b.latestReviewId) return true;
   // Counts that could not be read on either side say nothing.
   if (a.reviewThreads === null || b.reviewThreads === null) return false;
-  return a.reviewThreads.resolved !== b.reviewThreads.resolved || a.reviewThreads.unresolved !== b.reviewThreads.unresolved;
+  return (
+    a.reviewThreads.resolved !== b.reviewThreads.resolved || a.reviewThreads.unresolved !== b.reviewThreads.unresolved
+  );
 }
 
 /** Into or out of a conflict (or out-of-date) state, between two known states. */

@@ -15,18 +15,36 @@ const ok: GateSnapshot = {
 };
 
 type Change = (s: GateSnapshot) => GateSnapshot;
-const task = (t: Partial<GateSnapshot['task']>): Change => (s) => ({ ...s, task: { ...s.task, ...t } });
-const run = (state: RunState | null): Change => (s) => ({ ...s, latestRun: state === null ? null : { state } });
-const verdict = (v: Verdict): Change => (s) => ({ ...s, verdict: v });
+const task =
+  (t: Partial<GateSnapshot['task']>): Change =>
+  (s) => ({ ...s, task: { ...s.task, ...t } });
+const run =
+  (state: RunState | null): Change =>
+  (s) => ({ ...s, latestRun: state === null ? null : { state } });
+const verdict =
+  (v: Verdict): Change =>
+  (s) => ({ ...s, verdict: v });
 
 /** [SPEC D row, change to a proceeding snapshot, expected refusal]. */
 const ROWS: ReadonlyArray<[string, Change, Refusal]> = [
   ['D: a green result', verdict('green'), 'result_green'],
   ['D: a cancelled, neutral, skipped or stale (inconclusive) result', verdict('inconclusive'), 'result_not_actionable'],
-  ['A4/D: a completed result with no conclusion (unsettled) is never a pass nor a failure', verdict('unsettled'), 'result_unsettled'],
-  ['G2: the notice marker is set (the marker is the stop flag)', task({ noticeAt: '2024-01-01T00:00:00.000Z' }), 'notice_filed'],
+  [
+    'A4/D: a completed result with no conclusion (unsettled) is never a pass nor a failure',
+    verdict('unsettled'),
+    'result_unsettled',
+  ],
+  [
+    'G2: the notice marker is set (the marker is the stop flag)',
+    task({ noticeAt: '2024-01-01T00:00:00.000Z' }),
+    'notice_filed',
+  ],
   ['D: the global stop flag is set', (s) => ({ ...s, stopFlag: true }), 'stop_flag'],
-  ['D/C4: the global stop flag is unreadable (fail closed)', (s) => ({ ...s, stopFlag: 'unreadable' }), 'stop_flag_unreadable'],
+  [
+    'D/C4: the global stop flag is unreadable (fail closed)',
+    (s) => ({ ...s, stopFlag: 'unreadable' }),
+    'stop_flag_unreadable',
+  ],
   ['D: the delivery says the pull request is from a fork', (s) => ({ ...s, fork: true }), 'fork_pull_request'],
   ['D: the Task is a fork pull request', task({ isFork: true }), 'fork_pull_request'],
   ['D: a done Task', task({ state: 'done' }), 'task_done'],
@@ -38,7 +56,7 @@ const ROWS: ReadonlyArray<[string, Change, Refusal]> = [
   ['D: a run running for the Task', run('running'), 'run_in_flight'],
   ['D: a run parked on a question', run('question'), 'run_question'],
   ['D: a failed run (a webhook never undoes that stop)', run('failed'), 'run_failed'],
-  ['D: a cancelled run (a person\'s cancel is never undone by a webhook)', run('cancelled'), 'run_cancelled'],
+  ["D: a cancelled run (a person's cancel is never undone by a webhook)", run('cancelled'), 'run_cancelled'],
 ];
 
 describe('D: what refuses to resume', () => {
@@ -62,7 +80,10 @@ describe('D: what refuses to resume', () => {
   });
 
   test('D: a merged pull request is refused even though the Task is still open (done-transition lags)', () => {
-    assert.deepEqual(refusalOf(task({ state: 'open', prState: 'merged' })(ok)), { kind: 'refuse', reason: 'pr_merged' });
+    assert.deepEqual(refusalOf(task({ state: 'open', prState: 'merged' })(ok)), {
+      kind: 'refuse',
+      reason: 'pr_merged',
+    });
   });
 });
 
@@ -84,15 +105,24 @@ describe('D/G2: precedence', () => {
   }
 
   test('C4: an unreadable stop flag is refused as unreadable, before the Task is looked at', () => {
-    assert.deepEqual(refusalOf({ ...task({ state: 'done' })(ok), stopFlag: 'unreadable' }), { kind: 'refuse', reason: 'stop_flag_unreadable' });
+    assert.deepEqual(refusalOf({ ...task({ state: 'done' })(ok), stopFlag: 'unreadable' }), {
+      kind: 'refuse',
+      reason: 'stop_flag_unreadable',
+    });
   });
 
   test('D: the stop flag beats a run in flight and a fork', () => {
-    assert.deepEqual(refusalOf({ ...run('running')(ok), fork: true, stopFlag: true }), { kind: 'refuse', reason: 'stop_flag' });
+    assert.deepEqual(refusalOf({ ...run('running')(ok), fork: true, stopFlag: true }), {
+      kind: 'refuse',
+      reason: 'stop_flag',
+    });
   });
 
   test('D: a done Task beats a merged pull request and a failed run', () => {
-    assert.deepEqual(refusalOf(run('failed')(task({ state: 'done', prState: 'merged' })(ok))), { kind: 'refuse', reason: 'task_done' });
+    assert.deepEqual(refusalOf(run('failed')(task({ state: 'done', prState: 'merged' })(ok))), {
+      kind: 'refuse',
+      reason: 'task_done',
+    });
   });
 });
 
@@ -119,8 +149,15 @@ describe('D: exhaustively, proceed only when nothing refuses', () => {
                         stopFlag,
                       };
                       const allowed =
-                        v === 'red' && noticeAt === null && stopFlag === false && !fork && !isFork && state === 'open' &&
-                        prState === 'open' && branchState === 'present' && (r === null || r === 'completed');
+                        v === 'red' &&
+                        noticeAt === null &&
+                        stopFlag === false &&
+                        !fork &&
+                        !isFork &&
+                        state === 'open' &&
+                        prState === 'open' &&
+                        branchState === 'present' &&
+                        (r === null || r === 'completed');
                       const got = refusalOf(s);
                       assert.equal(got.kind, allowed ? 'proceed' : 'refuse', JSON.stringify(s));
                       if (got.kind === 'refuse') assert.ok(REFUSALS.includes(got.reason));

@@ -22,18 +22,44 @@ const GLOBEX: Work = {
 };
 const WORKS = [ACME, GLOBEX] as const;
 
-type Expect = { kind: 'data'; work: Work; repository: string } | { kind: 'refuse'; reason: 'no_work' | 'not_data_repo'; work: Work | null };
+type Expect =
+  | { kind: 'data'; work: Work; repository: string }
+  | { kind: 'refuse'; reason: 'no_work' | 'not_data_repo'; work: Work | null };
 
 const TABLE: ReadonlyArray<[string, string, Expect]> = [
   ['the data repo routes to its Work', 'acme/shop-data', { kind: 'data', work: ACME, repository: 'acme/shop-data' }],
-  ['the data repo routes case-insensitively, reported lower-case', 'ACME/Shop-Data', { kind: 'data', work: ACME, repository: 'acme/shop-data' }],
-  ['the data repo of a second Work routes to that Work', 'Globex/App', { kind: 'data', work: GLOBEX, repository: 'globex/app' }],
-  ['a website repo of the Work is not its data repo', 'acme/shop-website', { kind: 'refuse', reason: 'not_data_repo', work: ACME }],
-  ['a website repo is refused case-insensitively too', 'ACME/SHOP-WEBSITE', { kind: 'refuse', reason: 'not_data_repo', work: ACME }],
-  ['an "other" repo of the Work is not its data repo', 'acme/shop-tools', { kind: 'refuse', reason: 'not_data_repo', work: ACME }],
+  [
+    'the data repo routes case-insensitively, reported lower-case',
+    'ACME/Shop-Data',
+    { kind: 'data', work: ACME, repository: 'acme/shop-data' },
+  ],
+  [
+    'the data repo of a second Work routes to that Work',
+    'Globex/App',
+    { kind: 'data', work: GLOBEX, repository: 'globex/app' },
+  ],
+  [
+    'a website repo of the Work is not its data repo',
+    'acme/shop-website',
+    { kind: 'refuse', reason: 'not_data_repo', work: ACME },
+  ],
+  [
+    'a website repo is refused case-insensitively too',
+    'ACME/SHOP-WEBSITE',
+    { kind: 'refuse', reason: 'not_data_repo', work: ACME },
+  ],
+  [
+    'an "other" repo of the Work is not its data repo',
+    'acme/shop-tools',
+    { kind: 'refuse', reason: 'not_data_repo', work: ACME },
+  ],
   ['an unknown repository belongs to no Work', 'acme/unknown', { kind: 'refuse', reason: 'no_work', work: null }],
   ['an unknown account belongs to no Work', 'initech/shop-data', { kind: 'refuse', reason: 'no_work', work: null }],
-  ['a repo listed under a Work but not under its account is no_work', 'mallory/shop-data', { kind: 'refuse', reason: 'no_work', work: null }],
+  [
+    'a repo listed under a Work but not under its account is no_work',
+    'mallory/shop-data',
+    { kind: 'refuse', reason: 'no_work', work: null },
+  ],
   ['an account-name prefix is not the account', 'acmex/shop-data', { kind: 'refuse', reason: 'no_work', work: null }],
 ];
 
@@ -48,7 +74,7 @@ describe('A6: routing a repository to its Work', () => {
     assert.deepEqual(routeRepository([], 'acme/shop-data'), { kind: 'refuse', reason: 'no_work', work: null });
   });
 
-  test('A6: a prefix account name does not capture another account\'s repo', () => {
+  test("A6: a prefix account name does not capture another account's repo", () => {
     const works: Work[] = [
       { name: 'a', account: 'acme', repositories: [{ name: 'acme-labs/x', role: 'data' }] },
       { name: 'b', account: 'acme-labs', repositories: [{ name: 'acme-labs/x', role: 'data' }] },

@@ -19,8 +19,18 @@ const STATE: LoopState = {
   repository: 'acme/app',
   pullRequest: 7,
   attempts: [
-    { coordinate: 'a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2', status: 'dispatched', fingerprint: 'test|9f86d081884c', createdAt: '2026-12-01T10:00:00.000Z' },
-    { coordinate: 'review:41', status: 'dispatched', fingerprint: 'review|2c26b46b68ff', createdAt: '2026-12-01T11:00:00.000Z' },
+    {
+      coordinate: 'a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2',
+      status: 'dispatched',
+      fingerprint: 'test|9f86d081884c',
+      createdAt: '2026-12-01T10:00:00.000Z',
+    },
+    {
+      coordinate: 'review:41',
+      status: 'dispatched',
+      fingerprint: 'review|2c26b46b68ff',
+      createdAt: '2026-12-01T11:00:00.000Z',
+    },
   ],
   notice: { reason: 'budget_spent', headSha: 'ffeeddccbbaa99887766554433221100ffeeddcc', attemptsUsed: 2 },
   parked: false,
@@ -55,13 +65,17 @@ describe('K8: rendering the state comment', () => {
 
   test('K8: the digest is the SHA-256 hex of the canonical JSON', () => {
     const body = renderStateComment(STATE);
-    const expected = createHash('sha256').update(canonicalJson(JSON.parse(jsonOf(body)))).digest('hex');
+    const expected = createHash('sha256')
+      .update(canonicalJson(JSON.parse(jsonOf(body))))
+      .digest('hex');
     assert.ok(body.endsWith(`<!-- fixloop-digest: ${expected} -->`));
   });
 
   test('K8: with a key the digest is an HMAC-SHA-256 of the canonical JSON', () => {
     const body = renderStateComment(STATE, 'secret');
-    const expected = createHmac('sha256', 'secret').update(canonicalJson(JSON.parse(jsonOf(body)))).digest('hex');
+    const expected = createHmac('sha256', 'secret')
+      .update(canonicalJson(JSON.parse(jsonOf(body))))
+      .digest('hex');
     assert.ok(body.endsWith(`<!-- fixloop-digest: ${expected} -->`));
   });
 
@@ -71,20 +85,32 @@ describe('K8: rendering the state comment', () => {
 
   test('K5/K8: a stopped loop says why and names the approve-one label', () => {
     const body = renderStateComment(STATE);
-    assert.match(body, /fixloop stopped:\*\* the automatic fix budget is spent \(2 automatic attempts used; last head seen `ffeeddccbbaa`\)/);
+    assert.match(
+      body,
+      /fixloop stopped:\*\* the automatic fix budget is spent \(2 automatic attempts used; last head seen `ffeeddccbbaa`\)/,
+    );
     assert.ok(body.includes('`fixloop:approve-one`'));
   });
 
   test('K5/K8: a parked loop says it will not resume on its own', () => {
-    assert.match(renderStateComment({ ...STATE, parked: true }), /parked this pull request.*will not resume on its own/s);
+    assert.match(
+      renderStateComment({ ...STATE, parked: true }),
+      /parked this pull request.*will not resume on its own/s,
+    );
   });
 
   test('K8: a running loop says it is watching, with the attempt count', () => {
-    assert.match(renderStateComment({ ...STATE, notice: null, attempts: [STATE.attempts[0]!] }), /watching this pull request's CI\*\* \(1 automatic attempt so far\)/);
+    assert.match(
+      renderStateComment({ ...STATE, notice: null, attempts: [STATE.attempts[0]!] }),
+      /watching this pull request's CI\*\* \(1 automatic attempt so far\)/,
+    );
   });
 
   test('K8: text in the state cannot close the fence or forge a marker (backticks, <, > are escaped)', () => {
-    const nasty: LoopState = { ...STATE, attempts: [{ ...STATE.attempts[0]!, fingerprint: '```\n<!-- fixloop-digest: ' + '0'.repeat(64) + ' -->\n```' }] };
+    const nasty: LoopState = {
+      ...STATE,
+      attempts: [{ ...STATE.attempts[0]!, fingerprint: '```\n<!-- fixloop-digest: ' + '0'.repeat(64) + ' -->\n```' }],
+    };
     const body = renderStateComment(nasty);
     const json = jsonOf(body);
     assert.ok(!/[<>`]/.test(json));
@@ -123,7 +149,10 @@ describe('K8: reading the state comment back', () => {
   });
 
   test('K8: editing only the human summary is not a state edit', () => {
-    assert.equal(parseStateComment(renderStateComment(STATE).replace('fixloop stopped', 'the bot stopped'))?.intact, true);
+    assert.equal(
+      parseStateComment(renderStateComment(STATE).replace('fixloop stopped', 'the bot stopped'))?.intact,
+      true,
+    );
   });
 
   test('K8: unparsable JSON → no state, not intact', () => {
@@ -132,7 +161,11 @@ describe('K8: reading the state comment back', () => {
   });
 
   test('K8: a marker with no JSON block → no state, not intact', () => {
-    assert.deepEqual(parseStateComment(`${STATE_MARKER}\nsomeone deleted the rest`), { state: null, intact: false, document: undefined });
+    assert.deepEqual(parseStateComment(`${STATE_MARKER}\nsomeone deleted the rest`), {
+      state: null,
+      intact: false,
+      document: undefined,
+    });
   });
 
   test('K8: a removed digest line → not intact', () => {
@@ -153,7 +186,9 @@ describe('K8: reading the state comment back', () => {
   test('K8: without a key, an editor who recomputes the SHA-256 passes; with a key, the HMAC catches it', () => {
     const forge = (body: string): string => {
       const json = jsonOf(body).replace('"parked": false', '"parked": true');
-      const d = createHash('sha256').update(canonicalJson(JSON.parse(json))).digest('hex');
+      const d = createHash('sha256')
+        .update(canonicalJson(JSON.parse(json)))
+        .digest('hex');
       return replaceJson(body, json).replace(/fixloop-digest: [0-9a-f]{64}/, `fixloop-digest: ${d}`);
     };
     assert.equal(parseStateComment(forge(renderStateComment(STATE)))?.intact, true);
@@ -181,7 +216,17 @@ describe('K8: reading the state comment back', () => {
         }),
         { maxLength: 4 },
       ),
-      notice: fc.option(fc.record({ reason: fc.constantFrom(...STOP_REASONS), headSha: fc.option(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), { nil: null }), attemptsUsed: fc.nat(5) }), { nil: null }),
+      notice: fc.option(
+        fc.record({
+          reason: fc.constantFrom(...STOP_REASONS),
+          headSha: fc.option(
+            fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }),
+            { nil: null },
+          ),
+          attemptsUsed: fc.nat(5),
+        }),
+        { nil: null },
+      ),
       parked: fc.boolean(),
       approveOneUsed: fc.boolean(),
       updatedAt: fc.constant('2026-12-01T11:00:00.000Z'),
@@ -220,7 +265,10 @@ describe('K8: finding fixloop’s own comment', () => {
   });
 
   test('K8: a hand-edited comment with text added above the marker is still found (so it is updated, not duplicated)', () => {
-    assert.equal(findStateComment([{ id: 5, body: `edited by alice\n${body}`, author: 'fixloop[bot]' }], 'fixloop[bot]')?.id, 5);
+    assert.equal(
+      findStateComment([{ id: 5, body: `edited by alice\n${body}`, author: 'fixloop[bot]' }], 'fixloop[bot]')?.id,
+      5,
+    );
   });
 
   test('K8: with several of its own (a lost race), the oldest is the one to update', () => {
@@ -250,7 +298,9 @@ describe('K8: comparing a tampered comment with the ledger (the truth)', () => {
   });
 
   test('K8: each edited field is named with both values', () => {
-    const body = renderStateComment(STATE).replace('"attemptsUsed": 2', '"attemptsUsed": 0').replace('"status": "dispatched"', '"status": "over_budget"');
+    const body = renderStateComment(STATE)
+      .replace('"attemptsUsed": 2', '"attemptsUsed": 0')
+      .replace('"status": "dispatched"', '"status": "over_budget"');
     assert.deepEqual(compareWithLedger(parseStateComment(body)!, STATE), [
       { path: '$.attempts[0].status', comment: 'over_budget', ledger: 'dispatched' },
       { path: '$.notice.attemptsUsed', comment: 0, ledger: 2 },
@@ -282,7 +332,10 @@ describe('K8: comparing a tampered comment with the ledger (the truth)', () => {
   });
 
   test('K8: a "__proto__" key in an edited comment is just a key', () => {
-    const body = replaceJson(renderStateComment(STATE), jsonOf(renderStateComment(STATE)).replace('{', '{ "__proto__": { "x": 1 },'));
+    const body = replaceJson(
+      renderStateComment(STATE),
+      jsonOf(renderStateComment(STATE)).replace('{', '{ "__proto__": { "x": 1 },'),
+    );
     const d = compareWithLedger(parseStateComment(body)!, STATE);
     assert.deepEqual(d, [{ path: '$.__proto__', comment: { x: 1 }, ledger: undefined }]);
   });
@@ -290,6 +343,9 @@ describe('K8: comparing a tampered comment with the ledger (the truth)', () => {
 
 describe('K8: canonical JSON', () => {
   test('K8: keys are sorted at every depth and whitespace is dropped', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } }),
+      '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
   });
 });

@@ -91,7 +91,10 @@ export function parseStateComment(body: string, key?: StateKey): ParsedStateComm
  * Copies by others are ignored; with several of its own (a lost race), the oldest (lowest id) is the
  * one to update. Null when fixloop's login is unknown: nothing else proves a comment is ours.
  */
-export function findStateComment<C extends { id: number; body: string; author: string | null }>(comments: readonly C[], selfLogin: string | null): C | null {
+export function findStateComment<C extends { id: number; body: string; author: string | null }>(
+  comments: readonly C[],
+  selfLogin: string | null,
+): C | null {
   if (selfLogin === null || selfLogin.trim() === '') return null;
   const self = normalLogin(selfLogin);
   let found: C | null = null;
@@ -162,8 +165,16 @@ function toDocument(s: LoopState): StateDocument {
     version: STATE_DOCUMENT_VERSION,
     task: s.taskId,
     pullRequest: `${s.repository}#${s.pullRequest}`,
-    attempts: s.attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
-    notice: s.notice === null ? null : { reason: s.notice.reason, headSha: s.notice.headSha, attemptsUsed: s.notice.attemptsUsed },
+    attempts: s.attempts.map((a) => ({
+      coordinate: a.coordinate,
+      status: a.status,
+      fingerprint: a.fingerprint,
+      createdAt: a.createdAt,
+    })),
+    notice:
+      s.notice === null
+        ? null
+        : { reason: s.notice.reason, headSha: s.notice.headSha, attemptsUsed: s.notice.attemptsUsed },
     parked: s.parked,
     approveOneUsed: s.approveOneUsed,
     updatedAt: s.updatedAt,
@@ -203,8 +214,16 @@ function fromDocument(document: unknown): LoopState | null {
     taskId: d.task,
     repository: d.pullRequest.slice(0, hash),
     pullRequest: Number(d.pullRequest.slice(hash + 1)),
-    attempts: d.attempts.map((a) => ({ coordinate: a.coordinate, status: a.status, fingerprint: a.fingerprint, createdAt: a.createdAt })),
-    notice: d.notice === null ? null : { reason: d.notice.reason, headSha: d.notice.headSha, attemptsUsed: d.notice.attemptsUsed },
+    attempts: d.attempts.map((a) => ({
+      coordinate: a.coordinate,
+      status: a.status,
+      fingerprint: a.fingerprint,
+      createdAt: a.createdAt,
+    })),
+    notice:
+      d.notice === null
+        ? null
+        : { reason: d.notice.reason, headSha: d.notice.headSha, attemptsUsed: d.notice.attemptsUsed },
     parked: d.parked,
     approveOneUsed: d.approveOneUsed,
     updatedAt: d.updatedAt,
@@ -226,11 +245,18 @@ function diff(path: string, comment: unknown, ledger: unknown, out: StateDiffere
   }
   if (isPlainObject(comment) && isPlainObject(ledger)) {
     const keys = [...new Set([...Object.keys(ledger), ...Object.keys(comment)])].sort();
-    for (const k of keys) diff(/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, own(comment, k), own(ledger, k), out);
+    for (const k of keys)
+      diff(
+        /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`,
+        own(comment, k),
+        own(ledger, k),
+        out,
+      );
     return;
   }
   if (comment === undefined && ledger === undefined) return;
-  if (comment === undefined || ledger === undefined || canonicalJson(comment) !== canonicalJson(ledger)) out.push({ path, comment, ledger });
+  if (comment === undefined || ledger === undefined || canonicalJson(comment) !== canonicalJson(ledger))
+    out.push({ path, comment, ledger });
 }
 
 function own(o: Record<string, unknown>, k: string): unknown {
@@ -242,5 +268,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 function normalLogin(login: string): string {
-  return login.trim().toLowerCase().replace(/\[bot\]$/, '');
+  return login
+    .trim()
+    .toLowerCase()
+    .replace(/\[bot\]$/, '');
 }

@@ -20,7 +20,7 @@ test('the fixloop process that started it still runs: left to that process, whic
   assert.deepEqual(strandedRunFate('owned'), { kind: 'leave' });
 });
 
-test('the log line stands on a line of its own, marked as fixloop\'s', () => {
+test("the log line stands on a line of its own, marked as fixloop's", () => {
   assert.equal(strandedRunLogLine('x'), '\n[fixloop: x]\n');
 });
 

@@ -48,8 +48,10 @@ export type Liveness = 'elsewhere' | 'owned' | 'alive' | 'gone';
 
 export type StrandedRunFate = { kind: 'end'; detail: string } | { kind: 'watch' } | { kind: 'leave' };
 
-export const ENDED_UNSEEN = 'the agent process ended while no fixloop process was watching it; its exit status is unknown';
-export const ENDED_WATCHED = 'the agent process, watched since the fixloop process that started it was found gone, has exited; its exit status is unknown';
+export const ENDED_UNSEEN =
+  'the agent process ended while no fixloop process was watching it; its exit status is unknown';
+export const ENDED_WATCHED =
+  'the agent process, watched since the fixloop process that started it was found gone, has exited; its exit status is unknown';
 
 export function strandedRunFate(liveness: Liveness): StrandedRunFate {
   switch (liveness) {

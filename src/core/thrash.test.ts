@@ -63,7 +63,13 @@ describe('K3: normalising a diff', () => {
   test('K3: keeps file paths and +/- lines; drops index lines, hunk headers and context', () => {
     assert.equal(
       normalizeDiff(A),
-      ['diff --git a/src/retry.ts b/src/retry.ts', '--- a/src/retry.ts', '+++ b/src/retry.ts', '-  const attempts = 2;', '+  const attempts = 3;'].join('\n'),
+      [
+        'diff --git a/src/retry.ts b/src/retry.ts',
+        '--- a/src/retry.ts',
+        '+++ b/src/retry.ts',
+        '-  const attempts = 2;',
+        '+  const attempts = 3;',
+      ].join('\n'),
     );
   });
 
@@ -81,12 +87,24 @@ describe('K3: normalising a diff', () => {
 
   test('K3: a genuinely different diff does not hash equal', () => {
     assert.notEqual(diffHash(B), diffHash(A));
-    assert.notEqual(diffHash(A.replace('+  const attempts = 3;', '+  const attempts =  3;')), diffHash(A), 'white space inside a line is content');
-    assert.notEqual(diffHash(A.replaceAll('src/retry.ts', 'src/backoff.ts')), diffHash(A), 'the same lines in another file are another change');
+    assert.notEqual(
+      diffHash(A.replace('+  const attempts = 3;', '+  const attempts =  3;')),
+      diffHash(A),
+      'white space inside a line is content',
+    );
+    assert.notEqual(
+      diffHash(A.replaceAll('src/retry.ts', 'src/backoff.ts')),
+      diffHash(A),
+      'the same lines in another file are another change',
+    );
   });
 
   test('K3: mode lines and the no-newline marker are dropped; files are in path order whatever order the diff lists them', () => {
-    const swapped = TWO_FILES.split('diff --git').filter(Boolean).reverse().map((s) => `diff --git${s.endsWith('\n') ? s : `${s}\n`}`).join('');
+    const swapped = TWO_FILES.split('diff --git')
+      .filter(Boolean)
+      .reverse()
+      .map((s) => `diff --git${s.endsWith('\n') ? s : `${s}\n`}`)
+      .join('');
     assert.equal(diffHash(swapped), diffHash(TWO_FILES));
     assert.doesNotMatch(normalizeDiff(TWO_FILES), /mode|index|No newline/);
     assert.ok(normalizeDiff(TWO_FILES).startsWith('diff --git a/a.txt b/a.txt'));
@@ -98,12 +116,27 @@ describe('K3: normalising a diff', () => {
   });
 
   test('K3: a preamble before the first file (a format-patch message, a diffstat) is not the change', () => {
-    const patch = ['From 0123 Mon Sep 17 00:00:00 2001', 'Subject: [PATCH] bump attempts', '', '---', ' src/retry.ts | 2 +-', '', A].join('\n');
+    const patch = [
+      'From 0123 Mon Sep 17 00:00:00 2001',
+      'Subject: [PATCH] bump attempts',
+      '',
+      '---',
+      ' src/retry.ts | 2 +-',
+      '',
+      A,
+    ].join('\n');
     assert.equal(diffHash(patch), diffHash(A));
   });
 
   test('K3: plain `diff -u` output keeps its paths without the timestamps', () => {
-    const plain = ['--- a/x.txt\t2026-12-01 10:00:00.000000000 +0000', '+++ b/x.txt\t2026-12-01 10:05:00.000000000 +0000', '@@ -1 +1 @@', '-1', '+2', ''].join('\n');
+    const plain = [
+      '--- a/x.txt\t2026-12-01 10:00:00.000000000 +0000',
+      '+++ b/x.txt\t2026-12-01 10:05:00.000000000 +0000',
+      '@@ -1 +1 @@',
+      '-1',
+      '+2',
+      '',
+    ].join('\n');
     assert.equal(normalizeDiff(plain), ['--- a/x.txt', '+++ b/x.txt', '-1', '+2'].join('\n'));
   });
 
@@ -157,18 +190,30 @@ describe('K3: the verdict over the attempts so far', () => {
       return v;
     });
     assert.deepEqual(verdicts.slice(0, 2), [{ kind: 'allow' }, { kind: 'allow' }]);
-    assert.deepEqual(verdicts[2], { kind: 'stop', reason: 'thrash_aba', detail: 'attempt 3 undoes attempt 2 and brings back the diff of attempt 1 (A-B-A)' });
+    assert.deepEqual(verdicts[2], {
+      kind: 'stop',
+      reason: 'thrash_aba',
+      detail: 'attempt 3 undoes attempt 2 and brings back the diff of attempt 1 (A-B-A)',
+    });
   });
 
   test('K3: the repeat detail names the attempt repeated', () => {
-    assert.deepEqual(thrashVerdict([a, b, c], a), { kind: 'stop', reason: 'thrash_repeat', detail: 'attempt 4 repeats the diff of attempt 1' });
+    assert.deepEqual(thrashVerdict([a, b, c], a), {
+      kind: 'stop',
+      reason: 'thrash_repeat',
+      detail: 'attempt 4 repeats the diff of attempt 1',
+    });
   });
 
   test('K3: a hash seen anywhere earlier always stops; one never seen never does', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('h1', 'h2', 'h3', 'h4'), { maxLength: 8 }), fc.constantFrom('h1', 'h2', 'h3', 'h4'), (history, current) => {
-        assert.equal(thrashVerdict(history, current).kind, history.includes(current) ? 'stop' : 'allow');
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('h1', 'h2', 'h3', 'h4'), { maxLength: 8 }),
+        fc.constantFrom('h1', 'h2', 'h3', 'h4'),
+        (history, current) => {
+          assert.equal(thrashVerdict(history, current).kind, history.includes(current) ? 'stop' : 'allow');
+        },
+      ),
     );
   });
 });

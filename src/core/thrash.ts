@@ -11,7 +11,8 @@ interface Section {
 }
 
 /** Header lines that say nothing about the change itself. */
-const DROPPED_HEADER = /^(?:index |old mode |new mode |new file mode |deleted file mode |similarity index |dissimilarity index )/;
+const DROPPED_HEADER =
+  /^(?:index |old mode |new mode |new file mode |deleted file mode |similarity index |dissimilarity index )/;
 
 /** K3: the diff reduced to file paths and +/- lines, one file section after another in path order. */
 export function normalizeDiff(unifiedDiffText: string): string {
@@ -41,7 +42,11 @@ export function normalizeDiff(unifiedDiffText: string): string {
       oldLeft = newLeft = 0; // a short hunk: read the line as what follows it
     }
 
-    if (raw.startsWith('diff ') || (raw.startsWith('--- ') && (current === null || current.body.length > 0 || current.header.some((h) => h.startsWith('--- '))))) {
+    if (
+      raw.startsWith('diff ') ||
+      (raw.startsWith('--- ') &&
+        (current === null || current.body.length > 0 || current.header.some((h) => h.startsWith('--- '))))
+    ) {
       current = { header: [], body: [] };
       sections.push(current);
     }
@@ -57,7 +62,14 @@ export function normalizeDiff(unifiedDiffText: string): string {
       newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
       continue; // line numbers and the enclosing function's name vary with where the change lands
     }
-    if (raw.startsWith('@@') || raw.startsWith('\\') || raw.startsWith(' ') || raw.trim() === '' || DROPPED_HEADER.test(raw)) continue;
+    if (
+      raw.startsWith('@@') ||
+      raw.startsWith('\\') ||
+      raw.startsWith(' ') ||
+      raw.trim() === '' ||
+      DROPPED_HEADER.test(raw)
+    )
+      continue;
     if (raw.startsWith('--- ') || raw.startsWith('+++ ')) {
       // `diff -u` appends a tab and a timestamp to the path.
       current.header.push(raw.replace(/\t.*$/, '').trimEnd());
@@ -84,14 +96,25 @@ export function diffHash(unifiedDiffText: string): string {
  * before last had this diff, the last one a different diff) is named as such; any other repeat of an
  * earlier diff is a repeat.
  */
-export function thrashVerdict(history: readonly string[], current: string): GuardVerdict<'thrash_repeat' | 'thrash_aba'> {
+export function thrashVerdict(
+  history: readonly string[],
+  current: string,
+): GuardVerdict<'thrash_repeat' | 'thrash_aba'> {
   const n = history.length;
   if (n >= 2 && history[n - 2] === current && history[n - 1] !== current) {
-    return { kind: 'stop', reason: 'thrash_aba', detail: `attempt ${n + 1} undoes attempt ${n} and brings back the diff of attempt ${n - 1} (A-B-A)` };
+    return {
+      kind: 'stop',
+      reason: 'thrash_aba',
+      detail: `attempt ${n + 1} undoes attempt ${n} and brings back the diff of attempt ${n - 1} (A-B-A)`,
+    };
   }
   const earlier = history.indexOf(current);
   if (earlier >= 0) {
-    return { kind: 'stop', reason: 'thrash_repeat', detail: `attempt ${n + 1} repeats the diff of attempt ${earlier + 1}` };
+    return {
+      kind: 'stop',
+      reason: 'thrash_repeat',
+      detail: `attempt ${n + 1} repeats the diff of attempt ${earlier + 1}`,
+    };
   }
   return { kind: 'allow' };
 }

@@ -32,7 +32,12 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
  * lifecycle `queued` → `acknowledged`, K7) in the same write, so no crash between two writes can
  * leave a pull request's one in-flight slot held by an attempt that never runs.
  */
-export const NEVER_RUN_STATUSES = ['over_budget', 'dispatch_failed', 'not_dispatched', 'dispatch_unknown'] as const satisfies readonly AttemptStatus[];
+export const NEVER_RUN_STATUSES = [
+  'over_budget',
+  'dispatch_failed',
+  'not_dispatched',
+  'dispatch_unknown',
+] as const satisfies readonly AttemptStatus[];
 /** An attempt not yet dispatched nor settled otherwise: what reconciliation looks for. */
 export type UnsettledStatus = Extract<AttemptStatus, 'claimed' | 'dispatching'>;
 
@@ -69,7 +74,13 @@ export interface Task {
   stateCommentId: string | null;
   adopted: boolean;
   /** The poll's green-gate verdict for the head, with its reasons (B4). */
-  gate: { headSha: string; at: string; verdict: string; reasons: Array<{ check: string; why: string; seen: string | null; decider?: string }>; failing: string[] } | null;
+  gate: {
+    headSha: string;
+    at: string;
+    verdict: string;
+    reasons: Array<{ check: string; why: string; seen: string | null; decider?: string }>;
+    failing: string[];
+  } | null;
 }
 
 export interface Run {

@@ -3,12 +3,7 @@
 
 export type Verdict = 'red' | 'green' | 'inconclusive' | 'unsettled';
 
-const RED_CONCLUSIONS: ReadonlySet<string> = new Set([
-  'failure',
-  'timed_out',
-  'action_required',
-  'startup_failure',
-]);
+const RED_CONCLUSIONS: ReadonlySet<string> = new Set(['failure', 'timed_out', 'action_required', 'startup_failure']);
 const RED_STATUS_STATES: ReadonlySet<string> = new Set(['failure', 'error']);
 const INCONCLUSIVE: ReadonlySet<string> = new Set(['cancelled', 'neutral', 'skipped', 'stale']);
 

@@ -32,10 +32,14 @@ export function wakeVerdict(input: WakeInput): WakeVerdict {
   const perWindow = input.perWindow ?? DEFAULT_WAKE_CAPS.perWindow;
   const windowMs = input.windowMs ?? DEFAULT_WAKE_CAPS.windowMs;
   const sinceHuman = input.sinceHuman ?? DEFAULT_WAKE_CAPS.sinceHuman;
-  for (const [name, n] of [['perWindow', perWindow], ['sinceHuman', sinceHuman]] as const) {
+  for (const [name, n] of [
+    ['perWindow', perWindow],
+    ['sinceHuman', sinceHuman],
+  ] as const) {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer, got ${n}`);
   }
-  if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`windowMs must be a positive number, got ${windowMs}`);
+  if (!Number.isFinite(windowMs) || windowMs <= 0)
+    throw new RangeError(`windowMs must be a positive number, got ${windowMs}`);
 
   const wakes = input.wakes.map(toMs);
   const human = input.lastHumanAt === null ? Number.NaN : toMs(input.lastHumanAt);
@@ -49,7 +53,8 @@ export function wakeVerdict(input: WakeInput): WakeVerdict {
   }
 
   const now = toMs(input.now);
-  if (Number.isNaN(now)) return { kind: 'stop', reason: 'wake_cap_window', detail: 'the current time cannot be read', retryAt: null };
+  if (Number.isNaN(now))
+    return { kind: 'stop', reason: 'wake_cap_window', detail: 'the current time cannot be read', retryAt: null };
   // In the window: after now − window, including any wake stamped later than now (clock skew).
   const inWindow = wakes.filter((w) => Number.isNaN(w) || w > now - windowMs);
   if (inWindow.length >= perWindow) {

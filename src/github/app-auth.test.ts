@@ -23,7 +23,12 @@ describe('GitHub adapter: App auth', () => {
     const app = fake.createApp({ id: 31337, slug: 'fixloop-test' });
     acme = fake.addInstallation('acme');
     fake.addInstallation('Globex');
-    github = createGitHub({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, throttle: { spaceWrites: false }, log: silentLogger });
+    github = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      throttle: { spaceWrites: false },
+      log: silentLogger,
+    });
     fake.addPull('acme/shop', 7, { headSha: HEAD });
     fake.addPull('acme/site', 2, { headSha: HEAD });
     fake.addPull('globex/api', 1, { headSha: HEAD });
@@ -45,7 +50,9 @@ describe('GitHub adapter: App auth', () => {
     assert.match(fake.requestsTo(TOKENS)[0]!.path, new RegExp(`/app/installations/${acme}/access_tokens$`));
     const issued = Object.keys(fake.state.installationTokens);
     assert.equal(issued.length, 1);
-    for (const r of fake.requests.filter((r) => r.operation !== null && !r.operation.includes(' /app') && !LOOKUP.test(r.path))) {
+    for (const r of fake.requests.filter(
+      (r) => r.operation !== null && !r.operation.includes(' /app') && !LOOKUP.test(r.path),
+    )) {
       assert.equal(r.headers.authorization, `token ${issued[0]}`, r.path);
     }
   });
@@ -64,7 +71,10 @@ describe('GitHub adapter: App auth', () => {
   });
 
   test('E4: a repository whose owner has no installation is a GitHubError 404', async () => {
-    await assert.rejects(github.getPullRequest('initech/tps', 1), (err: unknown) => (err as { status?: number }).status === 404);
+    await assert.rejects(
+      github.getPullRequest('initech/tps', 1),
+      (err: unknown) => (err as { status?: number }).status === 404,
+    );
   });
 
   test('F2: selfLogin of an App is its slug + [bot]', async () => {
@@ -78,19 +88,25 @@ describe('GitHub adapter: App auth', () => {
     // Whoever reads the URL next (pr checks, J2) reads it bare; the blob host records what arrives.
     const res = await import('node:https').then(
       ({ get }) =>
-        new Promise<number>((resolve, reject) => get(url, { ca: fake.blobCa }, (r) => (r.resume(), resolve(r.statusCode ?? 0))).on('error', reject)),
+        new Promise<number>((resolve, reject) =>
+          get(url, { ca: fake.blobCa }, (r) => (r.resume(), resolve(r.statusCode ?? 0))).on('error', reject),
+        ),
     );
     assert.equal(res, 200);
     for (const r of fake.requestsTo(/./, 'blob')) {
       assert.equal(r.headers.authorization, undefined);
-      for (const token of Object.keys(fake.state.installationTokens)) assert.doesNotMatch(JSON.stringify(r.headers) + r.path, new RegExp(token));
+      for (const token of Object.keys(fake.state.installationTokens))
+        assert.doesNotMatch(JSON.stringify(r.headers) + r.path, new RegExp(token));
     }
   });
 
   test('M5: a configured installationId skips the lookup', async () => {
     const app = fake.state.app!;
     const keys = fake.createApp({ id: app.id, slug: app.slug });
-    const pinned = createGitHub({ apiUrl: fake.url, auth: { kind: 'app', appId: keys.appId, privateKey: keys.privateKey, installationId: acme } });
+    const pinned = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: keys.appId, privateKey: keys.privateKey, installationId: acme },
+    });
     fake.clearRequests();
     await pinned.getPullRequest('acme/shop', 7);
     assert.equal(fake.requestsTo(LOOKUP).length, 0);
@@ -98,12 +114,20 @@ describe('GitHub adapter: App auth', () => {
   });
 
   test('E4: a JWT signed with the wrong key is refused (401), as GitHub would', async () => {
-    const stranger = createGitHub({ apiUrl: fake.url, auth: { kind: 'app', appId: String(fake.state.app!.id), privateKey: otherKey() } });
-    await assert.rejects(stranger.getPullRequest('acme/shop', 7), (err: unknown) => (err as { status?: number }).status === 401);
+    const stranger = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: String(fake.state.app!.id), privateKey: otherKey() },
+    });
+    await assert.rejects(
+      stranger.getPullRequest('acme/shop', 7),
+      (err: unknown) => (err as { status?: number }).status === 401,
+    );
   });
 });
 
 /** A fresh PKCS#8 key the fake does not know. */
 function otherKey(): string {
-  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 }

@@ -18,7 +18,13 @@ describe('GitHub adapter: port methods (token auth)', () => {
     fake = await startFakeGitHub();
     token = fake.addUserToken('fixloop-user');
     github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, throttle: { spaceWrites: false } });
-    fake.addPull('Acme/Shop', 7, { headSha: HEAD, headRef: 'agent/fix', author: 'agent-bot', labels: ['bug'], draft: true });
+    fake.addPull('Acme/Shop', 7, {
+      headSha: HEAD,
+      headRef: 'agent/fix',
+      author: 'agent-bot',
+      labels: ['bug'],
+      draft: true,
+    });
   });
   after(async () => {
     fake.assertNoViolations();
@@ -69,23 +75,33 @@ describe('GitHub adapter: port methods (token auth)', () => {
 
   test('E1/J1: listCheckRuns reads every page (Link rel="next"), latest run per name', async () => {
     const sha = 'c'.repeat(40);
-    for (let i = 0; i < 150; i++) fake.addCheckRun(REPO, sha, { name: `job ${i}`, conclusion: i === 3 ? 'failure' : 'success' });
-    const rerun = fake.addCheckRun(REPO, sha, { name: 'job 3', status: 'in_progress', conclusion: null, appSlug: 'github-actions', outputTitle: 'rerun' });
-    fake.clearRequests();
-    const runs = await github.listCheckRuns(REPO, sha);
-    assert.equal(runs.length, 150);
-    assert.deepEqual(runs.find((r) => r.name === 'job 3'), {
-      id: rerun.id,
+    for (let i = 0; i < 150; i++)
+      fake.addCheckRun(REPO, sha, { name: `job ${i}`, conclusion: i === 3 ? 'failure' : 'success' });
+    const rerun = fake.addCheckRun(REPO, sha, {
       name: 'job 3',
       status: 'in_progress',
       conclusion: null,
-      startedAt: '2024-01-01T00:00:00Z',
-      completedAt: null,
-      detailsUrl: runs.find((r) => r.name === 'job 3')!.detailsUrl,
       appSlug: 'github-actions',
       outputTitle: 'rerun',
-      outputSummary: null,
     });
+    fake.clearRequests();
+    const runs = await github.listCheckRuns(REPO, sha);
+    assert.equal(runs.length, 150);
+    assert.deepEqual(
+      runs.find((r) => r.name === 'job 3'),
+      {
+        id: rerun.id,
+        name: 'job 3',
+        status: 'in_progress',
+        conclusion: null,
+        startedAt: '2024-01-01T00:00:00Z',
+        completedAt: null,
+        detailsUrl: runs.find((r) => r.name === 'job 3')!.detailsUrl,
+        appSlug: 'github-actions',
+        outputTitle: 'rerun',
+        outputSummary: null,
+      },
+    );
     const pages = fake.requestsTo(/\/check-runs/);
     assert.equal(pages.length, 2, 'two pages of 100');
     assert.match(pages[1]!.path, /page=2/);
@@ -94,7 +110,12 @@ describe('GitHub adapter: port methods (token auth)', () => {
   test('B4/J1: listStatuses gives the latest status per context', async () => {
     const sha = 'd'.repeat(40);
     fake.addStatus(REPO, sha, { context: 'ci/lint', state: 'pending' });
-    fake.addStatus(REPO, sha, { context: 'ci/lint', state: 'failure', description: 'lint failed', targetUrl: 'https://ci.example/1' });
+    fake.addStatus(REPO, sha, {
+      context: 'ci/lint',
+      state: 'failure',
+      description: 'lint failed',
+      targetUrl: 'https://ci.example/1',
+    });
     fake.addStatus(REPO, sha, { context: 'ci/build', state: 'success' });
     const statuses = await github.listStatuses(REPO, sha);
     assert.deepEqual(
@@ -113,7 +134,13 @@ describe('GitHub adapter: port methods (token auth)', () => {
   });
 
   test('B4: requiredChecks joins contexts and checks; unprotected (404) or unreadable (403) is null', async () => {
-    fake.state.protection['acme/shop:main'] = { contexts: ['ci/lint'], checks: [{ context: 'ci/lint', app_id: null }, { context: 'test', app_id: 15368 }] };
+    fake.state.protection['acme/shop:main'] = {
+      contexts: ['ci/lint'],
+      checks: [
+        { context: 'ci/lint', app_id: null },
+        { context: 'test', app_id: 15368 },
+      ],
+    };
     fake.setRequiredChecks(REPO, 'release/1.x', ['build']);
     fake.setRequiredChecks(REPO, 'locked', 'forbidden');
     assert.deepEqual(await github.requiredChecks(REPO, 'main'), ['ci/lint', 'test']);
@@ -141,7 +168,10 @@ describe('GitHub adapter: port methods (token auth)', () => {
   });
 
   test('J2: a job without a log is a GitHubError 404', async () => {
-    await assert.rejects(github.jobLogUrl(REPO, 999_999), (err: unknown) => err instanceof GitHubError && err.status === 404);
+    await assert.rejects(
+      github.jobLogUrl(REPO, 999_999),
+      (err: unknown) => err instanceof GitHubError && err.status === 404,
+    );
   });
 
   test('K5: addLabels and removeLabel; removing an absent label is not an error', async () => {
@@ -151,7 +181,11 @@ describe('GitHub adapter: port methods (token auth)', () => {
     await github.removeLabel(REPO, 7, 'fixloop:needs-human');
     await github.removeLabel(REPO, 7, 'fixloop:needs-human');
     assert.deepEqual(fake.state.pulls['acme/shop#7']?.labels, ['bug']);
-    assert.equal(fake.requestsTo(/\/issues\/7\/labels$/).filter((r) => r.method === 'POST').length, 1, 'no request for an empty list');
+    assert.equal(
+      fake.requestsTo(/\/issues\/7\/labels$/).filter((r) => r.method === 'POST').length,
+      1,
+      'no request for an empty list',
+    );
   });
 
   test('K8: create, update and list issue comments (all pages), with authors and their type', async () => {
@@ -165,13 +199,31 @@ describe('GitHub adapter: port methods (token auth)', () => {
     assert.equal(updated.body, '<!-- fixloop-state -->\n{"attempts":1}');
     const comments = await github.listIssueComments(REPO, 11);
     assert.equal(comments.length, 107);
-    assert.deepEqual(comments.at(-2), { id: comments.at(-2)!.id, body: 'beep', author: 'ci-helper[bot]', authorType: 'Bot', updatedAt: comments.at(-2)!.updatedAt });
+    assert.deepEqual(comments.at(-2), {
+      id: comments.at(-2)!.id,
+      body: 'beep',
+      author: 'ci-helper[bot]',
+      authorType: 'Bot',
+      updatedAt: comments.at(-2)!.updatedAt,
+    });
     assert.equal(comments.at(-1)!.body, updated.body);
   });
 
   test('F1: listReviews gives state, body, author, commit', async () => {
-    fake.addReview(REPO, 7, { state: 'CHANGES_REQUESTED', body: 'please fix', author: 'alice', commitId: HEAD, submittedAt: '2024-05-01T10:00:00Z' });
-    fake.addReview(REPO, 7, { state: 'COMMENTED', body: '', author: 'review-bot[bot]', authorType: 'Bot', commitId: HEAD });
+    fake.addReview(REPO, 7, {
+      state: 'CHANGES_REQUESTED',
+      body: 'please fix',
+      author: 'alice',
+      commitId: HEAD,
+      submittedAt: '2024-05-01T10:00:00Z',
+    });
+    fake.addReview(REPO, 7, {
+      state: 'COMMENTED',
+      body: '',
+      author: 'review-bot[bot]',
+      authorType: 'Bot',
+      commitId: HEAD,
+    });
     const reviews = await github.listReviews(REPO, 7);
     assert.deepEqual(reviews[0], {
       id: reviews[0]!.id,
@@ -206,7 +258,9 @@ describe('GitHub adapter: port methods (token auth)', () => {
   });
 
   test('E4: every request carries the token as "token …" and a user agent', () => {
-    const apiRequests = fake.requests.filter((r) => r.host === 'api' && r.operation !== null && !r.path.includes('/app/'));
+    const apiRequests = fake.requests.filter(
+      (r) => r.host === 'api' && r.operation !== null && !r.path.includes('/app/'),
+    );
     assert.ok(apiRequests.length > 0);
     for (const r of apiRequests.filter((r) => !/^Bearer /.test(String(r.headers.authorization)))) {
       assert.match(String(r.headers.authorization), /^token /, r.path);
@@ -232,9 +286,17 @@ describe('GitHub adapter: conditional requests (ETag)', () => {
   });
 
   test('E1/E4: the second identical read sends If-None-Match; the 304 yields the same data', async () => {
-    const first = [await github.getPullRequest(REPO, 7), await github.listCheckRuns(REPO, HEAD), await github.listStatuses(REPO, HEAD)];
+    const first = [
+      await github.getPullRequest(REPO, 7),
+      await github.listCheckRuns(REPO, HEAD),
+      await github.listStatuses(REPO, HEAD),
+    ];
     fake.clearRequests();
-    const second = [await github.getPullRequest(REPO, 7), await github.listCheckRuns(REPO, HEAD), await github.listStatuses(REPO, HEAD)];
+    const second = [
+      await github.getPullRequest(REPO, 7),
+      await github.listCheckRuns(REPO, HEAD),
+      await github.listStatuses(REPO, HEAD),
+    ];
     assert.deepEqual(second, first);
     assert.equal(fake.requests.length, 3);
     for (const r of fake.requests) {

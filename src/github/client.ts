@@ -8,7 +8,17 @@ import { EtagCache } from './etag-cache.js';
 import { toGitHubError } from './errors.js';
 import { createClientRouter, type GitHubAuth } from './installations.js';
 import { silentGitHubLog, type GitHubClient, type GitHubLog } from './octokit.js';
-import { toCheckRun, toCommitStatus, toComparison, toIssueComment, toPullRequest, toReview, type CheckRunJson, type CommitComparisonJson, type CommitStatusJson } from './to-port.js';
+import {
+  toCheckRun,
+  toCommitStatus,
+  toComparison,
+  toIssueComment,
+  toPullRequest,
+  toReview,
+  type CheckRunJson,
+  type CommitComparisonJson,
+  type CommitStatusJson,
+} from './to-port.js';
 
 export type { GitHubAuth } from './installations.js';
 export type { GitHubLog } from './octokit.js';
@@ -54,7 +64,11 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
   let self: Promise<string | null> | null = null;
 
   /** Runs one call on the repository's client, mapping what GitHub refuses to GitHubError. */
-  async function onRepo<T>(repository: string, what: string, call: (gh: GitHubClient, owner: string, repo: string) => Promise<T>): Promise<T> {
+  async function onRepo<T>(
+    repository: string,
+    what: string,
+    call: (gh: GitHubClient, owner: string, repo: string) => Promise<T>,
+  ): Promise<T> {
     const [owner, repo] = splitRepository(repository);
     try {
       return await call(await router.forRepository(owner, repo), owner, repo);
@@ -95,14 +109,18 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     getPullRequest: (repository, number) =>
       onRepo(repository, 'GET pull request', async (gh, owner, repo) => {
         const key = `pull ${owner}/${repo}#${number}`;
-        const { data } = await conditional(key, (headers) => gh.rest.pulls.get({ owner, repo, pull_number: number, headers }));
+        const { data } = await conditional(key, (headers) =>
+          gh.rest.pulls.get({ owner, repo, pull_number: number, headers }),
+        );
         return toPullRequest(data);
       }),
 
     listCheckRuns: (repository, ref) =>
       onRepo(repository, 'GET check runs', async (gh, owner, repo) => {
         const pages = await allPages(`check-runs ${owner}/${repo}@${ref}`, (page, key) =>
-          conditional(key, (headers) => gh.rest.checks.listForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers })),
+          conditional(key, (headers) =>
+            gh.rest.checks.listForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+          ),
         );
         return pages.flatMap((page) => page.check_runs.map((run) => toCheckRun(run as CheckRunJson)));
       }),
@@ -111,7 +129,9 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
       onRepo(repository, 'GET combined status', async (gh, owner, repo) => {
         // The combined status already holds the latest status per context.
         const pages = await allPages(`status ${owner}/${repo}@${ref}`, (page, key) =>
-          conditional(key, (headers) => gh.rest.repos.getCombinedStatusForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers })),
+          conditional(key, (headers) =>
+            gh.rest.repos.getCombinedStatusForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+          ),
         );
         return pages.flatMap((page) => page.statuses.map((status) => toCommitStatus(status as CommitStatusJson)));
       }),
@@ -142,7 +162,11 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
         const status = res.status as number;
         const location = res.headers.location;
         if (status < 300 || status >= 400 || typeof location !== 'string' || location === '') {
-          throw new GitHubError(502, `GET job logs ${owner}/${repo} job ${jobId}: expected a redirect, got ${status}`, false);
+          throw new GitHubError(
+            502,
+            `GET job logs ${owner}/${repo} job ${jobId}: expected a redirect, got ${status}`,
+            false,
+          );
         }
         return location;
       }),
@@ -165,7 +189,12 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
 
     listIssueComments: (repository, number) =>
       onRepo(repository, 'GET issue comments', async (gh, owner, repo) => {
-        const comments = await gh.paginate(gh.rest.issues.listComments, { owner, repo, issue_number: number, per_page: PER_PAGE });
+        const comments = await gh.paginate(gh.rest.issues.listComments, {
+          owner,
+          repo,
+          issue_number: number,
+          per_page: PER_PAGE,
+        });
         return comments.map(toIssueComment);
       }),
 
@@ -183,13 +212,19 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
 
     listReviews: (repository, number) =>
       onRepo(repository, 'GET reviews', async (gh, owner, repo) => {
-        const reviews = await gh.paginate(gh.rest.pulls.listReviews, { owner, repo, pull_number: number, per_page: PER_PAGE });
+        const reviews = await gh.paginate(gh.rest.pulls.listReviews, {
+          owner,
+          repo,
+          pull_number: number,
+          per_page: PER_PAGE,
+        });
         return reviews.map(toReview);
       }),
 
     compareCommits: (repository, base, head) =>
       onRepo(repository, 'GET compare', async (gh, owner, repo) => {
-        if (!isRef(base) || !isRef(head)) throw new TypeError(`not a commit or ref to compare: ${JSON.stringify(base)}...${JSON.stringify(head)}`);
+        if (!isRef(base) || !isRef(head))
+          throw new TypeError(`not a commit or ref to compare: ${JSON.stringify(base)}...${JSON.stringify(head)}`);
         // No paging parameter: the one answer lists every changed file GitHub shows (at most 300);
         // with one, files appear on the first page only. Commits are not read, so their cap is moot.
         const { data } = await gh.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}` });

@@ -16,7 +16,12 @@ describe('GitHub adapter: compareCommits', () => {
 
   before(async () => {
     fake = await startFakeGitHub();
-    github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token: fake.addUserToken('fixloop-user') }, throttle: { spaceWrites: false }, retry: { retries: 0 } });
+    github = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'token', token: fake.addUserToken('fixloop-user') },
+      throttle: { spaceWrites: false },
+      retry: { retries: 0 },
+    });
   });
   after(async () => {
     fake.assertNoViolations();
@@ -56,7 +61,8 @@ describe('GitHub adapter: compareCommits', () => {
   });
 
   test('K4: GitHub lists at most 300 files: a list at the cap is marked truncated', async () => {
-    const files = (n: number) => Array.from({ length: n }, (_, i) => ({ path: `src/f${i}.ts`, patch: '@@ -1 +1 @@\n-a\n+b' }));
+    const files = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ path: `src/f${i}.ts`, patch: '@@ -1 +1 @@\n-a\n+b' }));
     fake.setCompare('acme/shop', BASE, 'a'.repeat(40), files(299));
     fake.setCompare('acme/shop', BASE, 'b'.repeat(40), files(300));
     fake.setCompare('acme/shop', BASE, 'c'.repeat(40), files(420));
@@ -94,6 +100,14 @@ describe('GitHub adapter: compareCommits', () => {
 
   test('GitHub statuses map onto the port’s four', () => {
     const of = (status: string) => toComparedFile({ filename: 'f', status, sha: null }).status;
-    assert.deepEqual(['added', 'removed', 'modified', 'renamed', 'copied', 'changed', 'unchanged'].map(of), ['added', 'removed', 'modified', 'renamed', 'added', 'modified', 'modified']);
+    assert.deepEqual(['added', 'removed', 'modified', 'renamed', 'copied', 'changed', 'unchanged'].map(of), [
+      'added',
+      'removed',
+      'modified',
+      'renamed',
+      'added',
+      'modified',
+      'modified',
+    ]);
   });
 });

@@ -13,13 +13,25 @@ function isRequestErrorLike(err: unknown): err is RequestErrorLike {
   return err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
 }
 
-export function isRateLimited(status: number, headers: Record<string, string | number | undefined> | undefined, message: string): boolean {
+export function isRateLimited(
+  status: number,
+  headers: Record<string, string | number | undefined> | undefined,
+  message: string,
+): boolean {
   if (status === 429) return true;
   if (status !== 403) return false;
-  return String(headers?.['x-ratelimit-remaining'] ?? '') === '0' || headers?.['retry-after'] !== undefined || /rate limit/i.test(message);
+  return (
+    String(headers?.['x-ratelimit-remaining'] ?? '') === '0' ||
+    headers?.['retry-after'] !== undefined ||
+    /rate limit/i.test(message)
+  );
 }
 
-export function isRetryable(status: number, headers: Record<string, string | number | undefined> | undefined, message: string): boolean {
+export function isRetryable(
+  status: number,
+  headers: Record<string, string | number | undefined> | undefined,
+  message: string,
+): boolean {
   return status >= 500 || status === 408 || isRateLimited(status, headers, message);
 }
 
@@ -31,5 +43,9 @@ export function isRetryable(status: number, headers: Record<string, string | num
 export function toGitHubError(err: unknown, what: string): unknown {
   if (err instanceof GitHubError || !isRequestErrorLike(err)) return err;
   const headers = err.response?.headers;
-  return new GitHubError(err.status, `${what}: ${err.status} ${err.message}`, isRetryable(err.status, headers, err.message));
+  return new GitHubError(
+    err.status,
+    `${what}: ${err.status} ${err.message}`,
+    isRetryable(err.status, headers, err.message),
+  );
 }

@@ -11,7 +11,8 @@ export class EtagCache<V> {
   private readonly entries = new Map<string, CachedAnswer<V>>();
 
   constructor(readonly maxEntries = 500) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`);
   }
 
   get size(): number {

@@ -33,15 +33,25 @@ export function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
   if (!parsed.success) throw new ConfigError('environment', parsed.error);
   const vars = parsed.data;
 
-  const apiUrl = (vars.GITHUB_API_URL ?? (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)).replace(/\/+$/, '');
+  const apiUrl = (
+    vars.GITHUB_API_URL ??
+    (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)
+  ).replace(/\/+$/, '');
   if (vars.GITHUB_TOKEN !== undefined) return { apiUrl, auth: { kind: 'token', token: vars.GITHUB_TOKEN } };
   if (vars.APP_ID === undefined) {
-    throw ConfigError.at('environment', ['GITHUB_TOKEN'], 'GitHub credentials are required: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY or PRIVATE_KEY_PATH');
+    throw ConfigError.at(
+      'environment',
+      ['GITHUB_TOKEN'],
+      'GitHub credentials are required: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY or PRIVATE_KEY_PATH',
+    );
   }
   if (vars.PRIVATE_KEY !== undefined && vars.PRIVATE_KEY_PATH !== undefined) {
     throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], 'set PRIVATE_KEY or PRIVATE_KEY_PATH, not both');
   }
-  return { apiUrl, auth: { kind: 'app', appId: vars.APP_ID, privateKey: readPrivateKey(vars.PRIVATE_KEY, vars.PRIVATE_KEY_PATH) } };
+  return {
+    apiUrl,
+    auth: { kind: 'app', appId: vars.APP_ID, privateKey: readPrivateKey(vars.PRIVATE_KEY, vars.PRIVATE_KEY_PATH) },
+  };
 }
 
 /** A GitHubPort over the client the environment describes; Octokit is loaded on the first call. */
@@ -75,8 +85,10 @@ function readPrivateKey(inline: string | undefined, path: string | undefined): s
       throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], `cannot be read: ${(err as Error).message}`);
     }
   }
-  if (inline === undefined) throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is required with APP_ID (or PRIVATE_KEY_PATH)');
+  if (inline === undefined)
+    throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is required with APP_ID (or PRIVATE_KEY_PATH)');
   const text = inline.includes('-----BEGIN') ? inline : Buffer.from(inline, 'base64').toString('utf8');
-  if (!text.includes('-----BEGIN')) throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is not a PEM key (nor base64 of one)');
+  if (!text.includes('-----BEGIN'))
+    throw ConfigError.at('environment', ['PRIVATE_KEY'], 'is not a PEM key (nor base64 of one)');
   return text.replace(/\\n/g, '\n');
 }

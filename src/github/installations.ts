@@ -6,8 +6,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { buildOctokit, type GitHubClient, type RequestPolicy } from './octokit.js';
 
 export type GitHubAuth =
-  | { kind: 'token'; token: string }
-  | { kind: 'app'; appId: string; privateKey: string; installationId?: number };
+  { kind: 'token'; token: string } | { kind: 'app'; appId: string; privateKey: string; installationId?: number };
 
 export interface ClientRouter {
   /** The client for calls on owner/repo. */

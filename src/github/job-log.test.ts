@@ -4,7 +4,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +47,12 @@ let big: BigState | null = null;
 
 function streamBigLog(res: ServerResponse): BigState {
   let onClose = (): void => {};
-  const state: BigState = { written: 0, finished: false, closedBeforeFinish: false, closed: new Promise<void>((r) => (onClose = r)) };
+  const state: BigState = {
+    written: 0,
+    finished: false,
+    closedBeforeFinish: false,
+    closed: new Promise<void>((r) => (onClose = r)),
+  };
   res.on('close', () => {
     state.closedBeforeFinish = !state.finished;
     onClose();
@@ -66,10 +76,27 @@ function streamBigLog(res: ServerResponse): BigState {
 }
 
 before(async () => {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-days',
+      '1',
+    ],
+    { stdio: 'ignore' },
+  );
   ca = readFileSync(join(dir, 'cert.pem'));
 
   plain = createHttpServer((_req, res) => res.end('plain'));
@@ -179,7 +206,10 @@ describe('fetchLogTail (J2)', () => {
   it('follows an https redirect, again without credentials', async () => {
     const tail = await fetchLogTail(`${base}/to-log`, { ca });
     assert.match(tail.text, /exit code 1/);
-    assert.deepEqual(seen.map((s) => s.url), ['/to-log', '/log']);
+    assert.deepEqual(
+      seen.map((s) => s.url),
+      ['/to-log', '/log'],
+    );
     assert.ok(seen.every((s) => s.headers.authorization === undefined && s.headers.cookie === undefined));
   });
 
@@ -230,7 +260,10 @@ describe('fetchLogTail (J2)', () => {
     assert.equal(lines.at(-2), cleanLogLine(bigLine(lastWhole + 1).slice(0, LOG_MAX_BYTES % LINE_BYTES)));
     assert.equal(lines.at(-3), cleanBigLine(lastWhole));
     assert.equal(lines[0], cleanBigLine(lastWhole - 198));
-    assert.equal(lines.at(-3), `line ${String(lastWhole).padStart(8, '0')} ${'x'.repeat(LINE_BYTES - 1 - TS.length - 'line 00000000 '.length - 9)}`);
+    assert.equal(
+      lines.at(-3),
+      `line ${String(lastWhole).padStart(8, '0')} ${'x'.repeat(LINE_BYTES - 1 - TS.length - 'line 00000000 '.length - 9)}`,
+    );
   });
 
   it('keeps no more than keepBytes of a long log', async () => {

@@ -69,10 +69,19 @@ export async function fetchLogTail(url: string, opts: FetchLogTailOptions = {}):
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs ?? LOG_TIMEOUT_MS);
   try {
     for (let redirects = 0; ; redirects++) {
-      const answer = await readOnce(target, { keepBytes, maxBytes, ca: opts.ca, signal: deadline.signal, timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS });
+      const answer = await readOnce(target, {
+        keepBytes,
+        maxBytes,
+        ca: opts.ca,
+        signal: deadline.signal,
+        timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS,
+      });
       if (answer.kind === 'body') return renderTail(answer, lines);
       if (redirects >= LOG_MAX_REDIRECTS) {
-        throw new LogReadError('too_many_redirects', `more than ${LOG_MAX_REDIRECTS} redirects after the signed log URL`);
+        throw new LogReadError(
+          'too_many_redirects',
+          `more than ${LOG_MAX_REDIRECTS} redirects after the signed log URL`,
+        );
       }
       target = httpsUrl(new URL(answer.location, target).href);
     }
@@ -88,19 +97,22 @@ function httpsUrl(raw: string): URL {
   } catch {
     throw new LogReadError('not_https', 'the log URL is not a URL');
   }
-  if (url.protocol !== 'https:') throw new LogReadError('not_https', `refusing a ${url.protocol} log URL: only https is followed`);
+  if (url.protocol !== 'https:')
+    throw new LogReadError('not_https', `refusing a ${url.protocol} log URL: only https is followed`);
   return url;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 
 // --- One request ----------------------------------------------------------------------------------
 
-type Answer = { kind: 'redirect'; location: string } | { kind: 'body'; tail: TailBuffer; bytesRead: number; cut: boolean };
+type Answer =
+  { kind: 'redirect'; location: string } | { kind: 'body'; tail: TailBuffer; bytesRead: number; cut: boolean };
 
 interface ReadOptions {
   keepBytes: number;
@@ -120,13 +132,27 @@ function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
     };
     const fail = (err: unknown): void =>
       settle(() => {
-        if (o.signal.aborted) reject(new LogReadError('timeout', `the log was not read within ${o.timeoutMs} ms`, null, { cause: err }));
+        if (o.signal.aborted)
+          reject(new LogReadError('timeout', `the log was not read within ${o.timeoutMs} ms`, null, { cause: err }));
         else if (err instanceof LogReadError) reject(err);
-        else reject(new LogReadError('network', `reading the log failed: ${err instanceof Error ? err.message : String(err)}`, null, { cause: err }));
+        else
+          reject(
+            new LogReadError(
+              'network',
+              `reading the log failed: ${err instanceof Error ? err.message : String(err)}`,
+              null,
+              { cause: err },
+            ),
+          );
       });
 
     // Only a user-agent: no Authorization, no cookies, and a private agent so no socket is shared.
-    const options: RequestOptions = { method: 'GET', headers: { 'user-agent': USER_AGENT }, agent: false, signal: o.signal };
+    const options: RequestOptions = {
+      method: 'GET',
+      headers: { 'user-agent': USER_AGENT },
+      agent: false,
+      signal: o.signal,
+    };
     if (o.ca !== undefined) options.ca = o.ca;
     const req = request(target, options, (res) => onResponse(res));
     req.on('error', fail);
@@ -137,7 +163,8 @@ function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
       if (REDIRECT_STATUSES.has(status)) {
         const location = res.headers.location;
         res.destroy();
-        if (location === undefined || location === '') fail(new LogReadError('http_status', `the log host answered ${status} without a Location`, status));
+        if (location === undefined || location === '')
+          fail(new LogReadError('http_status', `the log host answered ${status} without a Location`, status));
         else settle(() => resolve({ kind: 'redirect', location }));
         return;
       }

@@ -46,7 +46,10 @@ const UNSPACED = {
  */
 const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
 
-export function buildOctokit(policy: RequestPolicy, auth: Pick<ConstructorParameters<typeof ThrottledOctokit>[0] & object, 'auth' | 'authStrategy'>): GitHubClient {
+export function buildOctokit(
+  policy: RequestPolicy,
+  auth: Pick<ConstructorParameters<typeof ThrottledOctokit>[0] & object, 'auth' | 'authStrategy'>,
+): GitHubClient {
   const { log } = policy;
   const onLimit =
     (kind: 'primary' | 'secondary') =>

@@ -18,7 +18,8 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     fake = await startFakeGitHub();
     const token = fake.addUserToken('fixloop-user');
     fake.addPull(REPO, 7, { headSha: 'a'.repeat(40) });
-    client = (extra = {}) => createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, retry: { backoffUnitMs: 20 }, ...extra });
+    client = (extra = {}) =>
+      createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, retry: { backoffUnitMs: 20 }, ...extra });
   });
   afterEach(async () => {
     fake.assertNoViolations();
@@ -30,7 +31,10 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     const started = Date.now();
     const pr = await client().getPullRequest(REPO, 7);
     assert.equal(pr.number, 7);
-    assert.deepEqual(fake.requestsTo(PULL).map((r) => r.status), [502, 502, 200]);
+    assert.deepEqual(
+      fake.requestsTo(PULL).map((r) => r.status),
+      [502, 502, 200],
+    );
     // Backoff n² × unit: 1 × 20 ms, then 4 × 20 ms.
     assert.ok(Date.now() - started >= 95, `backed off (${Date.now() - started} ms)`);
   });
@@ -48,7 +52,10 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
 
   test('E4: a 4xx is not retried', async () => {
     fake.failNext(PULL, [422]);
-    await assert.rejects(client().getPullRequest(REPO, 7), (err: unknown) => err instanceof GitHubError && err.status === 422 && !err.retryable);
+    await assert.rejects(
+      client().getPullRequest(REPO, 7),
+      (err: unknown) => err instanceof GitHubError && err.status === 422 && !err.retryable,
+    );
     assert.equal(fake.requestsTo(PULL).length, 1);
   });
 
@@ -94,7 +101,10 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
   test('E4: a wait longer than maxWaitSeconds is not sat out: retryable GitHubError after 1 request', async () => {
     fake.rateLimitNext(PULL, 3600, { kind: 'primary', status: 429 });
     const started = Date.now();
-    await assert.rejects(client({ throttle: { maxWaitSeconds: 60 } }).getPullRequest(REPO, 7), (err: unknown) => err instanceof GitHubError && err.status === 429 && err.retryable);
+    await assert.rejects(
+      client({ throttle: { maxWaitSeconds: 60 } }).getPullRequest(REPO, 7),
+      (err: unknown) => err instanceof GitHubError && err.status === 429 && err.retryable,
+    );
     assert.equal(fake.requestsTo(PULL).length, 1);
     assert.ok(Date.now() - started < 1000);
   });

@@ -33,7 +33,11 @@ describe('scoped workspace token (L2)', () => {
 
   test('an App asks for a token limited to the one repository, with contents: write only', async () => {
     fake.clearRequests();
-    const tokens = createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, retries: 0 });
+    const tokens = createScopedTokens({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      retries: 0,
+    });
     const token = await tokens.forRepository('acme/shop');
     assert.match(token, /^ghs_/);
     assert.ok(token in fake.state.installationTokens, 'a token the fake issued');
@@ -45,12 +49,21 @@ describe('scoped workspace token (L2)', () => {
     assert.equal(issue?.path, `/app/installations/${acme}/access_tokens`);
     assert.equal(issue?.method, 'POST');
     assert.deepEqual(issue?.body, { repositories: ['shop'], permissions: { contents: 'write' } });
-    for (const r of [lookup, issue]) assert.match(String(r?.headers.authorization), /^bearer [\w-]+\.[\w-]+\.[\w-]+$/i, 'the App authenticates with its JWT');
+    for (const r of [lookup, issue])
+      assert.match(
+        String(r?.headers.authorization),
+        /^bearer [\w-]+\.[\w-]+\.[\w-]+$/i,
+        'the App authenticates with its JWT',
+      );
   });
 
   test('each run gets a fresh token; the installation is looked up once per owner', async () => {
     fake.clearRequests();
-    const tokens = createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, retries: 0 });
+    const tokens = createScopedTokens({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      retries: 0,
+    });
     const a = await tokens.forRepository('acme/shop');
     const b = await tokens.forRepository('acme/shop');
     const c = await tokens.forRepository('Acme/site');
@@ -68,22 +81,37 @@ describe('scoped workspace token (L2)', () => {
 
   test('a configured installation id skips the lookup', async () => {
     fake.clearRequests();
-    const tokens = createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey, installationId: acme }, retries: 0 });
+    const tokens = createScopedTokens({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey, installationId: acme },
+      retries: 0,
+    });
     await tokens.forRepository('acme/shop');
     assert.equal(fake.requestsTo(LOOKUP).length, 0);
     assert.equal(fake.requestsTo(TOKENS).length, 1);
   });
 
   test('an owner without the App installed is refused (404), and a later install is found', async () => {
-    const tokens = createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, retries: 0 });
-    await assert.rejects(tokens.forRepository('initech/tps'), (err: unknown) => (err as { status?: number }).status === 404);
+    const tokens = createScopedTokens({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      retries: 0,
+    });
+    await assert.rejects(
+      tokens.forRepository('initech/tps'),
+      (err: unknown) => (err as { status?: number }).status === 404,
+    );
     fake.addInstallation('initech');
     assert.match(await tokens.forRepository('initech/tps'), /^ghs_/);
   });
 
   test('a malformed repository is refused before any request', async () => {
     fake.clearRequests();
-    const tokens = createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, retries: 0 });
+    const tokens = createScopedTokens({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      retries: 0,
+    });
     for (const bad of ['acme', 'acme/shop/x', '../shop', 'acme/..', '-x/y z']) {
       await assert.rejects(tokens.forRepository(bad), /invalid repository/, bad);
     }

@@ -1,7 +1,15 @@
 // GitHub's JSON answers turned into the port's records, naming only the fields fixloop reads;
 // repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them).
 // SPEC B4, E1, F1–F2, J1, K3–K4, K8.
-import type { CheckRunInfo, CommitStatusInfo, ComparedFile, Comparison, IssueCommentInfo, PullRequestInfo, ReviewInfo } from '../app/github-port.js';
+import type {
+  CheckRunInfo,
+  CommitStatusInfo,
+  ComparedFile,
+  Comparison,
+  IssueCommentInfo,
+  PullRequestInfo,
+  ReviewInfo,
+} from '../app/github-port.js';
 
 interface Account {
   login: string;
@@ -79,8 +87,16 @@ const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
 
 export function toCommitStatus(data: CommitStatusJson): CommitStatusInfo {
   // An unknown state is neither an explicit success nor red: treat it as still pending (B4).
-  const state = (STATUS_STATES as readonly string[]).includes(data.state) ? (data.state as CommitStatusInfo['state']) : 'pending';
-  return { context: data.context, state, description: data.description, targetUrl: data.target_url, updatedAt: data.updated_at };
+  const state = (STATUS_STATES as readonly string[]).includes(data.state)
+    ? (data.state as CommitStatusInfo['state'])
+    : 'pending';
+  return {
+    context: data.context,
+    state,
+    description: data.description,
+    targetUrl: data.target_url,
+    updatedAt: data.updated_at,
+  };
 }
 
 export interface IssueCommentJson {
@@ -91,7 +107,13 @@ export interface IssueCommentJson {
 }
 
 export function toIssueComment(data: IssueCommentJson): IssueCommentInfo {
-  return { id: data.id, body: data.body ?? '', author: data.user?.login ?? null, authorType: data.user?.type ?? null, updatedAt: data.updated_at };
+  return {
+    id: data.id,
+    body: data.body ?? '',
+    author: data.user?.login ?? null,
+    authorType: data.user?.type ?? null,
+    updatedAt: data.updated_at,
+  };
 }
 
 export interface ReviewJson {
@@ -133,7 +155,13 @@ export const COMPARE_FILES_CAP = 300;
 export function toComparedFile(data: DiffEntryJson): ComparedFile {
   // A copy is a new file at its path; `changed` (a mode change) and `unchanged` modify nothing new.
   const status: ComparedFile['status'] =
-    data.status === 'added' || data.status === 'copied' ? 'added' : data.status === 'removed' ? 'removed' : data.status === 'renamed' ? 'renamed' : 'modified';
+    data.status === 'added' || data.status === 'copied'
+      ? 'added'
+      : data.status === 'removed'
+        ? 'removed'
+        : data.status === 'renamed'
+          ? 'renamed'
+          : 'modified';
   const file: ComparedFile = { path: data.filename, status, patch: data.patch ?? null, blobSha: data.sha ?? null };
   if (data.previous_filename !== undefined && data.previous_filename !== '') file.previousPath = data.previous_filename;
   return file;

@@ -49,7 +49,10 @@ function assertDocumented(method: string, path: string, status: number, body: un
     validate = ajv.compile({ $defs: closed(doc.components.schemas), allOf: [closed(schema)] });
     validators.set(key, validate);
   }
-  assert.ok(validate(body), `${method} ${path} ${status}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body)}`);
+  assert.ok(
+    validate(body),
+    `${method} ${path} ${status}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body)}`,
+  );
 }
 
 // --- the app under test ---------------------------------------------------------------------
@@ -61,10 +64,37 @@ function github(): Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listSt
   return {
     async getPullRequest(repository, number) {
       if (number === 404) throw new GitHubError(404, 'Not Found', false);
-      return { repository, number, state: 'open', merged: false, headSha: 'e'.repeat(40), headRef: 'agent/fix', headRepository: repository, baseRef: 'main', author: null, draft: false, labels: [], mergeableState: null, updatedAt: '2026-11-30T08:00:00Z' };
+      return {
+        repository,
+        number,
+        state: 'open',
+        merged: false,
+        headSha: 'e'.repeat(40),
+        headRef: 'agent/fix',
+        headRepository: repository,
+        baseRef: 'main',
+        author: null,
+        draft: false,
+        labels: [],
+        mergeableState: null,
+        updatedAt: '2026-11-30T08:00:00Z',
+      };
     },
     async listCheckRuns() {
-      return [{ id: 11, name: 'test', status: 'completed', conclusion: 'failure', startedAt: null, completedAt: null, detailsUrl: null, appSlug: 'github-actions', outputTitle: null, outputSummary: null }];
+      return [
+        {
+          id: 11,
+          name: 'test',
+          status: 'completed',
+          conclusion: 'failure',
+          startedAt: null,
+          completedAt: null,
+          detailsUrl: null,
+          appSlug: 'github-actions',
+          outputTitle: null,
+          outputSummary: null,
+        },
+      ];
     },
     async listStatuses() {
       return [{ context: 'ci/legacy', state: 'success', description: null, targetUrl: null, updatedAt: null }];
@@ -89,7 +119,14 @@ describe('/api/run/*', () => {
     const r = w.addRun(taskId, { token: 'run-a', attempt: { state: 'running' } });
     runId = r.run.id;
     attemptId = r.attempt!.id;
-    resolveRun = createResolveRun({ agent: w.agent, ledger: w.ledger, github: github(), fetchLog: async () => ({ text: 'FAIL x', truncated: false }), clock: { now: () => new Date('2026-12-01T00:00:00Z') }, maxAttempts: 2 });
+    resolveRun = createResolveRun({
+      agent: w.agent,
+      ledger: w.ledger,
+      github: github(),
+      fetchLog: async () => ({ text: 'FAIL x', truncated: false }),
+      clock: { now: () => new Date('2026-12-01T00:00:00Z') },
+      maxAttempts: 2,
+    });
   });
 
   function app(over: { resolveRun?: ResolveRun | null; apiToken?: string | null } = {}) {
@@ -104,20 +141,30 @@ describe('/api/run/*', () => {
     });
   }
 
-  async function call(method: string, url: string, opts: { token?: string | null; body?: unknown; raw?: string; app?: ReturnType<typeof app> } = {}) {
+  async function call(
+    method: string,
+    url: string,
+    opts: { token?: string | null; body?: unknown; raw?: string; app?: ReturnType<typeof app> } = {},
+  ) {
     const headers: Record<string, string> = {};
     const token = opts.token === undefined ? 'run-a' : opts.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
     const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const res = await (opts.app ?? app()).request(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const res = await (opts.app ?? app()).request(url, {
+      method,
+      headers,
+      ...(payload !== undefined ? { body: payload } : {}),
+    });
     const body = (await res.json()) as any;
     assertDocumented(method, url.split('?')[0]!, res.status, body);
     return { status: res.status, body, headers: res.headers };
   }
 
   it("POST /api/run/outcome records the run's one outcome; a second is 409 outcome_already_reported", async () => {
-    const first = await call('POST', '/api/run/outcome', { body: { outcome: 'action_taken', reason: 'pushed the fix' } });
+    const first = await call('POST', '/api/run/outcome', {
+      body: { outcome: 'action_taken', reason: 'pushed the fix' },
+    });
     assert.equal(first.status, 200);
     assert.deepEqual(first.body, { attemptId, state: 'awaiting_progress', outcome: 'action_taken' });
     const second = await call('POST', '/api/run/outcome', { body: { outcome: 'non_actionable' } });
@@ -127,7 +174,14 @@ describe('/api/run/*', () => {
   });
 
   it('POST /api/run/outcome refuses a caller-chosen task, run or attempt, a bad outcome and a body that is not JSON (400 invalid)', async () => {
-    for (const body of [{ outcome: 'action_taken', taskId: 1 }, { outcome: 'action_taken', attemptId: 3 }, { outcome: 'done' }, {}, { outcome: 'blocked', reason: 'x'.repeat(501) }, [1]]) {
+    for (const body of [
+      { outcome: 'action_taken', taskId: 1 },
+      { outcome: 'action_taken', attemptId: 3 },
+      { outcome: 'done' },
+      {},
+      { outcome: 'blocked', reason: 'x'.repeat(501) },
+      [1],
+    ]) {
       const r = await call('POST', '/api/run/outcome', { body });
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.error, 'invalid');
@@ -147,7 +201,12 @@ describe('/api/run/*', () => {
   });
 
   it("POST /api/run/spend adds up and answers the Task's totals; no amount, a negative one or an extra field is 400", async () => {
-    assert.deepEqual((await call('POST', '/api/run/spend', { body: { model: 1.5, note: 'pass one' } })).body, { totalSpend: 1.5, model: 1.5, sandbox: 0, ciMinutes: 0 });
+    assert.deepEqual((await call('POST', '/api/run/spend', { body: { model: 1.5, note: 'pass one' } })).body, {
+      totalSpend: 1.5,
+      model: 1.5,
+      sandbox: 0,
+      ciMinutes: 0,
+    });
     const r = await call('POST', '/api/run/spend', { body: { sandbox: 0.5 } });
     assert.equal(r.status, 200);
     assert.equal(r.body.totalSpend, 2);
@@ -163,7 +222,10 @@ describe('/api/run/*', () => {
     const r = await call('GET', '/api/run/checks?failing=true&logLines=5');
     assert.equal(r.status, 200);
     assert.equal(r.body.number, 7);
-    assert.deepEqual(r.body.entries.map((e: any) => e.name), ['test']);
+    assert.deepEqual(
+      r.body.entries.map((e: any) => e.name),
+      ['test'],
+    );
     assert.deepEqual(r.body.entries[0].log.lines, ['FAIL x']);
     assert.equal((await call('GET', '/api/run/checks')).body.entries.length, 2, 'all entries by default');
     for (const q of ['logLines=5000', 'logLines=-1', 'failing=yes', 'number=8', 'taskId=1']) {
@@ -179,18 +241,29 @@ describe('/api/run/*', () => {
     const r = await call('GET', '/api/run/checks', { token: 'run-404' });
     assert.equal(r.status, 503);
     assert.match(r.body.message, /GitHub answered 404/);
-    const noGitHub = app({ resolveRun: createResolveRun({ agent: w.agent, ledger: w.ledger, github: null, fetchLog: async () => ({ text: '', truncated: false }), clock: { now: () => new Date() } }) });
+    const noGitHub = app({
+      resolveRun: createResolveRun({
+        agent: w.agent,
+        ledger: w.ledger,
+        github: null,
+        fetchLog: async () => ({ text: '', truncated: false }),
+        clock: { now: () => new Date() },
+      }),
+    });
     const r2 = await call('GET', '/api/run/checks', { app: noGitHub });
     assert.equal(r2.status, 503);
     assert.equal(r2.body.error, 'unavailable');
   });
 
-  it('GET /api/run/state is the loop state of the run\'s own Task', async () => {
+  it("GET /api/run/state is the loop state of the run's own Task", async () => {
     await call('POST', '/api/run/outcome', { body: { outcome: 'non_actionable' } });
     const r = await call('GET', '/api/run/state');
     assert.equal(r.status, 200);
     assert.equal(r.body.id, taskId);
-    assert.deepEqual(r.body.attempts.map((a: any) => [a.id, a.state, a.outcome]), [[attemptId, 'acknowledged', 'non_actionable']]);
+    assert.deepEqual(
+      r.body.attempts.map((a: any) => [a.id, a.state, a.outcome]),
+      [[attemptId, 'acknowledged', 'non_actionable']],
+    );
     assert.deepEqual(r.body.run, { id: runId, state: 'running', attemptId });
     assert.deepEqual(r.body.budget, { max: 2, used: 1, left: 1 });
   });
@@ -228,9 +301,20 @@ describe('/api/run/*', () => {
     const apiToken = await call('POST', '/api/run/outcome', { token: API_TOKEN, body: { outcome: 'action_taken' } });
     assert.equal(apiToken.status, 401);
     assert.match(apiToken.body.message, /FIXLOOP_RUN_TOKEN, not the API token/);
-    assert.match((await call('GET', '/api/run/state', { token: 'nobody' })).headers.get('www-authenticate') ?? '', /^Bearer/);
-    assert.match((await call('GET', '/api/run/state', { token: null })).body.message, /FIXLOOP_RUN_TOKEN/, 'a tokenless call is told which token');
-    assert.equal((await call('GET', '/api/run/state', { token: null, app: app({ resolveRun: null }) })).status, 401, 'the token is checked first');
+    assert.match(
+      (await call('GET', '/api/run/state', { token: 'nobody' })).headers.get('www-authenticate') ?? '',
+      /^Bearer/,
+    );
+    assert.match(
+      (await call('GET', '/api/run/state', { token: null })).body.message,
+      /FIXLOOP_RUN_TOKEN/,
+      'a tokenless call is told which token',
+    );
+    assert.equal(
+      (await call('GET', '/api/run/state', { token: null, app: app({ resolveRun: null }) })).status,
+      401,
+      'the token is checked first',
+    );
     // An install without an API token still needs the run token here.
     assert.equal((await call('GET', '/api/run/state', { token: null, app: app({ apiToken: null }) })).status, 401);
     assert.equal((await call('GET', '/api/run/state', { app: app({ apiToken: null }) })).status, 200);
@@ -251,7 +335,9 @@ describe('/api/run/*', () => {
     assert.equal(r.status, 503);
     assert.doesNotMatch(r.body.message, /database is down/, 'the cause stays in the log');
     assert.equal(errors.length, 1);
-    const refusing = app({ resolveRun: async () => Promise.reject(new AgentOpsError('unauthorized', 'unknown run token')) });
+    const refusing = app({
+      resolveRun: async () => Promise.reject(new AgentOpsError('unauthorized', 'unknown run token')),
+    });
     assert.equal((await call('GET', '/api/run/state', { app: refusing })).status, 401);
   });
 });

@@ -10,7 +10,15 @@ import type { Ledger, Logger } from '../app/ports.js';
 import { GitHubError } from '../app/github-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
-import { AGENT_OPS_ERROR_STATUS, AgentOpsError, FIX_OUTCOMES, REASON_MAX, type AgentOps, type AgentOpsErrorCode, type ResolveRun } from '../mcp/agent-ops.js';
+import {
+  AGENT_OPS_ERROR_STATUS,
+  AgentOpsError,
+  FIX_OUTCOMES,
+  REASON_MAX,
+  type AgentOps,
+  type AgentOpsErrorCode,
+  type ResolveRun,
+} from '../mcp/agent-ops.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 
@@ -37,7 +45,10 @@ const newTask = z.object({
 const patchTask = z.object({ state: z.enum(TASK_STATES) });
 const patchRun = z.object({ state: z.enum(RUN_STATES) });
 const putStop = z.object({ stopped: z.boolean() });
-const digits = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
+const digits = z
+  .string()
+  .regex(/^\d{1,9}$/, 'must be a whole number')
+  .transform(Number);
 const prChecksRequest = z.object({
   owner: z.string().regex(/^[\w.-]+$/, 'must be a GitHub owner'),
   repo: z.string().regex(/^[\w.-]+$/, 'must be a repository name'),
@@ -112,7 +123,8 @@ export function createApi(deps: ApiDeps): Hono {
     const parsed = newTask.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
     const route = routeRepository(deps.works, parsed.data.repository);
-    if (route.kind === 'refuse') return problem(c, 422, route.reason, `${parsed.data.repository} is not the data repository of a configured Work`);
+    if (route.kind === 'refuse')
+      return problem(c, 422, route.reason, `${parsed.data.repository} is not the data repository of a configured Work`);
     const created = await ledger.createTask({
       work: route.work.name,
       repository: route.repository,
@@ -120,7 +132,15 @@ export function createApi(deps: ApiDeps): Hono {
       branch: parsed.data.branch,
       resumeRef: parsed.data.resumeRef ?? null,
     });
-    if ('kind' in created) return c.json({ error: 'task_exists', message: 'a Task already holds this pull request', task: await taskView(ledger, created.task.id) }, 409);
+    if ('kind' in created)
+      return c.json(
+        {
+          error: 'task_exists',
+          message: 'a Task already holds this pull request',
+          task: await taskView(ledger, created.task.id),
+        },
+        409,
+      );
     return c.json(await taskView(ledger, created.task.id), 201);
   });
 
@@ -162,8 +182,10 @@ export function createApi(deps: ApiDeps): Hono {
     const principal = String(c.get('principal' as never) ?? 'person');
     if (principal.startsWith('run-token:')) {
       const token = principal.slice('run-token:'.length);
-      if (!run.tokenHash || !matchesHash(token, run.tokenHash)) return problem(c, 403, 'forbidden', 'this token is not scoped to this run');
-      if (['completed', 'failed', 'cancelled'].includes(run.state)) return problem(c, 409, 'run_ended', `run ${id} already ended (${run.state})`);
+      if (!run.tokenHash || !matchesHash(token, run.tokenHash))
+        return problem(c, 403, 'forbidden', 'this token is not scoped to this run');
+      if (['completed', 'failed', 'cancelled'].includes(run.state))
+        return problem(c, 409, 'run_ended', `run ${id} already ended (${run.state})`);
     }
     const parsed = patchRun.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
@@ -185,7 +207,12 @@ export function createApi(deps: ApiDeps): Hono {
       })
       .safeParse(c.req.query());
     if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
-    const decisions = await ledger.listDecisions({ taskId: q.data.taskId, deliveryId: q.data.delivery, limit: q.data.limit, beforeId: q.data.before });
+    const decisions = await ledger.listDecisions({
+      taskId: q.data.taskId,
+      deliveryId: q.data.delivery,
+      limit: q.data.limit,
+      beforeId: q.data.before,
+    });
     return c.json({ decisions });
   });
 
@@ -209,14 +236,27 @@ export function createApi(deps: ApiDeps): Hono {
     const parsed = prChecksRequest.safeParse({ ...c.req.param(), ...c.req.query() });
     if (!parsed.success) return problem(c, 400, 'invalid_query', z.prettifyError(parsed.error));
     if (!deps.prChecks) {
-      return problem(c, 503, 'github_not_configured', 'pr checks needs GitHub credentials: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY');
+      return problem(
+        c,
+        503,
+        'github_not_configured',
+        'pr checks needs GitHub credentials: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY',
+      );
     }
     const { owner, repo, number, failing, logLines } = parsed.data;
     try {
-      return c.json(await deps.prChecks({ repository: `${owner}/${repo}`, number, failingOnly: failing === 'true', logLines }));
+      return c.json(
+        await deps.prChecks({ repository: `${owner}/${repo}`, number, failingOnly: failing === 'true', logLines }),
+      );
     } catch (err) {
       if (!(err instanceof GitHubError)) throw err;
-      if (err.status === 404) return problem(c, 404, 'not_found', `GitHub has no pull request ${owner}/${repo}#${number} these credentials can see`);
+      if (err.status === 404)
+        return problem(
+          c,
+          404,
+          'not_found',
+          `GitHub has no pull request ${owner}/${repo}#${number} these credentials can see`,
+        );
       return problem(c, 502, 'github_refused', `GitHub answered ${err.status}: ${err.message}`);
     }
   });
@@ -237,9 +277,14 @@ export function createApi(deps: ApiDeps): Hono {
   /** Resolve the bearer run token and run `op` with its ops; every refusal answered by its code. */
   async function withRun(c: Context, what: string, op: (ops: AgentOps) => Promise<unknown>) {
     const token = bearerOf(c.req.header('authorization'));
-    if (!token) return runRefusal(c, 'unauthorized', "send this run's FIXLOOP_RUN_TOKEN as \"Authorization: Bearer <token>\"");
+    if (!token)
+      return runRefusal(c, 'unauthorized', 'send this run\'s FIXLOOP_RUN_TOKEN as "Authorization: Bearer <token>"');
     if (deps.apiToken !== null && sameSecret(token, deps.apiToken)) {
-      return runRefusal(c, 'unauthorized', "these routes act for one run: use that run's FIXLOOP_RUN_TOKEN, not the API token");
+      return runRefusal(
+        c,
+        'unauthorized',
+        "these routes act for one run: use that run's FIXLOOP_RUN_TOKEN, not the API token",
+      );
     }
     if (!deps.resolveRun) return runRefusal(c, 'unavailable', 'the run routes are not enabled on this server');
     let ops: AgentOps;
@@ -280,7 +325,11 @@ export function createApi(deps: ApiDeps): Hono {
   app.post('/api/run/spend', async (c) =>
     withRun(c, 'the spend report', async (ops) => {
       const { model, sandbox, note } = input(runSpend, await jsonBody(c));
-      return ops.reportSpend({ ...(model !== undefined ? { model } : {}), ...(sandbox !== undefined ? { sandbox } : {}), ...(note !== undefined ? { note } : {}) });
+      return ops.reportSpend({
+        ...(model !== undefined ? { model } : {}),
+        ...(sandbox !== undefined ? { sandbox } : {}),
+        ...(note !== undefined ? { note } : {}),
+      });
     }),
   );
 

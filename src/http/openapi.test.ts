@@ -9,7 +9,14 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { sign } from '@octokit/webhooks-methods';
 import { createApi } from './api.js';
 import { createWebhookHandler } from './webhook.js';
-import { openApiDocument, type OperationObject, type ParameterObject, type RefObject, type ResponseObject, type SchemaObject } from './openapi.js';
+import {
+  openApiDocument,
+  type OperationObject,
+  type ParameterObject,
+  type RefObject,
+  type ResponseObject,
+  type SchemaObject,
+} from './openapi.js';
 import type { Decision, Ledger, Logger } from '../app/ports.js';
 import type { IngestAnswer, Ingestor } from '../app/ingest.js';
 import type { Attempt, Notice, Rejection, Run, Task, Work } from '../core/types.js';
@@ -65,7 +72,8 @@ function rewriteRefs<T>(x: T): T {
 function closed<T>(x: T): T {
   const copy = JSON.parse(JSON.stringify(x)) as T;
   walk(copy, (o) => {
-    if (o.properties && typeof o.properties === 'object' && o.additionalProperties === undefined) o.additionalProperties = false;
+    if (o.properties && typeof o.properties === 'object' && o.additionalProperties === undefined)
+      o.additionalProperties = false;
   });
   return copy;
 }
@@ -75,26 +83,38 @@ const Ajv = Ajv2020.default;
 
 function newAjv() {
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
-  ajv.addFormat('date-time', (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)));
+  ajv.addFormat(
+    'date-time',
+    (s: string) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+  );
   return ajv;
 }
 
 function compile(schema: SchemaObject, opts: { closed?: boolean } = {}) {
   const defs = rewriteRefs(doc.components.schemas as Record<string, SchemaObject>);
-  const root = { $defs: opts.closed ? closed(defs) : defs, allOf: [rewriteRefs(opts.closed ? closed(schema) : schema)] };
+  const root = {
+    $defs: opts.closed ? closed(defs) : defs,
+    allOf: [rewriteRefs(opts.closed ? closed(schema) : schema)],
+  };
   return newAjv().compile(root);
 }
 
 function assertValid(schema: SchemaObject, value: unknown, what: string): void {
   const validate = compile(schema, { closed: true });
-  assert.ok(validate(value), `${what} does not match its documented schema: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(value)}`);
+  assert.ok(
+    validate(value),
+    `${what} does not match its documented schema: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(value)}`,
+  );
 }
 
 // --- (a) drift -----------------------------------------------------------------------------------
 
 describe('OpenAPI document vs the Hono app', () => {
   const app = createApi({ ledger: {} as never, logger: silent, works: [], apiToken: 't', ready: async () => true });
-  const appRoutes = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`));
+  const appRoutes = new Set(
+    app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`),
+  );
   const documented = new Set(documentedOperations().map((o) => `${o.method} ${o.path}`));
 
   it('documents every route the app serves', () => {
@@ -114,8 +134,10 @@ describe('OpenAPI document vs the Hono app', () => {
     for (const { method, path, op } of documentedOperations()) {
       const open = ['/healthz', '/readyz', '/ping', WEBHOOK].includes(path);
       if (open) assert.deepEqual(op.security, [], `${method} ${path} is open`);
-      else if (method === 'PATCH' && path === '/api/runs/{id}') assert.deepEqual(op.security, [{ bearer: [] }, { runToken: [] }]);
-      else if (path.startsWith('/api/run/')) assert.deepEqual(op.security, [{ runToken: [] }], `${method} ${path} takes only a run token`);
+      else if (method === 'PATCH' && path === '/api/runs/{id}')
+        assert.deepEqual(op.security, [{ bearer: [] }, { runToken: [] }]);
+      else if (path.startsWith('/api/run/'))
+        assert.deepEqual(op.security, [{ runToken: [] }], `${method} ${path} takes only a run token`);
       else assert.equal(op.security, undefined, `${method} ${path} inherits the global bearer requirement`);
       if (!open) assert.ok('401' in op.responses, `${method} ${path} documents 401`);
     }
@@ -130,7 +152,8 @@ describe('OpenAPI document structure', () => {
     assert.equal(typeof doc.info.title, 'string');
     assert.equal(typeof doc.info.version, 'string');
     assert.ok(Object.keys(doc.paths).every((p) => p.startsWith('/')));
-    for (const name of ['Task', 'Run', 'Attempt', 'Notice', 'Decision', 'Problem']) assert.ok(doc.components.schemas[name], `schema ${name}`);
+    for (const name of ['Task', 'Run', 'Attempt', 'Notice', 'Decision', 'Problem'])
+      assert.ok(doc.components.schemas[name], `schema ${name}`);
   });
 
   it('resolves every $ref within the document', () => {
@@ -183,10 +206,15 @@ describe('OpenAPI document structure', () => {
       const inTemplate = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       for (const m of METHODS) {
         if (!item[m]) continue;
-        const params = [...(item.parameters ?? []), ...(item[m].parameters ?? [])].map((p: ParameterObject | RefObject) => deref<ParameterObject>(p));
+        const params = [...(item.parameters ?? []), ...(item[m].parameters ?? [])].map(
+          (p: ParameterObject | RefObject) => deref<ParameterObject>(p),
+        );
         const inPath = params.filter((p) => p.in === 'path');
         assert.deepEqual(inPath.map((p) => p.name).sort(), inTemplate, `${m} ${path}`);
-        assert.ok(inPath.every((p) => p.required === true), `${m} ${path}: path params are required`);
+        assert.ok(
+          inPath.every((p) => p.required === true),
+          `${m} ${path}: path params are required`,
+        );
         const keys = params.map((p) => `${p.in}:${p.name.toLowerCase()}`);
         assert.equal(new Set(keys).size, keys.length, `${m} ${path}: duplicate parameter`);
       }
@@ -195,8 +223,12 @@ describe('OpenAPI document structure', () => {
 
   it('names only defined security schemes', () => {
     const schemes = Object.keys(doc.components.securitySchemes);
-    const reqs = [...doc.security, ...documentedOperations().flatMap((o) => o.op.security ?? [])] as Record<string, unknown>[];
-    for (const r of reqs) for (const name of Object.keys(r)) assert.ok(schemes.includes(name), `security scheme ${name}`);
+    const reqs = [...doc.security, ...documentedOperations().flatMap((o) => o.op.security ?? [])] as Record<
+      string,
+      unknown
+    >[];
+    for (const r of reqs)
+      for (const name of Object.keys(r)) assert.ok(schemes.includes(name), `security scheme ${name}`);
   });
 });
 
@@ -222,13 +254,85 @@ describe('GET /api/openapi.json', () => {
 // --- (d) real answers match the documented schemas -------------------------------------------------
 
 const AT = '2024-05-01T12:00:00.000Z';
-const task: Task = taskFixture({ id: 1, work: 'w', repository: 'acme/data', branch: 'fix/x', ciHeadSha: 'a'.repeat(40), ciHeadSeenAt: AT, noticeAt: AT, resumeRef: 'session-1', createdAt: AT, polledAt: AT });
-const run: Run = { id: 3, taskId: 1, action: 'resume', autoResume: true, state: 'running', attemptId: 2, createdAt: AT };
-const attempt: Attempt = { id: 2, taskId: 1, coordinate: 'a'.repeat(40), source: 'gate', headSha: 'a'.repeat(40), fingerprint: 'fp', status: 'dispatched', state: 'running', outcome: null, outcomeReason: null, rejectionId: 4, runId: 3, createdAt: AT };
-const rejection: Rejection = { id: 4, taskId: 1, source: 'gate', headSha: null, checkName: 'test', body: 'x'.repeat(5000), createdAt: AT };
-const notice: Notice = { id: 5, taskId: 1, reason: 'budget_spent', headSha: null, attemptsUsed: 3, repository: 'acme/data', pullRequest: 7, message: 'stopped', createdAt: AT };
-const decision: Decision = { id: 6, at: AT, deliveryId: 'd-1', eventName: 'check_run', identity: 'check:x', eventId: 1, taskId: 1, attemptId: null, outcome: 'refused', reason: 'stop_flag', detail: null };
-const works: Work[] = [{ name: 'w', account: 'acme', repositories: [{ name: 'acme/data', role: 'data' }, { name: 'acme/site', role: 'website' }] }];
+const task: Task = taskFixture({
+  id: 1,
+  work: 'w',
+  repository: 'acme/data',
+  branch: 'fix/x',
+  ciHeadSha: 'a'.repeat(40),
+  ciHeadSeenAt: AT,
+  noticeAt: AT,
+  resumeRef: 'session-1',
+  createdAt: AT,
+  polledAt: AT,
+});
+const run: Run = {
+  id: 3,
+  taskId: 1,
+  action: 'resume',
+  autoResume: true,
+  state: 'running',
+  attemptId: 2,
+  createdAt: AT,
+};
+const attempt: Attempt = {
+  id: 2,
+  taskId: 1,
+  coordinate: 'a'.repeat(40),
+  source: 'gate',
+  headSha: 'a'.repeat(40),
+  fingerprint: 'fp',
+  status: 'dispatched',
+  state: 'running',
+  outcome: null,
+  outcomeReason: null,
+  rejectionId: 4,
+  runId: 3,
+  createdAt: AT,
+};
+const rejection: Rejection = {
+  id: 4,
+  taskId: 1,
+  source: 'gate',
+  headSha: null,
+  checkName: 'test',
+  body: 'x'.repeat(5000),
+  createdAt: AT,
+};
+const notice: Notice = {
+  id: 5,
+  taskId: 1,
+  reason: 'budget_spent',
+  headSha: null,
+  attemptsUsed: 3,
+  repository: 'acme/data',
+  pullRequest: 7,
+  message: 'stopped',
+  createdAt: AT,
+};
+const decision: Decision = {
+  id: 6,
+  at: AT,
+  deliveryId: 'd-1',
+  eventName: 'check_run',
+  identity: 'check:x',
+  eventId: 1,
+  taskId: 1,
+  attemptId: null,
+  outcome: 'refused',
+  reason: 'stop_flag',
+  detail: null,
+};
+const works: Work[] = [
+  {
+    name: 'w',
+    account: 'acme',
+    repositories: [
+      { name: 'acme/data', role: 'data' },
+      { name: 'acme/site', role: 'website' },
+    ],
+  },
+];
 
 function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
   const l: Partial<Ledger> = {
@@ -274,55 +378,73 @@ function documentedSchema(method: string, path: string, status: number, contentT
 }
 
 describe('API answers match the document', () => {
-  const cases: Array<[string, string, unknown, number, { token?: string | null; ledger?: Ledger; ready?: boolean }?]> = [
-    ['GET', '/healthz', undefined, 200, { token: null }],
-    ['GET', '/readyz', undefined, 200, { token: null }],
-    ['GET', '/readyz', undefined, 503, { token: null, ready: false }],
-    ['GET', '/ping', undefined, 200, { token: null }],
-    ['POST', '/api/tasks', { repository: 'acme/data', pullRequest: 8, branch: 'b' }, 201],
-    ['POST', '/api/tasks', { repository: 'acme/data', pullRequest: 7, branch: 'b' }, 409],
-    ['POST', '/api/tasks', { repository: 'acme/site', pullRequest: 8, branch: 'b' }, 422],
-    ['POST', '/api/tasks', { repository: 'nope' }, 400],
-    ['GET', '/api/tasks', undefined, 200],
-    ['GET', '/api/tasks?state=open', undefined, 200],
-    ['GET', '/api/tasks?state=bogus', undefined, 400],
-    ['GET', '/api/tasks/1', undefined, 200],
-    ['GET', '/api/tasks/99', undefined, 404],
-    ['GET', '/api/tasks/1', undefined, 401, { token: null }],
-    ['PATCH', '/api/tasks/1', { state: 'done' }, 200],
-    ['PATCH', '/api/tasks/1', { state: 'gone' }, 400],
-    ['GET', '/api/runs/3', undefined, 200],
-    ['GET', '/api/runs/4', undefined, 404],
-    ['PATCH', '/api/runs/3', { state: 'completed' }, 200],
-    ['PATCH', '/api/runs/3', { state: 'completed' }, 403, { token: 'not-this-runs-token' }],
-    ['GET', '/api/inbox', undefined, 200],
-    ['GET', '/api/deliveries?taskId=1&delivery=d-1&limit=10&before=100', undefined, 200],
-    ['GET', '/api/deliveries?limit=0', undefined, 400],
-    ['GET', '/api/stop', undefined, 200],
-    ['GET', '/api/stop', undefined, 503, { ledger: stubLedger({ stopUnreadable: true }) }],
-    ['PUT', '/api/stop', { stopped: false }, 200],
-    ['PUT', '/api/stop', { stopped: 'no' }, 400],
-  ];
+  const cases: Array<[string, string, unknown, number, { token?: string | null; ledger?: Ledger; ready?: boolean }?]> =
+    [
+      ['GET', '/healthz', undefined, 200, { token: null }],
+      ['GET', '/readyz', undefined, 200, { token: null }],
+      ['GET', '/readyz', undefined, 503, { token: null, ready: false }],
+      ['GET', '/ping', undefined, 200, { token: null }],
+      ['POST', '/api/tasks', { repository: 'acme/data', pullRequest: 8, branch: 'b' }, 201],
+      ['POST', '/api/tasks', { repository: 'acme/data', pullRequest: 7, branch: 'b' }, 409],
+      ['POST', '/api/tasks', { repository: 'acme/site', pullRequest: 8, branch: 'b' }, 422],
+      ['POST', '/api/tasks', { repository: 'nope' }, 400],
+      ['GET', '/api/tasks', undefined, 200],
+      ['GET', '/api/tasks?state=open', undefined, 200],
+      ['GET', '/api/tasks?state=bogus', undefined, 400],
+      ['GET', '/api/tasks/1', undefined, 200],
+      ['GET', '/api/tasks/99', undefined, 404],
+      ['GET', '/api/tasks/1', undefined, 401, { token: null }],
+      ['PATCH', '/api/tasks/1', { state: 'done' }, 200],
+      ['PATCH', '/api/tasks/1', { state: 'gone' }, 400],
+      ['GET', '/api/runs/3', undefined, 200],
+      ['GET', '/api/runs/4', undefined, 404],
+      ['PATCH', '/api/runs/3', { state: 'completed' }, 200],
+      ['PATCH', '/api/runs/3', { state: 'completed' }, 403, { token: 'not-this-runs-token' }],
+      ['GET', '/api/inbox', undefined, 200],
+      ['GET', '/api/deliveries?taskId=1&delivery=d-1&limit=10&before=100', undefined, 200],
+      ['GET', '/api/deliveries?limit=0', undefined, 400],
+      ['GET', '/api/stop', undefined, 200],
+      ['GET', '/api/stop', undefined, 503, { ledger: stubLedger({ stopUnreadable: true }) }],
+      ['PUT', '/api/stop', { stopped: false }, 200],
+      ['PUT', '/api/stop', { stopped: 'no' }, 400],
+    ];
   for (const [method, url, body, status, opts = {}] of cases) {
     it(`${method} ${url} → ${status}`, async () => {
       const ready = opts.ready ?? true;
-      const app = createApi({ ledger: opts.ledger ?? stubLedger(), logger: silent, works, apiToken: 't', ready: async () => ready });
+      const app = createApi({
+        ledger: opts.ledger ?? stubLedger(),
+        logger: silent,
+        works,
+        apiToken: 't',
+        ready: async () => ready,
+      });
       const headers: Record<string, string> = {};
       const token = opts.token === undefined ? 't' : opts.token;
       if (token !== null) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await app.request(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       assert.equal(res.status, status, await res.clone().text());
       const type = res.headers.get('content-type') ?? '';
       const path = url.split('?')[0]!;
       const schema = documentedSchema(method, path, status, type);
-      assertValid(schema, type.startsWith('application/json') ? await res.json() : await res.text(), `${method} ${url} ${status}`);
+      assertValid(
+        schema,
+        type.startsWith('application/json') ? await res.json() : await res.text(),
+        `${method} ${url} ${status}`,
+      );
     });
   }
 
   it('documents the deliveries query parameters as the app reads them', () => {
     const { op } = operationFor('GET', '/api/deliveries');
-    assert.deepEqual((op.parameters ?? []).map((p) => deref<ParameterObject>(p)).map((p) => `${p.in}:${p.name}`), ['query:taskId', 'query:delivery', 'query:limit', 'query:before']);
+    assert.deepEqual(
+      (op.parameters ?? []).map((p) => deref<ParameterObject>(p)).map((p) => `${p.in}:${p.name}`),
+      ['query:taskId', 'query:delivery', 'query:limit', 'query:before'],
+    );
   });
 });
 
@@ -349,16 +471,34 @@ describe('webhook answers match the document', () => {
     const signature = await sign(secret, body);
     return fetch(`${base}${WEBHOOK}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-github-event': 'check_run', 'x-github-delivery': 'd-1', 'x-hub-signature-256': signature, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'check_run',
+        'x-github-delivery': 'd-1',
+        'x-hub-signature-256': signature,
+        ...headers,
+      },
       body,
     });
   }
 
   const cases: Array<[string, () => Promise<Response>, number]> = [
-    ['stored', () => ((answer = { status: 202, outcome: 'stored', identity: 'check:x', eventId: 1 }), deliver('{}')), 202],
+    [
+      'stored',
+      () => ((answer = { status: 202, outcome: 'stored', identity: 'check:x', eventId: 1 }), deliver('{}')),
+      202,
+    ],
     ['duplicate', () => ((answer = { status: 200, outcome: 'duplicate', identity: 'check:x' }), deliver('{}')), 200],
-    ['ignored', () => ((answer = { status: 200, outcome: 'ignored', identity: null, reason: 'unknown_event' }), deliver('{}')), 200],
-    ['rejected', () => ((answer = { status: 400, outcome: 'rejected', reason: 'malformed_json', detail: 'bad' }), deliver('{')), 400],
+    [
+      'ignored',
+      () => ((answer = { status: 200, outcome: 'ignored', identity: null, reason: 'unknown_event' }), deliver('{}')),
+      200,
+    ],
+    [
+      'rejected',
+      () => ((answer = { status: 400, outcome: 'rejected', reason: 'malformed_json', detail: 'bad' }), deliver('{')),
+      400,
+    ],
     ['missing event header', () => deliver('{}', { 'x-github-event': '' }), 400],
     ['bad signature', () => deliver('{}', { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }), 401],
     ['too large', () => deliver(JSON.stringify({ pad: 'x'.repeat(2000) })), 413],

@@ -103,7 +103,13 @@ export interface SecuritySchemeObject {
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; summary: string; description: string; license?: { name: string; identifier: string } };
+  info: {
+    title: string;
+    version: string;
+    summary: string;
+    description: string;
+    license?: { name: string; identifier: string };
+  };
   jsonSchemaDialect: string;
   servers?: readonly { url: string; description: string }[];
   tags: readonly { name: string; description: string }[];
@@ -151,21 +157,43 @@ const taskFields = {
   isFork: { type: 'boolean' },
   ciHeadSha: { ...sha, description: 'The newest head commit the CI state is about (B1).' },
   ciHeadSeenAt: { ...nullableTimestamp, description: 'When that head was seen (B1).' },
-  ciState: { type: 'string', enum: CI_STATES, description: 'Red is written by the webhook, passing only by the poll (B2).' },
-  noticeAt: { ...nullableTimestamp, description: 'The G1 marker: non-null once the loop stopped for this Task and filed its notice.' },
+  ciState: {
+    type: 'string',
+    enum: CI_STATES,
+    description: 'Red is written by the webhook, passing only by the poll (B2).',
+  },
+  noticeAt: {
+    ...nullableTimestamp,
+    description: 'The G1 marker: non-null once the loop stopped for this Task and filed its notice.',
+  },
   resumeRef: { type: ['string', 'null'], description: 'How to resume the agent (a session id, opaque to fixloop).' },
   createdAt: timestamp,
   polledAt: { ...nullableTimestamp, description: 'When the poll last read the pull request (E1).' },
-  stopRound: { type: 'integer', minimum: 0, description: 'How many times a person granted one more attempt (K5); a notice is unique per round.' },
-  extraAttempts: { type: 'integer', minimum: 0, description: 'Attempts granted past the budget by `fixloop:approve-one` (K5).' },
+  stopRound: {
+    type: 'integer',
+    minimum: 0,
+    description: 'How many times a person granted one more attempt (K5); a notice is unique per round.',
+  },
+  extraAttempts: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Attempts granted past the budget by `fixloop:approve-one` (K5).',
+  },
   approveOnePending: { type: 'boolean', description: 'The next claim was approved by a person.' },
-  parkedAt: { ...nullableTimestamp, description: 'Parked after no answer to the hand-off (K5): never re-enters the loop on its own.' },
-  handoffAt: { ...nullableTimestamp, description: 'When the hand-off label and state comment were posted for the current stop.' },
+  parkedAt: {
+    ...nullableTimestamp,
+    description: 'Parked after no answer to the hand-off (K5): never re-enters the loop on its own.',
+  },
+  handoffAt: {
+    ...nullableTimestamp,
+    description: 'When the hand-off label and state comment were posted for the current stop.',
+  },
   stateCommentId: { type: ['string', 'null'], description: 'The pull request comment mirroring the loop state (K8).' },
   adopted: { type: 'boolean', description: 'Created from an adoption rule rather than the API.' },
   gate: {
     type: ['object', 'null'],
-    description: "The poll's green-gate verdict for the head and why (B4): every required check needs an explicit success.",
+    description:
+      "The poll's green-gate verdict for the head and why (B4): every required check needs an explicit success.",
     properties: {
       headSha: { type: 'string' },
       at: timestamp,
@@ -175,7 +203,12 @@ const taskFields = {
         items: {
           type: 'object',
           required: ['check', 'why', 'seen'],
-          properties: { check: { type: 'string' }, why: { type: 'string' }, seen: { type: ['string', 'null'] }, decider: { type: 'string' } },
+          properties: {
+            check: { type: 'string' },
+            why: { type: 'string' },
+            seen: { type: ['string', 'null'] },
+            decider: { type: 'string' },
+          },
         },
       },
       failing: { type: 'array', items: { type: 'string' } },
@@ -227,12 +260,17 @@ const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies r
 const schemas = {
   Problem: object(
     {
-      error: { type: 'string', description: 'A stable, machine-readable code (e.g. `invalid_body`, `not_found`, `unauthorized`).' },
+      error: {
+        type: 'string',
+        description: 'A stable, machine-readable code (e.g. `invalid_body`, `not_found`, `unauthorized`).',
+      },
       message: { type: 'string', description: 'A human-readable explanation.' },
     },
     { description: 'An error answer.' },
   ),
-  TaskSummary: object(taskFields, { description: 'A Task as stored: its state, pull request, CI head and budget marker.' }),
+  TaskSummary: object(taskFields, {
+    description: 'A Task as stored: its state, pull request, CI head and budget marker.',
+  }),
   Task: object(
     {
       ...taskFields,
@@ -246,13 +284,20 @@ const schemas = {
   Attempt: object(
     {
       id,
-      coordinate: { type: 'string', description: 'What the attempt is unique on: the head SHA for CI, `review:<rejection id>` for a review.' },
+      coordinate: {
+        type: 'string',
+        description: 'What the attempt is unique on: the head SHA for CI, `review:<rejection id>` for a review.',
+      },
       source: { type: 'string', enum: REJECTION_SOURCES },
       headSha: sha,
       fingerprint: { type: 'string', description: 'The failure fingerprint (C5).' },
       status: { type: 'string', enum: ATTEMPT_STATUSES, description: 'What became of its dispatch.' },
       state: { type: 'string', enum: ATTEMPT_STATES, description: 'Its lifecycle (I1).' },
-      outcome: { type: ['string', 'null'], enum: [...FIX_OUTCOMES, null], description: 'The outcome its run reported, if any (I2).' },
+      outcome: {
+        type: ['string', 'null'],
+        enum: [...FIX_OUTCOMES, null],
+        description: 'The outcome its run reported, if any (I2).',
+      },
       outcomeReason: { type: ['string', 'null'], description: 'The reason given with `blocked`, shown to people.' },
       runId: nullableId,
       rejectionId: nullableId,
@@ -261,9 +306,12 @@ const schemas = {
     { description: 'One automatic resume, claimed before it is dispatched (C2, C3).' },
   ),
   RunSummary: object(runSummaryFields, { description: 'A run as listed inside its Task.' }),
-  Run: object(runFields, { description: 'One execution of the Task\'s agent.' }),
+  Run: object(runFields, { description: "One execution of the Task's agent." }),
   RunDetail: object(
-    { ...runFields, log: { type: ['string', 'null'], description: 'The captured (capped) output of the run, if any.' } },
+    {
+      ...runFields,
+      log: { type: ['string', 'null'], description: 'The captured (capped) output of the run, if any.' },
+    },
     { description: 'A run with its log.' },
   ),
   Rejection: object(
@@ -277,13 +325,16 @@ const schemas = {
     },
     { description: 'Durable feedback a run must answer.' },
   ),
-  NoticeSummary: object(noticeSummaryFields, { description: 'A Task\'s Inbox notice as shown inside the Task.' }),
+  NoticeSummary: object(noticeSummaryFields, { description: "A Task's Inbox notice as shown inside the Task." }),
   Notice: object(noticeFields, { description: 'An Inbox notice: the loop stopped for a Task and why (G1).' }),
   Decision: object(
     {
       id,
       at: timestamp,
-      deliveryId: { type: ['string', 'null'], description: 'The X-GitHub-Delivery id, when the decision is about a delivery.' },
+      deliveryId: {
+        type: ['string', 'null'],
+        description: 'The X-GitHub-Delivery id, when the decision is about a delivery.',
+      },
       eventName: { type: ['string', 'null'] },
       identity: { type: ['string', 'null'], description: 'The event identity (A3).' },
       eventId: nullableId,
@@ -299,10 +350,18 @@ const schemas = {
     type: 'object',
     required: ['repository', 'pullRequest', 'branch'],
     properties: {
-      repository: { type: 'string', pattern: '^[\\w.-]+/[\\w.-]+$', description: '`owner/name` of a configured Work\'s data repository.' },
+      repository: {
+        type: 'string',
+        pattern: '^[\\w.-]+/[\\w.-]+$',
+        description: "`owner/name` of a configured Work's data repository.",
+      },
       pullRequest: { type: 'integer', minimum: 1 },
       branch: { type: 'string', minLength: 1, maxLength: 255 },
-      resumeRef: { type: 'string', maxLength: 500, description: 'How to resume the agent that opened the pull request.' },
+      resumeRef: {
+        type: 'string',
+        maxLength: 500,
+        description: 'How to resume the agent that opened the pull request.',
+      },
     },
   },
   TaskExists: object(
@@ -323,7 +382,7 @@ const schemas = {
       headSha: { type: 'string', description: 'The head commit whose checks and statuses these are.' },
       entries: { type: 'array', items: { oneOf: [schemaRef('CheckRunEntry'), schemaRef('StatusEntry')] } },
     },
-    { description: 'Every check run and commit status of a pull request\'s head (J1).' },
+    { description: "Every check run and commit status of a pull request's head (J1)." },
   ),
   CheckRunEntry: {
     type: 'object',
@@ -333,25 +392,55 @@ const schemas = {
       name: { type: 'string' },
       status: { type: 'string', description: 'As GitHub reports it: `queued`, `in_progress`, `completed`, …' },
       conclusion: { type: ['string', 'null'], description: 'As GitHub reports it; null until completed.' },
-      failing: { type: 'boolean', description: 'Red by the board\'s rules (B3): `failure`, `timed_out`, `action_required`, `startup_failure`.' },
-      url: { type: ['string', 'null'], description: 'The check\'s details page.' },
-      jobId: { type: 'integer', minimum: 1, description: 'The GitHub Actions job id (the check run id); only for Actions jobs.' },
+      failing: {
+        type: 'boolean',
+        description: "Red by the board's rules (B3): `failure`, `timed_out`, `action_required`, `startup_failure`.",
+      },
+      url: { type: ['string', 'null'], description: "The check's details page." },
+      jobId: {
+        type: 'integer',
+        minimum: 1,
+        description: 'The GitHub Actions job id (the check run id); only for Actions jobs.',
+      },
       log: object(
         {
-          lines: { type: 'array', items: { type: 'string' }, description: 'The last lines, without timestamps or ANSI escapes; a read cut at 32 MiB ends with a marker line.' },
+          lines: {
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              'The last lines, without timestamps or ANSI escapes; a read cut at 32 MiB ends with a marker line.',
+          },
           truncated: { type: 'boolean', description: 'True when these lines are not the whole log.' },
         },
         { description: 'The tail of the job log, for the first five failing Actions jobs (J2).' },
       ),
-      logError: { type: 'string', description: 'Why the log tail could not be read; an error on this entry only (J2).' },
+      logError: {
+        type: 'string',
+        description: 'Why the log tail could not be read; an error on this entry only (J2).',
+      },
       localCommand: {
         type: 'object',
-        description: 'J3: the test runner recognised in the log, the failing files/tests, and the one command that reruns exactly those.',
+        description:
+          'J3: the test runner recognised in the log, the failing files/tests, and the one command that reruns exactly those.',
         required: ['tool', 'failures', 'command', 'display'],
         properties: {
-          tool: { type: 'string', enum: ['vitest', 'jest', 'node-test', 'pytest', 'go-test', 'cargo-test', 'eslint', 'tsc'] },
-          failures: { type: 'array', items: { type: 'object', required: ['file'], properties: { file: { type: 'string' }, test: { type: 'string' } } } },
-          command: { type: 'array', items: { type: 'string' }, description: 'argv; never run through a shell by fixloop.' },
+          tool: {
+            type: 'string',
+            enum: ['vitest', 'jest', 'node-test', 'pytest', 'go-test', 'cargo-test', 'eslint', 'tsc'],
+          },
+          failures: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['file'],
+              properties: { file: { type: 'string' }, test: { type: 'string' } },
+            },
+          },
+          command: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'argv; never run through a shell by fixloop.',
+          },
           display: { type: 'string', description: 'The command, shell-quoted for a person to paste.' },
           note: { type: 'string', description: 'Present when the command cannot select exactly the failures.' },
         },
@@ -366,14 +455,18 @@ const schemas = {
       status: { type: 'string', enum: ['pending', 'completed'] },
       state: { type: 'string', enum: ['error', 'failure', 'pending', 'success'] },
       description: { type: ['string', 'null'] },
-      failing: { type: 'boolean', description: 'Red by the board\'s rules (B3): `failure`, `error`.' },
-      url: { type: ['string', 'null'], description: 'The status\'s target URL.' },
+      failing: { type: 'boolean', description: "Red by the board's rules (B3): `failure`, `error`." },
+      url: { type: ['string', 'null'], description: "The status's target URL." },
     },
     { description: 'The latest commit status of one context on the head.' },
   ),
   RunProblem: object(
     {
-      error: { type: 'string', enum: AGENT_OPS_ERROR_CODES, description: 'Why the run\'s call was refused; the same codes the MCP tools answer with.' },
+      error: {
+        type: 'string',
+        enum: AGENT_OPS_ERROR_CODES,
+        description: "Why the run's call was refused; the same codes the MCP tools answer with.",
+      },
       message: { type: 'string', description: 'A human-readable explanation naming the run or attempt.' },
     },
     { description: 'A refusal of a `/api/run/*` call.' },
@@ -390,36 +483,54 @@ const schemas = {
           '`action_taken`: a fix was pushed or a re-run started, so fixloop waits for visible progress; `non_actionable`: nothing in this ' +
           'failure is for the agent to fix; `blocked`: the fix needs a person (a reason is required).',
       },
-      reason: { type: 'string', maxLength: REASON_MAX, description: 'Why; shown to people, cleaned of control characters and cut to 500 characters.' },
+      reason: {
+        type: 'string',
+        maxLength: REASON_MAX,
+        description: 'Why; shown to people, cleaned of control characters and cut to 500 characters.',
+      },
     },
-    description: 'The one first-write outcome of the attempt the run was resumed for (I2); no task, run or pull request is taken.',
+    description:
+      'The one first-write outcome of the attempt the run was resumed for (I2); no task, run or pull request is taken.',
   },
   OutcomeRecorded: object(
     {
       attemptId: id,
-      state: { type: 'string', enum: ATTEMPT_STATES, description: 'The attempt\'s lifecycle state after the report (I1).' },
+      state: {
+        type: 'string',
+        enum: ATTEMPT_STATES,
+        description: "The attempt's lifecycle state after the report (I1).",
+      },
       outcome: { type: 'string', enum: FIX_OUTCOMES },
     },
-    { description: 'The outcome was recorded for the run\'s own attempt.' },
+    { description: "The outcome was recorded for the run's own attempt." },
   ),
   RunSpend: {
     type: 'object',
     additionalProperties: false,
     properties: {
       model: { type: 'number', minimum: 0, maximum: 1e9, description: 'Model cost not yet reported, in US dollars.' },
-      sandbox: { type: 'number', minimum: 0, maximum: 1e9, description: 'Sandbox/compute cost not yet reported, in US dollars.' },
+      sandbox: {
+        type: 'number',
+        minimum: 0,
+        maximum: 1e9,
+        description: 'Sandbox/compute cost not yet reported, in US dollars.',
+      },
       note: { type: 'string', maxLength: REASON_MAX, description: 'What the cost was for.' },
     },
-    description: 'Costs of the run to add to its Task\'s spend (K6); at least one of `model` and `sandbox` is required.',
+    description: "Costs of the run to add to its Task's spend (K6); at least one of `model` and `sandbox` is required.",
   },
   SpendTotals: object(
     {
-      totalSpend: { type: 'number', minimum: 0, description: 'The Task\'s model plus sandbox spend, in US dollars.' },
+      totalSpend: { type: 'number', minimum: 0, description: "The Task's model plus sandbox spend, in US dollars." },
       model: { type: 'number', minimum: 0 },
       sandbox: { type: 'number', minimum: 0 },
-      ciMinutes: { type: 'number', minimum: 0, description: 'CI minutes of the Task\'s heads, counted apart from the dollars.' },
+      ciMinutes: {
+        type: 'number',
+        minimum: 0,
+        description: "CI minutes of the Task's heads, counted apart from the dollars.",
+      },
     },
-    { description: 'The Task\'s spend so far (K6).' },
+    { description: "The Task's spend so far (K6)." },
   ),
   LoopAttempt: object(
     {
@@ -433,10 +544,17 @@ const schemas = {
       rejectionId: nullableId,
       createdAt: timestamp,
       state: { type: ['string', 'null'], enum: [...ATTEMPT_STATES, null], description: 'Its lifecycle (I1).' },
-      outcome: { type: ['string', 'null'], enum: [...FIX_OUTCOMES, null], description: 'The outcome its run reported, if any (I2).' },
+      outcome: {
+        type: ['string', 'null'],
+        enum: [...FIX_OUTCOMES, null],
+        description: 'The outcome its run reported, if any (I2).',
+      },
       outcomeReason: { type: ['string', 'null'] },
       outcomeAt: nullableTimestamp,
-      actionTakenAt: { ...nullableTimestamp, description: 'When `action_taken` was reported; progress is awaited from then (I3).' },
+      actionTakenAt: {
+        ...nullableTimestamp,
+        description: 'When `action_taken` was reported; progress is awaited from then (I3).',
+      },
       retryOf: { ...nullableId, description: 'The attempt this one retries.' },
     },
     { description: 'An attempt with its dispatch status and its lifecycle.' },
@@ -444,10 +562,17 @@ const schemas = {
   LoopState: object(
     {
       ...taskFields,
-      attempts: { type: 'array', items: schemaRef('LoopAttempt'), description: 'Every attempt, oldest first, with its lifecycle.' },
+      attempts: {
+        type: 'array',
+        items: schemaRef('LoopAttempt'),
+        description: 'Every attempt, oldest first, with its lifecycle.',
+      },
       runs: { type: 'array', items: schemaRef('RunSummary') },
       rejections: { type: 'array', items: schemaRef('Rejection') },
-      notice: { ...nullableRef('NoticeSummary'), description: 'The one Inbox notice (G1) — the loop stopped and why — or null.' },
+      notice: {
+        ...nullableRef('NoticeSummary'),
+        description: 'The one Inbox notice (G1) — the loop stopped and why — or null.',
+      },
       run: object(
         { id, state: { type: 'string', enum: RUN_STATES }, attemptId: nullableId },
         { description: 'The run the token belongs to.' },
@@ -456,13 +581,23 @@ const schemas = {
       budget: {
         type: ['object', 'null'],
         required: ['max', 'used', 'left'],
-        properties: { max: { type: 'integer', minimum: 0 }, used: { type: 'integer', minimum: 0 }, left: { type: 'integer', minimum: 0 } },
+        properties: {
+          max: { type: 'integer', minimum: 0 },
+          used: { type: 'integer', minimum: 0 },
+          left: { type: 'integer', minimum: 0 },
+        },
         description: 'Attempts allowed (including those a person granted), used and left; null when not known.',
       },
     },
-    { description: 'The fix loop of the run\'s own Task: its attempts and their lifecycle, runs, notice, spend and budget.' },
+    {
+      description:
+        "The fix loop of the run's own Task: its attempts and their lifecycle, runs, notice, spend and budget.",
+    },
   ),
-  StopFlagUnreadable: object({ stopped: { type: 'null' }, error: { type: 'string', const: 'unreadable' } }, { description: 'The stop flag could not be read; the loop fails closed.' }),
+  StopFlagUnreadable: object(
+    { stopped: { type: 'null' }, error: { type: 'string', const: 'unreadable' } },
+    { description: 'The stop flag could not be read; the loop fails closed.' },
+  ),
   WebhookStored: object(
     {
       status: { type: 'integer', const: 202 },
@@ -479,9 +614,13 @@ const schemas = {
       status: { type: 'integer', const: 200 },
       outcome: { type: 'string', enum: ignoredOutcomes },
       identity: { type: ['string', 'null'] },
-      reason: { type: 'string', description: `Why nothing new was stored, e.g. ${codeList(EDGE_REASONS.filter((r) => r !== 'malformed_json' && r !== 'shape_mismatch'))}, \`unknown_event\`.` },
+      reason: {
+        type: 'string',
+        description: `Why nothing new was stored, e.g. ${codeList(EDGE_REASONS.filter((r) => r !== 'malformed_json' && r !== 'shape_mismatch'))}, \`unknown_event\`.`,
+      },
     },
-    description: 'The delivery was accepted and nothing new was stored: a duplicate, an incomplete CI result, or an event with nothing for the loop.',
+    description:
+      'The delivery was accepted and nothing new was stored: a duplicate, an incomplete CI result, or an event with nothing for the loop.',
   },
   WebhookRejected: object(
     {
@@ -505,7 +644,13 @@ const runTokenOnly: readonly SecurityRequirement[] = [{ runToken: [] }];
 function runRefusals(route: 'checks' | 'outcome' | 'spend' | 'state'): OperationObject['responses'] {
   const refusal = (description: string): ResponseObject => ({ description, content: json(schemaRef('RunProblem')) });
   return {
-    ...(route === 'state' ? {} : { '400': refusal('The query or body is invalid (`invalid`); unknown fields, such as a task or pull request, are refused.') }),
+    ...(route === 'state'
+      ? {}
+      : {
+          '400': refusal(
+            'The query or body is invalid (`invalid`); unknown fields, such as a task or pull request, are refused.',
+          ),
+        }),
     '401': refusal('No run token, the API token, or a token no run holds (`unauthorized`).'),
     '403': refusal(
       route === 'outcome'
@@ -513,7 +658,11 @@ function runRefusals(route: 'checks' | 'outcome' | 'spend' | 'state'): Operation
         : 'The run has ended (`run_ended`): its token reports nothing more.',
     ),
     ...(route === 'outcome'
-      ? { '409': refusal('The attempt already has an outcome (`outcome_already_reported`), or the run answers no attempt (`no_attempt`).') }
+      ? {
+          '409': refusal(
+            'The attempt already has an outcome (`outcome_already_reported`), or the run answers no attempt (`no_attempt`).',
+          ),
+        }
       : {}),
     '503': refusal(
       route === 'checks'
@@ -532,7 +681,10 @@ const paths = {
       tags: ['health'],
       security: open,
       responses: {
-        '200': { description: 'The process is alive.', content: json(object({ ok: { type: 'boolean', const: true } })) },
+        '200': {
+          description: 'The process is alive.',
+          content: json(object({ ok: { type: 'boolean', const: true } })),
+        },
       },
     },
   },
@@ -577,16 +729,22 @@ const paths = {
     post: {
       operationId: 'createTask',
       summary: 'Create a Task',
-      description: 'Binds a new Task to a pull request in the data repository of a configured Work, so its CI results can resume the agent.',
+      description:
+        'Binds a new Task to a pull request in the data repository of a configured Work, so its CI results can resume the agent.',
       tags: ['tasks'],
-      requestBody: { description: 'The pull request and how to resume its agent.', required: true, content: json(schemaRef('NewTask')) },
+      requestBody: {
+        description: 'The pull request and how to resume its agent.',
+        required: true,
+        content: json(schemaRef('NewTask')),
+      },
       responses: withInternal({
         '201': { description: 'The Task was created.', content: json(schemaRef('Task')) },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
         '409': { description: 'A Task already holds this pull request.', content: json(schemaRef('TaskExists')) },
         '422': {
-          description: 'The repository is not the data repository of a configured Work (`error` is `no_work` or `not_data_repo`).',
+          description:
+            'The repository is not the data repository of a configured Work (`error` is `no_work` or `not_data_repo`).',
           content: json(schemaRef('Problem')),
         },
       }),
@@ -596,9 +754,20 @@ const paths = {
       summary: 'List Tasks',
       description: 'Lists every Task in creation order, optionally only those in one state.',
       tags: ['tasks'],
-      parameters: [{ name: 'state', in: 'query', required: false, description: 'Only Tasks in this state.', schema: { type: 'string', enum: TASK_STATES } }],
+      parameters: [
+        {
+          name: 'state',
+          in: 'query',
+          required: false,
+          description: 'Only Tasks in this state.',
+          schema: { type: 'string', enum: TASK_STATES },
+        },
+      ],
       responses: withInternal({
-        '200': { description: 'The Tasks.', content: json(object({ tasks: { type: 'array', items: schemaRef('TaskSummary') } })) },
+        '200': {
+          description: 'The Tasks.',
+          content: json(object({ tasks: { type: 'array', items: schemaRef('TaskSummary') } })),
+        },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
       }),
@@ -619,7 +788,7 @@ const paths = {
     },
     patch: {
       operationId: 'setTaskState',
-      summary: 'Set a Task\'s state',
+      summary: "Set a Task's state",
       description: 'Lets a person mark a Task open, done or cancelled, which governs whether the loop may resume it.',
       tags: ['tasks'],
       requestBody: { description: 'The new state.', required: true, content: json(schemaRef('TaskStatePatch')) },
@@ -636,7 +805,7 @@ const paths = {
     get: {
       operationId: 'getRun',
       summary: 'Read a run',
-      description: 'Returns one run of a Task\'s agent with its captured log, never its token.',
+      description: "Returns one run of a Task's agent with its captured log, never its token.",
       tags: ['runs'],
       responses: withInternal({
         '200': { description: 'The run.', content: json(schemaRef('RunDetail')) },
@@ -646,7 +815,7 @@ const paths = {
     },
     patch: {
       operationId: 'setRunState',
-      summary: 'Report a run\'s state',
+      summary: "Report a run's state",
       description:
         'Moves a run to a new state by compare-and-set; a person may do so with the API token, and the run itself with its own ' +
         'FIXLOOP_RUN_TOKEN, which is good for this one run and only until it has ended.',
@@ -657,10 +826,14 @@ const paths = {
         '200': { description: 'The run after the change.', content: json(schemaRef('Run')) },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
-        '403': { description: 'A run token was presented that is not this run\'s (`forbidden`).', content: json(schemaRef('Problem')) },
+        '403': {
+          description: "A run token was presented that is not this run's (`forbidden`).",
+          content: json(schemaRef('Problem')),
+        },
         '404': responseRef('NotFound'),
         '409': {
-          description: 'The run already ended and a run token was used (`run_ended`), or the run changed state meanwhile (`conflict`).',
+          description:
+            'The run already ended and a run token was used (`run_ended`), or the run changed state meanwhile (`conflict`).',
           content: json(schemaRef('Problem')),
         },
       }),
@@ -673,7 +846,10 @@ const paths = {
       description: 'Lists the notices the loop filed for people when it stopped for a Task, newest first.',
       tags: ['inbox'],
       responses: withInternal({
-        '200': { description: 'The notices.', content: json(object({ notices: { type: 'array', items: schemaRef('Notice') } })) },
+        '200': {
+          description: 'The notices.',
+          content: json(object({ notices: { type: 'array', items: schemaRef('Notice') } })),
+        },
         '401': responseRef('Unauthorized'),
       }),
     },
@@ -682,16 +858,38 @@ const paths = {
     get: {
       operationId: 'listDecisions',
       summary: 'The decision log',
-      description: 'Pages backwards through the decision log, newest first, showing what became of each delivery and evaluation step and why.',
+      description:
+        'Pages backwards through the decision log, newest first, showing what became of each delivery and evaluation step and why.',
       tags: ['deliveries'],
       parameters: [
         { name: 'taskId', in: 'query', required: false, description: 'Only decisions about this Task.', schema: id },
-        { name: 'delivery', in: 'query', required: false, description: 'Only decisions about this X-GitHub-Delivery id.', schema: { type: 'string' } },
-        { name: 'limit', in: 'query', required: false, description: 'At most this many decisions.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
-        { name: 'before', in: 'query', required: false, description: 'Only decisions whose id is below this one (the next page).', schema: id },
+        {
+          name: 'delivery',
+          in: 'query',
+          required: false,
+          description: 'Only decisions about this X-GitHub-Delivery id.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'At most this many decisions.',
+          schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+        },
+        {
+          name: 'before',
+          in: 'query',
+          required: false,
+          description: 'Only decisions whose id is below this one (the next page).',
+          schema: id,
+        },
       ],
       responses: withInternal({
-        '200': { description: 'The decisions.', content: json(object({ decisions: { type: 'array', items: schemaRef('Decision') } })) },
+        '200': {
+          description: 'The decisions.',
+          content: json(object({ decisions: { type: 'array', items: schemaRef('Decision') } })),
+        },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
       }),
@@ -706,7 +904,10 @@ const paths = {
       responses: withInternal({
         '200': { description: 'The flag.', content: json(schemaRef('StopFlag')) },
         '401': responseRef('Unauthorized'),
-        '503': { description: 'The flag could not be read (the loop treats this as stopped).', content: json(schemaRef('StopFlagUnreadable')) },
+        '503': {
+          description: 'The flag could not be read (the loop treats this as stopped).',
+          content: json(schemaRef('StopFlagUnreadable')),
+        },
       }),
     },
     put: {
@@ -724,43 +925,88 @@ const paths = {
   },
   '/api/pull-requests/{owner}/{repo}/{number}/checks': {
     parameters: [
-      { name: 'owner', in: 'path', required: true, description: 'The repository owner.', schema: { type: 'string', pattern: '^[\\w.-]+$' } },
-      { name: 'repo', in: 'path', required: true, description: 'The repository name.', schema: { type: 'string', pattern: '^[\\w.-]+$' } },
+      {
+        name: 'owner',
+        in: 'path',
+        required: true,
+        description: 'The repository owner.',
+        schema: { type: 'string', pattern: '^[\\w.-]+$' },
+      },
+      {
+        name: 'repo',
+        in: 'path',
+        required: true,
+        description: 'The repository name.',
+        schema: { type: 'string', pattern: '^[\\w.-]+$' },
+      },
       { name: 'number', in: 'path', required: true, description: 'The pull request number.', schema: id },
     ],
     get: {
       operationId: 'getPullRequestChecks',
-      summary: 'A pull request\'s checks',
+      summary: "A pull request's checks",
       description:
-        'Reads every check run and commit status of the pull request\'s head from GitHub, marks the failing ones by the board\'s rules, ' +
+        "Reads every check run and commit status of the pull request's head from GitHub, marks the failing ones by the board's rules, " +
         'and adds the log tails of the first five failing GitHub Actions jobs; a log that cannot be read is an error on its entry only.',
       tags: ['pull-requests'],
       parameters: [
-        { name: 'failing', in: 'query', required: false, description: 'Only the failing entries.', schema: { type: 'string', enum: ['true', 'false'], default: 'false' } },
-        { name: 'logLines', in: 'query', required: false, description: 'Lines of each log tail; 0 reads no logs.', schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 } },
+        {
+          name: 'failing',
+          in: 'query',
+          required: false,
+          description: 'Only the failing entries.',
+          schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+        },
+        {
+          name: 'logLines',
+          in: 'query',
+          required: false,
+          description: 'Lines of each log tail; 0 reads no logs.',
+          schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
+        },
       ],
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
-        '404': { description: 'GitHub has no such pull request these credentials can see (`not_found`).', content: json(schemaRef('Problem')) },
-        '502': { description: 'GitHub refused the request (`github_refused`); the message carries its status.', content: json(schemaRef('Problem')) },
-        '503': { description: 'No GitHub credentials are configured (`github_not_configured`).', content: json(schemaRef('Problem')) },
+        '404': {
+          description: 'GitHub has no such pull request these credentials can see (`not_found`).',
+          content: json(schemaRef('Problem')),
+        },
+        '502': {
+          description: 'GitHub refused the request (`github_refused`); the message carries its status.',
+          content: json(schemaRef('Problem')),
+        },
+        '503': {
+          description: 'No GitHub credentials are configured (`github_not_configured`).',
+          content: json(schemaRef('Problem')),
+        },
       }),
     },
   },
   '/api/run/checks': {
     get: {
       operationId: 'getRunChecks',
-      summary: 'The run\'s pull request checks',
+      summary: "The run's pull request checks",
       description:
-        'Reads the checks of the run\'s own pull request, as `GET /api/pull-requests/{owner}/{repo}/{number}/checks` does, for the agent ' +
+        "Reads the checks of the run's own pull request, as `GET /api/pull-requests/{owner}/{repo}/{number}/checks` does, for the agent " +
         'holding the run token; no pull request is named by the caller.',
       tags: ['run'],
       security: runTokenOnly,
       parameters: [
-        { name: 'failing', in: 'query', required: false, description: 'Only the failing entries.', schema: { type: 'string', enum: ['true', 'false'], default: 'false' } },
-        { name: 'logLines', in: 'query', required: false, description: 'Lines of each log tail; 0 reads no logs.', schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 } },
+        {
+          name: 'failing',
+          in: 'query',
+          required: false,
+          description: 'Only the failing entries.',
+          schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+        },
+        {
+          name: 'logLines',
+          in: 'query',
+          required: false,
+          description: 'Lines of each log tail; 0 reads no logs.',
+          schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
+        },
       ],
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
@@ -771,7 +1017,7 @@ const paths = {
   '/api/run/outcome': {
     post: {
       operationId: 'reportRunOutcome',
-      summary: 'Report the attempt\'s outcome',
+      summary: "Report the attempt's outcome",
       description:
         'Records the one first-write outcome of the attempt the run was resumed for and moves the attempt on: `action_taken` to ' +
         'awaiting_progress, `non_actionable` and `blocked` to acknowledged; a second report is refused.',
@@ -788,12 +1034,17 @@ const paths = {
     post: {
       operationId: 'reportRunSpend',
       summary: 'Report what the run cost',
-      description: 'Adds the run\'s costs to its Task\'s spend, which the cost ceiling holds against the next attempt, and returns the Task\'s totals.',
+      description:
+        "Adds the run's costs to its Task's spend, which the cost ceiling holds against the next attempt, and returns the Task's totals.",
       tags: ['run'],
       security: runTokenOnly,
-      requestBody: { description: 'The costs; amounts add up, so each is reported once.', required: true, content: json(schemaRef('RunSpend')) },
+      requestBody: {
+        description: 'The costs; amounts add up, so each is reported once.',
+        required: true,
+        content: json(schemaRef('RunSpend')),
+      },
       responses: withInternal({
-        '200': { description: 'The Task\'s spend after this report.', content: json(schemaRef('SpendTotals')) },
+        '200': { description: "The Task's spend after this report.", content: json(schemaRef('SpendTotals')) },
         ...runRefusals('spend'),
       }),
     },
@@ -801,8 +1052,9 @@ const paths = {
   '/api/run/state': {
     get: {
       operationId: 'getRunLoopState',
-      summary: 'The run\'s loop state',
-      description: 'Returns the fix loop of the run\'s own Task: its attempts with their lifecycle and outcomes, runs, notice, spend and budget.',
+      summary: "The run's loop state",
+      description:
+        "Returns the fix loop of the run's own Task: its attempts with their lifecycle and outcomes, runs, notice, spend and budget.",
       tags: ['run'],
       security: runTokenOnly,
       responses: withInternal({
@@ -820,22 +1072,43 @@ const paths = {
       tags: ['webhooks'],
       security: open,
       parameters: [
-        { name: 'X-GitHub-Event', in: 'header', required: true, description: 'The event name, e.g. `check_run` or `pull_request`.', schema: { type: 'string', minLength: 1 } },
-        { name: 'X-GitHub-Delivery', in: 'header', required: false, description: 'The delivery id, recorded with every decision about it.', schema: { type: 'string' } },
+        {
+          name: 'X-GitHub-Event',
+          in: 'header',
+          required: true,
+          description: 'The event name, e.g. `check_run` or `pull_request`.',
+          schema: { type: 'string', minLength: 1 },
+        },
+        {
+          name: 'X-GitHub-Delivery',
+          in: 'header',
+          required: false,
+          description: 'The delivery id, recorded with every decision about it.',
+          schema: { type: 'string' },
+        },
         {
           name: 'X-Hub-Signature-256',
           in: 'header',
           required: true,
-          description: 'HMAC-SHA256 of the body under the webhook secret (any configured secret, for rotation); this, not a bearer token, authenticates the request.',
+          description:
+            'HMAC-SHA256 of the body under the webhook secret (any configured secret, for rotation); this, not a bearer token, authenticates the request.',
           schema: { type: 'string', pattern: '^sha256=[0-9a-fA-F]{64}$' },
         },
       ],
-      requestBody: { description: 'The event payload as GitHub sends it.', required: true, content: json({ type: 'object' }) },
+      requestBody: {
+        description: 'The event payload as GitHub sends it.',
+        required: true,
+        content: json({ type: 'object' }),
+      },
       responses: {
-        '200': { description: 'Accepted; nothing new stored (duplicate, dropped or ignored).', content: json(schemaRef('WebhookNotStored')) },
+        '200': {
+          description: 'Accepted; nothing new stored (duplicate, dropped or ignored).',
+          content: json(schemaRef('WebhookNotStored')),
+        },
         '202': { description: 'Stored as a new event.', content: json(schemaRef('WebhookStored')) },
         '400': {
-          description: 'Signed, but malformed JSON or a body that does not match the event (`rejected`), a missing X-GitHub-Event, or an unreadable body.',
+          description:
+            'Signed, but malformed JSON or a body that does not match the event (`rejected`), a missing X-GitHub-Event, or an unreadable body.',
           content: json({
             anyOf: [
               schemaRef('WebhookRejected'),
@@ -844,13 +1117,19 @@ const paths = {
             ],
           }),
         },
-        '401': { description: 'X-Hub-Signature-256 is missing or does not match (`bad_signature`); nothing is stored.', content: json(schemaRef('Problem')) },
+        '401': {
+          description: 'X-Hub-Signature-256 is missing or does not match (`bad_signature`); nothing is stored.',
+          content: json(schemaRef('Problem')),
+        },
         '413': {
           description: 'The body is over the size cap (`payload_too_large`); the connection is closed.',
           headers: { Connection: { description: 'Always `close`.', schema: { type: 'string', const: 'close' } } },
           content: json(schemaRef('Problem')),
         },
-        '503': { description: 'The delivery could not be stored (`not_stored`); GitHub should redeliver it.', content: json(schemaRef('Problem')) },
+        '503': {
+          description: 'The delivery could not be stored (`not_stored`); GitHub should redeliver it.',
+          content: json(schemaRef('Problem')),
+        },
       },
     },
   },
@@ -861,23 +1140,27 @@ export const openApiDocument: OpenApiDocument = {
   info: {
     title: 'fixloop',
     version: '0.1.0',
-    summary: 'Governs the loop between an AI coding agent\'s pull request and the CI that judges it.',
+    summary: "Governs the loop between an AI coding agent's pull request and the CI that judges it.",
     description:
       'The JSON API (SPEC M2) for Tasks, runs, the Inbox, the decision log and the global stop flag, and the GitHub webhook (SPEC A1). ' +
       'Every `/api/` route but the webhook needs `Authorization: Bearer <FIXLOOP_API_TOKEN>`; a run may report its own state with its FIXLOOP_RUN_TOKEN, ' +
-      'and the `/api/run/*` routes take only a run\'s token.',
+      "and the `/api/run/*` routes take only a run's token.",
   },
   jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
   tags: [
     { name: 'health', description: 'Unauthenticated probes.' },
     { name: 'meta', description: 'This description.' },
     { name: 'tasks', description: 'Tasks: one pull request each.' },
-    { name: 'runs', description: 'Executions of a Task\'s agent.' },
+    { name: 'runs', description: "Executions of a Task's agent." },
     { name: 'inbox', description: 'Notices for people.' },
     { name: 'deliveries', description: 'The decision log.' },
     { name: 'stop', description: 'The global stop flag.' },
     { name: 'pull-requests', description: 'Pull requests as GitHub reports them.' },
-    { name: 'run', description: 'What a resumed run may do, with its own token, about its own Task only (the MCP tools over the API).' },
+    {
+      name: 'run',
+      description:
+        'What a resumed run may do, with its own token, about its own Task only (the MCP tools over the API).',
+    },
     { name: 'webhooks', description: 'GitHub deliveries.' },
   ],
   security: [{ bearer: [] }],
@@ -885,10 +1168,19 @@ export const openApiDocument: OpenApiDocument = {
   components: {
     schemas,
     responses: {
-      BadRequest: { description: 'The body or query is invalid (`invalid_body`, `invalid_query`).', content: json(schemaRef('Problem')) },
-      Unauthorized: { description: 'The bearer token is missing or wrong (`unauthorized`).', content: json(schemaRef('Problem')) },
+      BadRequest: {
+        description: 'The body or query is invalid (`invalid_body`, `invalid_query`).',
+        content: json(schemaRef('Problem')),
+      },
+      Unauthorized: {
+        description: 'The bearer token is missing or wrong (`unauthorized`).',
+        content: json(schemaRef('Problem')),
+      },
       NotFound: { description: 'No such resource (`not_found`).', content: json(schemaRef('Problem')) },
-      Internal: { description: 'An unexpected error (`internal`); details are only in the server log.', content: json(schemaRef('Problem')) },
+      Internal: {
+        description: 'An unexpected error (`internal`); details are only in the server log.',
+        content: json(schemaRef('Problem')),
+      },
     },
     parameters: {
       TaskId: { name: 'id', in: 'path', required: true, description: 'The Task id.', schema: id },
@@ -905,7 +1197,7 @@ export const openApiDocument: OpenApiDocument = {
         type: 'http',
         scheme: 'bearer',
         description:
-          'A run\'s own token, FIXLOOP_RUN_TOKEN, handed to the agent when the run is dispatched. It is accepted only by ' +
+          "A run's own token, FIXLOOP_RUN_TOKEN, handed to the agent when the run is dispatched. It is accepted only by " +
           'PATCH /api/runs/{id} for that same run and by the `/api/run/*` routes, which act for that run alone, and only until the run has ended.',
       },
     },

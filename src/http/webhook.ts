@@ -34,7 +34,9 @@ function send(res: ServerResponse, status: number, body: object): void {
 export function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(new HttpError(413, 'payload_too_large', `body of ${declared} bytes is over the ${maxBytes}-byte cap`));
+    return Promise.reject(
+      new HttpError(413, 'payload_too_large', `body of ${declared} bytes is over the ${maxBytes}-byte cap`),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -103,7 +105,10 @@ export function createWebhookHandler(opts: WebhookOptions) {
     }
     if (!valid) {
       // Nothing stored: an unauthenticated request must not be able to write to the database.
-      opts.logger.warn({ delivery: header(req, 'x-github-delivery'), event: header(req, 'x-github-event') }, 'webhook signature rejected');
+      opts.logger.warn(
+        { delivery: header(req, 'x-github-delivery'), event: header(req, 'x-github-event') },
+        'webhook signature rejected',
+      );
       return send(res, 401, { error: 'bad_signature', message: 'X-Hub-Signature-256 is missing or does not match' });
     }
     const eventName = header(req, 'x-github-event');
@@ -112,7 +117,13 @@ export function createWebhookHandler(opts: WebhookOptions) {
     try {
       // The received bytes are stored as they are; only a body that is not valid UTF-8 (whose text
       // decoding replaced bytes) is stored as its decoded text instead.
-      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: body, verifiedSignature: signature, ...(isUtf8(raw) ? { bytes: raw } : {}) });
+      const answer = await opts.ingestor.ingest({
+        deliveryId,
+        eventName,
+        raw: body,
+        verifiedSignature: signature,
+        ...(isUtf8(raw) ? { bytes: raw } : {}),
+      });
       send(res, answer.status, answer);
     } catch (err) {
       opts.logger.error({ err, deliveryId }, 'delivery not stored');

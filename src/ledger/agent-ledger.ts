@@ -29,11 +29,18 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
 
   return {
     async runByTokenHash(tokenHash) {
-      const r = await k.selectFrom('runs').select(['id', 'task_id', 'attempt_id']).where('token_hash', '=', tokenHash).executeTakeFirst();
+      const r = await k
+        .selectFrom('runs')
+        .select(['id', 'task_id', 'attempt_id'])
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
       if (!r) return null;
       const [run, task] = await Promise.all([ledger.getRun(r.id), ledger.getTask(r.task_id)]);
       if (!run || !task) return null;
-      const a = r.attempt_id === null ? undefined : await k.selectFrom('attempts').selectAll().where('id', '=', r.attempt_id).executeTakeFirst();
+      const a =
+        r.attempt_id === null
+          ? undefined
+          : await k.selectFrom('attempts').selectAll().where('id', '=', r.attempt_id).executeTakeFirst();
       const { tokenHash: _hidden, ...plain } = run;
       return { run: plain as Run, task: task as Task, attempt: a ? attemptOf(a) : null };
     },
@@ -44,11 +51,20 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
     },
 
     async lives(taskId) {
-      return (await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(lifeOf);
+      return (await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(
+        lifeOf,
+      );
     },
 
     async livesInState(states) {
-      return (await k.selectFrom('attempts').selectAll().where('state', 'in', [...states]).orderBy('id').execute()).map(lifeOf);
+      return (
+        await k
+          .selectFrom('attempts')
+          .selectAll()
+          .where('state', 'in', [...states])
+          .orderBy('id')
+          .execute()
+      ).map(lifeOf);
     },
 
     async moveAttempt(attemptId, from, to, extra) {
@@ -85,13 +101,26 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
     },
 
     async addSpend(s) {
-      await k.insertInto('spends').values({ task_id: s.taskId, run_id: s.runId, model: s.model, sandbox: s.sandbox, note: s.note, created_at: ledger.now() }).execute();
+      await k
+        .insertInto('spends')
+        .values({
+          task_id: s.taskId,
+          run_id: s.runId,
+          model: s.model,
+          sandbox: s.sandbox,
+          note: s.note,
+          created_at: ledger.now(),
+        })
+        .execute();
     },
 
     async spendTotals(taskId) {
       const s = await k
         .selectFrom('spends')
-        .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('model'), eb.lit(0)).as('model'), eb.fn.coalesce(eb.fn.sum<number>('sandbox'), eb.lit(0)).as('sandbox')])
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('model'), eb.lit(0)).as('model'),
+          eb.fn.coalesce(eb.fn.sum<number>('sandbox'), eb.lit(0)).as('sandbox'),
+        ])
         .where('task_id', '=', taskId)
         .executeTakeFirstOrThrow();
       const c = await k
@@ -106,7 +135,10 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
       const rows = await k
         .selectFrom('spends')
         .innerJoin('runs', 'runs.id', 'spends.run_id')
-        .select((eb) => ['runs.attempt_id', eb.fn.sum<number>(eb('spends.model', '+', eb.ref('spends.sandbox'))).as('total')])
+        .select((eb) => [
+          'runs.attempt_id',
+          eb.fn.sum<number>(eb('spends.model', '+', eb.ref('spends.sandbox'))).as('total'),
+        ])
         .where('spends.task_id', '=', taskId)
         .where('runs.attempt_id', 'is not', null)
         .groupBy('runs.attempt_id')

@@ -11,7 +11,10 @@ import { createAgentLedger } from './agent-ledger.js';
 import type { AgentLedger } from '../app/agent-port.js';
 import type { Ledger, NoticeInput } from '../app/ports.js';
 
-async function withLedger(kind: 'sqlite' | 'postgres', f: (ledger: Ledger, agent: AgentLedger) => Promise<void>): Promise<void> {
+async function withLedger(
+  kind: 'sqlite' | 'postgres',
+  f: (ledger: Ledger, agent: AgentLedger) => Promise<void>,
+): Promise<void> {
   const tdb = await createTestDatabase(kind);
   const db = openDatabase(tdb.url);
   try {
@@ -25,22 +28,41 @@ async function withLedger(kind: 'sqlite' | 'postgres', f: (ledger: Ledger, agent
 }
 
 async function claim(ledger: Ledger, taskId: number, coordinate: string) {
-  const c = await ledger.claimAttempt({ taskId, coordinate, source: 'gate', headSha: 'a'.repeat(40), fingerprint: coordinate, rejection: { checkName: 'test', body: 'red', eventId: null } });
+  const c = await ledger.claimAttempt({
+    taskId,
+    coordinate,
+    source: 'gate',
+    headSha: 'a'.repeat(40),
+    fingerprint: coordinate,
+    rejection: { checkName: 'test', body: 'red', eventId: null },
+  });
   assert.equal(c.kind, 'claimed');
   if (c.kind !== 'claimed') throw new Error('not claimed');
   return c.attempt.id;
 }
 
 async function newTask(ledger: Ledger, n = 7): Promise<number> {
-  const created = await ledger.createTask({ work: 'shop', repository: 'acme/shop', pullRequest: n, branch: `agent/fix-${n}`, resumeRef: null });
+  const created = await ledger.createTask({
+    work: 'shop',
+    repository: 'acme/shop',
+    pullRequest: n,
+    branch: `agent/fix-${n}`,
+    resumeRef: null,
+  });
   assert.ok('task' in created);
   return created.task.id;
 }
 
-const stateOf = async (ledger: Ledger, taskId: number, id: number) => (await ledger.listAttempts(taskId)).find((a) => a.id === id);
+const stateOf = async (ledger: Ledger, taskId: number, id: number) =>
+  (await ledger.listAttempts(taskId)).find((a) => a.id === id);
 
 function notice(taskId: number): NoticeInput {
-  return { taskId, reason: 'budget_spent', headSha: 'a'.repeat(40), message: (used) => `fixloop stopped: the budget is spent (${used} attempts)` };
+  return {
+    taskId,
+    reason: 'budget_spent',
+    headSha: 'a'.repeat(40),
+    message: (used) => `fixloop stopped: the budget is spent (${used} attempts)`,
+  };
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -70,7 +92,10 @@ for (const kind of DATABASE_KINDS) {
         assert.ok(await ledger.beginDispatch(lost, 'claimed', 'token-b'));
         assert.equal(await ledger.setAttemptStatus(sent, ['dispatching'], 'dispatched'), true);
         assert.equal((await stateOf(ledger, a, sent))?.state, 'queued');
-        assert.equal(await ledger.expireDispatch(lost, '2026-11-30T10:00:00Z', 'the process died while dispatching'), true);
+        assert.equal(
+          await ledger.expireDispatch(lost, '2026-11-30T10:00:00Z', 'the process died while dispatching'),
+          true,
+        );
         const after = await stateOf(ledger, b, lost);
         assert.deepEqual([after?.status, after?.state], ['dispatch_unknown', 'acknowledged']);
       });
@@ -85,7 +110,8 @@ for (const kind of DATABASE_KINDS) {
         for (const id of [queued, movedOn]) assert.ok(await ledger.beginDispatch(id, 'claimed', `token-${id}`));
         // The agent reported before the dispatch was settled: its lifecycle is past queued.
         assert.ok(await agent.moveAttempt(movedOn, ['queued'], 'awaiting_progress'));
-        for (const id of [queued, movedOn]) assert.equal(await ledger.setAttemptStatus(id, ['dispatching'], 'dispatch_failed', 'runner refused'), true);
+        for (const id of [queued, movedOn])
+          assert.equal(await ledger.setAttemptStatus(id, ['dispatching'], 'dispatch_failed', 'runner refused'), true);
         assert.equal((await stateOf(ledger, a, queued))?.state, 'acknowledged');
         assert.equal((await stateOf(ledger, b, movedOn))?.state, 'awaiting_progress');
       });
@@ -98,7 +124,10 @@ for (const kind of DATABASE_KINDS) {
         const first = await ledger.settleOverBudget(id, 'past the budget', notice(taskId));
         assert.equal(first.settled, true);
         assert.equal(first.notice?.reason, 'budget_spent');
-        assert.deepEqual([(await stateOf(ledger, taskId, id))?.status, (await stateOf(ledger, taskId, id))?.state], ['over_budget', 'acknowledged']);
+        assert.deepEqual(
+          [(await stateOf(ledger, taskId, id))?.status, (await stateOf(ledger, taskId, id))?.state],
+          ['over_budget', 'acknowledged'],
+        );
         const again = await ledger.settleOverBudget(id, 'past the budget', notice(taskId));
         assert.deepEqual(again, { settled: false, notice: null });
         assert.equal((await ledger.listNotices()).length, 1);
@@ -135,7 +164,9 @@ for (const kind of DATABASE_KINDS) {
         const taskId = await newTask(ledger);
         const id = await claim(ledger, taskId, 'sha-1');
         // A notice row the database refuses (its message is required).
-        await assert.rejects(ledger.settleOverBudget(id, 'past the budget', { ...notice(taskId), message: () => null as never }));
+        await assert.rejects(
+          ledger.settleOverBudget(id, 'past the budget', { ...notice(taskId), message: () => null as never }),
+        );
         const a = await stateOf(ledger, taskId, id);
         assert.deepEqual([a?.status, a?.state], ['claimed', 'queued'], 'rolled back: still claimed, still in flight');
         assert.equal(await ledger.getNotice(taskId), null);

@@ -10,13 +10,13 @@ import { shapeFor } from './batch-writes.js';
 import type { IncomingDelivery } from '../app/ports.js';
 
 test('a batch runs in the prepared shape of the next power of two', () => {
-  assert.deepEqual(
-    [1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64].map(shapeFor),
-    [1, 2, 4, 4, 8, 8, 16, 16, 32, 64, 64],
-  );
+  assert.deepEqual([1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64].map(shapeFor), [1, 2, 4, 4, 8, 8, 16, 16, 32, 64, 64]);
 });
 
-const delivery = (n: number, identity = `check:acme/shop@${'a'.repeat(40)}:run:${n}:completed:failure`): IncomingDelivery => ({
+const delivery = (
+  n: number,
+  identity = `check:acme/shop@${'a'.repeat(40)}:run:${n}:completed:failure`,
+): IncomingDelivery => ({
   deliveryId: `d-${n}`,
   eventName: 'check_run',
   identity,

@@ -19,10 +19,34 @@ export interface BatchWrites {
   recordDecisions(rows: DecisionInput[], evaluated: number[], at: string): Promise<void>;
 }
 
-const EVENT_COLUMNS = ['identity', 'kind', 'event_name', 'delivery_id', 'repository', 'sha', 'verdict', 'summary', 'payload', 'received_at'] as const;
-const DECISION_COLUMNS = ['delivery_id', 'event_name', 'identity', 'event_id', 'task_id', 'attempt_id', 'outcome', 'reason', 'detail', 'at'] as const;
+const EVENT_COLUMNS = [
+  'identity',
+  'kind',
+  'event_name',
+  'delivery_id',
+  'repository',
+  'sha',
+  'verdict',
+  'summary',
+  'payload',
+  'received_at',
+] as const;
+const DECISION_COLUMNS = [
+  'delivery_id',
+  'event_name',
+  'identity',
+  'event_id',
+  'task_id',
+  'attempt_id',
+  'outcome',
+  'reason',
+  'detail',
+  'at',
+] as const;
 /** PostgreSQL array types of the decision columns before `at`, for unnest. */
-const DECISION_ARRAYS = DECISION_COLUMNS.slice(0, -1).map((c) => (c === 'event_id' || c === 'task_id' || c === 'attempt_id' ? 'int' : 'text'));
+const DECISION_ARRAYS = DECISION_COLUMNS.slice(0, -1).map((c) =>
+  c === 'event_id' || c === 'task_id' || c === 'attempt_id' ? 'int' : 'text',
+);
 
 type Value = string | number | Uint8Array | null;
 
@@ -31,7 +55,18 @@ function eventValues(d: IncomingDelivery, at: string): Value[] {
 }
 
 function decisionValues(d: DecisionInput, at: string): Value[] {
-  return [d.deliveryId ?? null, d.eventName ?? null, d.identity ?? null, d.eventId ?? null, d.taskId ?? null, d.attemptId ?? null, d.outcome, d.reason ?? null, d.detail ?? null, at];
+  return [
+    d.deliveryId ?? null,
+    d.eventName ?? null,
+    d.identity ?? null,
+    d.eventId ?? null,
+    d.taskId ?? null,
+    d.attemptId ?? null,
+    d.outcome,
+    d.reason ?? null,
+    d.detail ?? null,
+    at,
+  ];
 }
 
 /** The decision row of a stored or duplicate delivery (the ledger decides which: it owns the dedupe). */
@@ -68,25 +103,29 @@ function sqliteWrites(k: Kysely<Database>, sqlite: BetterSqlite3.Database): Batc
   );
   const insertPending = sqlite.prepare<[number]>('insert into pending_events (event_id) values (?)');
   const deletePending = sqlite.prepare<[number]>('delete from pending_events where event_id = ?');
-  const insertDecision = sqlite.prepare<Value[]>(`insert into decisions (${DECISION_COLUMNS.join(', ')}) values (${DECISION_COLUMNS.map(() => '?').join(', ')})`);
+  const insertDecision = sqlite.prepare<Value[]>(
+    `insert into decisions (${DECISION_COLUMNS.join(', ')}) values (${DECISION_COLUMNS.map(() => '?').join(', ')})`,
+  );
 
-  const store = sqlite.transaction((batch: IncomingDelivery[], alsoRecord: DecisionInput[], at: string): StoreResult[] => {
-    for (const d of alsoRecord) insertDecision.run(...decisionValues(d, at));
-    const first = firstOfEach(batch);
-    return batch.map((d, i) => {
-      let r: StoreResult = { kind: 'duplicate' };
-      if (first.get(d.identity) === i) {
-        // RETURNING gives the id, or nothing when the identity is already stored (A3).
-        const row = insertEvent.get(...eventValues(d, at));
-        if (row) {
-          insertPending.run(row.id);
-          r = { kind: 'stored', eventId: row.id };
+  const store = sqlite.transaction(
+    (batch: IncomingDelivery[], alsoRecord: DecisionInput[], at: string): StoreResult[] => {
+      for (const d of alsoRecord) insertDecision.run(...decisionValues(d, at));
+      const first = firstOfEach(batch);
+      return batch.map((d, i) => {
+        let r: StoreResult = { kind: 'duplicate' };
+        if (first.get(d.identity) === i) {
+          // RETURNING gives the id, or nothing when the identity is already stored (A3).
+          const row = insertEvent.get(...eventValues(d, at));
+          if (row) {
+            insertPending.run(row.id);
+            r = { kind: 'stored', eventId: row.id };
+          }
         }
-      }
-      insertDecision.run(...decisionValues(storeDecision(d, r), at));
-      return r;
-    });
-  });
+        insertDecision.run(...decisionValues(storeDecision(d, r), at));
+        return r;
+      });
+    },
+  );
 
   const record = sqlite.transaction((rows: DecisionInput[], evaluated: number[], at: string): void => {
     for (const d of rows) insertDecision.run(...decisionValues(d, at));
@@ -124,7 +163,10 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
     const known = storeTexts.get(events);
     if (known) return known;
     const ev = EVENT_COLUMNS.length;
-    const values = Array.from({ length: events }, (_, r) => `(${r}, ${EVENT_COLUMNS.map((_, j) => `$${r * ev + j + 1}::text`).join(', ')})`).join(', ');
+    const values = Array.from(
+      { length: events },
+      (_, r) => `(${r}, ${EVENT_COLUMNS.map((_, j) => `$${r * ev + j + 1}::text`).join(', ')})`,
+    ).join(', ');
     const text =
       `with given (ord, ${EVENT_COLUMNS.join(', ')}) as (values ${values}), ` +
       `v as (select * from given where identity is not null), ` +
@@ -153,7 +195,10 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
       const first = firstOfEach(batch);
       // Copies inside the batch are duplicates without asking the database; their rows join the extras.
       const unique = [...first.values()].map((i) => batch[i]!);
-      const extras = [...alsoRecord, ...batch.filter((d, i) => first.get(d.identity) !== i).map((d) => storeDecision(d, { kind: 'duplicate' }))];
+      const extras = [
+        ...alsoRecord,
+        ...batch.filter((d, i) => first.get(d.identity) !== i).map((d) => storeDecision(d, { kind: 'duplicate' })),
+      ];
       if (unique.length === 0) {
         await recordDecisions(extras, [], at);
         return batch.map(() => ({ kind: 'duplicate' }) as const);
@@ -163,7 +208,11 @@ function postgresWrites(pool: Pg.Pool): BatchWrites {
       for (const d of unique) values.push(...eventValues(d, at));
       for (let pad = unique.length; pad < n; pad++) values.push(...EVENT_COLUMNS.map(() => null));
       values.push(...decisionArrays(extras), at);
-      const { rows } = await pool.query<{ id: number; identity: string }>({ ...(n <= NAMED_UP_TO ? { name: `fixloop_store_${n}` } : {}), text: storeSql(n), values });
+      const { rows } = await pool.query<{ id: number; identity: string }>({
+        ...(n <= NAMED_UP_TO ? { name: `fixloop_store_${n}` } : {}),
+        text: storeSql(n),
+        values,
+      });
       const idOf = new Map(rows.map((r) => [r.identity, r.id]));
       return batch.map((d, i): StoreResult => {
         const id = first.get(d.identity) === i ? idOf.get(d.identity) : undefined;

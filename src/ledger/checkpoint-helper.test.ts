@@ -20,12 +20,16 @@ function walDatabase(t: { after(f: () => void): void }) {
   db.pragma('wal_autocheckpoint = 0');
   db.exec('create table t (id integer primary key, body text not null)');
   const insert = db.prepare('insert into t (body) values (?)');
-  const write = (rows: number) => db.transaction(() => { for (let i = 0; i < rows; i++) insert.run('x'.repeat(6000)); })();
+  const write = (rows: number) =>
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run('x'.repeat(6000));
+    })();
   t.after(() => {
     if (db.open) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const mainCheckpoint = () => (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0]!;
+  const mainCheckpoint = () =>
+    (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0]!;
   return { path, db, write, mainCheckpoint };
 }
 
@@ -88,13 +92,19 @@ test('a closed helper, or one whose database is missing, answers with a typed er
   const helper = startCheckpointHelper(path);
   await helper.checkpoint();
   await helper.close();
-  await assert.rejects(helper.checkpoint(), (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'closed');
+  await assert.rejects(
+    helper.checkpoint(),
+    (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'closed',
+  );
   await helper.close(); // closing twice is harmless
 
   // A file that is not there is never created: the helper only opens what the main connection made.
   const missingPath = join(dirname(path), 'none.sqlite');
   const missing = startCheckpointHelper(missingPath);
-  await assert.rejects(missing.checkpoint(), (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'thread_failed');
+  await assert.rejects(
+    missing.checkpoint(),
+    (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'thread_failed',
+  );
   await missing.close();
   assert.equal(existsSync(missingPath), false);
 });
@@ -117,5 +127,8 @@ test('closing while a checkpoint is in flight lets it finish, then ends the thre
   const closed = helper.close();
   assert.equal((await inFlight).busy, 0);
   await closed; // the reply must not let go of the thread close() is waiting for
-  await assert.rejects(helper.checkpoint(), (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'closed');
+  await assert.rejects(
+    helper.checkpoint(),
+    (e: unknown) => e instanceof CheckpointHelperError && e.reason === 'closed',
+  );
 });

@@ -81,14 +81,24 @@ export function startCheckpointHelper(path: string): CheckpointHelper {
     // Once closing, the thread stays ref'd until it exits: close() is awaiting that.
     if (!closing) worker.unref();
     if (m.ok) w?.resolve(m.result);
-    else w?.reject(new CheckpointHelperError('checkpoint_failed', `checkpoint on the helper's connection failed: ${m.message}`));
+    else
+      w?.reject(
+        new CheckpointHelperError('checkpoint_failed', `checkpoint on the helper's connection failed: ${m.message}`),
+      );
   });
   worker.on('error', (e) => end(new CheckpointHelperError('thread_failed', `checkpoint helper failed: ${e.message}`)));
-  worker.on('exit', () => end(closing ? new CheckpointHelperError('closed', 'checkpoint helper closed') : new CheckpointHelperError('thread_exited', 'checkpoint helper exited')));
+  worker.on('exit', () =>
+    end(
+      closing
+        ? new CheckpointHelperError('closed', 'checkpoint helper closed')
+        : new CheckpointHelperError('thread_exited', 'checkpoint helper exited'),
+    ),
+  );
   return {
     checkpoint() {
       if (ended) return Promise.reject(ended);
-      if (waiting) return Promise.reject(new CheckpointHelperError('busy', 'a checkpoint is already running on the helper'));
+      if (waiting)
+        return Promise.reject(new CheckpointHelperError('busy', 'a checkpoint is already running on the helper'));
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject };
         worker.ref();

@@ -10,7 +10,10 @@ import { migrateToLatest } from './migrations.js';
 import { createLedger } from './ledger.js';
 
 /** A migrated ledger on a fresh database of `kind`, with a clock the test moves. */
-async function withLedger(kind: (typeof DATABASE_KINDS)[number], body: (ledger: ReturnType<typeof createLedger>, clock: { t: number }) => Promise<void>): Promise<void> {
+async function withLedger(
+  kind: (typeof DATABASE_KINDS)[number],
+  body: (ledger: ReturnType<typeof createLedger>, clock: { t: number }) => Promise<void>,
+): Promise<void> {
   const tdb = await createTestDatabase(kind);
   const db = openDatabase(tdb.url);
   const clock = { t: Date.parse('2026-11-30T10:00:00Z') };
@@ -25,9 +28,22 @@ async function withLedger(kind: (typeof DATABASE_KINDS)[number], body: (ledger: 
 
 /** An attempt being dispatched on a Task of its own (K7 allows one attempt in flight per pull request). */
 async function dispatching(ledger: ReturnType<typeof createLedger>, n: number) {
-  const created = await ledger.createTask({ work: 'shop', repository: 'acme/shop', pullRequest: n, branch: `agent/fix-${n}`, resumeRef: null });
+  const created = await ledger.createTask({
+    work: 'shop',
+    repository: 'acme/shop',
+    pullRequest: n,
+    branch: `agent/fix-${n}`,
+    resumeRef: null,
+  });
   assert.ok('task' in created);
-  const c = await ledger.claimAttempt({ taskId: created.task.id, coordinate: `sha-${n}`, source: 'gate', headSha: `sha-${n}`, fingerprint: `f${n}`, rejection: { checkName: 'test', body: 'red', eventId: null } });
+  const c = await ledger.claimAttempt({
+    taskId: created.task.id,
+    coordinate: `sha-${n}`,
+    source: 'gate',
+    headSha: `sha-${n}`,
+    fingerprint: `f${n}`,
+    rejection: { checkName: 'test', body: 'red', eventId: null },
+  });
   assert.equal(c.kind, 'claimed');
   const began = await ledger.beginDispatch(c.attempt.id, 'claimed', `token-${n}`);
   assert.ok(began);
@@ -45,7 +61,11 @@ for (const kind of DATABASE_KINDS) {
         clock.t += 60_000; // both leases are a minute old
         const olderThan = new Date(clock.t - 30_000).toISOString();
         const seen = await ledger.attemptsWithStatus(['dispatching'], olderThan);
-        assert.deepEqual(seen.map((a) => a.id), [renewed, abandoned], 'reconciliation reads both as stale');
+        assert.deepEqual(
+          seen.map((a) => a.id),
+          [renewed, abandoned],
+          'reconciliation reads both as stale',
+        );
 
         // The first one's dispatcher is alive after all: it renews before reconciliation writes.
         assert.equal(await ledger.renewDispatch(renewed), true);
@@ -60,7 +80,12 @@ for (const kind of DATABASE_KINDS) {
 
     test("an agent found by its environment is marked only while the run has no mark and its attempt's lease is still lapsed", () =>
       withLedger(kind, async (ledger, clock) => {
-        const found = { host: 'h', pid: 4242, since: 'boot:1', owner: { pid: 0, since: '', instance: 'found-by-environment' } };
+        const found = {
+          host: 'h',
+          pid: 4242,
+          since: 'boot:1',
+          owner: { pid: 0, since: '', instance: 'found-by-environment' },
+        };
         const own = { host: 'h', pid: 4343, since: 'boot:2', owner: { pid: 77, since: 'boot:0', instance: 'live' } };
         const lapsed = await dispatching(ledger, 1);
         const renewed = await dispatching(ledger, 2);
@@ -71,11 +96,23 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(await ledger.renewDispatch(renewed.id), true);
         await ledger.setRunProcess(marked.runId, own);
 
-        assert.equal(await ledger.markFoundAgent(renewed.runId, renewed.id, found, olderThan), false, 'a renewed lease keeps its dispatcher');
+        assert.equal(
+          await ledger.markFoundAgent(renewed.runId, renewed.id, found, olderThan),
+          false,
+          'a renewed lease keeps its dispatcher',
+        );
         assert.equal(await ledger.runProcess(renewed.runId), null);
-        assert.equal(await ledger.markFoundAgent(marked.runId, marked.id, found, olderThan), false, 'a mark its dispatcher wrote is kept');
+        assert.equal(
+          await ledger.markFoundAgent(marked.runId, marked.id, found, olderThan),
+          false,
+          'a mark its dispatcher wrote is kept',
+        );
         assert.deepEqual(await ledger.runProcess(marked.runId), own);
-        assert.equal(await ledger.markFoundAgent(lapsed.runId, renewed.id, found, olderThan), false, "another attempt's lease says nothing about this run");
+        assert.equal(
+          await ledger.markFoundAgent(lapsed.runId, renewed.id, found, olderThan),
+          false,
+          "another attempt's lease says nothing about this run",
+        );
         assert.equal(await ledger.markFoundAgent(lapsed.runId, lapsed.id, found, olderThan), true);
         assert.deepEqual(await ledger.runProcess(lapsed.runId), found);
         assert.equal(await ledger.markFoundAgent(lapsed.runId, lapsed.id, found, olderThan), false, 'written once');

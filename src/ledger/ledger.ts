@@ -4,7 +4,19 @@
 // events.identity (A3), attempts(task_id, coordinate) (C2), runs.attempt_id (one run per attempt),
 // notices.task_id with the tasks.notice_at CAS (G1), and the head CAS on ci_head_seen_at (B1).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { NEVER_RUN_STATUSES, type Attempt, type AttemptStatus, type Notice, type UnsettledStatus, type Rejection, type RejectionSource, type Run, type RunState, type Task, type TaskState } from '../core/types.js';
+import {
+  NEVER_RUN_STATUSES,
+  type Attempt,
+  type AttemptStatus,
+  type Notice,
+  type UnsettledStatus,
+  type Rejection,
+  type RejectionSource,
+  type Run,
+  type RunState,
+  type Task,
+  type TaskState,
+} from '../core/types.js';
 import type { AttemptState } from '../core/attempt-state.js';
 import type { Outcome } from '../core/reasons.js';
 import { parseProcessMark, type ProcessMark } from '../core/stranded-run.js';
@@ -33,7 +45,12 @@ const STOP_KEY = 'stopped';
  * 0006) only when it can see that the query asks for what the index holds.
  */
 export function unfinishedMarkedRuns(k: Kysely<Database>) {
-  return k.selectFrom('runs').selectAll().where(sql<boolean>`state in ('queued', 'running')`).where('process', 'is not', null).orderBy('id');
+  return k
+    .selectFrom('runs')
+    .selectAll()
+    .where(sql<boolean>`state in ('queued', 'running')`)
+    .where('process', 'is not', null)
+    .orderBy('id');
 }
 
 /**
@@ -59,11 +76,22 @@ export function createLedger(db: Db, clock: Clock): Ledger {
   const now = () => clock.now().toISOString();
 
   /** Compare-and-set of an attempt's status; one that never runs leaves flight in the same write. */
-  async function setStatusIn(q: Kysely<Database>, id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean> {
+  async function setStatusIn(
+    q: Kysely<Database>,
+    id: number,
+    from: readonly AttemptStatus[],
+    to: AttemptStatus,
+    detail?: string,
+  ): Promise<boolean> {
     const neverRuns = (NEVER_RUN_STATUSES as readonly AttemptStatus[]).includes(to);
     const r = await q
       .updateTable('attempts')
-      .set({ status: to, updated_at: now(), ...(neverRuns ? { state: outOfFlight } : {}), ...(detail !== undefined ? { detail } : {}) })
+      .set({
+        status: to,
+        updated_at: now(),
+        ...(neverRuns ? { state: outOfFlight } : {}),
+        ...(detail !== undefined ? { detail } : {}),
+      })
       .where('id', '=', id)
       .where('status', 'in', [...from])
       .executeTakeFirst();
@@ -73,14 +101,31 @@ export function createLedger(db: Db, clock: Clock): Ledger {
   /** G1: the marker on the Task is claimed by compare-and-set; only the winner files the notice. */
   async function fileNoticeIn(trx: Transaction<Database>, n: NoticeInput): Promise<Notice | null> {
     const at = now();
-    const won = await trx.updateTable('tasks').set({ notice_at: at, updated_at: at }).where('id', '=', n.taskId).where('notice_at', 'is', null).executeTakeFirst();
+    const won = await trx
+      .updateTable('tasks')
+      .set({ notice_at: at, updated_at: at })
+      .where('id', '=', n.taskId)
+      .where('notice_at', 'is', null)
+      .executeTakeFirst();
     if (Number(won.numUpdatedRows) !== 1) return null;
-    const t = await trx.selectFrom('tasks').select(['repository', 'pr_number', 'stop_round']).where('id', '=', n.taskId).executeTakeFirstOrThrow();
+    const t = await trx
+      .selectFrom('tasks')
+      .select(['repository', 'pr_number', 'stop_round'])
+      .where('id', '=', n.taskId)
+      .executeTakeFirstOrThrow();
     // Counted here, in the transaction that files the notice: a claim committed meanwhile is in it.
     const used = await countAttemptsQ(trx, n.taskId);
     const row = await trx
       .insertInto('notices')
-      .values({ task_id: n.taskId, round: t.stop_round, reason: n.reason, head_sha: n.headSha, attempts_used: used, message: n.message(used), created_at: at })
+      .values({
+        task_id: n.taskId,
+        round: t.stop_round,
+        reason: n.reason,
+        head_sha: n.headSha,
+        attempts_used: used,
+        message: n.message(used),
+        created_at: at,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return noticeOf({ ...row, ...t });
@@ -144,7 +189,11 @@ export function createLedger(db: Db, clock: Clock): Ledger {
   });
 
   async function countAttemptsQ(q: Q, taskId: number): Promise<number> {
-    const r = await q.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', taskId).executeTakeFirstOrThrow();
+    const r = await q
+      .selectFrom('attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('task_id', '=', taskId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -172,39 +221,56 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       if (deliveryId !== undefined) q = q.where('delivery_id', '=', deliveryId);
       if (beforeId !== undefined) q = q.where('id', '<', beforeId);
       const rows = await q.execute();
-      return rows.map(
-        (r): Decision => ({
-          id: r.id,
-          at: r.at,
-          deliveryId: r.delivery_id,
-          eventName: r.event_name,
-          identity: r.identity,
-          eventId: r.event_id,
-          taskId: r.task_id,
-          attemptId: r.attempt_id,
-          outcome: r.outcome as Outcome,
-          reason: r.reason,
-          detail: r.detail,
-        }),
-      );
+      return rows.map((r): Decision => ({
+        id: r.id,
+        at: r.at,
+        deliveryId: r.delivery_id,
+        eventName: r.event_name,
+        identity: r.identity,
+        eventId: r.event_id,
+        taskId: r.task_id,
+        attemptId: r.attempt_id,
+        outcome: r.outcome as Outcome,
+        reason: r.reason,
+        detail: r.detail,
+      }));
     },
 
     async pendingEvents(limit, afterId) {
       const rows = await k
         .selectFrom('pending_events')
         .innerJoin('events', 'events.id', 'pending_events.event_id')
-        .select(['events.id', 'events.identity', 'events.kind', 'events.event_name', 'events.delivery_id', 'events.payload'])
+        .select([
+          'events.id',
+          'events.identity',
+          'events.kind',
+          'events.event_name',
+          'events.delivery_id',
+          'events.payload',
+        ])
         .where('pending_events.event_id', '>', afterId)
         .orderBy('pending_events.event_id')
         .limit(limit)
         .execute();
-      return rows.map((r): StoredEvent => ({ id: r.id, identity: r.identity, kind: r.kind, eventName: r.event_name, deliveryId: r.delivery_id, payload: r.payload }));
+      return rows.map((r): StoredEvent => ({
+        id: r.id,
+        identity: r.identity,
+        kind: r.kind,
+        eventName: r.event_name,
+        deliveryId: r.delivery_id,
+        payload: r.payload,
+      }));
     },
 
     async createTask(t) {
       const at = now();
       return k.transaction().execute(async (trx) => {
-        const existing = await trx.selectFrom('tasks').selectAll().where('repository', '=', t.repository).where('pr_number', '=', t.pullRequest).executeTakeFirst();
+        const existing = await trx
+          .selectFrom('tasks')
+          .selectAll()
+          .where('repository', '=', t.repository)
+          .where('pr_number', '=', t.pullRequest)
+          .executeTakeFirst();
         if (existing) return { kind: 'exists' as const, task: taskOf(existing) };
         const row = await trx
           .insertInto('tasks')
@@ -230,7 +296,18 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         // The run that opened the pull request is the Task's first run.
         const run = await trx
           .insertInto('runs')
-          .values({ task_id: row.id, action: 'start', auto_resume: 0, state: 'completed', attempt_id: null, token_hash: null, exit_code: null, log: '', created_at: at, updated_at: at })
+          .values({
+            task_id: row.id,
+            action: 'start',
+            auto_resume: 0,
+            state: 'completed',
+            attempt_id: null,
+            token_hash: null,
+            exit_code: null,
+            log: '',
+            created_at: at,
+            updated_at: at,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { task: taskOf(row), run: runOf(run) };
@@ -241,18 +318,31 @@ export function createLedger(db: Db, clock: Clock): Ledger {
 
     async findTaskByPullRequest(repository, numbers) {
       if (numbers.length === 0) return null;
-      const r = await k.selectFrom('tasks').selectAll().where('repository', '=', repository).where('pr_number', 'in', numbers).orderBy('id').executeTakeFirst();
+      const r = await k
+        .selectFrom('tasks')
+        .selectAll()
+        .where('repository', '=', repository)
+        .where('pr_number', 'in', numbers)
+        .orderBy('id')
+        .executeTakeFirst();
       return r ? taskOf(r) : null;
     },
 
     async findTasksByPullRequests(keys) {
       const byRepository = new Map<string, number[]>();
-      for (const { repository, number } of keys) byRepository.set(repository, [...(byRepository.get(repository) ?? []), number]);
+      for (const { repository, number } of keys)
+        byRepository.set(repository, [...(byRepository.get(repository) ?? []), number]);
       if (byRepository.size === 0) return [];
       const rows = await k
         .selectFrom('tasks')
         .selectAll()
-        .where((eb) => eb.or([...byRepository].map(([repository, numbers]) => eb.and([eb('repository', '=', repository), eb('pr_number', 'in', numbers)]))))
+        .where((eb) =>
+          eb.or(
+            [...byRepository].map(([repository, numbers]) =>
+              eb.and([eb('repository', '=', repository), eb('pr_number', 'in', numbers)]),
+            ),
+          ),
+        )
         .orderBy('id')
         .execute();
       return rows.map(taskOf);
@@ -283,7 +373,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     async updatePullRequest(id, p) {
       await k
         .updateTable('tasks')
-        .set({ pr_state: p.prState, is_fork: p.isFork ? 1 : 0, ...(p.branchState ? { branch_state: p.branchState } : {}), updated_at: now() })
+        .set({
+          pr_state: p.prState,
+          is_fork: p.isFork ? 1 : 0,
+          ...(p.branchState ? { branch_state: p.branchState } : {}),
+          updated_at: now(),
+        })
         .where('id', '=', id)
         .execute();
     },
@@ -296,17 +391,31 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         .set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() })
         .where('id', '=', id)
         .where((eb) => eb.or([eb('ci_head_sha', 'is', null), eb('ci_head_sha', '!=', sha)]));
-      q = seenAt === null ? q.where('ci_head_sha', 'is', null) : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
+      q =
+        seenAt === null
+          ? q.where('ci_head_sha', 'is', null)
+          : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
       const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
 
     async markRed(id, sha) {
-      await k.updateTable('tasks').set({ ci_state: 'red' }).where('id', '=', id).where('ci_head_sha', '=', sha).where('ci_state', '!=', 'red').execute();
+      await k
+        .updateTable('tasks')
+        .set({ ci_state: 'red' })
+        .where('id', '=', id)
+        .where('ci_head_sha', '=', sha)
+        .where('ci_state', '!=', 'red')
+        .execute();
     },
 
     async latestRun(taskId) {
-      const r = await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id', 'desc').executeTakeFirst();
+      const r = await k
+        .selectFrom('runs')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
       return r ? runOf(r) : null;
     },
 
@@ -335,7 +444,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async setRunProcess(id, mark) {
-      await k.updateTable('runs').set({ process: JSON.stringify(mark), updated_at: now() }).where('id', '=', id).where('state', 'in', ['queued', 'running']).execute();
+      await k
+        .updateTable('runs')
+        .set({ process: JSON.stringify(mark), updated_at: now() })
+        .where('id', '=', id)
+        .where('state', 'in', ['queued', 'running'])
+        .execute();
     },
 
     async markFoundAgent(runId, attemptId, mark, olderThan) {
@@ -346,7 +460,14 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         .where('process', 'is', null)
         .where('state', 'in', ['queued', 'running'])
         .where(({ exists, selectFrom }) =>
-          exists(selectFrom('attempts').select('id').where('id', '=', attemptId).where('run_id', '=', runId).where('status', '=', 'dispatching').where('updated_at', '<=', olderThan)),
+          exists(
+            selectFrom('attempts')
+              .select('id')
+              .where('id', '=', attemptId)
+              .where('run_id', '=', runId)
+              .where('status', '=', 'dispatching')
+              .where('updated_at', '<=', olderThan),
+          ),
         )
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
@@ -372,7 +493,11 @@ export function createLedger(db: Db, clock: Clock): Ledger {
       const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
       if (!r || r.log.length >= maxChars) return;
       const room = maxChars - r.log.length;
-      await k.updateTable('runs').set({ log: r.log + text.slice(0, room) }).where('id', '=', id).execute();
+      await k
+        .updateTable('runs')
+        .set({ log: r.log + text.slice(0, room) })
+        .where('id', '=', id)
+        .execute();
     },
 
     async getRunLog(id) {
@@ -383,11 +508,19 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     countAttempts: (taskId) => countAttemptsQ(k, taskId),
 
     async listAttempts(taskId) {
-      return (await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(attemptOf);
+      return (await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(
+        attemptOf,
+      );
     },
 
     async lastAttempt(taskId, source) {
-      const r = await k.selectFrom('attempts').selectAll().where('task_id', '=', taskId).where('source', '=', source).orderBy('id', 'desc').executeTakeFirst();
+      const r = await k
+        .selectFrom('attempts')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .where('source', '=', source)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
       return r ? attemptOf(r) : null;
     },
 
@@ -420,7 +553,15 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         else {
           const rej = await trx
             .insertInto('rejections')
-            .values({ task_id: c.taskId, source: c.source, head_sha: c.headSha, check_name: c.rejection.checkName, body: c.rejection.body, event_id: c.rejection.eventId, created_at: at })
+            .values({
+              task_id: c.taskId,
+              source: c.source,
+              head_sha: c.headSha,
+              check_name: c.rejection.checkName,
+              body: c.rejection.body,
+              event_id: c.rejection.eventId,
+              created_at: at,
+            })
             .returning('id')
             .executeTakeFirstOrThrow();
           rejectionId = rej.id;
@@ -446,7 +587,18 @@ export function createLedger(db: Db, clock: Clock): Ledger {
         // H1: a machine's resume is stamped as one; runs.attempt_id is unique, so never two runs.
         const run = await trx
           .insertInto('runs')
-          .values({ task_id: moved.task_id, action: 'resume', auto_resume: 1, state: 'queued', attempt_id: attemptId, token_hash: tokenHash, exit_code: null, log: '', created_at: at, updated_at: at })
+          .values({
+            task_id: moved.task_id,
+            action: 'resume',
+            auto_resume: 1,
+            state: 'queued',
+            attempt_id: attemptId,
+            token_hash: tokenHash,
+            exit_code: null,
+            log: '',
+            created_at: at,
+            updated_at: at,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         await trx.updateTable('attempts').set({ run_id: run.id }).where('id', '=', attemptId).execute();
@@ -466,7 +618,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async renewDispatch(id) {
-      const r = await k.updateTable('attempts').set({ updated_at: now() }).where('id', '=', id).where('status', '=', 'dispatching').executeTakeFirst();
+      const r = await k
+        .updateTable('attempts')
+        .set({ updated_at: now() })
+        .where('id', '=', id)
+        .where('status', '=', 'dispatching')
+        .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
 
@@ -495,14 +652,24 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     async createRejection(r) {
       const row = await k
         .insertInto('rejections')
-        .values({ task_id: r.taskId, source: r.source, head_sha: r.headSha, check_name: r.checkName, body: r.body, event_id: r.eventId, created_at: now() })
+        .values({
+          task_id: r.taskId,
+          source: r.source,
+          head_sha: r.headSha,
+          check_name: r.checkName,
+          body: r.body,
+          event_id: r.eventId,
+          created_at: now(),
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return rejectionOf(row);
     },
 
     async listRejections(taskId) {
-      return (await k.selectFrom('rejections').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(rejectionOf);
+      return (await k.selectFrom('rejections').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(
+        rejectionOf,
+      );
     },
 
     async fileNotice(n: NoticeInput) {
@@ -550,7 +717,13 @@ export function createLedger(db: Db, clock: Clock): Ledger {
 
     async setCiStateForHead(taskId, sha, state) {
       // B2: only the poll writes passing, and only for the commit that is still the head.
-      await k.updateTable('tasks').set({ ci_state: state, updated_at: now() }).where('id', '=', taskId).where('ci_head_sha', '=', sha).where('ci_state', '!=', state).execute();
+      await k
+        .updateTable('tasks')
+        .set({ ci_state: state, updated_at: now() })
+        .where('id', '=', taskId)
+        .where('ci_head_sha', '=', sha)
+        .where('ci_state', '!=', state)
+        .execute();
     },
 
     async grantApproveOne(taskId, round) {
@@ -590,7 +763,12 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async setHandoff(taskId, round, commentId) {
-      await k.updateTable('tasks').set({ handoff_at: now(), state_comment_id: commentId }).where('id', '=', taskId).where('stop_round', '=', round).execute();
+      await k
+        .updateTable('tasks')
+        .set({ handoff_at: now(), state_comment_id: commentId })
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .execute();
     },
 
     async setStateCommentId(taskId, commentId) {
@@ -598,7 +776,11 @@ export function createLedger(db: Db, clock: Clock): Ledger {
     },
 
     async setGate(taskId, gate) {
-      await k.updateTable('tasks').set({ gate: JSON.stringify(gate) }).where('id', '=', taskId).execute();
+      await k
+        .updateTable('tasks')
+        .set({ gate: JSON.stringify(gate) })
+        .where('id', '=', taskId)
+        .execute();
     },
 
     async markAdopted(taskId) {

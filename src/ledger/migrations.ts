@@ -18,7 +18,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_core_loop': {
       async up(db: AnyDb) {
-        await db.schema.createTable('settings').addColumn('key', 'text', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
+        await db.schema
+          .createTable('settings')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
 
         await id(db.schema.createTable('events'))
           .addColumn('identity', 'text', (c) => c.notNull().unique())
@@ -34,7 +38,10 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         // Stored events not yet evaluated. A small table of its own: marking an event evaluated is a
         // delete here, not an update that would rewrite the event row and its payload.
-        await db.schema.createTable('pending_events').addColumn('event_id', 'integer', (c) => c.primaryKey()).execute();
+        await db.schema
+          .createTable('pending_events')
+          .addColumn('event_id', 'integer', (c) => c.primaryKey())
+          .execute();
 
         await id(db.schema.createTable('decisions'))
           .addColumn('delivery_id', 'text')
@@ -133,14 +140,26 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('tasks').addColumn('polled_at', 'text').execute();
         await db.schema.alterTable('tasks').addColumn('poll_lease_until', 'text').execute();
         // K5: the stop round (bumped by approve-one), extra attempts granted, parking, the hand-off.
-        await db.schema.alterTable('tasks').addColumn('stop_round', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable('tasks').addColumn('extra_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable('tasks').addColumn('approve_one_pending', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('stop_round', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('extra_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('approve_one_pending', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
         await db.schema.alterTable('tasks').addColumn('parked_at', 'text').execute();
         await db.schema.alterTable('tasks').addColumn('handoff_at', 'text').execute();
         // K8: GitHub comment ids outgrow 32 bits: kept as text.
         await db.schema.alterTable('tasks').addColumn('state_comment_id', 'text').execute();
-        await db.schema.alterTable('tasks').addColumn('adopted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('adopted', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
         // B4: the green gate's last verdict and its reasons, as JSON, for the Task's API view.
         await db.schema.alterTable('tasks').addColumn('gate', 'text').execute();
       },
@@ -149,9 +168,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       async up(db: AnyDb) {
         // I1–I4: the attempt's lifecycle next to its dispatch fate, the first-write outcome, and the
         // snapshot progress is measured against. Rows from before this migration are settled history.
-        await db.schema.alterTable('attempts').addColumn('state', 'text', (c) => c.notNull().defaultTo('queued')).execute();
+        await db.schema
+          .alterTable('attempts')
+          .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued'))
+          .execute();
         await sql`update attempts set state = 'acknowledged'`.execute(db);
-        for (const col of ['outcome', 'outcome_reason', 'outcome_at', 'action_taken_at', 'baseline', 'diff_hash'] as const) {
+        for (const col of [
+          'outcome',
+          'outcome_reason',
+          'outcome_at',
+          'action_taken_at',
+          'baseline',
+          'diff_hash',
+        ] as const) {
           await db.schema.alterTable('attempts').addColumn(col, 'text').execute();
         }
         await db.schema.alterTable('attempts').addColumn('retry_of', 'integer').execute();
@@ -210,14 +239,26 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // table is small next to events or decisions, so building it is quick on PostgreSQL too.
         // if not exists: SQLite runs DDL outside the migrator's transaction, so a crash between the
         // index and the migration's row must not make the next start fail on it.
-        await db.schema.createIndex('runs_unfinished').ifNotExists().on('runs').column('id').where(sql.ref('state'), 'in', ['queued', 'running']).execute();
+        await db.schema
+          .createIndex('runs_unfinished')
+          .ifNotExists()
+          .on('runs')
+          .column('id')
+          .where(sql.ref('state'), 'in', ['queued', 'running'])
+          .execute();
       },
     },
     '0007_unsettled_attempts': {
       async up(db: AnyDb) {
         // The same periodic pass reads the attempts left claimed or dispatching (decisions 0013,
         // 0014): a partial index of those few, not a scan of every attempt ever claimed.
-        await db.schema.createIndex('attempts_unsettled').ifNotExists().on('attempts').column('id').where(sql.ref('status'), 'in', ['claimed', 'dispatching']).execute();
+        await db.schema
+          .createIndex('attempts_unsettled')
+          .ifNotExists()
+          .on('attempts')
+          .column('id')
+          .where(sql.ref('status'), 'in', ['claimed', 'dispatching'])
+          .execute();
       },
     },
     '0008_never_run_out_of_flight': {
@@ -248,14 +289,20 @@ export async function migrateToLatest(db: AnyDb, dialect: Dialect): Promise<void
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `migration ${failed?.migrationName ?? '?'} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
 /** Up to and including `name` only (tests: a database as an older release left it). */
 export async function migrateTo(db: AnyDb, dialect: Dialect, name: string): Promise<void> {
   const { error } = await new Migrator({ db, provider: new InlineProvider(dialect) }).migrateTo(name);
-  if (error) throw new Error(`migration to ${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  if (error)
+    throw new Error(`migration to ${name} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
 }
 
 export async function migrationsApplied(db: AnyDb, dialect: Dialect): Promise<boolean> {

@@ -68,7 +68,10 @@ test('an idle service checkpoints on its main connection and never starts the he
   await c.look(QUIET);
   await c.look(QUIET);
   await c.stop();
-  assert.deepEqual({ main: calls.main, started: calls.started, closed: calls.closed }, { main: 2, started: 0, closed: 0 });
+  assert.deepEqual(
+    { main: calls.main, started: calls.started, closed: calls.closed },
+    { main: 2, started: 0, closed: 0 },
+  );
 });
 
 test('under load the helper checkpoints; the main connection steps in only for a WAL worth rewinding', async () => {
@@ -79,7 +82,11 @@ test('under load the helper checkpoints; the main connection steps in only for a
   assert.deepEqual({ helper: calls.helper, main: calls.main }, { helper: 1, main: 0 }, 'a short WAL is left to grow');
   log = 150;
   await c.look(BUSY);
-  assert.deepEqual({ helper: calls.helper, main: calls.main }, { helper: 2, main: 1 }, 'then finished on the main connection');
+  assert.deepEqual(
+    { helper: calls.helper, main: calls.main },
+    { helper: 2, main: 1 },
+    'then finished on the main connection',
+  );
   assert.equal(calls.started, 1, 'one helper, kept between looks');
   await c.stop();
   assert.equal(calls.closed, 1, 'stopping closes the helper');
@@ -88,7 +95,10 @@ test('under load the helper checkpoints; the main connection steps in only for a
 test('one checkpoint at a time: a look while one runs waits for it and starts nothing', async () => {
   let release!: () => void;
   const { calls, ports } = fakes(() => ({ busy: 0, log: 0, checkpointed: 0 }));
-  const c = createCheckpoints({ ...ports, main: () => new Promise<void>((r) => (release = () => ((calls.main++, r())))) });
+  const c = createCheckpoints({
+    ...ports,
+    main: () => new Promise<void>((r) => (release = () => (calls.main++, r()))),
+  });
   const first = c.look(QUIET);
   const second = c.look(BUSY);
   release();
@@ -99,7 +109,9 @@ test('one checkpoint at a time: a look while one runs waits for it and starts no
 
 test('a helper that fails is reported, closed, and left alone for a while; then a new one is tried', async () => {
   let fail = true;
-  const { calls, ports, advance } = fakes(() => (fail ? new Error('helper gone') : { busy: 0, log: 0, checkpointed: 0 }));
+  const { calls, ports, advance } = fakes(() =>
+    fail ? new Error('helper gone') : { busy: 0, log: 0, checkpointed: 0 },
+  );
   const c = createCheckpoints(ports);
   await c.look(BUSY);
   assert.deepEqual(calls.errors, ['helper gone']);
@@ -111,7 +123,10 @@ test('a helper that fails is reported, closed, and left alone for a while; then 
   fail = false;
   advance(HELPER_RETRY_MS);
   await c.look(BUSY);
-  assert.deepEqual({ started: calls.started, helper: calls.helper, errors: calls.errors.length }, { started: 2, helper: 2, errors: 1 });
+  assert.deepEqual(
+    { started: calls.started, helper: calls.helper, errors: calls.errors.length },
+    { started: 2, helper: 2, errors: 1 },
+  );
   await c.stop();
 });
 

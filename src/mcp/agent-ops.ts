@@ -21,7 +21,14 @@ export interface AgentOps {
   loopState(): Promise<unknown>;
 }
 
-export const AGENT_OPS_ERROR_CODES = ['unauthorized', 'run_ended', 'outcome_already_reported', 'no_attempt', 'invalid', 'unavailable'] as const;
+export const AGENT_OPS_ERROR_CODES = [
+  'unauthorized',
+  'run_ended',
+  'outcome_already_reported',
+  'no_attempt',
+  'invalid',
+  'unavailable',
+] as const;
 export type AgentOpsErrorCode = (typeof AGENT_OPS_ERROR_CODES)[number];
 
 /** An expected refusal of an AgentOps call; each edge maps it once (HTTP status, MCP tool error). */

@@ -21,7 +21,8 @@ const spendBody = z.object({ totalSpend: z.number() });
 
 export function createApiOps(opts: ApiOpsOptions): AgentOps {
   const base = new URL(opts.apiUrl.endsWith('/') ? opts.apiUrl : `${opts.apiUrl}/`);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`FIXLOOP_API_URL must be http(s), got ${base.protocol}`);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new TypeError(`FIXLOOP_API_URL must be http(s), got ${base.protocol}`);
   const doFetch = opts.fetch ?? globalThis.fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
 
@@ -41,7 +42,10 @@ export function createApiOps(opts: ApiOpsOptions): AgentOps {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      throw new AgentOpsError('unavailable', `cannot reach fixloop at ${base.origin} (${what}): ${err instanceof Error ? err.message : String(err)}`);
+      throw new AgentOpsError(
+        'unavailable',
+        `cannot reach fixloop at ${base.origin} (${what}): ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const text = await res.text().catch(() => '');
     let json: unknown;
@@ -63,17 +67,30 @@ export function createApiOps(opts: ApiOpsOptions): AgentOps {
 
   function shaped<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new AgentOpsError('unavailable', `fixloop's answer to ${what} is not what this client expects`);
+    if (!parsed.success)
+      throw new AgentOpsError('unavailable', `fixloop's answer to ${what} is not what this client expects`);
     return parsed.data;
   }
 
   return {
-    checks: ({ failingOnly, logLines }) => request('GET', `api/run/checks?${new URLSearchParams({ failing: String(failingOnly), logLines: String(logLines) })}`),
+    checks: ({ failingOnly, logLines }) =>
+      request(
+        'GET',
+        `api/run/checks?${new URLSearchParams({ failing: String(failingOnly), logLines: String(logLines) })}`,
+      ),
     async reportOutcome({ outcome, reason }) {
-      return shaped(outcomeBody, await request('POST', 'api/run/outcome', { outcome, ...(reason !== undefined ? { reason } : {}) }), 'the outcome');
+      return shaped(
+        outcomeBody,
+        await request('POST', 'api/run/outcome', { outcome, ...(reason !== undefined ? { reason } : {}) }),
+        'the outcome',
+      );
     },
     async reportSpend({ model, sandbox, note }) {
-      const body = { ...(model !== undefined ? { model } : {}), ...(sandbox !== undefined ? { sandbox } : {}), ...(note !== undefined ? { note } : {}) };
+      const body = {
+        ...(model !== undefined ? { model } : {}),
+        ...(sandbox !== undefined ? { sandbox } : {}),
+        ...(note !== undefined ? { note } : {}),
+      };
       return shaped(spendBody, await request('POST', 'api/run/spend', body), 'the spend');
     },
     loopState: () => request('GET', 'api/run/state'),

@@ -3,7 +3,14 @@
 // outcome per attempt, and a token that stops working once its run has ended. `fakeRunApi` serves
 // the same fake behind the `/api/run/*` routes `api-ops.ts` calls, for the stdio tests.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { AGENT_OPS_ERROR_STATUS, AgentOpsError, FIX_OUTCOMES, type AgentOps, type FixOutcome, type ResolveRun } from './agent-ops.js';
+import {
+  AGENT_OPS_ERROR_STATUS,
+  AgentOpsError,
+  FIX_OUTCOMES,
+  type AgentOps,
+  type FixOutcome,
+  type ResolveRun,
+} from './agent-ops.js';
 
 export interface FakeRunDef {
   token: string;
@@ -32,7 +39,12 @@ export interface FakeRuns {
 }
 
 export function createFakeRuns(defs: FakeRunDef[]): FakeRuns {
-  const runs = new Map<string, FakeRun>(defs.map((d) => [d.token, { ...d, ended: false, outcome: null, spend: { model: 0, sandbox: 0, notes: [] }, calls: [] }]));
+  const runs = new Map<string, FakeRun>(
+    defs.map((d) => [
+      d.token,
+      { ...d, ended: false, outcome: null, spend: { model: 0, sandbox: 0, notes: [] }, calls: [] },
+    ]),
+  );
   const broken = new Map<string, unknown>();
   const get = (token: string): FakeRun => {
     const run = runs.get(token);
@@ -44,23 +56,53 @@ export function createFakeRuns(defs: FakeRunDef[]): FakeRuns {
     const enter = (op: keyof AgentOps, input?: unknown): void => {
       run.calls.push(input === undefined ? { op } : { op, input });
       if (broken.has(run.token)) throw broken.get(run.token);
-      if (run.ended) throw new AgentOpsError('run_ended', `run ${run.runId} already ended; this token no longer reports`);
+      if (run.ended)
+        throw new AgentOpsError('run_ended', `run ${run.runId} already ended; this token no longer reports`);
     };
     const total = (): number => run.spend.model + run.spend.sandbox;
     return {
       async checks(input) {
         enter('checks', input);
         const entries = [
-          { kind: 'check_run', name: `test (run ${run.runId})`, status: 'completed', conclusion: 'failure', failing: true, url: null, jobId: run.runId * 100, ...(input.logLines > 0 ? { log: { lines: Array.from({ length: Math.min(input.logLines, 3) }, (_, i) => `line ${i + 1}`), truncated: input.logLines < 3 } } : {}) },
+          {
+            kind: 'check_run',
+            name: `test (run ${run.runId})`,
+            status: 'completed',
+            conclusion: 'failure',
+            failing: true,
+            url: null,
+            jobId: run.runId * 100,
+            ...(input.logLines > 0
+              ? {
+                  log: {
+                    lines: Array.from({ length: Math.min(input.logLines, 3) }, (_, i) => `line ${i + 1}`),
+                    truncated: input.logLines < 3,
+                  },
+                }
+              : {}),
+          },
           { kind: 'check_run', name: 'lint', status: 'completed', conclusion: 'success', failing: false, url: null },
         ];
-        return { repository: run.repository, number: run.number, headSha: `${run.runId}`.padStart(40, 'a'), entries: input.failingOnly ? entries.filter((e) => e.failing) : entries };
+        return {
+          repository: run.repository,
+          number: run.number,
+          headSha: `${run.runId}`.padStart(40, 'a'),
+          entries: input.failingOnly ? entries.filter((e) => e.failing) : entries,
+        };
       },
       async reportOutcome(input) {
         enter('reportOutcome', input);
-        if (run.outcome) throw new AgentOpsError('outcome_already_reported', `attempt ${run.attemptId} already has the outcome ${run.outcome.outcome}; the first report is final`);
-        run.outcome = input.reason === undefined ? { outcome: input.outcome } : { outcome: input.outcome, reason: input.reason };
-        return { attemptId: run.attemptId, state: input.outcome === 'action_taken' ? 'awaiting_progress' : 'acknowledged' };
+        if (run.outcome)
+          throw new AgentOpsError(
+            'outcome_already_reported',
+            `attempt ${run.attemptId} already has the outcome ${run.outcome.outcome}; the first report is final`,
+          );
+        run.outcome =
+          input.reason === undefined ? { outcome: input.outcome } : { outcome: input.outcome, reason: input.reason };
+        return {
+          attemptId: run.attemptId,
+          state: input.outcome === 'action_taken' ? 'awaiting_progress' : 'acknowledged',
+        };
       },
       async reportSpend(input) {
         enter('reportSpend', input);
@@ -71,7 +113,12 @@ export function createFakeRuns(defs: FakeRunDef[]): FakeRuns {
       },
       async loopState() {
         enter('loopState');
-        const state = run.outcome === null ? 'running' : run.outcome.outcome === 'action_taken' ? 'awaiting_progress' : 'acknowledged';
+        const state =
+          run.outcome === null
+            ? 'running'
+            : run.outcome.outcome === 'action_taken'
+              ? 'awaiting_progress'
+              : 'acknowledged';
         return {
           taskId: run.taskId,
           pullRequest: { repository: run.repository, number: run.number },
@@ -103,7 +150,8 @@ export function createFakeRuns(defs: FakeRunDef[]): FakeRuns {
 export function fakeRunApi(resolve: ResolveRun): RequestListener {
   return (req, res) => {
     void route(resolve, req, res).catch((err: unknown) => {
-      if (err instanceof AgentOpsError) send(res, AGENT_OPS_ERROR_STATUS[err.code], { error: err.code, message: err.message });
+      if (err instanceof AgentOpsError)
+        send(res, AGENT_OPS_ERROR_STATUS[err.code], { error: err.code, message: err.message });
       else send(res, 500, { error: 'internal', message: 'unexpected' });
     });
   };
@@ -122,16 +170,31 @@ async function route(resolve: ResolveRun, req: IncomingMessage, res: ServerRespo
   }
   if (key === 'POST /api/run/outcome') {
     const outcome = body?.outcome;
-    if (!FIX_OUTCOMES.includes(outcome as FixOutcome)) throw new AgentOpsError('invalid', 'outcome must be one of action_taken, non_actionable, blocked');
+    if (!FIX_OUTCOMES.includes(outcome as FixOutcome))
+      throw new AgentOpsError('invalid', 'outcome must be one of action_taken, non_actionable, blocked');
     const reason = typeof body?.reason === 'string' ? body.reason : undefined;
-    return send(res, 200, await ops.reportOutcome(reason === undefined ? { outcome: outcome as FixOutcome } : { outcome: outcome as FixOutcome, reason }));
+    return send(
+      res,
+      200,
+      await ops.reportOutcome(
+        reason === undefined ? { outcome: outcome as FixOutcome } : { outcome: outcome as FixOutcome, reason },
+      ),
+    );
   }
   if (key === 'POST /api/run/spend') {
     const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
     const note = typeof body?.note === 'string' ? body.note : undefined;
     const model = num(body?.model);
     const sandbox = num(body?.sandbox);
-    return send(res, 200, await ops.reportSpend({ ...(model !== undefined ? { model } : {}), ...(sandbox !== undefined ? { sandbox } : {}), ...(note !== undefined ? { note } : {}) }));
+    return send(
+      res,
+      200,
+      await ops.reportSpend({
+        ...(model !== undefined ? { model } : {}),
+        ...(sandbox !== undefined ? { sandbox } : {}),
+        ...(note !== undefined ? { note } : {}),
+      }),
+    );
   }
   if (key === 'GET /api/run/state') return send(res, 200, await ops.loopState());
   send(res, 404, { error: 'not_found', message: key });

@@ -22,7 +22,10 @@ const clients: Client[] = [];
 const unexpected: unknown[] = [];
 
 before(async () => {
-  const handler = createMcpHttpHandler((token) => fake.resolve(token), { maxBodyBytes: MAX_BODY, onError: (err) => unexpected.push(err) });
+  const handler = createMcpHttpHandler((token) => fake.resolve(token), {
+    maxBodyBytes: MAX_BODY,
+    onError: (err) => unexpected.push(err),
+  });
   server = createServer((req, res) => {
     if ((req.url ?? '').split('?')[0] === '/mcp') void handler(req, res);
     else res.writeHead(404).end();
@@ -42,7 +45,11 @@ beforeEach(() => {
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'fixloop-test', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -58,10 +65,19 @@ function text(result: CallToolResult): string {
 }
 
 function rawPost(headers: Record<string, string>, body: string): Promise<Response> {
-  return fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
 }
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
 
 describe('MCP over HTTP (M3)', () => {
   test('tools/list shows exactly the four tools, none taking a task, run or pull request', async () => {
@@ -70,8 +86,15 @@ describe('MCP over HTTP (M3)', () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [...MCP_TOOL_NAMES].sort());
     for (const tool of tools) {
       const props = Object.keys((tool.inputSchema.properties ?? {}) as object);
-      assert.ok(!props.some((p) => /task|run|pull|pr\b|repo|number|attempt/i.test(p)), `${tool.name} takes ${props.join(', ')}`);
-      assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${tool.name} refuses unknown arguments`);
+      assert.ok(
+        !props.some((p) => /task|run|pull|pr\b|repo|number|attempt/i.test(p)),
+        `${tool.name} takes ${props.join(', ')}`,
+      );
+      assert.equal(
+        (tool.inputSchema as { additionalProperties?: unknown }).additionalProperties,
+        false,
+        `${tool.name} refuses unknown arguments`,
+      );
       assert.ok(tool.description && tool.description.length > 40, `${tool.name} is described`);
     }
     assert.match(tools.find((t) => t.name === 'report_fix_outcome')!.description!, /first write wins/i);
@@ -87,7 +110,10 @@ describe('MCP over HTTP (M3)', () => {
     assert.deepEqual(all.structuredContent, body);
 
     const failing = await callTool(client, 'pull_request_checks', { failing: true, log_lines: 2 });
-    assert.deepEqual((failing.structuredContent as { entries: Array<{ name: string }> }).entries.map((e) => e.name), ['test (run 11)']);
+    assert.deepEqual(
+      (failing.structuredContent as { entries: Array<{ name: string }> }).entries.map((e) => e.name),
+      ['test (run 11)'],
+    );
     assert.deepEqual(fake.runs.get(A.token)!.calls, [
       { op: 'checks', input: { failingOnly: false, logLines: 200 } },
       { op: 'checks', input: { failingOnly: true, logLines: 2 } },
@@ -104,7 +130,10 @@ describe('MCP over HTTP (M3)', () => {
 
   test('report_fix_outcome is first-write: a second outcome for the attempt is refused (I2)', async () => {
     const client = await connect(A.token);
-    const first = await callTool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'needs a secret rotated' });
+    const first = await callTool(client, 'report_fix_outcome', {
+      outcome: 'blocked',
+      reason: 'needs a secret rotated',
+    });
     assert.equal(first.isError, undefined);
     assert.deepEqual(first.structuredContent, { attemptId: A.attemptId, state: 'acknowledged' });
 
@@ -117,17 +146,23 @@ describe('MCP over HTTP (M3)', () => {
   test('report_fix_outcome refuses an unknown outcome and a reason over 500 characters', async () => {
     const client = await connect(A.token);
     assert.equal((await callTool(client, 'report_fix_outcome', { outcome: 'fixed' })).isError, true);
-    assert.equal((await callTool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'x'.repeat(501) })).isError, true);
+    assert.equal(
+      (await callTool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'x'.repeat(501) })).isError,
+      true,
+    );
     assert.equal(fake.runs.get(A.token)!.outcome, null);
   });
 
-  test('report_spend adds to the run\'s spend and returns the total (K6)', async () => {
+  test("report_spend adds to the run's spend and returns the total (K6)", async () => {
     const client = await connect(A.token);
     const one = await callTool(client, 'report_spend', { model_cost: 1.25, note: 'first pass' });
     assert.deepEqual(one.structuredContent, { totalSpend: 1.25 });
     const two = await callTool(client, 'report_spend', { sandbox_cost: 0.5 });
     assert.deepEqual(two.structuredContent, { totalSpend: 1.75 });
-    assert.deepEqual(fake.runs.get(A.token)!.calls.map((c) => c.input), [{ model: 1.25, note: 'first pass' }, { sandbox: 0.5 }]);
+    assert.deepEqual(
+      fake.runs.get(A.token)!.calls.map((c) => c.input),
+      [{ model: 1.25, note: 'first pass' }, { sandbox: 0.5 }],
+    );
   });
 
   test('report_spend refuses a negative cost and a call with no cost', async () => {
@@ -158,14 +193,30 @@ describe('MCP over HTTP (M3)', () => {
       assert.match(text(refused), /Unrecognized key/);
     }
 
-    const stateB = (await callTool(b, 'loop_state')).structuredContent as { taskId: number; attempts: Array<{ id: number; outcome: unknown }>; spend: { total: number } };
+    const stateB = (await callTool(b, 'loop_state')).structuredContent as {
+      taskId: number;
+      attempts: Array<{ id: number; outcome: unknown }>;
+      spend: { total: number };
+    };
     assert.equal(stateB.taskId, B.taskId);
-    assert.deepEqual(stateB.attempts.map((x) => [x.id, x.outcome]), [[B.attemptId, null]]);
+    assert.deepEqual(
+      stateB.attempts.map((x) => [x.id, x.outcome]),
+      [[B.attemptId, null]],
+    );
     assert.equal(stateB.spend.total, 0);
     // B's own first outcome is still its to report.
-    assert.deepEqual((await callTool(b, 'report_fix_outcome', { outcome: 'non_actionable' })).structuredContent, { attemptId: B.attemptId, state: 'acknowledged' });
-    assert.deepEqual(fake.runs.get(A.token)!.calls.map((c) => c.op), ['reportOutcome', 'reportSpend']);
-    assert.deepEqual(fake.runs.get(B.token)!.calls.map((c) => c.op), ['loopState', 'reportOutcome']);
+    assert.deepEqual((await callTool(b, 'report_fix_outcome', { outcome: 'non_actionable' })).structuredContent, {
+      attemptId: B.attemptId,
+      state: 'acknowledged',
+    });
+    assert.deepEqual(
+      fake.runs.get(A.token)!.calls.map((c) => c.op),
+      ['reportOutcome', 'reportSpend'],
+    );
+    assert.deepEqual(
+      fake.runs.get(B.token)!.calls.map((c) => c.op),
+      ['loopState', 'reportOutcome'],
+    );
   });
 
   test('every tool is refused once its run has ended, naming run_ended (I4)', async () => {
@@ -212,18 +263,31 @@ describe('MCP over HTTP (M3)', () => {
     assert.equal(res.status, 401);
     assert.deepEqual(await res.json(), { error: 'unauthorized', message: 'unknown run token' });
     const client = new Client({ name: 'fixloop-test', version: '0' });
-    await assert.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: 'Bearer not-a-run' } } })));
+    await assert.rejects(
+      client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: 'Bearer not-a-run' } },
+        }),
+      ),
+    );
   });
 
   test('a body over the cap is 413 and reaches no run', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'report_spend', arguments: { model_cost: 1, note: 'x'.repeat(MAX_BODY) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'report_spend', arguments: { model_cost: 1, note: 'x'.repeat(MAX_BODY) } },
+    });
     const res = await rawPost({ authorization: `Bearer ${A.token}` }, big);
     assert.equal(res.status, 413);
     assert.deepEqual(fake.runs.get(A.token)!.calls, []);
   });
 
   test('GET is 405: the endpoint is stateless and offers no event stream', async () => {
-    const res = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${A.token}`, accept: 'text/event-stream' } });
+    const res = await fetch(`${base}/mcp`, {
+      headers: { authorization: `Bearer ${A.token}`, accept: 'text/event-stream' },
+    });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
   });

@@ -21,13 +21,21 @@ export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 
 export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions = {}): McpHttpHandler {
   const maxBodyBytes = opts.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
-  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new RangeError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
-  const serverOpts: McpServerOptions = opts.onError ? { onError: (err, tool) => opts.onError?.(err, `tool ${tool}`) } : {};
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
+    throw new RangeError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+  const serverOpts: McpServerOptions = opts.onError
+    ? { onError: (err, tool) => opts.onError?.(err, `tool ${tool}`) }
+    : {};
 
   return async (req, res) => {
     const token = bearerToken(req.headers.authorization);
     if (token === null) {
-      sendJson(res, 401, { error: 'unauthorized', message: 'send this run\'s FIXLOOP_RUN_TOKEN as "Authorization: Bearer <token>"' }, { 'www-authenticate': 'Bearer realm="fixloop-mcp"' });
+      sendJson(
+        res,
+        401,
+        { error: 'unauthorized', message: 'send this run\'s FIXLOOP_RUN_TOKEN as "Authorization: Bearer <token>"' },
+        { 'www-authenticate': 'Bearer realm="fixloop-mcp"' },
+      );
       return;
     }
     let ops: AgentOps;
@@ -35,22 +43,41 @@ export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions =
       ops = await resolve(token);
     } catch (err) {
       if (err instanceof AgentOpsError) {
-        const extra = err.code === 'unauthorized' ? { 'www-authenticate': 'Bearer realm="fixloop-mcp", error="invalid_token"' } : undefined;
+        const extra =
+          err.code === 'unauthorized'
+            ? { 'www-authenticate': 'Bearer realm="fixloop-mcp", error="invalid_token"' }
+            : undefined;
         sendJson(res, AGENT_OPS_ERROR_STATUS[err.code], { error: err.code, message: err.message }, extra);
       } else {
         opts.onError?.(err, 'resolve run token');
-        sendJson(res, 503, { error: 'unavailable', message: 'fixloop cannot check the run token just now; try again later' });
+        sendJson(res, 503, {
+          error: 'unavailable',
+          message: 'fixloop cannot check the run token just now; try again later',
+        });
       }
       return;
     }
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-      sendJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only' }, id: null }, { allow: 'POST' });
+      sendJson(
+        res,
+        405,
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only' },
+          id: null,
+        },
+        { allow: 'POST' },
+      );
       return;
     }
 
     const server = createMcpServer(ops, serverOpts);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: maxBodyBytes,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -60,7 +87,8 @@ export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions =
       await transport.handleRequest(req, res);
     } catch (err) {
       opts.onError?.(err, 'mcp request');
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      if (!res.headersSent)
+        sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
       else res.end();
     }
   };
@@ -74,6 +102,11 @@ function bearerToken(header: string | undefined): string | null {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }

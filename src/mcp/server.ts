@@ -32,14 +32,22 @@ const checksInput = z.strictObject({
     .min(0)
     .max(LOG_LINES_MAX)
     .optional()
-    .describe(`Lines of each failing job's log tail, 0–${LOG_LINES_MAX} (default ${LOG_LINES_DEFAULT}; 0 fetches no logs).`),
+    .describe(
+      `Lines of each failing job's log tail, 0–${LOG_LINES_MAX} (default ${LOG_LINES_DEFAULT}; 0 fetches no logs).`,
+    ),
 });
 
 const outcomeInput = z.strictObject({
   outcome: z
     .enum(FIX_OUTCOMES)
-    .describe('action_taken: a fix was pushed or a re-run started; non_actionable: nothing in this failure is for the agent to fix; blocked: the fix needs a person.'),
-  reason: z.string().max(REASON_MAX).optional().describe(`Why, in at most ${REASON_MAX} characters; shown to people (say what blocks you).`),
+    .describe(
+      'action_taken: a fix was pushed or a re-run started; non_actionable: nothing in this failure is for the agent to fix; blocked: the fix needs a person.',
+    ),
+  reason: z
+    .string()
+    .max(REASON_MAX)
+    .optional()
+    .describe(`Why, in at most ${REASON_MAX} characters; shown to people (say what blocks you).`),
 });
 
 const cost = z.number().min(0).max(1e9);
@@ -77,7 +85,10 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
       inputSchema: checksInput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    (args) => call('pull_request_checks', () => ops.checks({ failingOnly: args.failing ?? false, logLines: args.log_lines ?? LOG_LINES_DEFAULT })),
+    (args) =>
+      call('pull_request_checks', () =>
+        ops.checks({ failingOnly: args.failing ?? false, logLines: args.log_lines ?? LOG_LINES_DEFAULT }),
+      ),
   );
 
   server.registerTool(
@@ -92,7 +103,12 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
       inputSchema: outcomeInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    (args) => call('report_fix_outcome', () => ops.reportOutcome(args.reason === undefined ? { outcome: args.outcome } : { outcome: args.outcome, reason: args.reason })),
+    (args) =>
+      call('report_fix_outcome', () =>
+        ops.reportOutcome(
+          args.reason === undefined ? { outcome: args.outcome } : { outcome: args.outcome, reason: args.reason },
+        ),
+      ),
   );
 
   server.registerTool(
@@ -101,7 +117,7 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
       title: 'Report what this run cost',
       description:
         "Adds costs of this run to its Task's spend, which fixloop holds against the Task's cost ceiling before " +
-        'any further attempt. Amounts add up, so report each cost once. Returns the Task\'s total spend.',
+        "any further attempt. Amounts add up, so report each cost once. Returns the Task's total spend.",
       inputSchema: spendInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -136,7 +152,8 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
 
 function success(value: unknown): CallToolResult {
   const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }] };
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) result.structuredContent = value as Record<string, unknown>;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    result.structuredContent = value as Record<string, unknown>;
   return result;
 }
 
@@ -151,4 +168,3 @@ function failure(err: unknown, tool: McpToolName, onError: McpServerOptions['onE
   }
   return { content: [{ type: 'text', text }], isError: true };
 }
-

@@ -45,7 +45,15 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'fixloop-test', version: '0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: CLI, cwd: ROOT, env: childEnv({ FIXLOOP_API_URL: apiUrl, FIXLOOP_RUN_TOKEN: token }), stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: CLI,
+      cwd: ROOT,
+      env: childEnv({ FIXLOOP_API_URL: apiUrl, FIXLOOP_RUN_TOKEN: token }),
+      stderr: 'pipe',
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -64,7 +72,10 @@ function text(result: CallToolResult): string {
  * Run `fixloop mcp` to its end: write `request` (if any) on stdin, close stdin once a reply line
  * has come back (at once without a request); its exit code and both outputs.
  */
-function runCli(env: Record<string, string>, request?: unknown): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  env: Record<string, string>,
+  request?: unknown,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, CLI, { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -88,7 +99,10 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [...MCP_TOOL_NAMES].sort());
     for (const tool of tools) {
       const props = Object.keys((tool.inputSchema.properties ?? {}) as object);
-      assert.ok(!props.some((p) => /task|run|pull|pr\b|repo|number|attempt/i.test(p)), `${tool.name} takes ${props.join(', ')}`);
+      assert.ok(
+        !props.some((p) => /task|run|pull|pr\b|repo|number|attempt/i.test(p)),
+        `${tool.name} takes ${props.join(', ')}`,
+      );
     }
   });
 
@@ -97,11 +111,20 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
 
     const checks = await callTool(client, 'pull_request_checks', { failing: true, log_lines: 3 });
     assert.equal(checks.isError, undefined, text(checks));
-    const body = checks.structuredContent as { number: number; entries: Array<{ name: string; log?: { lines: string[] } }> };
+    const body = checks.structuredContent as {
+      number: number;
+      entries: Array<{ name: string; log?: { lines: string[] } }>;
+    };
     assert.equal(body.number, A.number);
-    assert.deepEqual(body.entries.map((e) => [e.name, e.log?.lines.length]), [['test (run 31)', 3]]);
+    assert.deepEqual(
+      body.entries.map((e) => [e.name, e.log?.lines.length]),
+      [['test (run 31)', 3]],
+    );
 
-    const outcome = await callTool(client, 'report_fix_outcome', { outcome: 'action_taken', reason: 'pushed a fix for the null check' });
+    const outcome = await callTool(client, 'report_fix_outcome', {
+      outcome: 'action_taken',
+      reason: 'pushed a fix for the null check',
+    });
     assert.deepEqual(outcome.structuredContent, { attemptId: A.attemptId, state: 'awaiting_progress' });
     const again = await callTool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'changed my mind' });
     assert.equal(again.isError, true);
@@ -110,9 +133,16 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
     const spend = await callTool(client, 'report_spend', { model_cost: 0.75, sandbox_cost: 0.25, note: 'one resume' });
     assert.deepEqual(spend.structuredContent, { totalSpend: 1 });
 
-    const state = (await callTool(client, 'loop_state')).structuredContent as { taskId: number; attempts: Array<{ state: string }>; spend: { total: number } };
+    const state = (await callTool(client, 'loop_state')).structuredContent as {
+      taskId: number;
+      attempts: Array<{ state: string }>;
+      spend: { total: number };
+    };
     assert.equal(state.taskId, A.taskId);
-    assert.deepEqual(state.attempts.map((x) => x.state), ['awaiting_progress']);
+    assert.deepEqual(
+      state.attempts.map((x) => x.state),
+      ['awaiting_progress'],
+    );
     assert.equal(state.spend.total, 1);
 
     assert.deepEqual(fake.runs.get(A.token)!.calls, [
@@ -134,16 +164,30 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
 
     const checksB = (await callTool(b, 'pull_request_checks')).structuredContent as { number: number };
     assert.equal(checksB.number, B.number);
-    assert.deepEqual((await callTool(b, 'report_fix_outcome', { outcome: 'blocked', reason: 'flaky runner' })).structuredContent, { attemptId: B.attemptId, state: 'acknowledged' });
+    assert.deepEqual(
+      (await callTool(b, 'report_fix_outcome', { outcome: 'blocked', reason: 'flaky runner' })).structuredContent,
+      { attemptId: B.attemptId, state: 'acknowledged' },
+    );
     assert.deepEqual(fake.runs.get(A.token)!.outcome, { outcome: 'non_actionable' });
-    assert.deepEqual(fake.runs.get(A.token)!.calls.map((c) => c.op), ['reportOutcome']);
-    assert.deepEqual(fake.runs.get(B.token)!.calls.map((c) => c.op), ['checks', 'reportOutcome']);
+    assert.deepEqual(
+      fake.runs.get(A.token)!.calls.map((c) => c.op),
+      ['reportOutcome'],
+    );
+    assert.deepEqual(
+      fake.runs.get(B.token)!.calls.map((c) => c.op),
+      ['checks', 'reportOutcome'],
+    );
   });
 
   test('after its run ended every tool is refused, naming run_ended (I4)', async () => {
     const client = await connect(A.token);
     fake.end(A.token);
-    for (const [name, args] of [['report_fix_outcome', { outcome: 'action_taken' }], ['report_spend', { model_cost: 2 }], ['loop_state', {}], ['pull_request_checks', {}]] as const) {
+    for (const [name, args] of [
+      ['report_fix_outcome', { outcome: 'action_taken' }],
+      ['report_spend', { model_cost: 2 }],
+      ['loop_state', {}],
+      ['pull_request_checks', {}],
+    ] as const) {
       const result = await callTool(client, name, args);
       assert.equal(result.isError, true, name);
       assert.equal(text(result), 'run_ended: run 31 already ended; this token no longer reports');
@@ -161,7 +205,15 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
 
   test('an unreachable API is "unavailable", not a crash', async () => {
     const client = new Client({ name: 'fixloop-test', version: '0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: CLI, cwd: ROOT, env: childEnv({ FIXLOOP_API_URL: 'http://127.0.0.1:1', FIXLOOP_RUN_TOKEN: A.token }), stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: CLI,
+        cwd: ROOT,
+        env: childEnv({ FIXLOOP_API_URL: 'http://127.0.0.1:1', FIXLOOP_RUN_TOKEN: A.token }),
+        stderr: 'pipe',
+      }),
+    );
     clients.push(client);
     const result = await callTool(client, 'loop_state');
     assert.equal(result.isError, true);
@@ -183,8 +235,16 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
   });
 
   test('stdout carries only MCP messages, and the server exits 0 when the client closes stdin', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
-    const { code, stdout, stderr } = await runCli({ FIXLOOP_API_URL: apiUrl, FIXLOOP_RUN_TOKEN: A.token, LOG_LEVEL: 'info' }, init);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
+    const { code, stdout, stderr } = await runCli(
+      { FIXLOOP_API_URL: apiUrl, FIXLOOP_RUN_TOKEN: A.token, LOG_LEVEL: 'info' },
+      init,
+    );
     assert.equal(code, 0);
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);

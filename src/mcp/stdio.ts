@@ -35,7 +35,8 @@ export function readMcpEnv(env: NodeJS.ProcessEnv): McpEnv {
   } catch {
     throw new McpStartupError(`FIXLOOP_API_URL is not a URL: ${JSON.stringify(apiUrl)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpStartupError(`FIXLOOP_API_URL must be http(s), got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new McpStartupError(`FIXLOOP_API_URL must be http(s), got ${url.protocol}`);
   return { apiUrl, token };
 }
 

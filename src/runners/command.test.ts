@@ -90,21 +90,40 @@ test('the child sees exactly PATH, HOME, FIXLOOP_* and the allowed names — no 
   assert.equal(env.FIXLOOP_TASK_ID, '7');
   assert.equal(env.FIXLOOP_RUN_TOKEN, 'run-token-xyz');
   assert.equal(env.FIXLOOP_RESUME_REF, 'session-1');
-  for (const secret of ['whsec', 'postgres://u:p@db/fixloop', 'api-token', 'ghs_secret', '-----BEGIN KEY-----', other]) {
+  for (const secret of [
+    'whsec',
+    'postgres://u:p@db/fixloop',
+    'api-token',
+    'ghs_secret',
+    '-----BEGIN KEY-----',
+    other,
+  ]) {
     assert.ok(!output.includes(secret), `child saw ${secret}`);
   }
 });
 
 test('FIXLOOP_RESUME_REF is absent when the run has no resume ref', async () => {
   const { output } = await run(
-    { command: [NODE, '-e', 'process.stdout.write(JSON.stringify(process.env))'], workDir: await workDir(), env: { PATH: process.env.PATH } },
+    {
+      command: [NODE, '-e', 'process.stdout.write(JSON.stringify(process.env))'],
+      workDir: await workDir(),
+      env: { PATH: process.env.PATH },
+    },
     spec({ resumeRef: null }),
   );
   assert.equal('FIXLOOP_RESUME_REF' in JSON.parse(output), false);
 });
 
 test('the hard deny list covers the service secrets', () => {
-  for (const name of ['WEBHOOK_SECRET', 'DATABASE_URL', 'FIXLOOP_API_TOKEN', 'GITHUB_TOKEN', 'PRIVATE_KEY', 'PRIVATE_KEY_PATH', 'APP_ID']) {
+  for (const name of [
+    'WEBHOOK_SECRET',
+    'DATABASE_URL',
+    'FIXLOOP_API_TOKEN',
+    'GITHUB_TOKEN',
+    'PRIVATE_KEY',
+    'PRIVATE_KEY_PATH',
+    'APP_ID',
+  ]) {
     assert.ok(DENIED_ENV.has(name), name);
   }
 });
@@ -114,7 +133,16 @@ test('argv is not a shell: hostile text stays one literal argument and runs noth
   const hostile = `$(touch ${marker}); rm -rf /nonexistent-fixloop \`touch ${marker}\` * {runId}`;
   const { output, exits } = await run(
     {
-      command: [NODE, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '--', '--resume', '{resumeRef}', 'pr={repository}#{pullRequest}', '{promptFile}'],
+      command: [
+        NODE,
+        '-e',
+        'process.stdout.write(JSON.stringify(process.argv.slice(1)))',
+        '--',
+        '--resume',
+        '{resumeRef}',
+        'pr={repository}#{pullRequest}',
+        '{promptFile}',
+      ],
       workDir: await workDir(),
       env: { PATH: process.env.PATH },
     },
@@ -132,7 +160,11 @@ test('argv is not a shell: hostile text stays one literal argument and runs noth
 
 test('an absent resumeRef becomes an empty argument', async () => {
   const { output } = await run(
-    { command: [NODE, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '{resumeRef}', 'x'], workDir: await workDir(), env: {} },
+    {
+      command: [NODE, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '{resumeRef}', 'x'],
+      workDir: await workDir(),
+      env: {},
+    },
     spec({ resumeRef: null }),
   );
   assert.deepEqual(JSON.parse(output), ['', 'x']);
@@ -148,7 +180,11 @@ test('exit 0 → completed, exit 3 → failed with its code', async () => {
 });
 
 test('kill() stops a running child: failed, exitCode null', async () => {
-  const runner = createCommandRunner({ command: [NODE, '-e', 'setInterval(() => {}, 1000)'], workDir: await workDir(), env: {} });
+  const runner = createCommandRunner({
+    command: [NODE, '-e', 'setInterval(() => {}, 1000)'],
+    workDir: await workDir(),
+    env: {},
+  });
   const s = spec();
   const exited = new Promise<{ state: string; exitCode: number | null }>((resolve) => {
     void runner.start(s, { onOutput: () => {}, onExit: (_id, r) => resolve(r) }).then(() => {
@@ -162,7 +198,11 @@ test('kill() stops a running child: failed, exitCode null', async () => {
 });
 
 test('a missing binary rejects start() with spawn_failed and never reports an exit', async () => {
-  const runner = createCommandRunner({ command: ['/nonexistent/fixloop-no-such-agent', '{runId}'], workDir: await workDir(), env: {} });
+  const runner = createCommandRunner({
+    command: ['/nonexistent/fixloop-no-such-agent', '{runId}'],
+    workDir: await workDir(),
+    env: {},
+  });
   let exits = 0;
   await assert.rejects(
     runner.start(spec(), { onOutput: () => {}, onExit: () => exits++ }),
@@ -176,7 +216,10 @@ test('a missing binary rejects start() with spawn_failed and never reports an ex
 test('the prompt file holds the prompt, mode 0600, in the run directory', async () => {
   const wd = await workDir();
   const s = spec({ prompt: 'Fix the failing test ✓\n`rm -rf /`\n' });
-  const { output } = await run({ command: [NODE, '-e', 'process.stdout.write(process.env.FIXLOOP_PROMPT_FILE)'], workDir: wd, env: {} }, s);
+  const { output } = await run(
+    { command: [NODE, '-e', 'process.stdout.write(process.env.FIXLOOP_PROMPT_FILE)'], workDir: wd, env: {} },
+    s,
+  );
   assert.equal(output, join(wd, `run-${s.runId}`, 'prompt.md'));
   assert.equal(await readFile(output, 'utf8'), s.prompt);
   assert.equal((await stat(output)).mode & 0o777, 0o600);

@@ -104,9 +104,11 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const [first, ...args] = opts.command;
   if (!first) throw new Error('command runner: `command` must name a program');
   const program: string = first;
-  if (opts.cwd !== undefined && opts.workspace !== undefined) throw new Error('command runner: set `cwd` or `workspace`, not both');
+  if (opts.cwd !== undefined && opts.workspace !== undefined)
+    throw new Error('command runner: set `cwd` or `workspace`, not both');
   const maxLogBytes = opts.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
-  if (!Number.isSafeInteger(maxLogBytes) || maxLogBytes < 0) throw new Error('command runner: `maxLogBytes` must be a non-negative integer');
+  if (!Number.isSafeInteger(maxLogBytes) || maxLogBytes < 0)
+    throw new Error('command runner: `maxLogBytes` must be a non-negative integer');
   const workDir = resolve(opts.workDir);
   const parentEnv = opts.env ?? process.env;
   const envAllow = opts.envAllow ?? [];
@@ -119,7 +121,8 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
     const { runId } = spec;
     // runId names a directory: keep it a plain integer so it can never escape workDir.
     if (!Number.isSafeInteger(runId) || runId < 0) throw new RunnerError('spawn_failed', `invalid run id ${runId}`);
-    if (children.has(runId) || preparing.has(runId)) throw new RunnerError('spawn_failed', `run ${runId} is already running`);
+    if (children.has(runId) || preparing.has(runId))
+      throw new RunnerError('spawn_failed', `run ${runId} is already running`);
 
     const runDir = join(workDir, `run-${runId}`);
     const promptFile = join(runDir, 'prompt.md');
@@ -128,7 +131,9 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       await writeFile(promptFile, spec.prompt, { mode: 0o600 });
       await chmod(promptFile, 0o600); // mode applies only on create; a retried run reuses the file
     } catch (err) {
-      throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, { cause: err });
+      throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
 
     let workspace: Awaited<ReturnType<WorkspacePreparer['prepare']>> | null = null;
@@ -137,7 +142,9 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       try {
         workspace = await opts.workspace.prepare(spec);
       } catch (err) {
-        throw new RunnerError('spawn_failed', `could not prepare the workspace: ${(err as Error).message}`, { cause: err });
+        throw new RunnerError('spawn_failed', `could not prepare the workspace: ${(err as Error).message}`, {
+          cause: err,
+        });
       } finally {
         preparing.delete(runId);
       }
@@ -157,7 +164,9 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         stdin = await open(promptFile, 'r');
       } catch (err) {
         await release();
-        throw new RunnerError('spawn_failed', `could not open the prompt file: ${(err as Error).message}`, { cause: err });
+        throw new RunnerError('spawn_failed', `could not open the prompt file: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     }
 

@@ -48,11 +48,22 @@ process.stdout.write(JSON.stringify({
     await writeFile(join(bin, name), report);
     await chmod(join(bin, name), 0o755);
   }
-  env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: tmp, ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-oai', HTTPS_PROXY: 'http://proxy', GITHUB_TOKEN: 'never' };
+  env = {
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    HOME: tmp,
+    ANTHROPIC_API_KEY: 'sk-ant',
+    OPENAI_API_KEY: 'sk-oai',
+    HTTPS_PROXY: 'http://proxy',
+    GITHUB_TOKEN: 'never',
+  };
 
   // acme/widgets.git with the agent's branch carrying its own (hostile) agent files.
   const git = (args: string[], cwd?: string) =>
-    execFileSync(GIT, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: tmp, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'pipe' });
+    execFileSync(GIT, args, {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: tmp, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: 'pipe',
+    });
   const bare = join(tmp, 'git', 'acme', 'widgets.git');
   await mkdir(dirname(bare), { recursive: true });
   git(['init', '--quiet', '--bare', '--initial-branch=main', bare]);
@@ -73,11 +84,20 @@ let configs = 0;
 function config(yaml: string, extraEnv: NodeJS.ProcessEnv = {}): Config {
   const path = join(tmp, `fixloop-${++configs}.yaml`);
   writeFileSync(path, yaml);
-  return loadConfig({ env: { WEBHOOK_SECRET: 'shh', FIXLOOP_WORK_DIR: join(tmp, `runs-${configs}`), ...extraEnv }, file: path });
+  return loadConfig({
+    env: { WEBHOOK_SECRET: 'shh', FIXLOOP_WORK_DIR: join(tmp, `runs-${configs}`), ...extraEnv },
+    file: path,
+  });
 }
 
 function spec(over: Partial<RunSpec> = {}): RunSpec {
-  return runSpecFixture({ branch: BRANCH, resumeRef: 'session-123', runToken: 'run-token', apiUrl: 'http://127.0.0.1:9', ...over });
+  return runSpecFixture({
+    branch: BRANCH,
+    resumeRef: 'session-123',
+    runToken: 'run-token',
+    apiUrl: 'http://127.0.0.1:9',
+    ...over,
+  });
 }
 
 interface Report {
@@ -89,7 +109,10 @@ interface Report {
   env: string[];
 }
 
-async function runOnce(runner: Runner, s: RunSpec = spec()): Promise<{ report: Report; exit: { state: string; exitCode: number | null } }> {
+async function runOnce(
+  runner: Runner,
+  s: RunSpec = spec(),
+): Promise<{ report: Report; exit: { state: string; exitCode: number | null } }> {
   let output = '';
   let exited!: (r: { state: string; exitCode: number | null }) => void;
   const exit = new Promise<{ state: string; exitCode: number | null }>((r) => (exited = r));
@@ -102,7 +125,9 @@ describe('runnerFromConfig (L1, L2)', () => {
   test('no runner configured → null; an http runner → the http runner', () => {
     assert.equal(runnerFromConfig(config('works: []\n')), null);
     assert.equal(runnerFromConfig(config('runner: { kind: command, command: [] }\n')), null);
-    const http = runnerFromConfig(config('runner: { kind: http, url: "https://agents.example.com/resume", secret: s }\n'));
+    const http = runnerFromConfig(
+      config('runner: { kind: http, url: "https://agents.example.com/resume", secret: s }\n'),
+    );
     assert.equal(http?.kind, 'http');
   });
 
@@ -126,7 +151,9 @@ runner:
     assert.equal(runner.kind, 'command');
     const { report, exit } = await runOnce(runner);
     assert.deepEqual(exit, { state: 'completed', exitCode: 0 });
-    const argv = expected.command.slice(1).map((a) => a.replace('{resumeRef}', 'session-123').replace('{workspace}', cwd));
+    const argv = expected.command
+      .slice(1)
+      .map((a) => a.replace('{resumeRef}', 'session-123').replace('{workspace}', cwd));
     assert.deepEqual(report.argv, argv);
     assert.deepEqual(report.argv.slice(0, 3), ['-p', '--resume', 'session-123']);
     assert.ok(report.argv.includes(`${cwd}/.mcp.json`));
@@ -150,14 +177,18 @@ runner:
       .mcp.json: ${JSON.stringify(OUR_MCP)}
 `);
     const asked: string[] = [];
-    const github: ScopedTokens = { forRepository: async (repository) => (asked.push(repository), 'ghs_unused_for_file_urls') };
+    const github: ScopedTokens = {
+      forRepository: async (repository) => (asked.push(repository), 'ghs_unused_for_file_urls'),
+    };
     const runner = runnerFromConfig(c, { env, github })!;
     const { report, exit } = await runOnce(runner);
     assert.deepEqual(exit, { state: 'completed', exitCode: 0 });
     assert.equal(report.cwd, join(c.workDir, 'task-7', 'repo'));
     assert.equal(report.agents, OUR_AGENTS, "fixloop's AGENTS.md, not the branch's");
     assert.equal(report.mcp, OUR_MCP);
-    const expected = codexExecResume({ model: 'o4-mini' }).command.slice(1).map((a) => a.replace('{resumeRef}', 'session-123'));
+    const expected = codexExecResume({ model: 'o4-mini' })
+      .command.slice(1)
+      .map((a) => a.replace('{resumeRef}', 'session-123'));
     assert.deepEqual(report.argv, expected);
     assert.deepEqual(report.argv.slice(-3), ['resume', 'session-123', '-']);
     assert.equal(report.stdin, 'CI is red: fix it.');
@@ -176,13 +207,17 @@ runner:
     const runner = runnerFromConfig(c, { env, github })!;
     await assert.rejects(
       runner.start(spec(), { onOutput: () => {}, onExit: () => {} }),
-      (err: unknown) => err instanceof RunnerError && err.code === 'spawn_failed' && !err.message.includes('ghs_scoped_secret'),
+      (err: unknown) =>
+        err instanceof RunnerError && err.code === 'spawn_failed' && !err.message.includes('ghs_scoped_secret'),
     );
     assert.deepEqual(asked, ['acme/widgets']);
   });
 
   test('a hand-written command: its own argv, and stdin from the prompt file only when asked', async () => {
-    const piped = runnerFromConfig(config('runner: { kind: command, command: [my-agent, "--pr={pullRequest}"], stdinFromPromptFile: true }\n'), { env })!;
+    const piped = runnerFromConfig(
+      config('runner: { kind: command, command: [my-agent, "--pr={pullRequest}"], stdinFromPromptFile: true }\n'),
+      { env },
+    )!;
     const a = await runOnce(piped);
     assert.deepEqual(a.report.argv, ['--pr=42']);
     assert.equal(a.report.stdin, 'CI is red: fix it.');
@@ -193,6 +228,9 @@ runner:
   test('the default token source follows the GitHub credentials', async () => {
     const base = { appId: null, privateKey: null, token: null, apiUrl: 'https://api.github.com' };
     assert.equal(scopedTokensFrom(base), null);
-    assert.equal(await scopedTokensFrom({ ...base, token: 'github_pat_x' })?.forRepository('acme/widgets'), 'github_pat_x');
+    assert.equal(
+      await scopedTokensFrom({ ...base, token: 'github_pat_x' })?.forRepository('acme/widgets'),
+      'github_pat_x',
+    );
   });
 });

@@ -22,7 +22,10 @@ export interface RunnerFromConfigDeps {
 }
 
 /** null when no runner is configured (the app then refuses to dispatch). */
-export function runnerFromConfig(config: Pick<Config, 'runner' | 'workDir' | 'github'>, deps: RunnerFromConfigDeps = {}): Runner | null {
+export function runnerFromConfig(
+  config: Pick<Config, 'runner' | 'workDir' | 'github'>,
+  deps: RunnerFromConfigDeps = {},
+): Runner | null {
   const r = config.runner;
   if (r === null) return null;
   if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
@@ -61,7 +64,8 @@ export function commandSettings(r: CommandRunnerConfig): RunnerPreset {
   if (r.preset === null) {
     return { command: [...(r.command ?? [])], envAllow: [...r.envAllow], stdinFromPromptFile: r.stdinFromPromptFile };
   }
-  const preset = r.preset.name === 'claude-code-resume' ? claudeCodeResume(r.preset.options) : codexExecResume(r.preset.options);
+  const preset =
+    r.preset.name === 'claude-code-resume' ? claudeCodeResume(r.preset.options) : codexExecResume(r.preset.options);
   return { ...preset, envAllow: [...new Set([...preset.envAllow, ...r.envAllow])] };
 }
 
@@ -69,7 +73,10 @@ export function commandSettings(r: CommandRunnerConfig): RunnerPreset {
 export function scopedTokensFrom(github: GitHubConfig): ScopedTokens | null {
   if (github.token) return createScopedTokens({ apiUrl: github.apiUrl, auth: { kind: 'token', token: github.token } });
   if (github.appId && github.privateKey) {
-    return createScopedTokens({ apiUrl: github.apiUrl, auth: { kind: 'app', appId: github.appId, privateKey: github.privateKey } });
+    return createScopedTokens({
+      apiUrl: github.apiUrl,
+      auth: { kind: 'app', appId: github.appId, privateKey: github.privateKey },
+    });
   }
   return null;
 }

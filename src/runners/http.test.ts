@@ -115,7 +115,12 @@ test('plain http is refused at construction unless the host is loopback', () => 
   assert.throws(() => createHttpRunner({ url: 'http://10.0.0.5/runs', secret: SECRET }), /must be https/);
   assert.throws(() => createHttpRunner({ url: 'ftp://agents.example/runs', secret: SECRET }), /must be https/);
   assert.throws(() => createHttpRunner({ url: 'not a url', secret: SECRET }), /invalid url/);
-  for (const url of ['https://agents.example/runs', 'http://127.0.0.1:8080/x', 'http://localhost/x', 'http://[::1]:9/x']) {
+  for (const url of [
+    'https://agents.example/runs',
+    'http://127.0.0.1:8080/x',
+    'http://localhost/x',
+    'http://[::1]:9/x',
+  ]) {
     assert.equal(createHttpRunner({ url, secret: SECRET }).kind, 'http');
   }
 });

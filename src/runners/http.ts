@@ -31,7 +31,9 @@ export function checkRunnerUrl(raw: string): URL {
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return url;
-  throw new Error(`http runner: url must be https (plain http is allowed only for 127.0.0.1, ::1 or localhost): ${url.origin}`);
+  throw new Error(
+    `http runner: url must be https (plain http is allowed only for 127.0.0.1, ::1 or localhost): ${url.origin}`,
+  );
 }
 
 export function createHttpRunner(opts: HttpRunnerOptions): Runner & { readonly kind: 'http' } {
@@ -71,12 +73,17 @@ export function createHttpRunner(opts: HttpRunnerOptions): Runner & { readonly k
       });
       const text = await res.text(); // drained so the connection is freed
       if (res.status < 200 || res.status > 299) {
-        throw new RunnerError('http_status', `agent platform answered ${res.status}: ${text.slice(0, 200)}`, { status: res.status });
+        throw new RunnerError('http_status', `agent platform answered ${res.status}: ${text.slice(0, 200)}`, {
+          status: res.status,
+        });
       }
     } catch (err) {
       if (err instanceof RunnerError) throw err;
-      if (abort.signal.aborted) throw new RunnerError('timeout', `agent platform did not answer within ${timeoutMs} ms`, { cause: err });
-      throw new RunnerError('http_error', `could not reach the agent platform: ${(err as Error).message}`, { cause: err });
+      if (abort.signal.aborted)
+        throw new RunnerError('timeout', `agent platform did not answer within ${timeoutMs} ms`, { cause: err });
+      throw new RunnerError('http_error', `could not reach the agent platform: ${(err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
     }

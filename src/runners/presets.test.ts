@@ -30,7 +30,9 @@ const SPEC: RunSpec = {
 };
 
 /** Runs the preset with a fake binary of the same name that prints its argv, stdin and cwd as JSON. */
-async function runWithFake(preset: RunnerPreset): Promise<{ argv: string[]; stdin: string; cwd: string; workDir: string }> {
+async function runWithFake(
+  preset: RunnerPreset,
+): Promise<{ argv: string[]; stdin: string; cwd: string; workDir: string }> {
   const d = await mkdtemp(join(tmpdir(), 'fixloop-preset-'));
   dirs.push(d);
   const bin = join(d, 'bin');
@@ -42,7 +44,11 @@ async function runWithFake(preset: RunnerPreset): Promise<{ argv: string[]; stdi
   );
   await chmod(fake, 0o755);
   const workDir = join(d, 'work');
-  const runner = createCommandRunner({ ...preset, workDir, env: { PATH: `${bin}:${dirname(process.execPath)}`, HOME: d } });
+  const runner = createCommandRunner({
+    ...preset,
+    workDir,
+    env: { PATH: `${bin}:${dirname(process.execPath)}`, HOME: d },
+  });
   let out = '';
   const exit = await new Promise<{ exitCode: number | null }>((resolveExit, reject) => {
     runner.start(SPEC, { onOutput: (_id, c) => (out += c), onExit: (_id, r) => resolveExit(r) }).catch(reject);
@@ -51,17 +57,33 @@ async function runWithFake(preset: RunnerPreset): Promise<{ argv: string[]; stdi
   return { ...(JSON.parse(out) as { argv: string[]; stdin: string; cwd: string }), workDir };
 }
 
-test('L1: claudeCodeResume is `claude -p --resume <session>` with stream-json output and fixloop\'s MCP config only', () => {
+test("L1: claudeCodeResume is `claude -p --resume <session>` with stream-json output and fixloop's MCP config only", () => {
   const p = claudeCodeResume({ model: 'sonnet', maxTurns: 30 });
   assert.deepEqual(p.command, [
-    'claude', '-p', '--resume', '{resumeRef}', '--output-format', 'stream-json', '--verbose',
-    '--permission-mode', 'acceptEdits',
-    '--allowedTools', ...DEFAULT_CLAUDE_ALLOWED_TOOLS,
-    '--mcp-config', '{workspace}/.mcp.json', '--strict-mcp-config',
-    '--model', 'sonnet', '--max-turns', '30',
+    'claude',
+    '-p',
+    '--resume',
+    '{resumeRef}',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--permission-mode',
+    'acceptEdits',
+    '--allowedTools',
+    ...DEFAULT_CLAUDE_ALLOWED_TOOLS,
+    '--mcp-config',
+    '{workspace}/.mcp.json',
+    '--strict-mcp-config',
+    '--model',
+    'sonnet',
+    '--max-turns',
+    '30',
   ]);
   assert.equal(p.stdinFromPromptFile, true);
-  assert.deepEqual(claudeCodeResume({ mcpConfig: null, allowedTools: [] }).command.slice(-2), ['--permission-mode', 'acceptEdits']);
+  assert.deepEqual(claudeCodeResume({ mcpConfig: null, allowedTools: [] }).command.slice(-2), [
+    '--permission-mode',
+    'acceptEdits',
+  ]);
 });
 
 test('L1: codexExecResume puts exec options before `resume <session> -` and never a secret in argv', () => {
@@ -69,7 +91,11 @@ test('L1: codexExecResume puts exec options before `resume <session> -` and neve
   assert.deepEqual(p.command.slice(0, 5), ['codex', 'exec', '--json', '--sandbox', 'workspace-write']);
   assert.deepEqual(p.command.slice(-3), ['resume', '{resumeRef}', '-']);
   assert.ok(p.command.includes('mcp_servers.fixloop.command="fixloop"'));
-  assert.ok(p.command.includes('mcp_servers.fixloop.env_vars=["FIXLOOP_RUN_TOKEN","FIXLOOP_API_URL","FIXLOOP_RUN_ID","FIXLOOP_TASK_ID"]'));
+  assert.ok(
+    p.command.includes(
+      'mcp_servers.fixloop.env_vars=["FIXLOOP_RUN_TOKEN","FIXLOOP_API_URL","FIXLOOP_RUN_ID","FIXLOOP_TASK_ID"]',
+    ),
+  );
   assert.equal(p.stdinFromPromptFile, true);
   assert.ok(!codexExecResume({ sandbox: 'danger-full-access' }).command.some((a) => a.includes('network_access')));
 });

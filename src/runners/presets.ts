@@ -44,7 +44,8 @@ export interface ClaudeCodeResumeOptions {
  */
 export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset {
   const permissionMode = o.permissionMode ?? 'acceptEdits';
-  if (!CLAUDE_PERMISSION_MODES.includes(permissionMode)) throw new Error(`claudeCodeResume: unknown permissionMode ${JSON.stringify(permissionMode)}`);
+  if (!CLAUDE_PERMISSION_MODES.includes(permissionMode))
+    throw new Error(`claudeCodeResume: unknown permissionMode ${JSON.stringify(permissionMode)}`);
   const tools = [...(o.allowedTools ?? DEFAULT_CLAUDE_ALLOWED_TOOLS)];
   for (const t of tools) checkValue('allowedTools', t);
   const mcpConfig = o.mcpConfig === undefined ? '{workspace}/.mcp.json' : o.mcpConfig;
@@ -96,7 +97,8 @@ export const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP
  */
 export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
   const sandbox = o.sandbox ?? 'workspace-write';
-  if (!CODEX_SANDBOX_MODES.includes(sandbox)) throw new Error(`codexExecResume: unknown sandbox ${JSON.stringify(sandbox)}`);
+  if (!CODEX_SANDBOX_MODES.includes(sandbox))
+    throw new Error(`codexExecResume: unknown sandbox ${JSON.stringify(sandbox)}`);
   // exec's own options go before the `resume` subcommand, where the argument parser always takes them.
   const command = ['codex', 'exec', '--json', '--sandbox', sandbox];
   // UNVERIFIED: the config key for network access inside the workspace-write sandbox.
@@ -105,7 +107,8 @@ export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
   const mcp = o.mcpServer === undefined ? { name: 'fixloop', command: 'fixloop', args: ['mcp'] } : o.mcpServer;
   if (mcp !== null) {
     const name = mcp.name ?? 'fixloop';
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`codexExecResume: invalid mcpServer.name ${JSON.stringify(name)}`);
+    if (!/^[A-Za-z0-9_-]+$/.test(name))
+      throw new Error(`codexExecResume: invalid mcpServer.name ${JSON.stringify(name)}`);
     // Values are TOML; a JSON string or array of strings is valid TOML.
     command.push('-c', `mcp_servers.${name}.command=${JSON.stringify(mcp.command)}`);
     command.push('-c', `mcp_servers.${name}.args=${JSON.stringify(mcp.args ?? [])}`);
@@ -119,7 +122,8 @@ export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
 
 /** A value that will follow an option: never empty, never something the CLI could read as an option. */
 function checkValue(name: string, value: string): string {
-  if (value === '' || value.startsWith('-') || /[\0\n\r]/.test(value)) throw new Error(`preset: invalid ${name} ${JSON.stringify(value)}`);
+  if (value === '' || value.startsWith('-') || /[\0\n\r]/.test(value))
+    throw new Error(`preset: invalid ${name} ${JSON.stringify(value)}`);
   return value;
 }
 

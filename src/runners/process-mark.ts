@@ -52,7 +52,12 @@ const INSTANCE = randomUUID();
 
 /** The mark of an agent process this fixloop process just started. */
 export function markOf(pid: number, host: string = thisHost()): ProcessMark {
-  return { host, pid, since: sinceFrom(procStat(pid)), owner: { pid: process.pid, since: sinceFrom(procStat(process.pid)), instance: INSTANCE } };
+  return {
+    host,
+    pid,
+    since: sinceFrom(procStat(pid)),
+    owner: { pid: process.pid, since: sinceFrom(procStat(process.pid)), instance: INSTANCE },
+  };
 }
 
 function exists(pid: number): boolean {
@@ -81,7 +86,8 @@ export function livenessOf(mark: ProcessMark, host: string = thisHost()): Livene
   if (mark.host !== host) return 'elsewhere';
   // The fixloop that started it still runs (this process, or a replica beside it): its child handle
   // hears the exit. A previous process that had this process's pid is not this process.
-  const owned = mark.owner.pid === process.pid ? mark.owner.instance === INSTANCE : running(mark.owner.pid, mark.owner.since);
+  const owned =
+    mark.owner.pid === process.pid ? mark.owner.instance === INSTANCE : running(mark.owner.pid, mark.owner.since);
   if (owned) return 'owned';
   return running(mark.pid, mark.since) ? 'alive' : 'gone';
 }

@@ -35,7 +35,11 @@ let gitLog: string;
 const authSeen: string[] = [];
 
 function sh(args: string[], cwd?: string): string {
-  return execFileSync(REAL_GIT, args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: tmp, GIT_CONFIG_NOSYSTEM: '1' } });
+  return execFileSync(REAL_GIT, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: tmp, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 }
 
 before(async () => {
@@ -62,7 +66,18 @@ before(async () => {
     await writeFile(join(seed, p), c);
   }
   sh(['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', '-C', seed, 'add', '-A']);
-  sh(['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', '-C', seed, 'commit', '--quiet', '-m', 'agent: first try']);
+  sh([
+    '-c',
+    'user.name=seed',
+    '-c',
+    'user.email=seed@example.com',
+    '-C',
+    seed,
+    'commit',
+    '--quiet',
+    '-m',
+    'agent: first try',
+  ]);
   sh(['-C', seed, 'push', '--quiet', bare, `HEAD:refs/heads/${BRANCH}`]);
 
   // A branch whose .gitignore re-includes a file fixloop writes (and that it does not track).
@@ -100,7 +115,8 @@ before(async () => {
       REMOTE_ADDR: '127.0.0.1',
     };
     if (req.headers['content-length']) env.CONTENT_LENGTH = req.headers['content-length'];
-    if (typeof req.headers['content-encoding'] === 'string') env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
+    if (typeof req.headers['content-encoding'] === 'string')
+      env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
     if (typeof req.headers['git-protocol'] === 'string') env.GIT_PROTOCOL = req.headers['git-protocol'];
     const cgi = spawn(REAL_GIT, ['http-backend'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     req.pipe(cgi.stdin);
@@ -221,7 +237,7 @@ test('L2: without the scoped token the server refuses the clone, and nothing is 
   assert.equal(existsSync(join(root, `run-${s.runId}`, 'repo')), false);
 });
 
-test("L1+L2: the agent runs in the checkout, reads the prompt on stdin, commits and pushes with the same credential; the next run sees its commit", async () => {
+test('L1+L2: the agent runs in the checkout, reads the prompt on stdin, commits and pushes with the same credential; the next run sees its commit', async () => {
   const workDir = await freshDir('work');
   const agentHome = await freshDir('agent-home');
   const agent = join(tmp, 'agent.mjs');
@@ -252,7 +268,10 @@ test("L1+L2: the agent runs in the checkout, reads the prompt on stdin, commits 
   assert.deepEqual(exit, { state: 'completed', exitCode: 0 }, output);
 
   // The agent's push seen, with the prompt it read on stdin; fixloop's files were not committed back.
-  assert.equal(sh(['--git-dir', bare, 'log', '-1', '--format=%s%n%an', BRANCH]), 'agent: fix the widget\nfixloop agent\n');
+  assert.equal(
+    sh(['--git-dir', bare, 'log', '-1', '--format=%s%n%an', BRANCH]),
+    'agent: fix the widget\nfixloop agent\n',
+  );
   assert.equal(sh(['--git-dir', bare, 'show', `${BRANCH}:fix.txt`]), s.prompt);
   assert.equal(sh(['--git-dir', bare, 'show', `${BRANCH}:AGENTS.md`]), EVIL);
   assert.match(sh(['--git-dir', bare, 'show', `${BRANCH}:.mcp.json`]), /evil/);
@@ -283,7 +302,10 @@ for (const branch of ['--upload-pack=evil', 'foo;rm -rf', '-b', 'a b', '$(touch 
   test(`L2: branch ${JSON.stringify(branch)} is refused before any git process runs`, async () => {
     await rm(gitLog, { force: true });
     const root = await freshDir('root');
-    await assert.rejects(preparer(root).prepare(spec({ branch })), (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_branch');
+    await assert.rejects(
+      preparer(root).prepare(spec({ branch })),
+      (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_branch',
+    );
     assert.equal(await gitCalls(), '');
   });
 }
@@ -291,23 +313,36 @@ for (const branch of ['--upload-pack=evil', 'foo;rm -rf', '-b', 'a b', '$(touch 
 test("L2: a name git's check-ref-format refuses never reaches clone", async () => {
   await rm(gitLog, { force: true });
   const root = await freshDir('root');
-  await assert.rejects(preparer(root).prepare(spec({ branch: 'a..b' })), (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_branch');
+  await assert.rejects(
+    preparer(root).prepare(spec({ branch: 'a..b' })),
+    (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_branch',
+  );
   assert.equal(await gitCalls(), 'check-ref-format --branch a..b\n');
 });
 
 test('L2: the command runner reports a refused workspace as spawn_failed and starts nothing', async () => {
   const workDir = await freshDir('work');
-  const runner = createCommandRunner({ command: [process.execPath, '-e', 'process.exit(0)'], workDir, workspace: preparer(workDir) });
+  const runner = createCommandRunner({
+    command: [process.execPath, '-e', 'process.exit(0)'],
+    workDir,
+    workspace: preparer(workDir),
+  });
   await assert.rejects(
-    runner.start(spec({ branch: '--upload-pack=evil' }), { onOutput: () => {}, onExit: () => assert.fail('no run may start') }),
+    runner.start(spec({ branch: '--upload-pack=evil' }), {
+      onOutput: () => {},
+      onExit: () => assert.fail('no run may start'),
+    }),
     (err: unknown) => err instanceof RunnerError && err.code === 'spawn_failed' && err.cause instanceof WorkspaceError,
   );
 });
 
-test(".gitignore re-including a file fixloop writes fails closed: it could be committed into the pull request", async () => {
+test('.gitignore re-including a file fixloop writes fails closed: it could be committed into the pull request', async () => {
   const root = await freshDir('root');
   const s = spec({ branch: 'agent/sneaky' });
-  await assert.rejects(preparer(root).prepare(s), (err: unknown) => err instanceof WorkspaceError && err.code === 'unsafe_tree' && /CLAUDE\.md/.test(err.message));
+  await assert.rejects(
+    preparer(root).prepare(s),
+    (err: unknown) => err instanceof WorkspaceError && err.code === 'unsafe_tree' && /CLAUDE\.md/.test(err.message),
+  );
   assert.equal(existsSync(join(root, `run-${s.runId}`, 'repo')), false);
 });
 
@@ -316,7 +351,10 @@ test('per-task layout: one stable path per Task, and two runs of one Task never 
   const p = preparer(root, { layout: 'per-task' });
   const first = await p.prepare(spec({ taskId: 9 }));
   assert.equal(first.cwd, join(root, 'task-9', 'repo'));
-  await assert.rejects(p.prepare(spec({ taskId: 9 })), (err: unknown) => err instanceof WorkspaceError && err.code === 'busy');
+  await assert.rejects(
+    p.prepare(spec({ taskId: 9 })),
+    (err: unknown) => err instanceof WorkspaceError && err.code === 'busy',
+  );
   await first.cleanup();
   const second = await p.prepare(spec({ taskId: 9 }));
   assert.equal(second.cwd, first.cwd);
@@ -330,5 +368,8 @@ test('configured instruction paths must stay inside the checkout and out of .git
 });
 
 test('an invalid repository name is refused', async () => {
-  await assert.rejects(preparer(tmp).prepare(spec({ repository: '../../etc' })), (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_repository');
+  await assert.rejects(
+    preparer(tmp).prepare(spec({ repository: '../../etc' })),
+    (err: unknown) => err instanceof WorkspaceError && err.code === 'invalid_repository',
+  );
 });

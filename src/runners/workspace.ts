@@ -31,7 +31,8 @@ export const DEFAULT_GIT_IDENTITY = { name: 'fixloop agent', email: 'fixloop-age
 /** Where a checkout lives: per run (`run-<runId>/repo`) or per Task (`task-<taskId>/repo`, re-made each run). */
 export type WorkspaceLayout = 'per-run' | 'per-task';
 
-export type WorkspaceErrorCode = 'invalid_branch' | 'invalid_repository' | 'invalid_run' | 'busy' | 'token_failed' | 'git_failed' | 'unsafe_tree';
+export type WorkspaceErrorCode =
+  'invalid_branch' | 'invalid_repository' | 'invalid_run' | 'busy' | 'token_failed' | 'git_failed' | 'unsafe_tree';
 
 /** Why a workspace could not be prepared; the command runner reports it as `spawn_failed`. */
 export class WorkspaceError extends Error {
@@ -128,9 +129,11 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
       throw new WorkspaceError('invalid_repository', `invalid repository ${JSON.stringify(spec.repository)}`);
     }
     const problem = branchNameProblem(spec.branch);
-    if (problem) throw new WorkspaceError('invalid_branch', `refused branch name ${JSON.stringify(spec.branch)}: ${problem}`);
+    if (problem)
+      throw new WorkspaceError('invalid_branch', `refused branch name ${JSON.stringify(spec.branch)}: ${problem}`);
     const id = layout === 'per-task' ? spec.taskId : spec.runId;
-    if (!Number.isSafeInteger(id) || id < 0) throw new WorkspaceError('invalid_run', `invalid ${layout === 'per-task' ? 'task' : 'run'} id ${id}`);
+    if (!Number.isSafeInteger(id) || id < 0)
+      throw new WorkspaceError('invalid_run', `invalid ${layout === 'per-task' ? 'task' : 'run'} id ${id}`);
 
     const base = join(root, `${layout === 'per-task' ? 'task' : 'run'}-${id}`);
     if (inUse.has(base)) throw new WorkspaceError('busy', `workspace ${base} is in use by another run`);
@@ -159,7 +162,12 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
       await mkdir(home, { recursive: true, mode: 0o700 });
 
       // No HOME config, no system config, no prompts: nothing of this machine's git setup leaks in.
-      const env: Record<string, string> = { HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+      const env: Record<string, string> = {
+        HOME: home,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        LC_ALL: 'C',
+      };
       if (parentPath !== undefined) env.PATH = parentPath;
       const run = (args: string[], o: { cwd?: string; input?: string; okCodes?: number[] } = {}) =>
         runGit(git, args, { cwd: o.cwd ?? home, env, timeoutMs, input: o.input, okCodes: o.okCodes });
@@ -167,7 +175,10 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
       // git's own word on the name, run outside any repository (so `@{-1}` cannot expand).
       const checked = await run(['check-ref-format', '--branch', spec.branch], { okCodes: [0, 1, 128] });
       if (checked.code !== 0 || checked.stdout.trim() !== spec.branch) {
-        throw new WorkspaceError('invalid_branch', `refused branch name ${JSON.stringify(spec.branch)}: git check-ref-format --branch rejects it`);
+        throw new WorkspaceError(
+          'invalid_branch',
+          `refused branch name ${JSON.stringify(spec.branch)}: git check-ref-format --branch rejects it`,
+        );
       }
 
       const url = opts.cloneUrl(spec.repository);
@@ -177,13 +188,28 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
         try {
           token = await opts.token(spec.repository);
         } catch (err) {
-          throw new WorkspaceError('token_failed', `could not get a token for ${spec.repository}: ${(err as Error).message}`, { cause: err });
+          throw new WorkspaceError(
+            'token_failed',
+            `could not get a token for ${spec.repository}: ${(err as Error).message}`,
+            { cause: err },
+          );
         }
         if (token) Object.assign(agentEnv, authHeaderEnv(url, token));
       }
       Object.assign(env, agentEnv);
 
-      await run(['clone', '--quiet', '--no-tags', '--single-branch', `--depth=${depth}`, '--branch', spec.branch, '--', url, repo]);
+      await run([
+        'clone',
+        '--quiet',
+        '--no-tags',
+        '--single-branch',
+        `--depth=${depth}`,
+        '--branch',
+        spec.branch,
+        '--',
+        url,
+        repo,
+      ]);
       const headSha = (await run(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: repo })).stdout.trim();
       await run(['config', '--local', 'user.name', identity.name], { cwd: repo });
       await run(['config', '--local', 'user.email', identity.email], { cwd: repo });
@@ -206,7 +232,8 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
  */
 export function authHeaderEnv(url: string, token: string): Record<string, string> {
   // Printable ASCII only: a token can never add a header line or a second config entry.
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new WorkspaceError('token_failed', 'the token is not a printable ASCII string');
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new WorkspaceError('token_failed', 'the token is not a printable ASCII string');
   const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
   return {
     GIT_CONFIG_COUNT: '1',
@@ -215,7 +242,10 @@ export function authHeaderEnv(url: string, token: string): Record<string, string
   };
 }
 
-type Git = (args: string[], o?: { cwd?: string; input?: string; okCodes?: number[] }) => Promise<{ code: number; stdout: string }>;
+type Git = (
+  args: string[],
+  o?: { cwd?: string; input?: string; okCodes?: number[] },
+) => Promise<{ code: number; stdout: string }>;
 
 /**
  * Removes every tracked agent-control path, hides the removal and the configured files from the
@@ -229,7 +259,10 @@ async function replaceAgentFiles(git: Git, repo: string, files: Array<[string, s
   const written = files.map(([p]) => p);
   const hidden = [...new Set([...controlled, ...written.filter((p) => trackedSet.has(p))])];
   if (hidden.length > 0) {
-    await git(['update-index', '-z', '--skip-worktree', '--stdin'], { cwd: repo, input: hidden.map((p) => `${p}\0`).join('') });
+    await git(['update-index', '-z', '--skip-worktree', '--stdin'], {
+      cwd: repo,
+      input: hidden.map((p) => `${p}\0`).join(''),
+    });
   }
   // Remove the top-most controlled entry of each path (a whole `.claude/` folder at once).
   const tops = new Set(controlled.map(topControlledPrefix));
@@ -252,11 +285,18 @@ async function replaceAgentFiles(git: Git, repo: string, files: Array<[string, s
   // fixloop's files into the pull request. Fail closed instead.
   const untracked = written.filter((p) => !trackedSet.has(p));
   if (untracked.length > 0) {
-    const ignored = await git(['check-ignore', '-z', '--stdin'], { cwd: repo, input: untracked.map((p) => `${p}\0`).join(''), okCodes: [0, 1] });
+    const ignored = await git(['check-ignore', '-z', '--stdin'], {
+      cwd: repo,
+      input: untracked.map((p) => `${p}\0`).join(''),
+      okCodes: [0, 1],
+    });
     const ignoredSet = new Set(ignored.stdout.split('\0').filter(Boolean));
     const exposed = untracked.filter((p) => !ignoredSet.has(p));
     if (exposed.length > 0) {
-      throw new WorkspaceError('unsafe_tree', `the branch's .gitignore re-includes ${exposed.join(', ')}: the configured agent files could be committed to the pull request`);
+      throw new WorkspaceError(
+        'unsafe_tree',
+        `the branch's .gitignore re-includes ${exposed.join(', ')}: the configured agent files could be committed to the pull request`,
+      );
     }
   }
 }
@@ -288,7 +328,8 @@ async function writeInside(repo: string, relPath: string, content: string): Prom
     dir = join(dir, seg);
     const st = await lstat(dir).catch(() => null);
     if (st === null) await mkdir(dir);
-    else if (!st.isDirectory()) throw new WorkspaceError('unsafe_tree', `cannot write ${relPath}: ${seg} in the checkout is not a folder`);
+    else if (!st.isDirectory())
+      throw new WorkspaceError('unsafe_tree', `cannot write ${relPath}: ${seg} in the checkout is not a folder`);
   }
   const target = join(repo, ...segs);
   await rm(target, { recursive: true, force: true });
@@ -299,21 +340,39 @@ async function writeInside(repo: string, relPath: string, content: string): Prom
 function runGit(
   git: string,
   args: string[],
-  o: { cwd: string; env: Record<string, string>; timeoutMs: number; input?: string | undefined; okCodes?: number[] | undefined },
+  o: {
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    input?: string | undefined;
+    okCodes?: number[] | undefined;
+  },
 ): Promise<{ code: number; stdout: string }> {
   const okCodes = o.okCodes ?? [0];
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       git,
       args,
-      { cwd: o.cwd, env: o.env, timeout: o.timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', shell: false },
+      {
+        cwd: o.cwd,
+        env: o.env,
+        timeout: o.timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: MAX_OUTPUT_BYTES,
+        encoding: 'utf8',
+        shell: false,
+      },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
         if (code !== null && okCodes.includes(code)) {
           resolvePromise({ code, stdout });
           return;
         }
-        const why = err?.killed ? `timed out after ${o.timeoutMs} ms` : code === null ? (err?.message ?? 'failed') : `exited ${code}`;
+        const why = err?.killed
+          ? `timed out after ${o.timeoutMs} ms`
+          : code === null
+            ? (err?.message ?? 'failed')
+            : `exited ${code}`;
         const tail = stderr.trim().slice(-2000);
         reject(new WorkspaceError('git_failed', `git ${args[0]} ${why}${tail ? `: ${tail}` : ''}`, { cause: err }));
       },

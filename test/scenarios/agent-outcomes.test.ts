@@ -30,14 +30,33 @@ for (const kind of DATABASE_KINDS) {
 
     /** A Task on this pull request, its head red: the webhook's red push resumes the agent. */
     async function redPush(pr: number): Promise<RunSpec> {
-      const created = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: pr, branch: `agent/fix-${pr}` });
+      const created = await h.api('POST', '/api/tasks', {
+        repository: REPO_NAME,
+        pullRequest: pr,
+        branch: `agent/fix-${pr}`,
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       tasks.set(pr, created.body.id);
       h.fake.addPull(REPO_NAME, pr, { headSha: sha(pr), headRef: `agent/fix-${pr}` });
-      h.fake.addCheckRun(REPO_NAME, sha(pr), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: `FAIL src/pr${pr}.test.ts` });
+      h.fake.addCheckRun(REPO_NAME, sha(pr), {
+        name: 'test',
+        status: 'completed',
+        conclusion: 'failure',
+        outputSummary: `FAIL src/pr${pr}.test.ts`,
+      });
       h.fake.addCheckRun(REPO_NAME, sha(pr), { name: 'lint', status: 'completed', conclusion: 'success' });
       const starts = h.runner.starts.length;
-      const d = delivery('check_run', checkRunPayload({ repo: REPO, sha: sha(pr), id: 5000 + pr, name: 'test', pr: { number: pr, headSha: sha(pr) }, output: `FAIL src/pr${pr}.test.ts` }));
+      const d = delivery(
+        'check_run',
+        checkRunPayload({
+          repo: REPO,
+          sha: sha(pr),
+          id: 5000 + pr,
+          name: 'test',
+          pr: { number: pr, headSha: sha(pr) },
+          output: `FAIL src/pr${pr}.test.ts`,
+        }),
+      );
       const res = await post(h.url, d, SECRET);
       assert.equal(res.status, 202, JSON.stringify(res.body));
       await h.app.settle();
@@ -53,7 +72,11 @@ for (const kind of DATABASE_KINDS) {
 
     async function connect(token: string): Promise<Client> {
       const client = new Client({ name: 'agent-under-test', version: '0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       clients.push(client);
       return client;
     }
@@ -78,10 +101,18 @@ for (const kind of DATABASE_KINDS) {
     }
 
     /** The run API: a plain fetch with the run token as bearer, as an agent's curl would. */
-    async function runApi(token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    async function runApi(
+      token: string,
+      method: 'GET' | 'POST',
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: any }> {
       const res = await fetch(`${h.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       return { status: res.status, body: await res.json() };
@@ -117,11 +148,16 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(checks.repository, REPO_NAME);
       assert.equal(checks.number, 7);
       assert.equal(checks.headSha, sha(7));
-      assert.deepEqual(checks.entries.map((e: any) => e.name), ['test']);
+      assert.deepEqual(
+        checks.entries.map((e: any) => e.name),
+        ['test'],
+      );
       // No tool takes a task, run or pull request.
       assert.equal((await tool(client, 'pull_request_checks', { number: 8 })).isError, true);
 
-      const reported = ok(await tool(client, 'report_fix_outcome', { outcome: 'action_taken', reason: 'pushed a fix for the parser' }));
+      const reported = ok(
+        await tool(client, 'report_fix_outcome', { outcome: 'action_taken', reason: 'pushed a fix for the parser' }),
+      );
       assert.equal(reported.attemptId, spec.attemptId);
       assert.equal(reported.state, 'awaiting_progress');
       const life = await agent.life(spec.attemptId!);
@@ -129,15 +165,27 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(life?.outcome, 'action_taken');
       assert.equal(life?.outcomeReason, 'pushed a fix for the parser');
       assert.ok(life?.actionTakenAt, 'the progress clock started');
-      assert.equal(JSON.parse(life!.baseline!).headSha, sha(7), 'progress is measured from the head the attempt was for');
+      assert.equal(
+        JSON.parse(life!.baseline!).headSha,
+        sha(7),
+        'progress is measured from the head the attempt was for',
+      );
 
-      const again = refusal(await tool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'changed my mind' }), 'outcome_already_reported');
+      const again = refusal(
+        await tool(client, 'report_fix_outcome', { outcome: 'blocked', reason: 'changed my mind' }),
+        'outcome_already_reported',
+      );
       assert.match(again, /first report is final/);
       assert.equal((await agent.life(spec.attemptId!))?.outcome, 'action_taken', 'first write wins');
 
       // The decision log tells people what the run reported.
       const decisions = (await h.api('GET', `/api/deliveries?taskId=${tasks.get(7)}`)).body.decisions;
-      assert.ok(decisions.some((d: any) => d.attemptId === spec.attemptId && d.outcome === 'reported' && d.reason === 'outcome_action_taken'), JSON.stringify(decisions));
+      assert.ok(
+        decisions.some(
+          (d: any) => d.attemptId === spec.attemptId && d.outcome === 'reported' && d.reason === 'outcome_action_taken',
+        ),
+        JSON.stringify(decisions),
+      );
     });
 
     test('K6: report_spend adds up; loop_state shows the attempt with its lifecycle and the spend', async () => {
@@ -159,7 +207,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(state.run.id, runs.get(7)!.runId);
       assert.equal(state.spend.totalSpend, 2);
       const decisions = (await h.api('GET', `/api/deliveries?taskId=${tasks.get(7)}`)).body.decisions;
-      assert.equal(decisions.filter((d: any) => d.outcome === 'reported' && d.reason === 'spend_reported').length, 2, 'each spend report is in the decision log');
+      assert.equal(
+        decisions.filter((d: any) => d.outcome === 'reported' && d.reason === 'spend_reported').length,
+        2,
+        'each spend report is in the decision log',
+      );
     });
 
     test("another run's token sees only its own run", async () => {
@@ -167,7 +219,10 @@ for (const kind of DATABASE_KINDS) {
       const client = await connect(b.runToken);
       const state = ok(await tool(client, 'loop_state'));
       assert.equal(state.id, tasks.get(8));
-      assert.deepEqual(state.attempts.map((a: any) => a.id), [b.attemptId]);
+      assert.deepEqual(
+        state.attempts.map((a: any) => a.id),
+        [b.attemptId],
+      );
       assert.equal(state.spend.totalSpend, 0, "run A's spend is its own Task's");
       assert.equal(ok(await tool(client, 'pull_request_checks', { log_lines: 0 })).number, 8);
       const reported = ok(await tool(client, 'report_fix_outcome', { outcome: 'non_actionable' }));
@@ -177,7 +232,11 @@ for (const kind of DATABASE_KINDS) {
       // An unknown token gets nothing at all.
       const unknown = await fetch(`${h.url}/mcp`, {
         method: 'POST',
-        headers: { authorization: 'Bearer not-a-run-token', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          authorization: 'Bearer not-a-run-token',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       assert.equal(unknown.status, 401);
@@ -210,7 +269,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(checks.status, 200, JSON.stringify(checks.body));
       assert.equal(checks.body.number, 9);
 
-      const blocked = await runApi(token, 'POST', '/api/run/outcome', { outcome: 'blocked', reason: 'the fix needs a secret only a person has' });
+      const blocked = await runApi(token, 'POST', '/api/run/outcome', {
+        outcome: 'blocked',
+        reason: 'the fix needs a secret only a person has',
+      });
       assert.equal(blocked.status, 200, JSON.stringify(blocked.body));
       assert.deepEqual(blocked.body, { attemptId: spec.attemptId, state: 'acknowledged', outcome: 'blocked' });
       const second = await runApi(token, 'POST', '/api/run/outcome', { outcome: 'action_taken' });
@@ -220,7 +282,10 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(chosen.status, 400, 'a caller-chosen Task is refused, not ignored');
 
       assert.equal((await runApi(token, 'POST', '/api/run/spend', { model: 0.75 })).body.totalSpend, 0.75);
-      assert.equal((await runApi(token, 'POST', '/api/run/spend', { sandbox: 0.25, note: 'sandbox' })).body.totalSpend, 1);
+      assert.equal(
+        (await runApi(token, 'POST', '/api/run/spend', { sandbox: 0.25, note: 'sandbox' })).body.totalSpend,
+        1,
+      );
 
       const state = await runApi(token, 'GET', '/api/run/state');
       assert.equal(state.status, 200);

@@ -28,7 +28,10 @@ import {
 const REPO_NAME = 'acme/shop';
 
 /** A harness whose runner notes each attempt's state at the moment the runner is asked to start it. */
-async function start(kind: 'sqlite' | 'postgres', env?: Record<string, string>): Promise<{ h: GitHubHarness; runner: PeekingRunner }> {
+async function start(
+  kind: 'sqlite' | 'postgres',
+  env?: Record<string, string>,
+): Promise<{ h: GitHubHarness; runner: PeekingRunner }> {
   const runner = new PeekingRunner();
   const h = await startGitHubHarness(kind, { runner, ...(env ? { env } : {}) });
   runner.app = h.app;
@@ -53,20 +56,36 @@ for (const kind of DATABASE_KINDS) {
       try {
         const taskId = await taskWithRedHead(h, 31, sha('a'), 'FAIL src/cart.test.ts: expected 3 to be 4');
         const first = await firstResume(h, taskId);
-        assert.deepEqual(runner.statesAtStart, ['queued'], 'claimed as queued; the runner is asked while it is still queued');
+        assert.deepEqual(
+          runner.statesAtStart,
+          ['queued'],
+          'claimed as queued; the runner is asked while it is still queued',
+        );
         let rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.coordinate, r.state, r.status]), [[sha('a'), 'running', 'dispatched']], 'queued → running once the runner accepted');
+        assert.deepEqual(
+          rows.map((r) => [r.coordinate, r.state, r.status]),
+          [[sha('a'), 'running', 'dispatched']],
+          'queued → running once the runner accepted',
+        );
 
         const reported = await reportOutcome(h, first, 'action_taken', 'pushed a fix for the cart total');
         assert.deepEqual(reported, { attemptId: first.attemptId, state: 'awaiting_progress', outcome: 'action_taken' });
         await endRun(h, first);
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual([rows[0]!.state, rows[0]!.outcome], ['awaiting_progress', 'action_taken'], 'the run ending after action_taken keeps waiting for progress');
+        assert.deepEqual(
+          [rows[0]!.state, rows[0]!.outcome],
+          ['awaiting_progress', 'action_taken'],
+          'the run ending after action_taken keeps waiting for progress',
+        );
 
         // Same head, no re-run: nothing moves on the pull request.
         await nextTick(h); // one interval after the report
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => r.state), ['awaiting_progress'], 'still within two poll intervals');
+        assert.deepEqual(
+          rows.map((r) => r.state),
+          ['awaiting_progress'],
+          'still within two poll intervals',
+        );
         assert.equal(h.runner.starts.length, 1);
 
         await nextTick(h); // two intervals after the report: the deadline has passed
@@ -86,12 +105,19 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(second.attemptId, retry.id);
         assert.notEqual(second.runToken, first.runToken, 'a retry has its own run and credential');
         assert.match(second.prompt, /Retry on/, 'the retry frame');
-        assert.match(second.prompt, /Attempt 1 reported `action_taken`, but nothing moved on the pull request/, 'it names the previous attempt and why it is retried');
+        assert.match(
+          second.prompt,
+          /Attempt 1 reported `action_taken`, but nothing moved on the pull request/,
+          'it names the previous attempt and why it is retried',
+        );
         assert.match(second.prompt, /expected 3 to be 4/, 'the failure it was started for follows');
 
         // A retry spends the budget like any other attempt (default budget: 2).
         const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
-        assert.deepEqual(view.attempts.map((a: any) => a.coordinate), [sha('a'), `retry:${rows[0]!.id}`]);
+        assert.deepEqual(
+          view.attempts.map((a: any) => a.coordinate),
+          [sha('a'), `retry:${rows[0]!.id}`],
+        );
         const state = await runApi(h, second.runToken, 'GET', '/api/run/state');
         assert.equal(state.status, 200, JSON.stringify(state.body));
         assert.deepEqual(state.body.budget, { max: 2, used: 2, left: 0 });
@@ -126,11 +152,19 @@ for (const kind of DATABASE_KINDS) {
         h.fake.addCheckRun(REPO_NAME, sha('b'), { name: 'test', status: 'in_progress', conclusion: null });
         await nextTick(h);
         let rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.state, r.outcome]), [['acknowledged', 'action_taken']], 'a new head is progress');
+        assert.deepEqual(
+          rows.map((r) => [r.state, r.outcome]),
+          [['acknowledged', 'action_taken']],
+          'a new head is progress',
+        );
 
         for (let i = 0; i < 3; i++) await nextTick(h); // well past two intervals
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => r.state), ['acknowledged'], 'no retry after progress');
+        assert.deepEqual(
+          rows.map((r) => r.state),
+          ['acknowledged'],
+          'no retry after progress',
+        );
         assert.equal(h.runner.starts.length, 1);
       } finally {
         await h.close();
@@ -147,14 +181,26 @@ for (const kind of DATABASE_KINDS) {
 
         h.clock.advance(30_000);
         const check = h.fake.state.checkRuns[`${REPO_NAME}@${sha('c')}`]![0]!;
-        Object.assign(check, { status: 'in_progress', conclusion: null, completedAt: null, startedAt: h.clock.now().toISOString() });
+        Object.assign(check, {
+          status: 'in_progress',
+          conclusion: null,
+          completedAt: null,
+          startedAt: h.clock.now().toISOString(),
+        });
         await nextTick(h, POLL_MS - 30_000);
         let rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.state, r.head_sha]), [['acknowledged', sha('c')]], 'a re-run check is progress');
+        assert.deepEqual(
+          rows.map((r) => [r.state, r.head_sha]),
+          [['acknowledged', sha('c')]],
+          'a re-run check is progress',
+        );
 
         for (let i = 0; i < 3; i++) await nextTick(h);
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => r.state), ['acknowledged']);
+        assert.deepEqual(
+          rows.map((r) => r.state),
+          ['acknowledged'],
+        );
         assert.equal(h.runner.starts.length, 1);
       } finally {
         await h.close();
@@ -168,7 +214,11 @@ for (const kind of DATABASE_KINDS) {
         const first = await firstResume(h, taskId);
         await endRun(h, first, 'retryable');
         let rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.state, r.outcome]), [['retryable', null]], 'ended without an outcome → retryable');
+        assert.deepEqual(
+          rows.map((r) => [r.state, r.outcome]),
+          [['retryable', null]],
+          'ended without an outcome → retryable',
+        );
         assert.equal(h.runner.starts.length, 1, 'nothing is retried before the poll looks');
         // The run's token reports nothing more: a retry is a new attempt with its own credential.
         const late = await runApi(h, first.runToken, 'POST', '/api/run/outcome', { outcome: 'action_taken' });
@@ -207,7 +257,11 @@ for (const kind of DATABASE_KINDS) {
 
         for (let i = 0; i < 4; i++) await nextTick(h);
         const rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.coordinate, r.state]), [[sha('e'), 'retryable']], "the new head's own verdict drives the loop; no retry");
+        assert.deepEqual(
+          rows.map((r) => [r.coordinate, r.state]),
+          [[sha('e'), 'retryable']],
+          "the new head's own verdict drives the loop; no retry",
+        );
         assert.equal(h.runner.starts.length, 1);
         assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.ciHeadSha, sha('f'));
       } finally {
@@ -225,7 +279,10 @@ for (const kind of DATABASE_KINDS) {
         await endRun(h, first);
         for (let i = 0; i < 4; i++) await nextTick(h);
         const rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => [r.state, r.outcome]), [['acknowledged', 'non_actionable']]);
+        assert.deepEqual(
+          rows.map((r) => [r.state, r.outcome]),
+          [['acknowledged', 'non_actionable']],
+        );
         assert.equal(h.runner.starts.length, 1);
       } finally {
         await h.close();
@@ -244,14 +301,25 @@ for (const kind of DATABASE_KINDS) {
         let rows = await attemptRows(h.app, taskId);
         assert.deepEqual([rows[0]!.state, rows[0]!.outcome], ['running', null], 'a refused report changes nothing');
 
-        const reported = await reportOutcome(h, first, 'blocked', 'the fix needs the\u202e STRIPE_KEY secret,\nwhich only a person has');
+        const reported = await reportOutcome(
+          h,
+          first,
+          'blocked',
+          'the fix needs the\u202e STRIPE_KEY secret,\nwhich only a person has',
+        );
         assert.deepEqual(reported, { attemptId: first.attemptId, state: 'acknowledged', outcome: 'blocked' });
         const reason = 'the fix needs the STRIPE_KEY secret, which only a person has';
         const state = await runApi(h, first.runToken, 'GET', '/api/run/state');
         assert.equal(state.status, 200);
-        assert.deepEqual(state.body.attempts.map((a: any) => [a.id, a.state, a.outcome, a.outcomeReason]), [[first.attemptId, 'acknowledged', 'blocked', reason]]);
+        assert.deepEqual(
+          state.body.attempts.map((a: any) => [a.id, a.state, a.outcome, a.outcomeReason]),
+          [[first.attemptId, 'acknowledged', 'blocked', reason]],
+        );
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual([rows[0]!.state, rows[0]!.outcome, rows[0]!.outcome_reason], ['acknowledged', 'blocked', reason]);
+        assert.deepEqual(
+          [rows[0]!.state, rows[0]!.outcome, rows[0]!.outcome_reason],
+          ['acknowledged', 'blocked', reason],
+        );
         // Shown to people: the decision log (API token) carries the reason.
         const log = await decisionsOf(h, taskId);
         const row = log.find((d) => d.reason === 'outcome_blocked');
@@ -262,7 +330,11 @@ for (const kind of DATABASE_KINDS) {
         await endRun(h, first);
         for (let i = 0; i < 4; i++) await nextTick(h);
         rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => r.state), ['acknowledged'], 'blocked acknowledges: no retry');
+        assert.deepEqual(
+          rows.map((r) => r.state),
+          ['acknowledged'],
+          'blocked acknowledges: no retry',
+        );
         assert.equal(h.runner.starts.length, 1);
       } finally {
         await h.close();
@@ -300,20 +372,35 @@ for (const kind of DATABASE_KINDS) {
         await reportOutcome(h, s44, 'action_taken', 'pushed, waiting for CI');
         const actionAt = h.clock.now().getTime();
         const q = await attemptRows(h.app, queued);
-        assert.deepEqual(q.map((a) => [a.state, a.status]), [['queued', 'claimed']]);
+        assert.deepEqual(
+          q.map((a) => [a.state, a.status]),
+          [['queued', 'claimed']],
+        );
 
         // Down: the runs of #41 and #44 end while fixloop is not there to see it.
         await r.stop();
         const side = openDatabase(r.db.url);
-        await side.kysely.updateTable('runs').set({ state: 'completed', exit_code: 0 }).where('id', 'in', [s41.runId, s44.runId]).execute();
+        await side.kysely
+          .updateTable('runs')
+          .set({ state: 'completed', exit_code: 0 })
+          .where('id', 'in', [s41.runId, s44.runId])
+          .execute();
         await side.close();
         r.clock.advance(60_000); // past the start-up reconciliation's grace for claimed rows
 
         h = await r.start();
         const states = async (taskId: number) => (await attemptRows(h.app, taskId)).map((a) => a.state);
-        assert.deepEqual(await states(ended), ['retryable'], 'its run ended without an outcome → retryable at start-up');
+        assert.deepEqual(
+          await states(ended),
+          ['retryable'],
+          'its run ended without an outcome → retryable at start-up',
+        );
         assert.deepEqual(await states(running), ['running'], 'its run is still running: kept');
-        assert.deepEqual(await states(waiting), ['awaiting_progress'], 'action_taken already reported: still waiting for progress');
+        assert.deepEqual(
+          await states(waiting),
+          ['awaiting_progress'],
+          'action_taken already reported: still waiting for progress',
+        );
         const q2 = await attemptRows(h.app, queued);
         assert.equal(q2.length, 1);
         assert.notEqual(q2[0]!.state, 'retryable', 'a queued attempt is kept, not made retryable');

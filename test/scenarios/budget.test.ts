@@ -8,7 +8,17 @@ import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 const sha = (n: number) => n.toString(16).padStart(40, 'a');
 
 async function redPush(h: Harness, n: number, output: string, pr = 7) {
-  const d = delivery('check_run', checkRunPayload({ repo: REPO, sha: sha(n), id: 1000 + n, name: 'test', pr: { number: pr, headSha: sha(n) }, output }));
+  const d = delivery(
+    'check_run',
+    checkRunPayload({
+      repo: REPO,
+      sha: sha(n),
+      id: 1000 + n,
+      name: 'test',
+      pr: { number: pr, headSha: sha(n) },
+      output,
+    }),
+  );
   const res = await post(h.url, d, SECRET);
   assert.equal(res.status, 202, JSON.stringify(res.body));
   await h.app.settle();
@@ -21,10 +31,17 @@ for (const kind of DATABASE_KINDS) {
     let taskId: number;
     before(async () => {
       h = await startHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '2' } });
-      const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/fix' });
+      const created = await h.api('POST', '/api/tasks', {
+        repository: 'acme/shop',
+        pullRequest: 7,
+        branch: 'agent/fix',
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       taskId = created.body.id;
-      assert.deepEqual(created.body.runs.map((r: any) => [r.action, r.autoResume, r.state]), [['start', false, 'completed']]);
+      assert.deepEqual(
+        created.body.runs.map((r: any) => [r.action, r.autoResume, r.state]),
+        [['start', false, 'completed']],
+      );
     });
     after(() => h.close());
 
@@ -32,7 +49,9 @@ for (const kind of DATABASE_KINDS) {
       const first = await redPush(h, 1, 'FAIL src/a.test.ts > adds\nexpected 2, got 3');
       assert.equal(h.runner.starts.length, 1);
       // The decision log follows the delivery from the edge to the claim.
-      const trail = (await h.api('GET', `/api/deliveries?delivery=${first}`)).body.decisions.map((d: any) => d.outcome).reverse();
+      const trail = (await h.api('GET', `/api/deliveries?delivery=${first}`)).body.decisions
+        .map((d: any) => d.outcome)
+        .reverse();
       assert.deepEqual(trail, ['stored', 'claimed']);
       h.runner.finish(h.runner.starts[0]!.runId);
       await h.app.settle();
@@ -57,11 +76,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(view.attempts.length, 2);
       assert.equal((await h.api('GET', '/api/inbox')).body.notices.length, 1, 'still exactly one notice');
       const decisions = (await h.api('GET', `/api/deliveries?taskId=${taskId}`)).body.decisions;
-      assert.ok(decisions.some((d: any) => d.outcome === 'refused' && d.reason === 'notice_filed'), 'push 4 is a read: notice_filed');
+      assert.ok(
+        decisions.some((d: any) => d.outcome === 'refused' && d.reason === 'notice_filed'),
+        'push 4 is a read: notice_filed',
+      );
       // H1: the machine's runs are stamped as such.
       assert.deepEqual(
         view.runs.map((r: any) => [r.action, r.autoResume]),
-        [['start', false], ['resume', true], ['resume', true]],
+        [
+          ['start', false],
+          ['resume', true],
+          ['resume', true],
+        ],
       );
       // H2: each attempt's failing output was stored as a gate rejection.
       assert.equal(view.rejections.filter((r: any) => r.source === 'gate').length, 2);
@@ -73,7 +99,11 @@ for (const kind of DATABASE_KINDS) {
     test('C5: the same failure on a new commit resumes nothing and the notice says so', async () => {
       const h = await startHarness(kind, { runner: undefined });
       try {
-        const { body } = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 8, branch: 'agent/x' });
+        const { body } = await h.api('POST', '/api/tasks', {
+          repository: 'acme/shop',
+          pullRequest: 8,
+          branch: 'agent/x',
+        });
         await redPush(h, 11, 'FAIL test/x.test.ts\nAssertionError at 12:01:33 in /tmp/run-123/x.js', 8);
         h.runner.finish(h.runner.starts[0]!.runId);
         await h.app.settle();

@@ -45,7 +45,11 @@ async function setup(kind: 'sqlite' | 'postgres'): Promise<Race> {
       },
     },
   });
-  const created = await race.h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/fix' });
+  const created = await race.h.api('POST', '/api/tasks', {
+    repository: 'acme/shop',
+    pullRequest: 7,
+    branch: 'agent/fix',
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   race.taskId = created.body.id;
   return race;
@@ -53,25 +57,52 @@ async function setup(kind: 'sqlite' | 'postgres'): Promise<Race> {
 
 /** Another replica's attempt on the Task, claimed and already finished (not in flight: K7 lets the next one claim). */
 async function finishedAttemptElsewhere(h: Harness, taskId: number): Promise<void> {
-  const other = await h.app.ledger.claimAttempt({ taskId, coordinate: 'another-replica', source: 'gate', headSha: HEAD, fingerprint: 'fp-other', rejection: { checkName: null, body: 'red elsewhere', eventId: null } });
+  const other = await h.app.ledger.claimAttempt({
+    taskId,
+    coordinate: 'another-replica',
+    source: 'gate',
+    headSha: HEAD,
+    fingerprint: 'fp-other',
+    rejection: { checkName: null, body: 'red elsewhere', eventId: null },
+  });
   assert.equal(other.kind, 'claimed');
-  if (other.kind === 'claimed') await h.app.db.kysely.updateTable('attempts').set({ status: 'dispatched', state: 'acknowledged' }).where('id', '=', other.attempt.id).execute();
+  if (other.kind === 'claimed')
+    await h.app.db.kysely
+      .updateTable('attempts')
+      .set({ status: 'dispatched', state: 'acknowledged' })
+      .where('id', '=', other.attempt.id)
+      .execute();
 }
 
 async function redPush(h: Harness): Promise<string> {
-  const d = delivery('check_run', checkRunPayload({ repo: REPO, sha: HEAD, id: 501, name: 'test', pr: { number: 7, headSha: HEAD }, output: 'FAIL src/a.test.ts\nexpected 1, got 2' }));
+  const d = delivery(
+    'check_run',
+    checkRunPayload({
+      repo: REPO,
+      sha: HEAD,
+      id: 501,
+      name: 'test',
+      pr: { number: 7, headSha: HEAD },
+      output: 'FAIL src/a.test.ts\nexpected 1, got 2',
+    }),
+  );
   const res = await post(h.url, d, SECRET);
   assert.equal(res.status, 202, JSON.stringify(res.body));
   await h.app.settle();
   return d.id;
 }
 
-async function decisionsOf(r: Race): Promise<Array<{ outcome: string; reason: string | null; deliveryId: string | null; detail: string | null }>> {
+async function decisionsOf(
+  r: Race,
+): Promise<Array<{ outcome: string; reason: string | null; deliveryId: string | null; detail: string | null }>> {
   return (await r.h.api('GET', `/api/deliveries?taskId=${r.taskId}`)).body.decisions;
 }
 
 async function ourAttempt(r: Race) {
-  const attempts = (await r.h.api('GET', `/api/tasks/${r.taskId}`)).body.attempts as Array<{ coordinate: string; status: string }>;
+  const attempts = (await r.h.api('GET', `/api/tasks/${r.taskId}`)).body.attempts as Array<{
+    coordinate: string;
+    status: string;
+  }>;
   return attempts.find((a) => a.coordinate !== 'another-replica');
 }
 
@@ -120,7 +151,12 @@ for (const kind of DATABASE_KINDS) {
         r.afterClaim = async () => {
           // The evaluation is held here, its claim fresh; the pass finds it once it is past the grace.
           r.clock.advance(PAST_GRACE_MS);
-          await until('the periodic pass to settle the claim', async () => (await ourAttempt(r))?.status !== 'claimed', 10_000, 20);
+          await until(
+            'the periodic pass to settle the claim',
+            async () => (await ourAttempt(r))?.status !== 'claimed',
+            10_000,
+            20,
+          );
         };
         const { deliveryId, refusal, decisions } = await redPushSettledOnce(r);
         assert.equal(refusal.deliveryId, null, 'refused by the pass');
@@ -128,7 +164,11 @@ for (const kind of DATABASE_KINDS) {
         const lost = decisions.find((d) => d.deliveryId === deliveryId && d.outcome === 'refused');
         assert.equal(lost?.reason, 'coordinate_claimed');
         assert.match(lost?.detail ?? '', /settled by reconciliation first/);
-        assert.equal(decisions.find((d) => d.outcome === 'noticed')?.deliveryId, null, 'the notice was filed by the pass');
+        assert.equal(
+          decisions.find((d) => d.outcome === 'noticed')?.deliveryId,
+          null,
+          'the notice was filed by the pass',
+        );
       } finally {
         await r.h.close();
       }
@@ -149,24 +189,51 @@ for (const kind of DATABASE_KINDS) {
             const before = await startHarness(kind, { db, env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
             let taskId: number;
             try {
-              const created = await before.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/fix' });
+              const created = await before.api('POST', '/api/tasks', {
+                repository: 'acme/shop',
+                pullRequest: 7,
+                branch: 'agent/fix',
+              });
               assert.equal(created.status, 201, JSON.stringify(created.body));
               taskId = created.body.id;
               await finishedAttemptElsewhere(before, taskId);
               // The claim the killed process made, second on the Task with a budget of one, never dispatched.
-              const left = await before.app.ledger.claimAttempt({ taskId, coordinate: 'left-by-a-crash', source: 'gate', headSha: HEAD, fingerprint: 'fp', rejection: { checkName: null, body: 'red', eventId: null } });
+              const left = await before.app.ledger.claimAttempt({
+                taskId,
+                coordinate: 'left-by-a-crash',
+                source: 'gate',
+                headSha: HEAD,
+                fingerprint: 'fp',
+                rejection: { checkName: null, body: 'red', eventId: null },
+              });
               assert.equal(left.kind, 'claimed');
               if (stopped) assert.equal((await before.api('PUT', '/api/stop', { stopped: true })).status, 200);
             } finally {
               await before.close();
             }
-            const after = await startHarness(kind, { db, env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' }, adapters: { reconcileGraceMs: 0 } });
+            const after = await startHarness(kind, {
+              db,
+              env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' },
+              adapters: { reconcileGraceMs: 0 },
+            });
             try {
-              const attempts = (await after.api('GET', `/api/tasks/${taskId}`)).body.attempts as Array<{ coordinate: string; status: string }>;
+              const attempts = (await after.api('GET', `/api/tasks/${taskId}`)).body.attempts as Array<{
+                coordinate: string;
+                status: string;
+              }>;
               assert.equal(attempts.find((a) => a.coordinate === 'left-by-a-crash')?.status, 'over_budget');
               assert.equal(after.runner.starts.length, 0);
-              const decisions = (await after.api('GET', `/api/deliveries?taskId=${taskId}`)).body.decisions as Array<{ outcome: string; reason: string | null; detail: string | null }>;
-              assert.equal(decisions.filter((d) => d.reason === 'over_budget_after_claim' && d.detail === 'start-up reconciliation').length, 1);
+              const decisions = (await after.api('GET', `/api/deliveries?taskId=${taskId}`)).body.decisions as Array<{
+                outcome: string;
+                reason: string | null;
+                detail: string | null;
+              }>;
+              assert.equal(
+                decisions.filter(
+                  (d) => d.reason === 'over_budget_after_claim' && d.detail === 'start-up reconciliation',
+                ).length,
+                1,
+              );
               const notices = (await after.api('GET', '/api/inbox')).body.notices;
               assert.equal(notices.length, stopped ? 0 : 1);
               if (!stopped) assert.equal(notices[0].reason, 'budget_spent');

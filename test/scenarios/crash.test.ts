@@ -9,7 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { commandAgentEnv, decisionsOf, freePort, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
+import {
+  commandAgentEnv,
+  decisionsOf,
+  freePort,
+  startServerProcess,
+  taskWithRedPush,
+  until,
+} from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -18,15 +25,35 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-'));
   const counter = join(dir, 'starts.jsonl');
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '0' } });
+  const env = commandAgentEnv({
+    dir,
+    databaseUrl: db.url,
+    agentFile: AGENT,
+    envAllow: ['COUNTER_FILE'],
+    extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '0' },
+  });
   const port = await freePort();
   const first = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, port);
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   try {
-    const created = await fetch(`${first.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 3, branch: 'agent/fix' }) });
+    const created = await fetch(`${first.url}/api/tasks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ repository: 'acme/shop', pullRequest: 3, branch: 'agent/fix' }),
+    });
     const task = (await created.json()) as { id: number };
     const sha = 'deadbeef'.padEnd(40, '0');
-    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 77, name: 'test', pr: { number: 3, headSha: sha }, output: 'expected true, got false' }));
+    const red = delivery(
+      'check_run',
+      checkRunPayload({
+        repo: REPO,
+        sha,
+        id: 77,
+        name: 'test',
+        pr: { number: 3, headSha: sha },
+        output: 'expected true, got false',
+      }),
+    );
     // Acknowledged only after commit: the 2xx comes before the evaluation that kills the process.
     assert.equal((await post(first.url, red, SECRET)).status, 202);
     const exitCode = await first.exited;
@@ -39,20 +66,31 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     const again = await post(second.url, red, SECRET);
     assert.equal(again.body.outcome, 'duplicate');
     const restarted = second;
-    const taskView = async () => (await (await fetch(`${restarted.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
-    const startsNow = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : []);
+    const taskView = async () =>
+      (await (await fetch(`${restarted.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const startsNow = () =>
+      existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
     const settled = await until('the restarted process to settle the attempt', async () => {
       const v = await taskView();
       return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
     });
-    if (settled.attempts[0].status === 'dispatched') await until('the agent to start', async () => startsNow().length > 0);
+    if (settled.attempts[0].status === 'dispatched')
+      await until('the agent to start', async () => startsNow().length > 0);
     // More time goes by, for a second dispatch to show if there were one: nothing starts the agent again.
     await new Promise((r) => setTimeout(r, 800));
     const view = await taskView();
     assert.equal(view.attempts.length, 1);
     const starts = startsNow();
     assert.ok(starts.length <= 1, 'the agent started at most once');
-    return { view, starts, decisions: ((await (await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })).json()) as any).decisions };
+    return {
+      view,
+      starts,
+      decisions: (
+        (await (
+          await fetch(`${second.url}/api/deliveries?taskId=${task.id}&limit=100`, { headers: auth })
+        ).json()) as any
+      ).decisions,
+    };
   } finally {
     if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
     if (second) await second.stop();
@@ -90,13 +128,27 @@ async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest
   const db = await createTestDatabase('postgres');
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
   const counter = join(dir, 'starts.jsonl');
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' } });
+  const env = commandAgentEnv({
+    dir,
+    databaseUrl: db.url,
+    agentFile: AGENT,
+    envAllow: ['COUNTER_FILE'],
+    extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' },
+  });
   const sibling = await startServerProcess(env, await freePort());
   const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, await freePort());
-  const starts = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+  const starts = () =>
+    existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length : 0;
   try {
-    const { taskId } = await taskWithRedPush(dying.url, { pullRequest, sha: `dead${pullRequest}`, checkId: 70 + pullRequest });
-    await until('the replica to die at its fault point', async () => dying.child.signalCode !== null || dying.child.exitCode !== null);
+    const { taskId } = await taskWithRedPush(dying.url, {
+      pullRequest,
+      sha: `dead${pullRequest}`,
+      checkId: 70 + pullRequest,
+    });
+    await until(
+      'the replica to die at its fault point',
+      async () => dying.child.signalCode !== null || dying.child.exitCode !== null,
+    );
     assert.equal(dying.child.signalCode, 'SIGKILL');
     const view = await until('the sibling to settle the attempt', async () => {
       const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;

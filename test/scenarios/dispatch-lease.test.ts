@@ -30,9 +30,21 @@ async function replicaStartsDuringDispatch(leaseRenewMs: number) {
   const first = await startHarness('postgres', { runner, adapters: { leaseRenewMs } });
   let second: Awaited<ReturnType<typeof startHarness>> | null = null;
   try {
-    const task = (await first.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 5, branch: 'agent/fix' })).body;
+    const task = (
+      await first.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 5, branch: 'agent/fix' })
+    ).body;
     const sha = 'abad1dea'.padEnd(40, '0');
-    const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 93, name: 'test', pr: { number: 5, headSha: sha }, output: 'expected 1, got 2' }));
+    const red = delivery(
+      'check_run',
+      checkRunPayload({
+        repo: REPO,
+        sha,
+        id: 93,
+        name: 'test',
+        pr: { number: 5, headSha: sha },
+        output: 'expected 1, got 2',
+      }),
+    );
     assert.equal((await post(first.url, red, SECRET)).status, 202);
     await until('the runner to be starting the agent', async () => runner.starts.length === 1, 10_000, 25);
     // Longer than the grace, so the dispatch's first write is stale by the time the replica looks.

@@ -17,10 +17,24 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(EVALUATION_GATHER_MS >= 20, 'the window is wide enough for this test to see it');
       const h = await startHarness(kind);
       try {
-        const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/fix' });
+        const created = await h.api('POST', '/api/tasks', {
+          repository: 'acme/shop',
+          pullRequest: 7,
+          branch: 'agent/fix',
+        });
         assert.equal(created.status, 201);
         const red = (id: number) =>
-          JSON.stringify(checkRunPayload({ repo: REPO, sha: SHA, id, name: `shard ${id}`, pr: { number: 7, headSha: SHA }, output: 'FAIL a.test.ts', completedAt: '2026-01-05T10:00:00Z' }));
+          JSON.stringify(
+            checkRunPayload({
+              repo: REPO,
+              sha: SHA,
+              id,
+              name: `shard ${id}`,
+              pr: { number: 7, headSha: SHA },
+              output: 'FAIL a.test.ts',
+              completedAt: '2026-01-05T10:00:00Z',
+            }),
+          );
         const first = await h.app.ingestor.ingest({ deliveryId: 'batch-1', eventName: 'check_run', raw: red(1) });
         assert.equal(first.status, 202);
         await sleep(5);
@@ -36,7 +50,10 @@ for (const kind of DATABASE_KINDS) {
         for (const id of ['batch-1', 'batch-2']) {
           const outcomes = items.filter((d) => d.deliveryId === id).map((d) => d.outcome);
           assert.ok(outcomes.includes('stored'), `${id} stored`);
-          assert.ok(outcomes.some((o) => o !== 'stored'), `${id} evaluated: ${outcomes.join(', ')}`);
+          assert.ok(
+            outcomes.some((o) => o !== 'stored'),
+            `${id} evaluated: ${outcomes.join(', ')}`,
+          );
         }
       } finally {
         await h.close();

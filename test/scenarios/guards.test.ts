@@ -11,13 +11,28 @@ import { checkRunPayload, delivery, post, type Delivery } from '../support/deliv
 import { createGitHub } from '../../src/github/client.js';
 import { isUniqueViolation } from '../../src/ledger/errors.js';
 import type { RunSpec } from '../../src/app/ports.js';
-import { IN_FLIGHT, POLL_MS, attemptRows, decisionsOf, endRun, pushRedHead, reportOutcome, runApi, sha, tasksWithTwoInFlight } from '../support/loop-driver.js';
+import {
+  IN_FLIGHT,
+  POLL_MS,
+  attemptRows,
+  decisionsOf,
+  endRun,
+  pushRedHead,
+  reportOutcome,
+  runApi,
+  sha,
+  tasksWithTwoInFlight,
+} from '../support/loop-driver.js';
 
 const REPO_NAME = 'acme/shop';
 
 /** A Task on `pr` whose pull request is in the fake at a head with no checks yet. */
 async function task(h: GitHubHarness, pr: number): Promise<number> {
-  const created = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: pr, branch: `agent/fix-${pr}` });
+  const created = await h.api('POST', '/api/tasks', {
+    repository: REPO_NAME,
+    pullRequest: pr,
+    branch: `agent/fix-${pr}`,
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   h.fake.addPull(REPO_NAME, pr, { headSha: sha('0'), headRef: `agent/fix-${pr}` });
   return created.body.id;
@@ -48,20 +63,47 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
   async function twoReplicas(): Promise<{ a: GitHubHarness; b: Harness }> {
     const env = { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' };
     const a = await startGitHubHarness('postgres', { env });
-    const github = createGitHub({ apiUrl: a.fake.url, auth: { kind: 'token', token: a.fake.addUserToken(BOT_LOGIN) }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
-    const b = await startHarness('postgres', { db: a.db, env, adapters: { github, clock: a.clock, startPoll: false, logFetch: { ca: a.fake.blobCa } } });
+    const github = createGitHub({
+      apiUrl: a.fake.url,
+      auth: { kind: 'token', token: a.fake.addUserToken(BOT_LOGIN) },
+      throttle: { spaceWrites: false },
+      retry: { backoffUnitMs: 1 },
+    });
+    const b = await startHarness('postgres', {
+      db: a.db,
+      env,
+      adapters: { github, clock: a.clock, startPoll: false, logFetch: { ca: a.fake.blobCa } },
+    });
     return { a, b };
   }
 
   const red = (pr: number, c: string, id: number, completedAt: string, output: string): Delivery =>
-    delivery('check_run', checkRunPayload({ repo: REPO, sha: sha(c), id, name: 'test', pr: { number: pr, headSha: sha(c) }, output, completedAt }));
+    delivery(
+      'check_run',
+      checkRunPayload({
+        repo: REPO,
+        sha: sha(c),
+        id,
+        name: 'test',
+        pr: { number: pr, headSha: sha(c) },
+        output,
+        completedAt,
+      }),
+    );
 
   test('the partial unique index itself: two replicas claiming two heads of one Task at once — one row, the other a unique violation', async () => {
     const { a, b } = await twoReplicas();
     try {
       const taskId = await task(a, 60);
       const claim = (h: Harness, c: string) =>
-        h.app.ledger.claimAttempt({ taskId, coordinate: sha(c), source: 'gate', headSha: sha(c), fingerprint: `fp-${c}`, rejection: { checkName: 'test', body: c, eventId: null } });
+        h.app.ledger.claimAttempt({
+          taskId,
+          coordinate: sha(c),
+          source: 'gate',
+          headSha: sha(c),
+          fingerprint: `fp-${c}`,
+          rejection: { checkName: 'test', body: c, eventId: null },
+        });
       const settled = await Promise.allSettled([claim(a, 'a'), claim(b, 'b')]);
       const won = settled.filter((s) => s.status === 'fulfilled');
       const lost = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -91,7 +133,10 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
         B: red(pr, String.fromCharCode(103 + i), 8000 + pr, '2026-11-30T08:00:20Z', `FAIL B of #${pr}`),
       }));
       const answers = await Promise.all(pairs.flatMap((p) => [post(a.url, p.A, SECRET), post(b.url, p.B, SECRET)]));
-      assert.ok(answers.every((r) => r.status === 202), JSON.stringify(answers.map((r) => r.status)));
+      assert.ok(
+        answers.every((r) => r.status === 202),
+        JSON.stringify(answers.map((r) => r.status)),
+      );
       await Promise.all([a.app.settle(), b.app.settle()]);
 
       assert.deepEqual(await tasksWithTwoInFlight(a.app), [], 'never two attempts in flight for one Task');
@@ -102,7 +147,11 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
         assert.equal(rows.length, 1, `#${p.pr}: one attempt claimed, the other head refused: ${JSON.stringify(rows)}`);
         assert.equal(await inFlightCount(a, taskId), 1);
         const loser = rows[0]!.head_sha === sha(String.fromCharCode(97 + prs.indexOf(p.pr))) ? p.B : p.A;
-        const log = (await a.api('GET', `/api/deliveries?delivery=${loser.id}`)).body.decisions as Array<{ outcome: string; reason: string; detail: string | null }>;
+        const log = (await a.api('GET', `/api/deliveries?delivery=${loser.id}`)).body.decisions as Array<{
+          outcome: string;
+          reason: string;
+          detail: string | null;
+        }>;
         const refused = log.find((d) => d.outcome === 'refused');
         assert.ok(refused, `#${p.pr}: the other head's refusal is recorded: ${JSON.stringify(log)}`);
         reasons.push(refused.reason);
@@ -111,7 +160,11 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
       // K7's own refusal, or the earlier gates that also keep a second attempt out (a run in flight, D;
       // a head the other delivery already moved past, B5). Whatever the order, never a second attempt.
       for (const r of reasons) assert.ok(['attempt_in_flight', 'run_in_flight', 'superseded_head'].includes(r), r);
-      assert.equal(a.runner.starts.length + b.runner.starts.length, prs.length, 'one agent start per pull request across both replicas');
+      assert.equal(
+        a.runner.starts.length + b.runner.starts.length,
+        prs.length,
+        'one agent start per pull request across both replicas',
+      );
 
       // Step 2: #61's run reports action_taken and ends: its attempt is still in flight (awaiting progress)
       // while no run is. A new red head delivered to the replica that did not start it is refused
@@ -123,15 +176,28 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
       const spec = owner.runner.starts.find((s) => s.attemptId === first!.id)!;
       await reportOutcome(owner, spec, 'action_taken', 'pushed a fix');
       await endRun(owner, spec);
-      assert.deepEqual((await attemptRows(a.app, taskId)).map((r) => r.state), ['awaiting_progress']);
+      assert.deepEqual(
+        (await attemptRows(a.app, taskId)).map((r) => r.state),
+        ['awaiting_progress'],
+      );
 
       const c = red(61, 'c', 9061, '2026-11-30T08:00:30Z', 'FAIL C of #61');
       assert.equal((await post(other.url, c, SECRET)).status, 202);
       await other.app.settle();
-      assert.deepEqual((await attemptRows(a.app, taskId)).map((r) => [r.id, r.state]), [[first!.id, 'awaiting_progress']], 'no new attempt row');
-      const cLog = (await a.api('GET', `/api/deliveries?delivery=${c.id}`)).body.decisions as Array<{ outcome: string; reason: string; detail: string }>;
+      assert.deepEqual(
+        (await attemptRows(a.app, taskId)).map((r) => [r.id, r.state]),
+        [[first!.id, 'awaiting_progress']],
+        'no new attempt row',
+      );
+      const cLog = (await a.api('GET', `/api/deliveries?delivery=${c.id}`)).body.decisions as Array<{
+        outcome: string;
+        reason: string;
+        detail: string;
+      }>;
       assert.ok(
-        cLog.some((d) => d.outcome === 'refused' && d.reason === 'attempt_in_flight' && d.detail.includes(String(first!.id))),
+        cLog.some(
+          (d) => d.outcome === 'refused' && d.reason === 'attempt_in_flight' && d.detail.includes(String(first!.id)),
+        ),
         `the refusal names K7 and the attempt in flight: ${JSON.stringify(cLog)}`,
       );
       assert.equal(a.runner.starts.length + b.runner.starts.length, prs.length, 'no agent start');
@@ -139,7 +205,12 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
       // Step 3: the poll, on both replicas at once. The head moved to C (progress): the waiting
       // attempt is acknowledged; C's red is offered again on a later tick and claimed — one at a time.
       a.fake.setHead(REPO_NAME, 61, sha('c'));
-      a.fake.addCheckRun(REPO_NAME, sha('c'), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: 'FAIL C of #61' });
+      a.fake.addCheckRun(REPO_NAME, sha('c'), {
+        name: 'test',
+        status: 'completed',
+        conclusion: 'failure',
+        outputSummary: 'FAIL C of #61',
+      });
       for (let i = 0; i < 3 && (await attemptRows(a.app, taskId)).length < 2; i++) {
         a.clock.advance(POLL_MS);
         await Promise.all([a.app.poller!.tick(), b.app.poller!.tick()]);
@@ -166,7 +237,10 @@ describe('K7: one attempt in flight per pull request, across replicas (postgres)
 for (const kind of DATABASE_KINDS) {
   describe(`K6: the cost ceiling per Task (${kind})`, () => {
     test('spend reported by the run counts; at the ceiling an attempt is allowed, past it the next red is refused before any claim (notice: cost_ceiling)', async () => {
-      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' }, configExtra: { guards: { costCeiling: 5, expectedAttemptCost: 2 } } });
+      const h = await startGitHubHarness(kind, {
+        env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' },
+        configExtra: { guards: { costCeiling: 5, expectedAttemptCost: 2 } },
+      });
       try {
         const taskId = await task(h, 71);
         // Nothing spent yet: 0 + the configured expected 2 is below 5.
@@ -188,13 +262,23 @@ for (const kind of DATABASE_KINDS) {
         const three = await redHeadTick(h, 71, '3', 'FAIL three');
         assert.equal(three, null, 'no agent start');
         const rows = await attemptRows(h.app, taskId);
-        assert.deepEqual(rows.map((r) => r.head_sha), [sha('1'), sha('2')], 'no new attempt row');
+        assert.deepEqual(
+          rows.map((r) => r.head_sha),
+          [sha('1'), sha('2')],
+          'no new attempt row',
+        );
         const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
-        assert.ok(!view.rejections.some((r: any) => r.headSha === sha('3')), 'nothing was claimed for the third head (no rejection row either)');
+        assert.ok(
+          !view.rejections.some((r: any) => r.headSha === sha('3')),
+          'nothing was claimed for the third head (no rejection row either)',
+        );
         assert.equal(view.notice?.reason, 'cost_ceiling', JSON.stringify(view.notice));
         assert.equal(view.notice.headSha, sha('3'));
         const inbox = (await h.api('GET', '/api/inbox')).body.notices.filter((n: any) => n.taskId === taskId);
-        assert.deepEqual(inbox.map((n: any) => n.reason), ['cost_ceiling']);
+        assert.deepEqual(
+          inbox.map((n: any) => n.reason),
+          ['cost_ceiling'],
+        );
         const log = await decisionsOf(h, taskId);
         const noticed = log.find((d) => d.outcome === 'noticed' && d.reason === 'cost_ceiling');
         assert.ok(noticed, JSON.stringify(log));
@@ -249,7 +333,10 @@ for (const kind of DATABASE_KINDS) {
         // By the next red head at the latest, the 10 CI minutes are spent and the loop stops.
         await redHeadTick(h, 73, '3', 'FAIL three');
         const rows = await attemptRows(h.app, taskId);
-        assert.ok(rows.length <= 2, `no attempt once CI minutes passed the ceiling: ${JSON.stringify(rows.map((r) => r.head_sha))}`);
+        assert.ok(
+          rows.length <= 2,
+          `no attempt once CI minutes passed the ceiling: ${JSON.stringify(rows.map((r) => r.head_sha))}`,
+        );
         assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.notice?.reason, 'cost_ceiling');
       } finally {
         await h.close();
@@ -275,13 +362,20 @@ for (const kind of DATABASE_KINDS) {
 
         // Two wakes in the last 10 minutes: the third is refused, nothing claimed, no notice.
         assert.equal(await redHeadTick(h, 81, '3', 'FAIL three'), null);
-        assert.deepEqual((await attemptRows(h.app, taskId)).map((r) => r.head_sha), [sha('1'), sha('2')]);
+        assert.deepEqual(
+          (await attemptRows(h.app, taskId)).map((r) => r.head_sha),
+          [sha('1'), sha('2')],
+        );
         let log = await decisionsOf(h, taskId);
         const refusal = log.find((d) => d.reason === 'wake_cap_window');
         assert.ok(refusal, JSON.stringify(log.map((d) => d.reason)));
         assert.equal(refusal.outcome, 'refused');
         assert.match(refusal.detail ?? '', /2 automatic wakes in the last 10 minutes \(cap 2\)/);
-        assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.notice, null, 'the window clears on its own: a refusal, not a stop');
+        assert.equal(
+          (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          null,
+          'the window clears on its own: a refusal, not a stop',
+        );
 
         h.clock.advance(POLL_MS);
         await h.tick();
@@ -291,7 +385,10 @@ for (const kind of DATABASE_KINDS) {
         h.clock.advance(firstWakeAt + 10 * 60_000 + 1000 - h.clock.now().getTime());
         await h.tick();
         assert.equal(h.runner.starts.length, 3, 'allowed again after the window');
-        assert.deepEqual((await attemptRows(h.app, taskId)).map((r) => r.head_sha), [sha('1'), sha('2'), sha('3')]);
+        assert.deepEqual(
+          (await attemptRows(h.app, taskId)).map((r) => r.head_sha),
+          [sha('1'), sha('2'), sha('3')],
+        );
         await acknowledge(h, h.runner.starts[2]!);
 
         // Three wakes since a person last acted: the fourth stops the loop (the window has room).
@@ -300,7 +397,15 @@ for (const kind of DATABASE_KINDS) {
         const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
         assert.equal(view.notice?.reason, 'wake_cap_since_human', JSON.stringify(view.notice));
         log = await decisionsOf(h, taskId);
-        assert.ok(log.some((d) => d.outcome === 'noticed' && d.reason === 'wake_cap_since_human' && /3 automatic wakes since a person last acted/.test(d.detail ?? '')), JSON.stringify(log));
+        assert.ok(
+          log.some(
+            (d) =>
+              d.outcome === 'noticed' &&
+              d.reason === 'wake_cap_since_human' &&
+              /3 automatic wakes since a person last acted/.test(d.detail ?? ''),
+          ),
+          JSON.stringify(log),
+        );
         assert.deepEqual(h.fake.state.pulls[`${REPO_NAME}#81`]!.labels, ['fixloop:needs-human'], 'handed to a person');
 
         // Waiting does not lift it.
@@ -313,10 +418,16 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test("a person's approve-one after a wake_cap_since_human stop is a person acting: exactly one more wake", async () => {
-      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' }, configExtra: { guards: { wakesSinceHuman: 2 } } });
+      const h = await startGitHubHarness(kind, {
+        env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' },
+        configExtra: { guards: { wakesSinceHuman: 2 } },
+      });
       try {
         const taskId = await task(h, 82);
-        for (const [c, word] of [['1', 'one'], ['2', 'two']] as const) {
+        for (const [c, word] of [
+          ['1', 'one'],
+          ['2', 'two'],
+        ] as const) {
           const spec = await redHeadTick(h, 82, c, `FAIL ${word}`); // distinct words: digits are normalized away (C5)
           assert.ok(spec);
           await acknowledge(h, spec);
@@ -331,7 +442,10 @@ for (const kind of DATABASE_KINDS) {
         h.clock.advance(POLL_MS);
         await h.tick(); // re-offers the red head
         const log = await decisionsOf(h, taskId);
-        assert.ok(log.some((d) => d.reason === 'approve_one'), 'the grant was recorded');
+        assert.ok(
+          log.some((d) => d.reason === 'approve_one'),
+          'the grant was recorded',
+        );
         assert.equal(
           h.runner.starts.length,
           3,

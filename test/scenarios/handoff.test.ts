@@ -4,14 +4,20 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startGitHubHarness, BOT_LOGIN, nextTick, redHead, sha, type GitHubHarness } from '../support/github-harness.js';
+import {
+  startGitHubHarness,
+  BOT_LOGIN,
+  nextTick,
+  redHead,
+  sha,
+  type GitHubHarness,
+} from '../support/github-harness.js';
 import { STATE_MARKER } from '../../src/core/state-comment.js';
 
 const REPO_NAME = 'acme/shop';
 
-
-
-const stateComments = (h: GitHubHarness, pr: number) => (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).filter((c) => c.body.startsWith(STATE_MARKER));
+const stateComments = (h: GitHubHarness, pr: number) =>
+  (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).filter((c) => c.body.startsWith(STATE_MARKER));
 const labels = (h: GitHubHarness, pr: number) => h.fake.state.pulls[`${REPO_NAME}#${pr}`]!.labels ?? [];
 
 for (const kind of DATABASE_KINDS) {
@@ -19,7 +25,11 @@ for (const kind of DATABASE_KINDS) {
     test('K5/K8: a stop labels the PR and writes one state comment; approve-one grants exactly one more attempt and is removed', async () => {
       const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
       try {
-        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 21, branch: 'agent/a' });
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 21,
+          branch: 'agent/a',
+        });
         h.fake.addPull(REPO_NAME, 21, { headSha: sha('0'), headRef: 'agent/a' });
         await redHead(h, 21, '1', 'failure one');
         assert.equal(h.runner.starts.length, 1);
@@ -57,7 +67,11 @@ for (const kind of DATABASE_KINDS) {
     test('K5: with no answer within 8 hours the Task is parked and never re-enters the loop on its own', async () => {
       const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
       try {
-        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 22, branch: 'agent/b' });
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 22,
+          branch: 'agent/b',
+        });
         h.fake.addPull(REPO_NAME, 22, { headSha: sha('0'), headRef: 'agent/b' });
         await redHead(h, 22, '4', 'one');
         await redHead(h, 22, '5', 'two'); // stop
@@ -86,7 +100,11 @@ for (const kind of DATABASE_KINDS) {
     test('K8: a hand-edited state comment is detected and reported; the ledger stays the truth', async () => {
       const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
       try {
-        const { body: task } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: 23, branch: 'agent/c' });
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 23,
+          branch: 'agent/c',
+        });
         h.fake.addPull(REPO_NAME, 23, { headSha: sha('0'), headRef: 'agent/c' });
         await redHead(h, 23, '7', 'one');
         await redHead(h, 23, '8', 'two');
@@ -96,7 +114,10 @@ for (const kind of DATABASE_KINDS) {
         assert.notEqual(comment.body, truth);
         await nextTick(h);
         const log = (await h.api('GET', `/api/deliveries?taskId=${task.id}&limit=200`)).body.decisions;
-        assert.ok(log.some((d: any) => d.reason === 'state_comment_tampered'), 'reported');
+        assert.ok(
+          log.some((d: any) => d.reason === 'state_comment_tampered'),
+          'reported',
+        );
         assert.equal(stateComments(h, 23)[0]!.body, truth, 'rewritten from the ledger');
         assert.equal(stateComments(h, 23).length, 1);
         assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.attempts.length, 1);

@@ -40,7 +40,11 @@ async function taskView(h: Harness, id: number): Promise<any> {
 }
 
 /** A completed check run: commit `n`, reported against pull request `pr` whose head is `head`. */
-function checkRun(pr: number, n: number, o: { id?: number; head?: number; conclusion?: string; completedAt: string; output?: string }) {
+function checkRun(
+  pr: number,
+  n: number,
+  o: { id?: number; head?: number; conclusion?: string; completedAt: string; output?: string },
+) {
   return checkRunPayload({
     repo: REPO,
     sha: sha(n),
@@ -58,7 +62,9 @@ function checkRun(pr: number, n: number, o: { id?: number; head?: number; conclu
 async function evaluationOf(h: Harness, identity: string, taskId: number): Promise<Array<[string, string | null]>> {
   const res = await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  return (res.body.decisions as any[]).filter((d) => d.identity === identity && d.outcome !== 'stored').map((d): [string, string | null] => [d.outcome, d.reason]);
+  return (res.body.decisions as any[])
+    .filter((d) => d.identity === identity && d.outcome !== 'stored')
+    .map((d): [string, string | null] => [d.outcome, d.reason]);
 }
 
 async function assertRefused(h: Harness, identity: string, reason: Refusal, taskId: number): Promise<void> {
@@ -103,7 +109,11 @@ for (const kind of DATABASE_KINDS) {
       h.runner.finish(startsOf(h, taskId)[1]!.runId);
       await h.app.settle();
       // A person re-runs the job on A an hour later: a new id, a completion time later than any.
-      const id = await stored(h, 'check_run', checkRun(202, 20201, { id: 20299, head: 20202, completedAt: at(70), output: 'FAIL on A, re-run' }));
+      const id = await stored(
+        h,
+        'check_run',
+        checkRun(202, 20201, { id: 20299, head: 20202, completedAt: at(70), output: 'FAIL on A, re-run' }),
+      );
       assert.equal(startsOf(h, taskId).length, 2, 'no resume for the old commit');
       await assertRefused(h, id, 'superseded_head', taskId);
       const view = await taskView(h, taskId);
@@ -127,24 +137,43 @@ for (const kind of DATABASE_KINDS) {
     test('B5: without a pointer (commit status), a red completed later than the head moves the head and resumes', async () => {
       const branch = 'agent/status-later';
       const taskId = await newTask(h, 204, branch);
-      const green = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20401), context: 'ci/test', state: 'success', updatedAt: at(0), branch }));
+      const green = await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20401), context: 'ci/test', state: 'success', updatedAt: at(0), branch }),
+      );
       await assertRefused(h, green, 'result_green', taskId);
       assert.equal((await taskView(h, taskId)).ciHeadSha, sha(20401), 'the Task is found by branch');
-      const red = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20402), context: 'ci/test', state: 'failure', updatedAt: at(10), branch }));
+      const red = await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20402), context: 'ci/test', state: 'failure', updatedAt: at(10), branch }),
+      );
       const view = await taskView(h, taskId);
       assert.equal(view.ciHeadSha, sha(20402));
       assert.equal(view.ciHeadSeenAt, at(10));
       assert.equal(view.ciState, 'red');
       assert.equal(startsOf(h, taskId).length, 1);
       assert.equal(startsOf(h, taskId)[0]!.headSha, sha(20402));
-      assert.deepEqual((await evaluationOf(h, red, taskId)).map(([o]) => o), ['claimed']);
+      assert.deepEqual(
+        (await evaluationOf(h, red, taskId)).map(([o]) => o),
+        ['claimed'],
+      );
     });
 
     test('B5: without a pointer, a red status for another commit completed earlier than the head was seen is refused as superseded; the head is unchanged', async () => {
       const branch = 'agent/status-earlier';
       const taskId = await newTask(h, 205, branch);
-      await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20502), context: 'ci/test', state: 'success', updatedAt: at(30), branch }));
-      const id = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20501), context: 'ci/test', state: 'error', updatedAt: at(20), branch }));
+      await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20502), context: 'ci/test', state: 'success', updatedAt: at(30), branch }),
+      );
+      const id = await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20501), context: 'ci/test', state: 'error', updatedAt: at(20), branch }),
+      );
       assert.equal(startsOf(h, taskId).length, 0);
       await assertRefused(h, id, 'superseded_head', taskId);
       const view = await taskView(h, taskId);
@@ -157,8 +186,16 @@ for (const kind of DATABASE_KINDS) {
     test('B5: a delivery with no pointer and no usable time is refused, never given "now" (no_usable_time)', async () => {
       const branch = 'agent/status-no-time';
       const taskId = await newTask(h, 206, branch);
-      await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20601), context: 'ci/test', state: 'success', updatedAt: at(0), branch }));
-      const id = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20602), context: 'ci/test', state: 'failure', updatedAt: null, branch }));
+      await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20601), context: 'ci/test', state: 'success', updatedAt: at(0), branch }),
+      );
+      const id = await stored(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(20602), context: 'ci/test', state: 'failure', updatedAt: null, branch }),
+      );
       assert.equal(startsOf(h, taskId).length, 0);
       await assertRefused(h, id, 'no_usable_time', taskId);
       const view = await taskView(h, taskId);
@@ -166,7 +203,18 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(view.ciHeadSeenAt, at(0));
       // …and on a Task that has no head yet, too.
       const fresh = await newTask(h, 207, 'agent/status-no-time-fresh');
-      const first = await stored(h, 'status', statusPayload({ repo: REPO, sha: sha(20701), context: 'ci/test', state: 'failure', updatedAt: null, branch: 'agent/status-no-time-fresh' }));
+      const first = await stored(
+        h,
+        'status',
+        statusPayload({
+          repo: REPO,
+          sha: sha(20701),
+          context: 'ci/test',
+          state: 'failure',
+          updatedAt: null,
+          branch: 'agent/status-no-time-fresh',
+        }),
+      );
       assert.equal(startsOf(h, fresh).length, 0);
       await assertRefused(h, first, 'no_usable_time', fresh);
       assert.equal((await taskView(h, fresh)).ciHeadSha, null);
@@ -181,9 +229,24 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(view.ciHeadSha, sha(20801));
       assert.equal(view.ciState, 'pending');
       // More green for the same head, a check run and the workflow run: still never passing.
-      const again = await stored(h, 'check_run', checkRun(208, 20801, { id: 20811, conclusion: 'success', completedAt: at(1) }));
+      const again = await stored(
+        h,
+        'check_run',
+        checkRun(208, 20801, { id: 20811, conclusion: 'success', completedAt: at(1) }),
+      );
       await assertRefused(h, again, 'result_green', taskId);
-      const wf = await stored(h, 'workflow_run', workflowRunPayload({ repo: REPO, sha: sha(20801), id: 20812, conclusion: 'success', pr: { number: 208, headSha: sha(20801) }, updatedAt: at(2) }));
+      const wf = await stored(
+        h,
+        'workflow_run',
+        workflowRunPayload({
+          repo: REPO,
+          sha: sha(20801),
+          id: 20812,
+          conclusion: 'success',
+          pr: { number: 208, headSha: sha(20801) },
+          updatedAt: at(2),
+        }),
+      );
       await assertRefused(h, wf, 'result_green', taskId);
       view = await taskView(h, taskId);
       assert.equal(view.ciState, 'pending');
@@ -199,7 +262,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(view.ciState, 'red', 'red beats the earlier green');
       assert.equal(view.ciHeadSha, sha(20901));
       assert.equal(startsOf(h, taskId).length, 1, 'the red on the head resumes');
-      const green = await stored(h, 'check_run', checkRun(209, 20901, { id: 20903, conclusion: 'success', completedAt: at(2) }));
+      const green = await stored(
+        h,
+        'check_run',
+        checkRun(209, 20901, { id: 20903, conclusion: 'success', completedAt: at(2) }),
+      );
       await assertRefused(h, green, 'result_green', taskId);
       view = await taskView(h, taskId);
       assert.equal(view.ciState, 'red', 'a green after the red never reports the head green');
@@ -215,14 +282,25 @@ for (const kind of DATABASE_KINDS) {
         await stored(h, 'check_run', checkRun(pr, pr * 100 + 1, { conclusion: 'success', completedAt: at(0) }));
         assert.equal((await taskView(h, taskId)).ciHeadSha, sha(pr * 100 + 1));
         const headB = pr * 100 + 2;
-        const green = delivery('check_run', checkRun(pr, headB, { id: headB, conclusion: 'success', completedAt: at(10) }));
-        const red = delivery('check_run', checkRun(pr, headB, { id: headB + 50, completedAt: at(5), output: 'FAIL matrix job 2' }));
+        const green = delivery(
+          'check_run',
+          checkRun(pr, headB, { id: headB, conclusion: 'success', completedAt: at(10) }),
+        );
+        const red = delivery(
+          'check_run',
+          checkRun(pr, headB, { id: headB + 50, completedAt: at(5), output: 'FAIL matrix job 2' }),
+        );
         const pair = order === 'green first' ? [green, red] : [red, green];
         // Handed to the ingestor in one turn (after the webhook's signature check, which the other
         // tests exercise), so both land in one group commit and are evaluated side by side — the
         // arrival order of two HTTP requests is not something a test can pin down.
-        const answers = await Promise.all(pair.map((d) => h.app.ingestor.ingest({ deliveryId: d.id, eventName: d.event, raw: d.body })));
-        assert.deepEqual(answers.map((a) => a.status), [202, 202]);
+        const answers = await Promise.all(
+          pair.map((d) => h.app.ingestor.ingest({ deliveryId: d.id, eventName: d.event, raw: d.body })),
+        );
+        assert.deepEqual(
+          answers.map((a) => a.status),
+          [202, 202],
+        );
         await h.app.settle();
         const view = await taskView(h, taskId);
         assert.equal(view.ciHeadSha, sha(headB));

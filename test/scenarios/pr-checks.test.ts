@@ -23,18 +23,32 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
   before(async () => {
     fake = await startFakeGitHub();
     token = fake.addUserToken('reader');
-    github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
+    github = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'token', token },
+      throttle: { spaceWrites: false },
+      retry: { backoffUnitMs: 1 },
+    });
     fake.addPull(REPO, 5, { headSha: SHA, headRef: 'agent/fix' });
     fake.addCheckRun(REPO, SHA, { name: 'lint', status: 'completed', conclusion: 'success' });
     for (let i = 0; i < 7; i++) {
       const r = fake.addCheckRun(REPO, SHA, { name: `test shard ${i}`, status: 'completed', conclusion: 'failure' });
       jobs.push(r.id);
-      fake.setLog(r.id, `2026-11-30T02:11:36.1234567Z \u001b[31mFAIL\u001b[0m shard ${i}\n2026-11-30T02:11:36.2234567Z expected ${i} to equal ${i + 1}\n`);
+      fake.setLog(
+        r.id,
+        `2026-11-30T02:11:36.1234567Z \u001b[31mFAIL\u001b[0m shard ${i}\n2026-11-30T02:11:36.2234567Z expected ${i} to equal ${i + 1}\n`,
+      );
     }
     fake.addStatus(REPO, SHA, { context: 'ci/legacy', state: 'error', description: 'legacy CI broke' });
     // Shard 0 ran vitest: its log is real vitest output (J3 fixture), behind GitHub's timestamps.
     const vitest = readFileSync(new URL('../fixtures/tool-output/vitest.txt', import.meta.url), 'utf8');
-    fake.setLog(jobs[0]!, vitest.split('\n').map((l) => `2026-11-30T02:11:36.1234567Z ${l}`).join('\n'));
+    fake.setLog(
+      jobs[0]!,
+      vitest
+        .split('\n')
+        .map((l) => `2026-11-30T02:11:36.1234567Z ${l}`)
+        .join('\n'),
+    );
     // Shard 1: its log redirect points at plain http — never followed.
     fake.state.logRedirects[jobs[1]!] = 'http://127.0.0.1:9/logs/plain.txt';
     // Shard 2: a 40 MiB log — cut at 32 MiB with a marker.
@@ -47,7 +61,10 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
 
   test('J1/J2: one entry per check run and status, failing by B3, five logs at most, errors on their entry only', async () => {
     fake.clearRequests();
-    const out = await prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ca: fake.blobCa }) }, { repository: REPO, number: 5, failingOnly: false, logLines: 20 });
+    const out = await prChecks(
+      { github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ca: fake.blobCa }) },
+      { repository: REPO, number: 5, failingOnly: false, logLines: 20 },
+    );
     assert.equal(out.headSha, SHA);
     assert.equal(out.entries.length, 9);
     const byName = new Map(out.entries.map((e) => [e.name, e as any]));
@@ -55,7 +72,11 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
     assert.equal(byName.get('ci/legacy')!.failing, true);
     const withLogs = out.entries.filter((e: any) => e.log || e.logError);
     assert.equal(withLogs.length, 5, 'the first five failing Actions jobs');
-    assert.deepEqual(byName.get('test shard 3')!.log!.lines, ['FAIL shard 3', 'expected 3 to equal 4'], 'ANSI and timestamps stripped');
+    assert.deepEqual(
+      byName.get('test shard 3')!.log!.lines,
+      ['FAIL shard 3', 'expected 3 to equal 4'],
+      'ANSI and timestamps stripped',
+    );
     // J3: the failure report names the local command that reruns exactly the failing tests.
     const report = byName.get('test shard 0')!.localCommand;
     assert.equal(report.tool, 'vitest');

@@ -15,24 +15,39 @@ import { SECRET } from '../support/harness.js';
 const REPO_NAME = 'acme/shop';
 const NEEDS_HUMAN = 'fixloop:needs-human';
 
-
 /**
  * The agent answers the attempt on `from` with a push to `to`: GitHub's compare shows `push` for
  * from...to and `sinceLoopBase` for (the loop's first attempt's head)...to; CI is red again on `to`.
  */
-async function agentPush(h: GitHubHarness, pr: number, p: { base: string; from: string; to: string; push: FakeCompareFile[]; sinceLoopBase?: FakeCompareFile[]; output: string }) {
+async function agentPush(
+  h: GitHubHarness,
+  pr: number,
+  p: {
+    base: string;
+    from: string;
+    to: string;
+    push: FakeCompareFile[];
+    sinceLoopBase?: FakeCompareFile[];
+    output: string;
+  },
+) {
   h.fake.setCompare(REPO_NAME, sha(p.from), sha(p.to), p.push);
   if (p.from !== p.base) h.fake.setCompare(REPO_NAME, sha(p.base), sha(p.to), p.sinceLoopBase ?? p.push);
   await redHead(h, pr, p.to, p.output);
 }
 
-async function noticesOf(h: GitHubHarness, taskId: number): Promise<Array<{ reason: string; message: string; headSha: string | null }>> {
+async function noticesOf(
+  h: GitHubHarness,
+  taskId: number,
+): Promise<Array<{ reason: string; message: string; headSha: string | null }>> {
   return (await h.api('GET', '/api/inbox')).body.notices.filter((n: { taskId: number }) => n.taskId === taskId);
 }
 
 const labels = (h: GitHubHarness, pr: number) => h.fake.state.pulls[`${REPO_NAME}#${pr}`]!.labels ?? [];
-const stateComment = (h: GitHubHarness, pr: number) => (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).find((c) => c.body.startsWith(STATE_MARKER));
-const compares = (h: GitHubHarness) => h.fake.requestsTo(/\/compare\//).map((r) => r.path.replace(/^.*\/compare\//, '').replace(/([0-9a-f])\1{39}/g, '$1'));
+const stateComment = (h: GitHubHarness, pr: number) =>
+  (h.fake.state.comments[`${REPO_NAME}#${pr}`] ?? []).find((c) => c.body.startsWith(STATE_MARKER));
+const compares = (h: GitHubHarness) =>
+  h.fake.requestsTo(/\/compare\//).map((r) => r.path.replace(/^.*\/compare\//, '').replace(/([0-9a-f])\1{39}/g, '$1'));
 
 /** One line of src/price.ts in three states, and the diffs GitHub shows between them. */
 const priceLine = (from: string, to: string, at: number): FakeCompareFile => ({
@@ -56,7 +71,13 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(h.runner.starts.length, 1);
 
         // Push 1: base → X. Allowed; CI red again with another failure → attempt 2.
-        await agentPush(h, 41, { base: '1', from: '1', to: '2', push: [priceLine('total', 'round(total)', 12)], output: 'cart rounding breaks the tax sum' });
+        await agentPush(h, 41, {
+          base: '1',
+          from: '1',
+          to: '2',
+          push: [priceLine('total', 'round(total)', 12)],
+          output: 'cart rounding breaks the tax sum',
+        });
         assert.equal(h.runner.starts.length, 2);
         // Push 2: X → Y. Allowed → attempt 3.
         await agentPush(h, 41, {
@@ -82,14 +103,23 @@ for (const kind of DATABASE_KINDS) {
         });
         assert.equal(h.runner.starts.length, 3, 'the red head of the third push is not resumed');
         const notices = await noticesOf(h, taskId);
-        assert.deepEqual(notices.map((n) => [n.reason, n.headSha]), [['thrash_aba', sha('4')]]);
+        assert.deepEqual(
+          notices.map((n) => [n.reason, n.headSha]),
+          [['thrash_aba', sha('4')]],
+        );
         assert.deepEqual(labels(h, 41), [NEEDS_HUMAN], 'the hand-off label appears');
         assert.match(stateComment(h, 41)!.body, /"reason": "thrash_aba"/);
         // Each push read once (itself and, after the first, the code since the loop began).
         assert.deepEqual(compares(h), ['1...2', '2...3', '1...3', '3...4', '1...4']);
 
         // Stopped: a later push is a person's; it is neither read nor resumed.
-        await agentPush(h, 41, { base: '1', from: '4', to: '5', push: [priceLine('round(total)', 'total', 30)], output: 'yet another failure' });
+        await agentPush(h, 41, {
+          base: '1',
+          from: '4',
+          to: '5',
+          push: [priceLine('round(total)', 'total', 30)],
+          output: 'yet another failure',
+        });
         assert.equal(h.runner.starts.length, 3);
         assert.equal((await noticesOf(h, taskId)).length, 1);
         assert.equal(compares(h).length, 5);
@@ -110,13 +140,20 @@ for (const kind of DATABASE_KINDS) {
           to: '2',
           push: [
             { path: 'src/db.ts', patch: '@@ -8,1 +8,1 @@\n-const TIMEOUT = 5_000;\n+const TIMEOUT = 50_000;' },
-            { path: '.github/workflows/ci.yml', patch: '@@ -31,1 +31,1 @@\n-      - run: npm run test:integration\n+      - run: npm run test:integration || true' },
+            {
+              path: '.github/workflows/ci.yml',
+              patch:
+                '@@ -31,1 +31,1 @@\n-      - run: npm run test:integration\n+      - run: npm run test:integration || true',
+            },
           ],
           output: 'lint fails on src/db.ts',
         });
         assert.equal(h.runner.starts.length, 1, 'the red head after the forbidden push is not resumed');
         const notices = await noticesOf(h, taskId);
-        assert.deepEqual(notices.map((n) => n.reason), ['forbidden_change']);
+        assert.deepEqual(
+          notices.map((n) => n.reason),
+          ['forbidden_change'],
+        );
         assert.deepEqual(labels(h, 42), [NEEDS_HUMAN]);
         assert.match(stateComment(h, 42)!.body, /"reason": "forbidden_change"/);
 
@@ -138,11 +175,20 @@ for (const kind of DATABASE_KINDS) {
           base: '1',
           from: '1',
           to: '2',
-          push: [{ path: 'src/cart.test.ts', patch: "@@ -14,3 +14,3 @@ describe('cart', () => {\n-  it('totals the cart', () => {\n+  it.skip('totals the cart', () => {\n     expect(total(cart)).toBe(1999);" }],
+          push: [
+            {
+              path: 'src/cart.test.ts',
+              patch:
+                "@@ -14,3 +14,3 @@ describe('cart', () => {\n-  it('totals the cart', () => {\n+  it.skip('totals the cart', () => {\n     expect(total(cart)).toBe(1999);",
+            },
+          ],
           output: 'coverage below the threshold',
         });
         assert.equal(h.runner.starts.length, 1);
-        assert.deepEqual((await noticesOf(h, taskId)).map((n) => n.reason), ['forbidden_change']);
+        assert.deepEqual(
+          (await noticesOf(h, taskId)).map((n) => n.reason),
+          ['forbidden_change'],
+        );
         assert.deepEqual(labels(h, 43), [NEEDS_HUMAN]);
       } finally {
         await h.close();
@@ -160,7 +206,10 @@ for (const kind of DATABASE_KINDS) {
           to: '2',
           push: [
             { path: 'src/price.ts', patch: '@@ -12,1 +12,1 @@\n-  return total;\n+  return Math.round(total);' },
-            { path: 'src/price.test.ts', patch: "@@ -30,0 +31,3 @@\n+test('rounds the total', () => {\n+  expect(price([1.4])).toBe(1);\n+});" },
+            {
+              path: 'src/price.test.ts',
+              patch: "@@ -30,0 +31,3 @@\n+test('rounds the total', () => {\n+  expect(price([1.4])).toBe(1);\n+});",
+            },
           ],
           output: 'the tax sum is off by one cent',
         });
@@ -178,25 +227,41 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('K4: a red arriving by webhook for the agent\'s forbidden push buys no run — the guard judges the push on the webhook path too', async () => {
+    test("K4: a red arriving by webhook for the agent's forbidden push buys no run — the guard judges the push on the webhook path too", async () => {
       const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' } });
       try {
         const taskId = await openTask(h, 45, 'agent/webhook');
         await redHead(h, 45, '1', 'lint failed');
         assert.equal(h.runner.starts.length, 1);
         // The agent pushes a workflow edit and reports nothing; CI's red comes by webhook before any tick.
-        h.fake.setCompare(REPO_NAME, sha('1'), sha('2'), [{ path: '.github/workflows/ci.yml', patch: '@@ -1,3 +1,3 @@\n jobs:\n-  lint: npm run lint\n+  lint: true\n' }]);
+        h.fake.setCompare(REPO_NAME, sha('1'), sha('2'), [
+          {
+            path: '.github/workflows/ci.yml',
+            patch: '@@ -1,3 +1,3 @@\n jobs:\n-  lint: npm run lint\n+  lint: true\n',
+          },
+        ]);
         h.fake.setHead(REPO_NAME, 45, sha('2'));
         h.clock.advance(60_000);
         const red = delivery(
           'check_run',
-          checkRunPayload({ repo: { owner: 'acme', name: 'shop', id: 4242 }, sha: sha('2'), id: 4501, name: 'test', pr: { number: 45, headSha: sha('2') }, output: 'tests failed', completedAt: h.clock.now().toISOString() }),
+          checkRunPayload({
+            repo: { owner: 'acme', name: 'shop', id: 4242 },
+            sha: sha('2'),
+            id: 4501,
+            name: 'test',
+            pr: { number: 45, headSha: sha('2') },
+            output: 'tests failed',
+            completedAt: h.clock.now().toISOString(),
+          }),
         );
         await post(h.url, red, SECRET);
         await h.app.settle();
         assert.equal(h.runner.starts.length, 1, 'no second run for a forbidden push');
         const notices = await noticesOf(h, taskId);
-        assert.deepEqual(notices.map((n) => n.reason), ['forbidden_change']);
+        assert.deepEqual(
+          notices.map((n) => n.reason),
+          ['forbidden_change'],
+        );
         assert.match(notices[0]!.message, /ci\.yml/);
       } finally {
         await h.close();

@@ -5,7 +5,14 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startHarness, REPO, SITE_REPO, SECRET, type Harness } from '../support/harness.js';
-import { checkRunPayload, delivery, post, pullRequestPayload, statusPayload, type RepoSpec } from '../support/deliveries.js';
+import {
+  checkRunPayload,
+  delivery,
+  post,
+  pullRequestPayload,
+  statusPayload,
+  type RepoSpec,
+} from '../support/deliveries.js';
 import type { Refusal } from '../../src/core/reasons.js';
 
 /** A distinct 40-hex commit per number. */
@@ -25,7 +32,11 @@ async function send(h: Harness, event: string, payload: unknown): Promise<Sent> 
 }
 
 async function newTask(h: Harness, pullRequest: number): Promise<number> {
-  const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest, branch: `agent/pr-${pullRequest}` });
+  const created = await h.api('POST', '/api/tasks', {
+    repository: 'acme/shop',
+    pullRequest,
+    branch: `agent/pr-${pullRequest}`,
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id as number;
 }
@@ -54,7 +65,11 @@ async function check(
 }
 
 /** The evaluation decisions (everything but the ingest's own `stored` row) for one event identity. */
-async function evaluationOf(h: Harness, identity: string, taskId: number | null): Promise<Array<[string, string | null, number | null]>> {
+async function evaluationOf(
+  h: Harness,
+  identity: string,
+  taskId: number | null,
+): Promise<Array<[string, string | null, number | null]>> {
   const path = taskId === null ? '/api/deliveries?limit=1000' : `/api/deliveries?taskId=${taskId}&limit=1000`;
   const res = await h.api('GET', path);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -124,11 +139,16 @@ for (const kind of DATABASE_KINDS) {
 
     test('A4/D: a pending result is dropped at the edge (dropped, not_completed)', async () => {
       const taskId = await newTask(h, 105);
-      const res = await send(h, 'status', statusPayload({ repo: REPO, sha: sha(10501), context: 'ci/test', state: 'pending', branch: 'agent/pr-105' }));
+      const res = await send(
+        h,
+        'status',
+        statusPayload({ repo: REPO, sha: sha(10501), context: 'ci/test', state: 'pending', branch: 'agent/pr-105' }),
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.outcome, 'dropped');
       assert.equal(h.runner.starts.length, 0);
-      const rows = (await h.api('GET', `/api/deliveries?delivery=${encodeURIComponent(res.deliveryId)}`)).body.decisions as any[];
+      const rows = (await h.api('GET', `/api/deliveries?delivery=${encodeURIComponent(res.deliveryId)}`)).body
+        .decisions as any[];
       assert.deepEqual(
         rows.map((d) => [d.outcome, d.reason]),
         [['dropped', 'not_completed']],
@@ -148,7 +168,19 @@ for (const kind of DATABASE_KINDS) {
 
     test('D: a merged pull request (from prState, not the Task done-transition) refuses (pr_merged)', async () => {
       const taskId = await newTask(h, 107);
-      const closed = await send(h, 'pull_request', pullRequestPayload({ repo: REPO, number: 107, action: 'closed', state: 'closed', merged: true, headSha: sha(10701), branch: 'agent/pr-107' }));
+      const closed = await send(
+        h,
+        'pull_request',
+        pullRequestPayload({
+          repo: REPO,
+          number: 107,
+          action: 'closed',
+          state: 'closed',
+          merged: true,
+          headSha: sha(10701),
+          branch: 'agent/pr-107',
+        }),
+      );
       assert.equal(closed.status, 202, JSON.stringify(closed.body));
       let view = await taskView(h, taskId);
       assert.equal(view.prState, 'merged');
@@ -162,7 +194,19 @@ for (const kind of DATABASE_KINDS) {
 
     test('D: a closed pull request (not merged) refuses (pr_closed)', async () => {
       const taskId = await newTask(h, 108);
-      const closed = await send(h, 'pull_request', pullRequestPayload({ repo: REPO, number: 108, action: 'closed', state: 'closed', merged: false, headSha: sha(10801), branch: 'agent/pr-108' }));
+      const closed = await send(
+        h,
+        'pull_request',
+        pullRequestPayload({
+          repo: REPO,
+          number: 108,
+          action: 'closed',
+          state: 'closed',
+          merged: false,
+          headSha: sha(10801),
+          branch: 'agent/pr-108',
+        }),
+      );
       assert.equal(closed.status, 202, JSON.stringify(closed.body));
       const view = await taskView(h, taskId);
       assert.equal(view.prState, 'closed');
@@ -335,7 +379,10 @@ for (const kind of DATABASE_KINDS) {
       await assertRefused(h, id, 'stop_flag_unreadable', taskId);
       const view = await taskView(h, taskId);
       assert.equal(view.attempts.length, 0);
-      assert.deepEqual(view.runs.map((r: any) => r.action), ['start']);
+      assert.deepEqual(
+        view.runs.map((r: any) => r.action),
+        ['start'],
+      );
     });
   });
 

@@ -13,11 +13,25 @@ import { openDatabase } from '../../src/ledger/db.js';
 
 test('L1: stopping fixloop stops a running command agent and records its run as failed', async () => {
   const db = await createTestDatabase('sqlite');
-  const runner = createCommandRunner({ command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'], workDir: mkdtempSync(join(tmpdir(), 'fixloop-runs-')) });
+  const runner = createCommandRunner({
+    command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
+    workDir: mkdtempSync(join(tmpdir(), 'fixloop-runs-')),
+  });
   const h = await startHarness('sqlite', { db, runner: runner as never });
-  const { body: task } = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 5, branch: 'agent/fix' });
+  const { body: task } = await h.api('POST', '/api/tasks', {
+    repository: 'acme/shop',
+    pullRequest: 5,
+    branch: 'agent/fix',
+  });
   const sha = '5'.repeat(40);
-  await post(h.url, delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 55, pr: { number: 5, headSha: sha }, output: 'broken' })), SECRET);
+  await post(
+    h.url,
+    delivery(
+      'check_run',
+      checkRunPayload({ repo: REPO, sha, id: 55, pr: { number: 5, headSha: sha }, output: 'broken' }),
+    ),
+    SECRET,
+  );
   await h.app.settle();
   const running = (await h.api('GET', `/api/tasks/${task.id}`)).body.runs.at(-1);
   assert.equal(running.state, 'running');
@@ -27,7 +41,11 @@ test('L1: stopping fixloop stops a running command agent and records its run as 
   assert.equal(runner.running().length, 0);
   const reopened = openDatabase(db.url);
   try {
-    const row = await reopened.kysely.selectFrom('runs').selectAll().where('id', '=', running.id).executeTakeFirstOrThrow();
+    const row = await reopened.kysely
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', '=', running.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.state, 'failed');
   } finally {
     await reopened.close();

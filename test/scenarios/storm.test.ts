@@ -20,11 +20,18 @@ for (const kind of DATABASE_KINDS) {
     test('C2: 76 concurrent deliveries of one red push → exactly 1 attempt, 1 resumed run, 1 agent start', async () => {
       const h = await startHarness(kind);
       try {
-        const { body: task } = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' });
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: 'acme/shop',
+          pullRequest: 12,
+          branch: 'agent/fix',
+        });
         const storm = matrixStorm(REPO, 12, SHA);
         assert.equal(storm.length, 76);
         const answers = await Promise.all(storm.map((d) => post(h.url, d, SECRET)));
-        assert.ok(answers.every((a) => a.status === 200 || a.status === 202), JSON.stringify(answers.filter((a) => a.status >= 300)));
+        assert.ok(
+          answers.every((a) => a.status === 200 || a.status === 202),
+          JSON.stringify(answers.filter((a) => a.status >= 300)),
+        );
         await h.app.settle();
         const view = (await h.api('GET', `/api/tasks/${task.id}`)).body;
         assert.equal(view.attempts.length, 1);
@@ -51,11 +58,24 @@ describe('matrix storm across two replicas (postgres)', () => {
     const db = await createTestDatabase('postgres');
     const dir = mkdtempSync(join(tmpdir(), 'fixloop-storm-'));
     const counter = join(dir, 'starts.jsonl');
-    const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['COUNTER_FILE'], extra: { COUNTER_FILE: counter } });
-    const [a, b] = await Promise.all([startServerProcess(env, await freePort()), startServerProcess(env, await freePort())]);
+    const env = commandAgentEnv({
+      dir,
+      databaseUrl: db.url,
+      agentFile: AGENT,
+      envAllow: ['COUNTER_FILE'],
+      extra: { COUNTER_FILE: counter },
+    });
+    const [a, b] = await Promise.all([
+      startServerProcess(env, await freePort()),
+      startServerProcess(env, await freePort()),
+    ]);
     try {
       const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
-      const created = await fetch(`${a.url}/api/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' }) });
+      const created = await fetch(`${a.url}/api/tasks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ repository: 'acme/shop', pullRequest: 12, branch: 'agent/fix' }),
+      });
       assert.equal(created.status, 201);
       const task = (await created.json()) as { id: number };
       const storm = matrixStorm(REPO, 12, SHA, 7);
@@ -76,8 +96,17 @@ describe('matrix storm across two replicas (postgres)', () => {
       assert.equal(starts.length, 1, 'the agent started exactly once');
       // L1: the agent's environment is minimal: none of the service's secrets reach it.
       const seen: string[] = JSON.parse(starts[0]!).env;
-      for (const secret of ['WEBHOOK_SECRET', 'DATABASE_URL', 'FIXLOOP_API_TOKEN', 'FIXLOOP_CONFIG']) assert.ok(!seen.includes(secret), `${secret} leaked`);
-      for (const given of ['FIXLOOP_TASK_ID', 'FIXLOOP_RUN_ID', 'FIXLOOP_PROMPT_FILE', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_TOKEN', 'COUNTER_FILE']) assert.ok(seen.includes(given), `${given} missing`);
+      for (const secret of ['WEBHOOK_SECRET', 'DATABASE_URL', 'FIXLOOP_API_TOKEN', 'FIXLOOP_CONFIG'])
+        assert.ok(!seen.includes(secret), `${secret} leaked`);
+      for (const given of [
+        'FIXLOOP_TASK_ID',
+        'FIXLOOP_RUN_ID',
+        'FIXLOOP_PROMPT_FILE',
+        'FIXLOOP_API_URL',
+        'FIXLOOP_RUN_TOKEN',
+        'COUNTER_FILE',
+      ])
+        assert.ok(seen.includes(given), `${given} missing`);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await db.drop();

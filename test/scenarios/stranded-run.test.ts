@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN } from '../support/harness.js';
-import { commandAgentEnv, decisionsOf, freePort, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
+import {
+  commandAgentEnv,
+  decisionsOf,
+  freePort,
+  startServerProcess,
+  taskWithRedPush,
+  until,
+} from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -29,28 +36,65 @@ function alive(pid: number): boolean {
 
 /** The resumed run once it runs, as `view` shows it, and the pid its agent wrote. */
 async function runningAgent(view: () => Promise<any>, dir: string): Promise<{ runId: number; pid: number }> {
-  const run = await until('the resumed run to be running', async () => (await view()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'));
-  return { runId: run.id, pid: Number(await until('the agent to start', async () => existsSync(join(dir, `pid-${run.id}`)) && readFileSync(join(dir, `pid-${run.id}`), 'utf8'))) };
+  const run = await until('the resumed run to be running', async () =>
+    (await view()).runs.find((r: any) => r.action === 'resume' && r.state === 'running'),
+  );
+  return {
+    runId: run.id,
+    pid: Number(
+      await until(
+        'the agent to start',
+        async () => existsSync(join(dir, `pid-${run.id}`)) && readFileSync(join(dir, `pid-${run.id}`), 'utf8'),
+      ),
+    ),
+  };
 }
 
 /** The run whose agent a fixloop started and then died at its fault point (SIGKILL), and that agent's pid. */
-async function agentLeftByFault(fixloop: { child: { signalCode: NodeJS.Signals | null; exitCode: number | null } }, dir: string): Promise<{ runId: number; pid: number }> {
-  await until('the fault to kill fixloop', async () => fixloop.child.signalCode !== null || fixloop.child.exitCode !== null);
+async function agentLeftByFault(
+  fixloop: { child: { signalCode: NodeJS.Signals | null; exitCode: number | null } },
+  dir: string,
+): Promise<{ runId: number; pid: number }> {
+  await until(
+    'the fault to kill fixloop',
+    async () => fixloop.child.signalCode !== null || fixloop.child.exitCode !== null,
+  );
   assert.equal(fixloop.child.signalCode, 'SIGKILL');
-  const runId = Number(await until('the agent to start', async () => readdirSync(dir).find((f) => f.startsWith('pid-'))?.slice(4)));
+  const runId = Number(
+    await until('the agent to start', async () =>
+      readdirSync(dir)
+        .find((f) => f.startsWith('pid-'))
+        ?.slice(4),
+    ),
+  );
   return { runId, pid: Number(await until('its pid', async () => readFileSync(join(dir, `pid-${runId}`), 'utf8'))) };
 }
 
-async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running') {
+async function killedWhileRunning(
+  kind: 'sqlite' | 'postgres',
+  agentAfterCrash: 'dies' | 'keeps running',
+  killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running',
+) {
   const db = await createTestDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
   // Killed right after the start, the reconcile grace is left at its default (30 s on PostgreSQL): the
   // restart comes sooner than that, and the process mark alone must settle the attempt.
   // Killed before the mark was written, nothing says the agent started but the agent itself: the
   // restart looks only once the dispatch's lease has lapsed, at once with a grace of 0.
-  const grace: Record<string, string> = killAt === 'right after the agent started' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '0' };
-  const fault = { running: null, 'right after the agent started': 'after_start:kill', 'before its start was marked': 'before_mark:kill' }[killAt];
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, ...grace } });
+  const grace: Record<string, string> =
+    killAt === 'right after the agent started' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '0' };
+  const fault = {
+    running: null,
+    'right after the agent started': 'after_start:kill',
+    'before its start was marked': 'before_mark:kill',
+  }[killAt];
+  const env = commandAgentEnv({
+    dir,
+    databaseUrl: db.url,
+    agentFile: AGENT,
+    envAllow: ['AGENT_DIR'],
+    extra: { AGENT_DIR: dir, ...grace },
+  });
   const port = await freePort();
   // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked
   // dispatched; before_mark:kill earlier still, before the agent's process mark is written.
@@ -59,8 +103,10 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
   let pid = 0;
   try {
     const task = { id: (await taskWithRedPush(first.url, { pullRequest: 3, sha: 'cafebabe', checkId: 91 })).taskId };
-    const viewOf = async (url: string) => (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
-    const left = killAt === 'running' ? await runningAgent(() => viewOf(first.url), dir) : await agentLeftByFault(first, dir);
+    const viewOf = async (url: string) =>
+      (await (await fetch(`${url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const left =
+      killAt === 'running' ? await runningAgent(() => viewOf(first.url), dir) : await agentLeftByFault(first, dir);
     const resumed = { id: left.runId };
     pid = left.pid;
     if (killAt === 'running') await first.stop('SIGKILL');
@@ -99,7 +145,10 @@ async function killedWhileRunning(kind: 'sqlite' | 'postgres', agentAfterCrash: 
 }
 
 /** A restart that finds the agent started: its attempt dispatched (once, never unknown), the agent watched until it exits. */
-function dispatchedAndWatched({ run, view, decisions }: Awaited<ReturnType<typeof killedWhileRunning>>, why: string): void {
+function dispatchedAndWatched(
+  { run, view, decisions }: Awaited<ReturnType<typeof killedWhileRunning>>,
+  why: string,
+): void {
   assert.equal(view.attempts.length, 1);
   assert.equal(view.attempts[0].status, 'dispatched', why);
   assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
@@ -116,7 +165,11 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(run.state, 'failed');
       assert.match(run.log, /ended while no fixloop process was watching it; its exit status is unknown/);
       assert.equal(view.attempts.length, 1);
-      assert.equal(view.attempts[0].state, 'retryable', 'I3: a run that ended without an outcome leaves its attempt retryable');
+      assert.equal(
+        view.attempts[0].state,
+        'retryable',
+        'I3: a run that ended without an outcome leaves its attempt retryable',
+      );
       assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
     });
 
@@ -129,11 +182,17 @@ for (const kind of DATABASE_KINDS) {
     });
 
     test('killed the moment the agent started: the attempt is dispatched, not unknown, and the agent is watched', async () => {
-      dispatchedAndWatched(await killedWhileRunning(kind, 'keeps running', 'right after the agent started'), 'its process mark says the agent started');
+      dispatchedAndWatched(
+        await killedWhileRunning(kind, 'keeps running', 'right after the agent started'),
+        'its process mark says the agent started',
+      );
     });
 
     test('killed after the agent started but before its start was recorded: the agent is found by its run id and token, the attempt is dispatched, and the agent is watched', async () => {
-      dispatchedAndWatched(await killedWhileRunning(kind, 'keeps running', 'before its start was marked'), 'the agent found running says it started');
+      dispatchedAndWatched(
+        await killedWhileRunning(kind, 'keeps running', 'before its start was marked'),
+        'the agent found running says it started',
+      );
     });
   });
 }
@@ -143,18 +202,31 @@ for (const kind of DATABASE_KINDS) {
  * its start was recorded (then the sibling waits for the dispatch's lease to lapse); the other is
  * never restarted.
  */
-async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running', killAt: 'running' | 'before its start was marked' = 'running') {
+async function siblingDiesWhileRunning(
+  agentAfterCrash: 'dies' | 'keeps running',
+  killAt: 'running' | 'before its start was marked' = 'running',
+) {
   const db = await createTestDatabase('postgres');
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-sibling-'));
   const lease: Record<string, string> = killAt === 'running' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '1000' };
-  const env = commandAgentEnv({ dir, databaseUrl: db.url, agentFile: AGENT, envAllow: ['AGENT_DIR'], extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200', ...lease } });
-  const dying = await startServerProcess(killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'before_mark:kill' }, await freePort());
+  const env = commandAgentEnv({
+    dir,
+    databaseUrl: db.url,
+    agentFile: AGENT,
+    envAllow: ['AGENT_DIR'],
+    extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200', ...lease },
+  });
+  const dying = await startServerProcess(
+    killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'before_mark:kill' },
+    await freePort(),
+  );
   const sibling = await startServerProcess(env, await freePort());
   let pid = 0;
   try {
     // Delivered to the replica that will die, so it is the one that starts the agent.
     const task = { id: (await taskWithRedPush(dying.url, { pullRequest: 4, sha: 'feedface', checkId: 92 })).taskId };
-    const viewOf = async () => (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
+    const viewOf = async () =>
+      (await (await fetch(`${sibling.url}/api/tasks/${task.id}`, { headers: auth })).json()) as any;
     const left = killAt === 'running' ? await runningAgent(viewOf, dir) : await agentLeftByFault(dying, dir);
     const resumed = { id: left.runId };
     pid = left.pid;
@@ -164,7 +236,9 @@ async function siblingDiesWhileRunning(agentAfterCrash: 'dies' | 'keeps running'
       // then (a write later) the run running.
       await until('the sibling to find the agent', async () => {
         const v = await viewOf();
-        return v.attempts[0]?.status === 'dispatched' && v.runs.find((r: any) => r.id === resumed.id)?.state === 'running';
+        return (
+          v.attempts[0]?.status === 'dispatched' && v.runs.find((r: any) => r.id === resumed.id)?.state === 'running'
+        );
       });
     }
     assert.equal(alive(pid), true, 'the agent outlived the replica that started it');
@@ -204,13 +278,19 @@ describe('a replica dies while its sibling on this host keeps running (postgres)
     assert.equal(run.state, 'failed');
     // The sibling's pass may come between the replica's death and the agent's: it then saw the agent
     // alive, watched it, and says so. Either way it is the sibling that ended the run.
-    assert.match(run.log, /ended while no fixloop process was watching it|watched since the fixloop process that started it was found gone, has exited/);
+    assert.match(
+      run.log,
+      /ended while no fixloop process was watching it|watched since the fixloop process that started it was found gone, has exited/,
+    );
     assert.equal(view.attempts[0].state, 'retryable');
     assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
   });
 
   test('killed after its agent started but before the start was recorded: the sibling finds the agent once the lease lapses, dispatches the attempt, watches the agent once, and ends the run when it exits', async () => {
-    const { run, view, decisions, siblingLog } = await siblingDiesWhileRunning('keeps running', 'before its start was marked');
+    const { run, view, decisions, siblingLog } = await siblingDiesWhileRunning(
+      'keeps running',
+      'before its start was marked',
+    );
     assert.equal(view.attempts[0].status, 'dispatched');
     assert.equal(decisions.filter((d: any) => d.reason === 'dispatch_unknown').length, 0);
     assert.equal(decisions.filter((d: any) => d.outcome === 'dispatched').length, 1);
@@ -224,7 +304,11 @@ describe('a replica dies while its sibling on this host keeps running (postgres)
     const { run, view, decisions, siblingLog } = await siblingDiesWhileRunning('keeps running');
     assert.equal(run.state, 'failed');
     assert.match(run.log, /watched since the fixloop process that started it was found gone, has exited/);
-    assert.equal(siblingLog.match(/run\.stranded_watching/g)?.length, 1, 'one watcher, however many passes saw the run');
+    assert.equal(
+      siblingLog.match(/run\.stranded_watching/g)?.length,
+      1,
+      'one watcher, however many passes saw the run',
+    );
     assert.equal(view.attempts[0].state, 'retryable');
     assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
   });

@@ -43,7 +43,10 @@ export interface AgentWorld {
   ledger: Ledger;
   addTask(over?: Partial<Task>): Task;
   /** A run of the Task with its token; `attempt` makes it an automatic resume with an attempt in that lifecycle state. */
-  addRun(taskId: number, opts: { token: string; state?: RunState; attempt?: { state?: AttemptState; headSha?: string | null } | null }): { run: Run; attempt: Attempt | null };
+  addRun(
+    taskId: number,
+    opts: { token: string; state?: RunState; attempt?: { state?: AttemptState; headSha?: string | null } | null },
+  ): { run: Run; attempt: Attempt | null };
   endRun(runId: number, state?: 'completed' | 'failed' | 'cancelled'): void;
 }
 
@@ -87,7 +90,10 @@ export function createAgentWorld(): AgentWorld {
       return l ? { ...l } : null;
     },
     async lives(taskId) {
-      return [...w.lives.values()].filter((l) => l.taskId === taskId).sort((a, b) => a.attemptId - b.attemptId).map((l) => ({ ...l }));
+      return [...w.lives.values()]
+        .filter((l) => l.taskId === taskId)
+        .sort((a, b) => a.attemptId - b.attemptId)
+        .map((l) => ({ ...l }));
     },
     async livesInState(states) {
       return [...w.lives.values()].filter((l) => states.includes(l.state)).map((l) => ({ ...l }));
@@ -176,7 +182,14 @@ export function createAgentWorld(): AgentWorld {
 
   w.addTask = (over = {}) => {
     const id = nextId++;
-    const task: Task = taskFixture({ id, ciHeadSha: 'c'.repeat(40), ciHeadSeenAt: FAKE_NOW, resumeRef: 'session-1', createdAt: FAKE_NOW, ...over });
+    const task: Task = taskFixture({
+      id,
+      ciHeadSha: 'c'.repeat(40),
+      ciHeadSeenAt: FAKE_NOW,
+      resumeRef: 'session-1',
+      createdAt: FAKE_NOW,
+      ...over,
+    });
     w.tasks.set(id, task);
     return task;
   };
@@ -189,7 +202,21 @@ export function createAgentWorld(): AgentWorld {
     if (opts.attempt) {
       const id = nextId++;
       const headSha = opts.attempt.headSha === undefined ? task.ciHeadSha : opts.attempt.headSha;
-      attempt = { id, taskId, coordinate: headSha ?? `review:${id}`, source: 'gate', headSha, fingerprint: `fp-${id}`, status: 'dispatched', state: 'running', outcome: null, outcomeReason: null, rejectionId: null, runId, createdAt: FAKE_NOW };
+      attempt = {
+        id,
+        taskId,
+        coordinate: headSha ?? `review:${id}`,
+        source: 'gate',
+        headSha,
+        fingerprint: `fp-${id}`,
+        status: 'dispatched',
+        state: 'running',
+        outcome: null,
+        outcomeReason: null,
+        rejectionId: null,
+        runId,
+        createdAt: FAKE_NOW,
+      };
       w.attempts.set(id, attempt);
       w.lives.set(id, {
         attemptId: id,

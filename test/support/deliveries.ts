@@ -5,7 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 
 const require = createRequire(import.meta.url);
-const examples = require('@octokit/webhooks-examples/api.github.com/index.json') as Array<{ name: string; examples: any[] }>;
+const examples = require('@octokit/webhooks-examples/api.github.com/index.json') as Array<{
+  name: string;
+  examples: any[];
+}>;
 
 /**
  * The time a built payload says its result completed (or its comment was made) unless the test
@@ -91,7 +94,15 @@ export function checkRunPayload(s: CheckRunSpec): any {
   return p;
 }
 
-export function checkSuitePayload(s: { repo: RepoSpec; sha: string; id: number; conclusion?: string | null; status?: string; pr?: { number: number; headSha: string } | null; updatedAt?: string }): any {
+export function checkSuitePayload(s: {
+  repo: RepoSpec;
+  sha: string;
+  id: number;
+  conclusion?: string | null;
+  status?: string;
+  pr?: { number: number; headSha: string } | null;
+  updatedAt?: string;
+}): any {
   const p = example('check_suite', (e) => e.action === 'completed' && e.check_suite.pull_requests.length > 0);
   setRepository(p, s.repo);
   const basePr = p.check_suite.pull_requests[0];
@@ -99,7 +110,8 @@ export function checkSuitePayload(s: { repo: RepoSpec; sha: string; id: number; 
     id: s.id,
     head_sha: s.sha,
     status: s.status ?? 'completed',
-    conclusion: (s.status ?? 'completed') === 'completed' ? (s.conclusion === undefined ? 'failure' : s.conclusion) : null,
+    conclusion:
+      (s.status ?? 'completed') === 'completed' ? (s.conclusion === undefined ? 'failure' : s.conclusion) : null,
     updated_at: s.updatedAt ?? payloadTime(),
     head_branch: 'agent/fix',
   });
@@ -108,8 +120,20 @@ export function checkSuitePayload(s: { repo: RepoSpec; sha: string; id: number; 
   return p;
 }
 
-export function workflowRunPayload(s: { repo: RepoSpec; sha: string; id: number; attempt?: number; conclusion?: string | null; status?: string; pr?: { number: number; headSha: string } | null; updatedAt?: string }): any {
-  const p = example('workflow_run', (e) => e.action === 'completed' && e.workflow_run.status === 'completed' && e.workflow_run.pull_requests.length > 0);
+export function workflowRunPayload(s: {
+  repo: RepoSpec;
+  sha: string;
+  id: number;
+  attempt?: number;
+  conclusion?: string | null;
+  status?: string;
+  pr?: { number: number; headSha: string } | null;
+  updatedAt?: string;
+}): any {
+  const p = example(
+    'workflow_run',
+    (e) => e.action === 'completed' && e.workflow_run.status === 'completed' && e.workflow_run.pull_requests.length > 0,
+  );
   setRepository(p, s.repo);
   const basePr = p.workflow_run.pull_requests[0];
   const status = s.status ?? 'completed';
@@ -128,7 +152,14 @@ export function workflowRunPayload(s: { repo: RepoSpec; sha: string; id: number;
   return p;
 }
 
-export function statusPayload(s: { repo: RepoSpec; sha: string; context: string; state: string; updatedAt?: string | null; branch?: string }): any {
+export function statusPayload(s: {
+  repo: RepoSpec;
+  sha: string;
+  context: string;
+  state: string;
+  updatedAt?: string | null;
+  branch?: string;
+}): any {
   const p = example('status', () => true);
   setRepository(p, s.repo);
   p.sha = s.sha;
@@ -139,7 +170,15 @@ export function statusPayload(s: { repo: RepoSpec; sha: string; context: string;
   return p;
 }
 
-export function pullRequestPayload(s: { repo: RepoSpec; number: number; action: string; headSha: string; state?: 'open' | 'closed'; merged?: boolean; branch?: string }): any {
+export function pullRequestPayload(s: {
+  repo: RepoSpec;
+  number: number;
+  action: string;
+  headSha: string;
+  state?: 'open' | 'closed';
+  merged?: boolean;
+  branch?: string;
+}): any {
   const p = example('pull_request', (e) => e.action === (s.action === 'synchronize' ? 'synchronize' : 'opened'));
   setRepository(p, s.repo);
   p.action = s.action;
@@ -157,7 +196,15 @@ export function pullRequestPayload(s: { repo: RepoSpec; number: number; action: 
   return p;
 }
 
-export function reviewPayload(s: { repo: RepoSpec; number: number; state: string; body: string; headSha: string; author?: string; authorType?: 'User' | 'Bot' }): any {
+export function reviewPayload(s: {
+  repo: RepoSpec;
+  number: number;
+  state: string;
+  body: string;
+  headSha: string;
+  author?: string;
+  authorType?: 'User' | 'Bot';
+}): any {
   const p = example('pull_request_review', (e) => e.action === 'submitted');
   setRepository(p, s.repo);
   p.review.state = s.state;
@@ -170,7 +217,14 @@ export function reviewPayload(s: { repo: RepoSpec; number: number; state: string
 }
 
 /** A comment on a pull request (an issue comment whose issue is a pull request). */
-export function prCommentPayload(s: { repo: RepoSpec; number: number; body: string; author?: string; authorType?: 'User' | 'Bot'; createdAt?: string }): any {
+export function prCommentPayload(s: {
+  repo: RepoSpec;
+  number: number;
+  body: string;
+  author?: string;
+  authorType?: 'User' | 'Bot';
+  createdAt?: string;
+}): any {
   const p = example('issue_comment', (e) => e.action === 'created');
   setRepository(p, s.repo);
   p.issue.number = s.number;
@@ -197,7 +251,11 @@ export async function signedHeaders(d: Delivery, secret: string): Promise<Record
 }
 
 export async function post(url: string, d: Delivery, secret: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/api/github/webhooks`, { method: 'POST', headers: await signedHeaders(d, secret), body: d.body });
+  const res = await fetch(`${url}/api/github/webhooks`, {
+    method: 'POST',
+    headers: await signedHeaders(d, secret),
+    body: d.body,
+  });
   const text = await res.text();
   let body: any = text;
   try {

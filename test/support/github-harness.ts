@@ -32,7 +32,10 @@ export interface HarnessOptions {
   adapters?: FixloopAdapters;
 }
 
-export async function startGitHubHarness(kind: 'sqlite' | 'postgres', opts: HarnessOptions = {}): Promise<GitHubHarness> {
+export async function startGitHubHarness(
+  kind: 'sqlite' | 'postgres',
+  opts: HarnessOptions = {},
+): Promise<GitHubHarness> {
   const fake = await startFakeGitHub();
   const clock = new FakeClock();
   fake.state.now = () => clock.now();
@@ -57,7 +60,12 @@ export async function openOnFake(
   opts: HarnessOptions & { db?: TestDatabase } = {},
 ): Promise<GitHubHarness> {
   const { fake, clock } = on;
-  const github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token: on.token }, throttle: { spaceWrites: false }, retry: { backoffUnitMs: 1 } });
+  const github = createGitHub({
+    apiUrl: fake.url,
+    auth: { kind: 'token', token: on.token },
+    throttle: { spaceWrites: false },
+    retry: { backoffUnitMs: 1 },
+  });
   const h = await startHarness(kind, {
     ...opts,
     adapters: { github, clock, startPoll: false, logFetch: { ca: fake.blobCa }, ...opts.adapters },
@@ -77,10 +85,21 @@ export async function openOnFake(
 export const sha = (c: string): string => c.repeat(40).slice(0, 40);
 
 /** Push a new red head on `repository#pr`, let the next poll tick see it; the agent's run (if any) ends right away. */
-export async function redHead(h: GitHubHarness, pr: number, c: string, output: string, repository = 'acme/shop'): Promise<void> {
+export async function redHead(
+  h: GitHubHarness,
+  pr: number,
+  c: string,
+  output: string,
+  repository = 'acme/shop',
+): Promise<void> {
   h.clock.advance(120_000);
   h.fake.setHead(repository, pr, sha(c));
-  h.fake.addCheckRun(repository, sha(c), { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
+  h.fake.addCheckRun(repository, sha(c), {
+    name: 'test',
+    status: 'completed',
+    conclusion: 'failure',
+    outputSummary: output,
+  });
   await h.tick();
   const last = h.runner.starts.at(-1);
   if (last) h.runner.finish(last.runId);

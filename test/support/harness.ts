@@ -69,11 +69,24 @@ export interface Harness {
 
 export async function startHarness(
   kind: 'sqlite' | 'postgres',
-  opts: { env?: Record<string, string>; runner?: RecordingRunner; adapters?: FixloopAdapters; db?: TestDatabase; configExtra?: Record<string, unknown> } = {},
+  opts: {
+    env?: Record<string, string>;
+    runner?: RecordingRunner;
+    adapters?: FixloopAdapters;
+    db?: TestDatabase;
+    configExtra?: Record<string, unknown>;
+  } = {},
 ): Promise<Harness> {
   const db = opts.db ?? (await createTestDatabase(kind));
   const config = loadConfig({
-    env: { WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, DATABASE_URL: db.url, LOG_LEVEL: 'silent', PATH: process.env.PATH ?? '', ...opts.env },
+    env: {
+      WEBHOOK_SECRET: SECRET,
+      FIXLOOP_API_TOKEN: API_TOKEN,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      PATH: process.env.PATH ?? '',
+      ...opts.env,
+    },
     file: writeConfig(opts.configExtra),
   });
   const runner = opts.runner ?? new RecordingRunner();
@@ -87,7 +100,10 @@ export async function startHarness(
     async api(method, path, body) {
       const res = await fetch(`${url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${API_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${API_TOKEN}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       const text = await res.text();

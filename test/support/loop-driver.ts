@@ -26,7 +26,11 @@ export class PeekingRunner extends RecordingRunner {
   app: Fixloop | null = null;
   override async start(spec: RunSpec, cb: RunnerCallbacks): Promise<void> {
     if (this.app && spec.attemptId != null) {
-      const row = await this.app.db.kysely.selectFrom('attempts').select('state').where('id', '=', spec.attemptId).executeTakeFirst();
+      const row = await this.app.db.kysely
+        .selectFrom('attempts')
+        .select('state')
+        .where('id', '=', spec.attemptId)
+        .executeTakeFirst();
       this.statesAtStart.push(row?.state ?? null);
     }
     return super.start(spec, cb);
@@ -54,15 +58,31 @@ export interface RestartableGitHubHarness {
   close(): Promise<void>;
 }
 
-export async function startRestartableGitHubHarness(kind: 'sqlite' | 'postgres', opts: RestartableOptions = {}): Promise<RestartableGitHubHarness> {
+export async function startRestartableGitHubHarness(
+  kind: 'sqlite' | 'postgres',
+  opts: RestartableOptions = {},
+): Promise<RestartableGitHubHarness> {
   const db = await createTestDatabase(kind);
   const fake = await startFakeGitHub();
   const clock = new FakeClock();
   fake.state.now = () => clock.now();
   const token = fake.addUserToken(BOT_LOGIN);
 
-  const open = (adapters: FixloopAdapters = {}, runner: RecordingRunner = new RecordingRunner()): Promise<GitHubHarness> =>
-    openOnFake(kind, { fake, clock, token }, { db, runner, ...(opts.env ? { env: opts.env } : {}), ...(opts.configExtra ? { configExtra: opts.configExtra } : {}), adapters: { ...opts.adapters, ...adapters } });
+  const open = (
+    adapters: FixloopAdapters = {},
+    runner: RecordingRunner = new RecordingRunner(),
+  ): Promise<GitHubHarness> =>
+    openOnFake(
+      kind,
+      { fake, clock, token },
+      {
+        db,
+        runner,
+        ...(opts.env ? { env: opts.env } : {}),
+        ...(opts.configExtra ? { configExtra: opts.configExtra } : {}),
+        adapters: { ...opts.adapters, ...adapters },
+      },
+    );
 
   let current: GitHubHarness | null = await open();
   return {
@@ -98,10 +118,19 @@ export async function startRestartableGitHubHarness(kind: 'sqlite' | 'postgres',
 }
 
 /** The run API as an agent's curl calls it: the run token as bearer. */
-export async function runApi(h: Pick<Harness, 'url'>, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function runApi(
+  h: Pick<Harness, 'url'>,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${h.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -109,8 +138,16 @@ export async function runApi(h: Pick<Harness, 'url'>, token: string, method: 'GE
 }
 
 /** POST /api/run/outcome with the run's own token; asserts it was accepted. */
-export async function reportOutcome(h: Pick<Harness, 'url'>, spec: RunSpec, outcome: 'action_taken' | 'non_actionable' | 'blocked', reason?: string): Promise<{ attemptId: number; state: string; outcome: string }> {
-  const res = await runApi(h, spec.runToken, 'POST', '/api/run/outcome', { outcome, ...(reason !== undefined ? { reason } : {}) });
+export async function reportOutcome(
+  h: Pick<Harness, 'url'>,
+  spec: RunSpec,
+  outcome: 'action_taken' | 'non_actionable' | 'blocked',
+  reason?: string,
+): Promise<{ attemptId: number; state: string; outcome: string }> {
+  const res = await runApi(h, spec.runToken, 'POST', '/api/run/outcome', {
+    outcome,
+    ...(reason !== undefined ? { reason } : {}),
+  });
   assert.equal(res.status, 200, `outcome ${outcome}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -149,7 +186,18 @@ export async function tasksWithTwoInFlight(app: Fixloop): Promise<Array<{ task_i
 }
 
 /** The decision log of a Task (newest first, as the API lists it). */
-export async function decisionsOf(h: Harness, taskId: number): Promise<Array<{ outcome: string; reason: string | null; detail: string | null; attemptId: number | null; identity: string | null }>> {
+export async function decisionsOf(
+  h: Harness,
+  taskId: number,
+): Promise<
+  Array<{
+    outcome: string;
+    reason: string | null;
+    detail: string | null;
+    attemptId: number | null;
+    identity: string | null;
+  }>
+> {
   const res = await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=1000`);
   assert.equal(res.status, 200);
   return res.body.decisions;
@@ -164,7 +212,14 @@ export async function endRun(h: Harness, spec: RunSpec, attemptState?: string): 
   for (let i = 0; i < 400; i++) {
     const run = await h.app.ledger.getRun(spec.runId);
     const ended = run?.state === 'completed';
-    const attempt = attemptState === undefined || spec.attemptId == null ? null : await h.app.db.kysely.selectFrom('attempts').select('state').where('id', '=', spec.attemptId).executeTakeFirst();
+    const attempt =
+      attemptState === undefined || spec.attemptId == null
+        ? null
+        : await h.app.db.kysely
+            .selectFrom('attempts')
+            .select('state')
+            .where('id', '=', spec.attemptId)
+            .executeTakeFirst();
     if (ended && (attemptState === undefined || attempt?.state === attemptState)) return;
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -178,16 +233,38 @@ export async function nextTick(h: GitHubHarness, ms = POLL_MS): Promise<void> {
 }
 
 /** A Task on `pr`, its pull request in the fake at `head` with a red `test` check. Nothing is ticked. */
-export async function taskWithRedHead(h: GitHubHarness, pr: number, head: string, output: string, repository = 'acme/shop'): Promise<number> {
+export async function taskWithRedHead(
+  h: GitHubHarness,
+  pr: number,
+  head: string,
+  output: string,
+  repository = 'acme/shop',
+): Promise<number> {
   const created = await h.api('POST', '/api/tasks', { repository, pullRequest: pr, branch: `agent/fix-${pr}` });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   h.fake.addPull(repository, pr, { headSha: head, headRef: `agent/fix-${pr}` });
-  h.fake.addCheckRun(repository, head, { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
+  h.fake.addCheckRun(repository, head, {
+    name: 'test',
+    status: 'completed',
+    conclusion: 'failure',
+    outputSummary: output,
+  });
   return created.body.id as number;
 }
 
 /** The agent pushed `head` with a red `test` check (distinct output: a new failure signature). */
-export function pushRedHead(h: GitHubHarness, pr: number, head: string, output: string, repository = 'acme/shop'): void {
+export function pushRedHead(
+  h: GitHubHarness,
+  pr: number,
+  head: string,
+  output: string,
+  repository = 'acme/shop',
+): void {
   h.fake.setHead(repository, pr, head);
-  h.fake.addCheckRun(repository, head, { name: 'test', status: 'completed', conclusion: 'failure', outputSummary: output });
+  h.fake.addCheckRun(repository, head, {
+    name: 'test',
+    status: 'completed',
+    conclusion: 'failure',
+    outputSummary: output,
+  });
 }

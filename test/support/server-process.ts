@@ -13,7 +13,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * `agentFile` (run with this node), its config written into `dir`; `envAllow` names what the agent
  * may see of that environment, and `extra` is added to it.
  */
-export function commandAgentEnv(o: { dir: string; databaseUrl: string; agentFile: string; envAllow: string[]; extra?: Record<string, string> }): Record<string, string> {
+export function commandAgentEnv(o: {
+  dir: string;
+  databaseUrl: string;
+  agentFile: string;
+  envAllow: string[];
+  extra?: Record<string, string>;
+}): Record<string, string> {
   const configFile = join(o.dir, 'fixloop.json');
   writeFileSync(
     configFile,
@@ -22,7 +28,14 @@ export function commandAgentEnv(o: { dir: string; databaseUrl: string; agentFile
       runner: { kind: 'command', command: [process.execPath, o.agentFile], envAllow: o.envAllow },
     }),
   );
-  return { DATABASE_URL: o.databaseUrl, WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: configFile, FIXLOOP_WORK_DIR: join(o.dir, 'runs'), ...o.extra };
+  return {
+    DATABASE_URL: o.databaseUrl,
+    WEBHOOK_SECRET: SECRET,
+    FIXLOOP_API_TOKEN: API_TOKEN,
+    FIXLOOP_CONFIG: configFile,
+    FIXLOOP_WORK_DIR: join(o.dir, 'runs'),
+    ...o.extra,
+  };
 }
 
 export interface ServerProcess {
@@ -37,7 +50,14 @@ export async function startServerProcess(env: Record<string, string>, port: numb
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -58,7 +78,12 @@ export async function startServerProcess(env: Record<string, string>, port: numb
 }
 
 /** Wait for `GET /readyz` to answer 200; kill the child and throw (with its output) when it does not. */
-export async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+export async function waitReady(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`fixloop exited early (${child.exitCode}):\n${output()}`);
@@ -91,7 +116,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Ask `probe` every `everyMs` until it gives something truthy; fail, naming `what`, after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -104,17 +134,37 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
 const apiHeaders = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
 
 /** Register a Task for acme/shop's pull request `pullRequest` on the server at `url`, then post one red check run on it there (202). */
-export async function taskWithRedPush(url: string, o: { pullRequest: number; sha: string; checkId: number; output?: string }): Promise<{ taskId: number; red: ReturnType<typeof delivery> }> {
-  const created = await fetch(`${url}/api/tasks`, { method: 'POST', headers: apiHeaders, body: JSON.stringify({ repository: 'acme/shop', pullRequest: o.pullRequest, branch: 'agent/fix' }) });
+export async function taskWithRedPush(
+  url: string,
+  o: { pullRequest: number; sha: string; checkId: number; output?: string },
+): Promise<{ taskId: number; red: ReturnType<typeof delivery> }> {
+  const created = await fetch(`${url}/api/tasks`, {
+    method: 'POST',
+    headers: apiHeaders,
+    body: JSON.stringify({ repository: 'acme/shop', pullRequest: o.pullRequest, branch: 'agent/fix' }),
+  });
   const task = (await created.json()) as { id: number };
   const sha = o.sha.padEnd(40, '0');
-  const red = delivery('check_run', checkRunPayload({ repo: REPO, sha, id: o.checkId, name: 'test', pr: { number: o.pullRequest, headSha: sha }, output: o.output ?? 'expected 1, got 2' }));
+  const red = delivery(
+    'check_run',
+    checkRunPayload({
+      repo: REPO,
+      sha,
+      id: o.checkId,
+      name: 'test',
+      pr: { number: o.pullRequest, headSha: sha },
+      output: o.output ?? 'expected 1, got 2',
+    }),
+  );
   const answer = await post(url, red, SECRET);
-  if (answer.status !== 202) throw new Error(`the red push was not stored: ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 202)
+    throw new Error(`the red push was not stored: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { taskId: task.id, red };
 }
 
 /** The decision log of one Task, as the API gives it. */
 export async function decisionsOf(url: string, taskId: number): Promise<any[]> {
-  return ((await (await fetch(`${url}/api/deliveries?taskId=${taskId}&limit=100`, { headers: apiHeaders })).json()) as any).decisions;
+  return (
+    (await (await fetch(`${url}/api/deliveries?taskId=${taskId}&limit=100`, { headers: apiHeaders })).json()) as any
+  ).decisions;
 }

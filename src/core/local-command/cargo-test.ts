@@ -39,7 +39,11 @@ function scan(log: string): Found[] {
     const failed = FAILED.exec(l);
     if (failed?.[1] !== undefined) add(failed[1], line);
     // The closing list names every failed test, even one whose `... FAILED` line was interleaved with output.
-    if (FAILURES_HEADER.test(l) && LISTED.test(all[line + 1] ?? '') && !(all[line + 1] ?? '').trimStart().startsWith('---- ')) {
+    if (
+      FAILURES_HEADER.test(l) &&
+      LISTED.test(all[line + 1] ?? '') &&
+      !(all[line + 1] ?? '').trimStart().startsWith('---- ')
+    ) {
       for (line++; line < all.length; line++) {
         const listed = LISTED.exec(all[line] ?? '');
         if (listed?.[1] === undefined) break;
@@ -57,7 +61,9 @@ export const isDocTest = (f: Failure): boolean => f.test !== undefined && DOC_TE
 
 export function command(failures: readonly Failure[]): RerunCommand {
   const doc = failures.filter(isDocTest);
-  const names = [...new Set(failures.filter((f) => !isDocTest(f)).flatMap((f) => (f.test === undefined ? [] : [f.test])))];
+  const names = [
+    ...new Set(failures.filter((f) => !isDocTest(f)).flatMap((f) => (f.test === undefined ? [] : [f.test]))),
+  ];
   const binaries = new Set(failures.filter((f) => !isDocTest(f)).map((f) => f.file));
   const why = 'cargo splits test arguments for doc tests at spaces, so a doc test cannot be selected by its name';
   if (doc.length > 0 && names.length === 0) {

@@ -49,8 +49,18 @@ export const parse = (log: string): Failure[] => failuresOf(scan(log));
 export function runPattern(tests: readonly string[]): string {
   const names = [...new Set(tests)];
   const top = names.filter((n) => !n.includes('/')).map(escapeGoRegexp);
-  const nested = names.filter((n) => n.includes('/')).map((n) => n.split('/').map((e) => `^${escapeGoRegexp(e)}$`).join('/'));
-  const alternatives = [...(top.length === 0 ? [] : [top.length === 1 ? `^${top[0]}$` : `^(${top.join('|')})$`]), ...nested];
+  const nested = names
+    .filter((n) => n.includes('/'))
+    .map((n) =>
+      n
+        .split('/')
+        .map((e) => `^${escapeGoRegexp(e)}$`)
+        .join('/'),
+    );
+  const alternatives = [
+    ...(top.length === 0 ? [] : [top.length === 1 ? `^${top[0]}$` : `^(${top.join('|')})$`]),
+    ...nested,
+  ];
   return alternatives.join('|');
 }
 

@@ -28,7 +28,13 @@ export function localCommands(log: string): LocalCommandReport[] {
     if (at < 0) continue;
     const failures = runner.parse(log);
     const { argv, note } = runner.command(failures);
-    const report: LocalCommandReport = { tool: runner.tool, failures, command: argv, display: displayCommand(argv), ...(note === undefined ? {} : { note }) };
+    const report: LocalCommandReport = {
+      tool: runner.tool,
+      failures,
+      command: argv,
+      display: displayCommand(argv),
+      ...(note === undefined ? {} : { note }),
+    };
     hits.push({ at, report });
   }
   return hits.sort((a, b) => a.at - b.at).map((h) => h.report);

@@ -28,8 +28,19 @@ const files = (failures: readonly Failure[]): string[] => [...new Set(failures.m
 // GitHub Actions shows each log line after a timestamp; J2 strips it before J3 reads the log.
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{7}Z /gm;
 function asActionsLog(output: string, run: string): string {
-  const body = [`##[group]Run ${run}`, `${run}`, '##[endgroup]', ...output.split('\n'), '##[error]Process completed with exit code 1.'];
-  return body.map((l, i) => `2026-11-30T02:11:${String(36 + Math.floor(i / 10)).padStart(2, '0')}.${String(1234567 + i * 811).padStart(7, '0')}Z ${l}`).join('\n');
+  const body = [
+    `##[group]Run ${run}`,
+    `${run}`,
+    '##[endgroup]',
+    ...output.split('\n'),
+    '##[error]Process completed with exit code 1.',
+  ];
+  return body
+    .map(
+      (l, i) =>
+        `2026-11-30T02:11:${String(36 + Math.floor(i / 10)).padStart(2, '0')}.${String(1234567 + i * 811).padStart(7, '0')}Z ${l}`,
+    )
+    .join('\n');
 }
 const stripTimestamps = (log: string): string => log.replace(TIMESTAMP, '');
 
@@ -120,7 +131,9 @@ function cargoRan(rerun: string): Failure[] {
 /** eslint reports every file it linted that has a problem, warnings included (lib/warn.js has one). */
 function eslintRan(rerun: string): Failure[] {
   const all = rerun.split('\n');
-  return all.flatMap((l, i) => (l !== '' && !/^\s/.test(l) && /^\s+\d+:\d+\s+(?:error|warning)/.test(all[i + 1] ?? '') ? [{ file: l }] : []));
+  return all.flatMap((l, i) =>
+    l !== '' && !/^\s/.test(l) && /^\s+\d+:\d+\s+(?:error|warning)/.test(all[i + 1] ?? '') ? [{ file: l }] : [],
+  );
 }
 
 const CASES: readonly Case[] = [
@@ -132,7 +145,15 @@ const CASES: readonly Case[] = [
       { file: 'src/math.test.js', test: "math > doesn't divide (by zero)" },
       { file: 'test/words.test.js', test: 'joins words with a space' },
     ],
-    command: ['npx', 'vitest', 'run', 'src/math.test.js', 'test/words.test.js', '-t', "^(?:math doesn't divide \\(by zero\\)|joins words with a space)$"],
+    command: [
+      'npx',
+      'vitest',
+      'run',
+      'src/math.test.js',
+      'test/words.test.js',
+      '-t',
+      "^(?:math doesn't divide \\(by zero\\)|joins words with a space)$",
+    ],
     ran: vitestRan,
   },
   {
@@ -143,7 +164,15 @@ const CASES: readonly Case[] = [
       { file: 'test/words.test.js', test: 'joins words with a space' },
       { file: 'src/math.test.js', test: "math › doesn't divide (by zero)" },
     ],
-    command: ['npx', 'jest', '--runTestsByPath', 'test/words.test.js', 'src/math.test.js', '-t', "^(?:joins words with a space|math doesn't divide \\(by zero\\))$"],
+    command: [
+      'npx',
+      'jest',
+      '--runTestsByPath',
+      'test/words.test.js',
+      'src/math.test.js',
+      '-t',
+      "^(?:joins words with a space|math doesn't divide \\(by zero\\))$",
+    ],
     ran: jestRan,
   },
   {
@@ -171,7 +200,13 @@ const CASES: readonly Case[] = [
       { file: 'tests/test_math.py', test: 'TestMath::test_divides' },
       { file: 'tests/test_math.py', test: "test_joins[it's a quote]" },
     ],
-    command: ['python', '-m', 'pytest', 'tests/test_math.py::TestMath::test_divides', "tests/test_math.py::test_joins[it's a quote]"],
+    command: [
+      'python',
+      '-m',
+      'pytest',
+      'tests/test_math.py::TestMath::test_divides',
+      "tests/test_math.py::test_joins[it's a quote]",
+    ],
     ran: pytestRan,
   },
   {
@@ -182,7 +217,15 @@ const CASES: readonly Case[] = [
       { file: 'example.com/j3/mathx', test: 'TestDivides' },
       { file: 'example.com/j3/words', test: "TestJoin/it's_joined_with_a_space" },
     ],
-    command: ['go', 'test', '-v', '-run', "^TestDivides$|^TestJoin$/^it's_joined_with_a_space$", 'example.com/j3/mathx', 'example.com/j3/words'],
+    command: [
+      'go',
+      'test',
+      '-v',
+      '-run',
+      "^TestDivides$|^TestJoin$/^it's_joined_with_a_space$",
+      'example.com/j3/mathx',
+      'example.com/j3/words',
+    ],
     ran: goRan,
   },
   {
@@ -278,11 +321,10 @@ describe('J3 local command, the runner-specific cases', () => {
 
   test('J3 eslint: with "too many warnings" a file with only warnings fails', () => {
     const log = `${fixture('eslint.txt')}ESLint found too many warnings (maximum: 0).\n`;
-    assert.deepEqual(eslint.parse(log).map((f) => f.file), [
-      '/tmp/j3/eslint/lib/warn.js',
-      "/tmp/j3/eslint/src/it's a file.js",
-      '/tmp/j3/eslint/src/unused.js',
-    ]);
+    assert.deepEqual(
+      eslint.parse(log).map((f) => f.file),
+      ['/tmp/j3/eslint/lib/warn.js', "/tmp/j3/eslint/src/it's a file.js", '/tmp/j3/eslint/src/unused.js'],
+    );
   });
 
   test('J3 cargo test: a failed doc test cannot be selected by name; the rerun is every doc test, with a note', () => {
@@ -291,19 +333,46 @@ describe('J3 local command, the runner-specific cases', () => {
     assert.deepEqual(report.command, ['cargo', 'test', '--doc']);
     assert.match(report.note ?? '', /doc test/);
     const ran = cargoRan(fixture('cargo-test.doc.rerun.txt'));
-    assert.deepEqual(tests(ran), ['src/lib.rs - add (line 3)', 'src/lib.rs - join (line 12)'], 'every doc test, and nothing else');
+    assert.deepEqual(
+      tests(ran),
+      ['src/lib.rs - add (line 3)', 'src/lib.rs - join (line 12)'],
+      'every doc test, and nothing else',
+    );
   });
 
   test('J3 a file that fails as a whole (does not load, does not build) is listed without a test, and rerun', () => {
     const BROKEN: ReadonlyArray<[string, Failure, readonly string[]]> = [
-      ['vitest', { file: 'src/broken.test.js' }, ['npx', 'vitest', 'run', 'src/broken.test.js', 'src/math.test.js', 'test/words.test.js']],
-      ['jest', { file: 'src/broken.test.js' }, ['npx', 'jest', '--runTestsByPath', 'test/words.test.js', 'src/math.test.js', 'src/broken.test.js']],
+      [
+        'vitest',
+        { file: 'src/broken.test.js' },
+        ['npx', 'vitest', 'run', 'src/broken.test.js', 'src/math.test.js', 'test/words.test.js'],
+      ],
+      [
+        'jest',
+        { file: 'src/broken.test.js' },
+        ['npx', 'jest', '--runTestsByPath', 'test/words.test.js', 'src/math.test.js', 'src/broken.test.js'],
+      ],
       ['pytest', { file: 'tests/test_broken.py' }, ['python', '-m', 'pytest', 'tests/test_broken.py']],
-      ['go-test', { file: 'example.com/j3/mathx' }, ['go', 'test', '-v', '-run', "^TestJoin$/^it's_joined_with_a_space$", 'example.com/j3/mathx', 'example.com/j3/words']],
+      [
+        'go-test',
+        { file: 'example.com/j3/mathx' },
+        [
+          'go',
+          'test',
+          '-v',
+          '-run',
+          "^TestJoin$/^it's_joined_with_a_space$",
+          'example.com/j3/mathx',
+          'example.com/j3/words',
+        ],
+      ],
     ];
     for (const [name, whole, argv] of BROKEN) {
       const report = reportOf(fixture(`${name}.broken.txt`));
-      assert.ok(report.failures.some((f) => f.file === whole.file && f.test === undefined), name);
+      assert.ok(
+        report.failures.some((f) => f.file === whole.file && f.test === undefined),
+        name,
+      );
       // The test-name pattern (if any) comes after the files; a file that does not load fails whatever it is.
       assert.deepEqual(report.command.slice(0, argv.length), argv, name);
     }
@@ -339,7 +408,11 @@ describe('J3 local command, untrusted log text', () => {
 
   test('J3 a path that looks like an option is passed as a path', () => {
     const log = fixture('pytest.txt').replaceAll('tests/test_math.py', '--pdb=tests/test_math.py');
-    assert.ok(reportOf(log).command.slice(3).every((a) => a.startsWith('./--pdb=')));
+    assert.ok(
+      reportOf(log)
+        .command.slice(3)
+        .every((a) => a.startsWith('./--pdb=')),
+    );
   });
 });
 
@@ -361,10 +434,19 @@ describe('J3 local command, logs with nothing or more than one runner', () => {
   });
 
   test('J3 noise before, after and between the lines does not change the report', () => {
-    const NOISE = ['npm warn deprecated inflight@1.0.6: This module is not supported', '##[warning]Node.js 16 actions are deprecated.', 'stdout | something printed by a test', ''];
+    const NOISE = [
+      'npm warn deprecated inflight@1.0.6: This module is not supported',
+      '##[warning]Node.js 16 actions are deprecated.',
+      'stdout | something printed by a test',
+      '',
+    ];
     for (const name of ['vitest', 'jest', 'pytest', 'go-test', 'cargo-test', 'tsc']) {
       const log = fixture(`${name}.txt`);
-      const interleaved = [...NOISE, ...log.split('\n').flatMap((l, i) => [l, NOISE[i % NOISE.length] ?? '']), ...NOISE].join('\n');
+      const interleaved = [
+        ...NOISE,
+        ...log.split('\n').flatMap((l, i) => [l, NOISE[i % NOISE.length] ?? '']),
+        ...NOISE,
+      ].join('\n');
       assert.deepEqual(localCommand(interleaved), localCommand(log), name);
     }
     for (const name of ['node-test', 'node-test.spec', 'eslint', 'cargo-test.doc']) {
@@ -376,14 +458,24 @@ describe('J3 local command, logs with nothing or more than one runner', () => {
   test('J3 several runners in one log: the first to fail in the log is reported, all are listed', () => {
     const log = [fixture('eslint.txt'), fixture('vitest.txt')].join('\n');
     assert.equal(localCommand(log)?.tool, 'eslint');
-    assert.deepEqual(localCommands(log).map((r) => r.tool), ['eslint', 'vitest']);
+    assert.deepEqual(
+      localCommands(log).map((r) => r.tool),
+      ['eslint', 'vitest'],
+    );
     const reversed = [fixture('vitest.txt'), fixture('tsc.txt')].join('\n');
-    assert.deepEqual(localCommands(reversed).map((r) => r.tool), ['vitest', 'tsc']);
+    assert.deepEqual(
+      localCommands(reversed).map((r) => r.tool),
+      ['vitest', 'tsc'],
+    );
   });
 
   test('J3 one runner is not mistaken for another', () => {
     for (const c of CASES) {
-      assert.deepEqual(localCommands(fixture(`${c.fixture}.txt`)).map((r) => r.tool), [c.tool], c.fixture);
+      assert.deepEqual(
+        localCommands(fixture(`${c.fixture}.txt`)).map((r) => r.tool),
+        [c.tool],
+        c.fixture,
+      );
     }
   });
 });

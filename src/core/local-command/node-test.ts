@@ -10,7 +10,16 @@
 // also accepts the suites-prefixed name, and still matches the own name. So a test of the same name
 // in another suite of the same files reruns too — the one way the selection can be wider.
 import type { Failure, Found, RerunCommand } from './types.js';
-import { anchoredJsAlternation, failuresOf, filesOf, firstLine, lines, pathArg, unique, workspaceRelative } from './text.js';
+import {
+  anchoredJsAlternation,
+  failuresOf,
+  filesOf,
+  firstLine,
+  lines,
+  pathArg,
+  unique,
+  workspaceRelative,
+} from './text.js';
 
 export const tool = 'node-test';
 

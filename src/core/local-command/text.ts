@@ -68,7 +68,11 @@ export function pathArg(path: string): string {
  * vitest and jest rerun alike: the failing files, then `-t` with an anchored alternation of the
  * failing tests' full names (suites and test joined by single spaces, as `-t` matches them).
  */
-export function jsRunnerCommand(prefix: readonly string[], failures: readonly Failure[], separator: string): { argv: string[] } {
+export function jsRunnerCommand(
+  prefix: readonly string[],
+  failures: readonly Failure[],
+  separator: string,
+): { argv: string[] } {
   const names = failures.flatMap((f) => (f.test === undefined ? [] : [f.test.split(separator).join(' ')]));
   const argv = [...prefix, ...filesOf(failures).map(pathArg)];
   if (names.length > 0) argv.push('-t', anchoredJsAlternation(names));

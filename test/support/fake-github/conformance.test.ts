@@ -11,7 +11,9 @@ import { startFakeGitHub } from './server.js';
 const HEAD = '1'.repeat(40);
 
 test('the committed fixture describes an answer for every operation the fake implements', () => {
-  const fixture = JSON.parse(readFileSync(new URL('../../fixtures/github-openapi/responses.json', import.meta.url), 'utf8')) as { responses: Record<string, unknown> };
+  const fixture = JSON.parse(
+    readFileSync(new URL('../../fixtures/github-openapi/responses.json', import.meta.url), 'utf8'),
+  ) as { responses: Record<string, unknown> };
   for (const operation of FAKE_OPERATIONS) {
     const statuses = Object.keys(fixture.responses).filter((key) => key.startsWith(`${operation} `));
     const success = operation.endsWith('/logs') ? [] : statuses.filter((key) => / 2\d\d$/.test(key));
@@ -24,16 +26,34 @@ test('zero schema violations across a scenario that reaches every operation', as
   try {
     const app = fake.createApp({ slug: 'fixloop-conformance' });
     fake.addInstallation('acme');
-    const asApp = createGitHub({ apiUrl: fake.url, auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey }, throttle: { spaceWrites: false } });
+    const asApp = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'app', appId: app.appId, privateKey: app.privateKey },
+      throttle: { spaceWrites: false },
+    });
     const userToken = fake.addUserToken('octo-user');
-    const asUser = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token: userToken }, throttle: { spaceWrites: false } });
+    const asUser = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'token', token: userToken },
+      throttle: { spaceWrites: false },
+    });
 
     fake.addPull('Acme/Shop', 7, { headSha: HEAD, labels: ['bug'], body: 'fixes #1' });
     fake.addPull('acme/shop', 8, { headSha: HEAD, headRepo: null, state: 'closed' });
-    fake.addCheckRun('acme/shop', HEAD, { name: 'test', conclusion: 'failure', outputTitle: '2 failed', outputSummary: 'see log' });
+    fake.addCheckRun('acme/shop', HEAD, {
+      name: 'test',
+      conclusion: 'failure',
+      outputTitle: '2 failed',
+      outputSummary: 'see log',
+    });
     fake.addCheckRun('acme/shop', HEAD, { name: 'lint', status: 'in_progress' });
     fake.addCheckRun('acme/shop', HEAD, { name: 'old', conclusion: 'stale', appSlug: 'other-ci' });
-    fake.addStatus('acme/shop', HEAD, { context: 'ci/legacy', state: 'error', description: 'boom', targetUrl: 'https://ci.example/9' });
+    fake.addStatus('acme/shop', HEAD, {
+      context: 'ci/legacy',
+      state: 'error',
+      description: 'boom',
+      targetUrl: 'https://ci.example/9',
+    });
     fake.setRequiredChecks('acme/shop', 'main', ['test']);
     fake.setLog(fake.state.checkRuns[`acme/shop@${HEAD}`]![0]!.id, 'log\n');
     fake.addComment('acme/shop', 7, { body: 'hello', author: 'alice' });
@@ -66,11 +86,17 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.compareCommits('acme/shop', HEAD, '2'.repeat(40));
     await asApp.compareCommits('acme/shop', HEAD, '3'.repeat(40)).catch(() => undefined);
     // The one operation fixloop's adapter does not use: every status, newest first.
-    const listed = await fetch(`${fake.url}/repos/acme/shop/commits/${HEAD}/statuses`, { headers: { authorization: `token ${userToken}` } });
+    const listed = await fetch(`${fake.url}/repos/acme/shop/commits/${HEAD}/statuses`, {
+      headers: { authorization: `token ${userToken}` },
+    });
     assert.equal(listed.status, 200);
 
     const reached = new Set(fake.requests.map((r) => r.operation));
-    assert.deepEqual(FAKE_OPERATIONS.filter((op) => !reached.has(op)), [], 'every operation reached');
+    assert.deepEqual(
+      FAKE_OPERATIONS.filter((op) => !reached.has(op)),
+      [],
+      'every operation reached',
+    );
     assert.deepEqual(fake.violations, []);
   } finally {
     await fake.close();

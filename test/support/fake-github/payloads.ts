@@ -1,7 +1,17 @@
 // GitHub's JSON shapes built from the fake's small records: every field GitHub's OpenAPI description
 // requires is present (validate.ts checks each answer), with URLs pointing back at the fake.
 import { createHash } from 'node:crypto';
-import type { FakeCheckRun, FakeComment, FakeCompare, FakeCompareFile, FakePull, FakeRepo, FakeReview, FakeState, FakeStatus } from './state.js';
+import type {
+  FakeCheckRun,
+  FakeComment,
+  FakeCompare,
+  FakeCompareFile,
+  FakePull,
+  FakeRepo,
+  FakeReview,
+  FakeState,
+  FakeStatus,
+} from './state.js';
 import { ensureRepo } from './state.js';
 
 export interface Urls {
@@ -20,7 +30,11 @@ function accountId(login: string): number {
   return 1_000_000 + h;
 }
 
-export function simpleUser(urls: Urls, login: string, type = login.endsWith('[bot]') ? 'Bot' : 'User'): Record<string, unknown> {
+export function simpleUser(
+  urls: Urls,
+  login: string,
+  type = login.endsWith('[bot]') ? 'Bot' : 'User',
+): Record<string, unknown> {
   const url = `${urls.api}/users/${encodeURIComponent(login)}`;
   return {
     login,
@@ -174,7 +188,13 @@ export function label(urls: Urls, repo: FakeRepo, name: string): Record<string, 
   };
 }
 
-export function pullRequest(urls: Urls, state: FakeState, repo: FakeRepo, number: number, pull: FakePull): Record<string, unknown> {
+export function pullRequest(
+  urls: Urls,
+  state: FakeState,
+  repo: FakeRepo,
+  number: number,
+  pull: FakePull,
+): Record<string, unknown> {
   const url = `${urls.api}/repos/${repo.fullName}/pulls/${number}`;
   const html = `${urls.web}/${repo.fullName}/pull/${number}`;
   const issue = `${urls.api}/repos/${repo.fullName}/issues/${number}`;
@@ -273,7 +293,14 @@ export function integration(urls: Urls, id: number, slug: string): Record<string
     html_url: `${urls.web}/apps/${slug}`,
     created_at: EPOCH,
     updated_at: EPOCH,
-    permissions: { checks: 'write', contents: 'read', issues: 'write', metadata: 'read', pull_requests: 'write', statuses: 'read' },
+    permissions: {
+      checks: 'write',
+      contents: 'read',
+      issues: 'write',
+      metadata: 'read',
+      pull_requests: 'write',
+      statuses: 'read',
+    },
     events: ['check_run', 'check_suite', 'pull_request', 'status'],
   };
 }
@@ -289,7 +316,8 @@ export function checkRun(urls: Urls, repo: FakeRepo, sha: string, run: FakeCheck
     external_id: String(run.id),
     url,
     html_url: `${urls.web}/${repo.fullName}/runs/${run.id}`,
-    details_url: run.detailsUrl === undefined ? `${urls.web}/${repo.fullName}/actions/runs/1/job/${run.id}` : run.detailsUrl,
+    details_url:
+      run.detailsUrl === undefined ? `${urls.web}/${repo.fullName}/actions/runs/1/job/${run.id}` : run.detailsUrl,
     status,
     conclusion: run.conclusion ?? null,
     started_at: run.startedAt === undefined ? EPOCH : run.startedAt,
@@ -308,7 +336,12 @@ export function checkRun(urls: Urls, repo: FakeRepo, sha: string, run: FakeCheck
   };
 }
 
-export function simpleCommitStatus(urls: Urls, repo: FakeRepo, sha: string, status: FakeStatus): Record<string, unknown> {
+export function simpleCommitStatus(
+  urls: Urls,
+  repo: FakeRepo,
+  sha: string,
+  status: FakeStatus,
+): Record<string, unknown> {
   const id = status.id ?? 0;
   return {
     id,
@@ -335,7 +368,12 @@ export function combinedState(latest: FakeStatus[]): string {
   return 'success';
 }
 
-export function issueComment(urls: Urls, repo: FakeRepo, number: number, comment: FakeComment): Record<string, unknown> {
+export function issueComment(
+  urls: Urls,
+  repo: FakeRepo,
+  number: number,
+  comment: FakeComment,
+): Record<string, unknown> {
   const author = comment.author ?? 'octocat';
   return {
     id: comment.id,
@@ -369,7 +407,13 @@ export function review(urls: Urls, repo: FakeRepo, number: number, r: FakeReview
   };
 }
 
-export function installation(urls: Urls, id: number, appId: number, appSlug: string, owner: string): Record<string, unknown> {
+export function installation(
+  urls: Urls,
+  id: number,
+  appId: number,
+  appSlug: string,
+  owner: string,
+): Record<string, unknown> {
   return {
     id,
     account: simpleUser(urls, owner, 'Organization'),
@@ -381,7 +425,14 @@ export function installation(urls: Urls, id: number, appId: number, appSlug: str
     app_slug: appSlug,
     target_id: accountId(owner),
     target_type: 'Organization',
-    permissions: { checks: 'read', issues: 'write', pull_requests: 'write', statuses: 'read', actions: 'read', metadata: 'read' },
+    permissions: {
+      checks: 'read',
+      issues: 'write',
+      pull_requests: 'write',
+      statuses: 'read',
+      actions: 'read',
+      metadata: 'read',
+    },
     events: ['check_run', 'pull_request', 'status'],
     created_at: EPOCH,
     updated_at: EPOCH,
@@ -391,9 +442,20 @@ export function installation(urls: Urls, id: number, appId: number, appSlug: str
   };
 }
 
-export function statusCheckPolicy(urls: Urls, repo: FakeRepo, branch: string, policy: { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean }): Record<string, unknown> {
+export function statusCheckPolicy(
+  urls: Urls,
+  repo: FakeRepo,
+  branch: string,
+  policy: { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean },
+): Record<string, unknown> {
   const url = `${urls.api}/repos/${repo.fullName}/branches/${encodeURIComponent(branch)}/protection/required_status_checks`;
-  return { url, strict: policy.strict ?? true, contexts: policy.contexts, contexts_url: `${url}/contexts`, checks: policy.checks };
+  return {
+    url,
+    strict: policy.strict ?? true,
+    contexts: policy.contexts,
+    contexts_url: `${url}/contexts`,
+    checks: policy.checks,
+  };
 }
 
 /** A stable 40-hex SHA for anything the fake must name but a test never chose (blobs, trees). */
@@ -401,7 +463,13 @@ function fakeSha(...parts: string[]): string {
   return createHash('sha1').update(parts.join('\u0000')).digest('hex');
 }
 
-export function commit(urls: Urls, repo: FakeRepo, sha: string, parents: string[], opts: { message?: string; author?: string } = {}): Record<string, unknown> {
+export function commit(
+  urls: Urls,
+  repo: FakeRepo,
+  sha: string,
+  parents: string[],
+  opts: { message?: string; author?: string } = {},
+): Record<string, unknown> {
   const url = `${urls.api}/repos/${repo.fullName}/commits/${sha}`;
   const html = `${urls.web}/${repo.fullName}/commit/${sha}`;
   const login = opts.author ?? 'octocat';
@@ -424,7 +492,11 @@ export function commit(urls: Urls, repo: FakeRepo, sha: string, parents: string[
     },
     author: simpleUser(urls, login),
     committer: simpleUser(urls, login),
-    parents: parents.map((p) => ({ sha: p, url: `${urls.api}/repos/${repo.fullName}/commits/${p}`, html_url: `${urls.web}/${repo.fullName}/commit/${p}` })),
+    parents: parents.map((p) => ({
+      sha: p,
+      url: `${urls.api}/repos/${repo.fullName}/commits/${p}`,
+      html_url: `${urls.web}/${repo.fullName}/commit/${p}`,
+    })),
   };
 }
 
@@ -461,10 +533,21 @@ export function diffEntry(urls: Urls, repo: FakeRepo, head: string, file: FakeCo
 }
 
 /** GET compare base...head: the fake's head descends from its base (status ahead; identical when equal). */
-export function commitComparison(urls: Urls, repo: FakeRepo, base: string, head: string, compare: FakeCompare): Record<string, unknown> {
+export function commitComparison(
+  urls: Urls,
+  repo: FakeRepo,
+  base: string,
+  head: string,
+  compare: FakeCompare,
+): Record<string, unknown> {
   const identical = base === head;
   const listed = identical ? [] : (compare.commits ?? [{ sha: head }]);
-  const commits = listed.map((c, i) => commit(urls, repo, c.sha, [i === 0 ? base : listed[i - 1]!.sha], { ...(c.message ? { message: c.message } : {}), ...(c.author ? { author: c.author } : {}) }));
+  const commits = listed.map((c, i) =>
+    commit(urls, repo, c.sha, [i === 0 ? base : listed[i - 1]!.sha], {
+      ...(c.message ? { message: c.message } : {}),
+      ...(c.author ? { author: c.author } : {}),
+    }),
+  );
   const baseCommit = commit(urls, repo, base, [fakeSha('parent', base)]);
   const web = `${urls.web}/${repo.fullName}`;
   return {
@@ -488,4 +571,3 @@ export function commitComparison(urls: Urls, repo: FakeRepo, base: string, head:
 export function error(message: string, status: number): Record<string, unknown> {
   return { message, documentation_url: 'https://docs.github.com/rest', status: String(status) };
 }
-

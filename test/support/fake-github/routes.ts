@@ -6,7 +6,20 @@ import type { Caller } from './credentials.js';
 import type { FakeOperation } from './operations.js';
 import * as gh from './payloads.js';
 import type { Urls } from './payloads.js';
-import { ensureRepo, isoNow, nextId, pullKey, refKey, branchKey, compareKey, repoKey, type FakeComment, type FakeRepo, type FakeState, type FakeStatus } from './state.js';
+import {
+  ensureRepo,
+  isoNow,
+  nextId,
+  pullKey,
+  refKey,
+  branchKey,
+  compareKey,
+  repoKey,
+  type FakeComment,
+  type FakeRepo,
+  type FakeState,
+  type FakeStatus,
+} from './state.js';
 
 export type Answer =
   | { status: number; body?: unknown; headers?: Record<string, string> }
@@ -34,7 +47,10 @@ export interface Route {
 }
 
 const notFound = (message = 'Not Found'): Answer => ({ status: 404, body: gh.error(message, 404) });
-const invalid = (message: string): Answer => ({ status: 422, body: { ...gh.error('Validation Failed', 422), errors: [{ resource: 'Issue', code: 'invalid', message }] } });
+const invalid = (message: string): Answer => ({
+  status: 422,
+  body: { ...gh.error('Validation Failed', 422), errors: [{ resource: 'Issue', code: 'invalid', message }] },
+});
 
 function repoOf(input: RouteInput): FakeRepo {
   return ensureRepo(input.state, `${input.params.owner}/${input.params.repo}`);
@@ -60,7 +76,10 @@ export const ROUTES: readonly Route[] = [
     handle(input) {
       const pull = input.state.pulls[pullKey(repoOf(input).fullName, Number(input.params.pull_number))];
       if (pull === undefined) return notFound();
-      return { status: 200, body: gh.pullRequest(input.urls, input.state, repoOf(input), Number(input.params.pull_number), pull) };
+      return {
+        status: 200,
+        body: gh.pullRequest(input.urls, input.state, repoOf(input), Number(input.params.pull_number), pull),
+      };
     },
   },
   {
@@ -145,7 +164,8 @@ export const ROUTES: readonly Route[] = [
       if (pull === undefined) return notFound();
       const body = input.body as { labels?: unknown } | unknown[] | null;
       const wanted = Array.isArray(body) ? body : body?.labels;
-      if (!Array.isArray(wanted) || !wanted.every((l): l is string => typeof l === 'string')) return invalid('labels must be an array of strings');
+      if (!Array.isArray(wanted) || !wanted.every((l): l is string => typeof l === 'string'))
+        return invalid('labels must be an array of strings');
       const labels = pull.labels ?? [];
       for (const name of wanted) if (!labels.some((l) => l.toLowerCase() === name.toLowerCase())) labels.push(name);
       pull.labels = labels;
@@ -188,7 +208,14 @@ export const ROUTES: readonly Route[] = [
       if (typeof text !== 'string' || text === '') return invalid('body is required');
       const actor = actorOf(input);
       const now = isoNow(input.state);
-      const comment: FakeComment = { id: nextId(input.state), body: text, author: actor.login, authorType: actor.type, createdAt: now, updatedAt: now };
+      const comment: FakeComment = {
+        id: nextId(input.state),
+        body: text,
+        author: actor.login,
+        authorType: actor.type,
+        createdAt: now,
+        updatedAt: now,
+      };
       (input.state.comments[pullKey(repo.fullName, number)] ??= []).push(comment);
       const json = gh.issueComment(input.urls, repo, number, comment);
       return { status: 201, body: json, headers: { location: String(json.url) } };
@@ -229,7 +256,8 @@ export const ROUTES: readonly Route[] = [
     handle(input) {
       const repo = repoOf(input);
       const [base, head, extra] = input.params.basehead!.split('...');
-      if (base === undefined || head === undefined || extra !== undefined || base === '' || head === '') return notFound();
+      if (base === undefined || head === undefined || extra !== undefined || base === '' || head === '')
+        return notFound();
       const compare = input.state.compares[compareKey(repo.fullName, base, head)];
       // GitHub answers 404 for a commit it does not know; the fake knows only the pairs a test set.
       if (compare === undefined) return notFound(`No common ancestor between ${base} and ${head}.`);
@@ -240,7 +268,8 @@ export const ROUTES: readonly Route[] = [
     operation: 'GET /user',
     access: 'user',
     handle(input) {
-      if (input.caller.kind !== 'user') return { status: 403, body: gh.error('Resource not accessible by integration', 403) };
+      if (input.caller.kind !== 'user')
+        return { status: 403, body: gh.error('Resource not accessible by integration', 403) };
       return { status: 200, body: gh.privateUser(input.urls, input.caller.login) };
     },
   },
@@ -268,14 +297,21 @@ export const ROUTES: readonly Route[] = [
     access: 'app',
     handle(input) {
       const id = Number(input.params.installation_id);
-      const account = Object.entries(input.state.installations).find(([, installationId]) => installationId === id)?.[0];
+      const account = Object.entries(input.state.installations).find(
+        ([, installationId]) => installationId === id,
+      )?.[0];
       if (account === undefined) return notFound('Integration not found');
       const token = `ghs_${randomBytes(18).toString('base64url')}`;
       const expiresAt = new Date(input.state.now().getTime() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       input.state.installationTokens[token] = { installationId: id, account, expiresAt };
       return {
         status: 201,
-        body: { token, expires_at: expiresAt, permissions: { checks: 'read', issues: 'write', pull_requests: 'write', statuses: 'read', actions: 'read' }, repository_selection: 'all' },
+        body: {
+          token,
+          expires_at: expiresAt,
+          permissions: { checks: 'read', issues: 'write', pull_requests: 'write', statuses: 'read', actions: 'read' },
+          repository_selection: 'all',
+        },
       };
     },
   },

@@ -26,13 +26,19 @@ describe('fake GitHub', () => {
     const first = await fetch(`${fake.url}/repos/acme/shop/commits/${SHA}/check-runs?per_page=2`, { headers: auth });
     const body = (await first.json()) as { total_count: number; check_runs: Array<{ name: string }> };
     assert.equal(body.total_count, 5);
-    assert.deepEqual(body.check_runs.map((r) => r.name), ['job 0', 'job 1']);
+    assert.deepEqual(
+      body.check_runs.map((r) => r.name),
+      ['job 0', 'job 1'],
+    );
     const link = first.headers.get('link') ?? '';
     assert.match(link, /<[^>]+[?&]page=2[^>]*>; rel="next"/);
     assert.match(link, /<[^>]+[?&]page=3[^>]*>; rel="last"/);
     const last = await fetch(/<([^>]+)>; rel="last"/.exec(link)![1]!, { headers: auth });
     const lastBody = (await last.json()) as { check_runs: Array<{ name: string }> };
-    assert.deepEqual(lastBody.check_runs.map((r) => r.name), ['job 4']);
+    assert.deepEqual(
+      lastBody.check_runs.map((r) => r.name),
+      ['job 4'],
+    );
     assert.match(last.headers.get('link') ?? '', /rel="prev"/);
     assert.doesNotMatch(last.headers.get('link') ?? '', /rel="next"/);
   });
@@ -53,7 +59,8 @@ describe('fake GitHub', () => {
   test('failNext answers the given statuses in order, then serves normally', async () => {
     fake.failNext(/\/pulls\/7$/, [502, 503]);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: auth })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: auth })).status);
     assert.deepEqual(statuses, [502, 503, 200]);
   });
 
@@ -70,10 +77,21 @@ describe('fake GitHub', () => {
   test('no credentials → 401; the App routes need a JWT; an installation token only reaches its owner', async () => {
     assert.equal((await fetch(`${fake.url}/repos/acme/shop/pulls/7`)).status, 401);
     assert.equal((await fetch(`${fake.url}/app`, { headers: auth })).status, 401);
-    fake.state.installationTokens.ghs_fixed = { installationId: 1, account: 'globex', expiresAt: '2999-01-01T00:00:00Z' };
-    assert.equal((await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: { authorization: 'token ghs_fixed' } })).status, 404);
+    fake.state.installationTokens.ghs_fixed = {
+      installationId: 1,
+      account: 'globex',
+      expiresAt: '2999-01-01T00:00:00Z',
+    };
+    assert.equal(
+      (await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: { authorization: 'token ghs_fixed' } })).status,
+      404,
+    );
     fake.state.installationTokens.ghs_old = { installationId: 1, account: 'acme', expiresAt: '2000-01-01T00:00:00Z' };
-    assert.equal((await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: { authorization: 'token ghs_old' } })).status, 401, 'expired');
+    assert.equal(
+      (await fetch(`${fake.url}/repos/acme/shop/pulls/7`, { headers: { authorization: 'token ghs_old' } })).status,
+      401,
+      'expired',
+    );
   });
 
   test('the jobs-logs endpoint redirects (302) to the https blob host, which checks the signature', async () => {
@@ -91,7 +109,11 @@ describe('fake GitHub', () => {
 
   test('records every request with method, path, headers, parsed body and status', async () => {
     fake.clearRequests();
-    await fetch(`${fake.url}/repos/acme/shop/issues/7/labels`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ labels: ['x'] }) });
+    await fetch(`${fake.url}/repos/acme/shop/issues/7/labels`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ labels: ['x'] }),
+    });
     const [r] = fake.requests;
     assert.equal(r?.host, 'api');
     assert.equal(r?.method, 'POST');
@@ -102,7 +124,7 @@ describe('fake GitHub', () => {
     assert.equal(r?.operation, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels');
   });
 
-  test('an answer outside GitHub\'s schema is recorded as a violation and assertNoViolations throws', async () => {
+  test("an answer outside GitHub's schema is recorded as a violation and assertNoViolations throws", async () => {
     fake.state.pulls['acme/shop#66'] = { headSha: 66 as unknown as string };
     await fetch(`${fake.url}/repos/acme/shop/pulls/66`, { headers: auth });
     assert.equal(fake.violations.length, 1);
@@ -126,7 +148,7 @@ describe('fake GitHub Enterprise prefix', () => {
 });
 
 describe('fake GitHub as a webhook sender', () => {
-  test('POSTs the signed bytes with GitHub\'s headers', async () => {
+  test("POSTs the signed bytes with GitHub's headers", async () => {
     const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
     const receiver = createServer((req, res) => {
       let body = '';

@@ -5,7 +5,13 @@
 // answers against GitHub's OpenAPI schemas, and can send signed webhooks. SPEC E1–E4, J1–J2, K5, K8.
 import { createHmac, randomBytes, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { appKeyPair, identify, type Caller } from './credentials.js';
@@ -87,7 +93,13 @@ export interface FakeGitHub {
   addComment(repo: string, number: number, comment: Omit<FakeComment, 'id'> & { id?: number }): FakeComment;
   addReview(repo: string, number: number, review: Omit<FakeReview, 'id'> & { id?: number }): FakeReview;
   /** What GET compare/{base}...{head} answers (files beyond 300 are cut, as GitHub does); unset pairs answer 404. */
-  setCompare(repo: string, base: string, head: string, files: FakeCompareFile[], opts?: Omit<FakeCompare, 'files'>): FakeCompare;
+  setCompare(
+    repo: string,
+    base: string,
+    head: string,
+    files: FakeCompareFile[],
+    opts?: Omit<FakeCompare, 'files'>,
+  ): FakeCompare;
   /** A personal token for `login` (generated unless given). */
   addUserToken(login: string, token?: string): string;
   /** Registers the GitHub App; returns what fixloop is configured with. */
@@ -104,7 +116,13 @@ export interface FakeGitHub {
   clearRequests(): void;
   /** Throws listing every schema violation seen so far. */
   assertNoViolations(): void;
-  sendWebhook(url: string, event: string, payload: unknown, secret: string, opts?: WebhookOptions): Promise<SentWebhook>;
+  sendWebhook(
+    url: string,
+    event: string,
+    payload: unknown,
+    secret: string,
+    opts?: WebhookOptions,
+  ): Promise<SentWebhook>;
   close(): Promise<void>;
 }
 
@@ -127,14 +145,24 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   let blobOrigin = '';
 
   const urls = (): gh.Urls => ({ api: `${apiOrigin}${prefix}`, web: apiOrigin });
-  const signLog = (jobId: number, expires: number): string => createHmac('sha256', blobSecret).update(`${jobId}:${expires}`).digest('hex');
+  const signLog = (jobId: number, expires: number): string =>
+    createHmac('sha256', blobSecret).update(`${jobId}:${expires}`).digest('hex');
   const blobUrl = (jobId: number): string => {
     const expires = Math.floor(state.now().getTime() / 1000) + 60;
     return `${blobOrigin}/logs/${jobId}/job-logs.txt?se=${expires}&sp=r&sig=${signLog(jobId, expires)}`;
   };
 
   function record(host: 'api' | 'blob', req: IncomingMessage, body: unknown): RecordedRequest {
-    const entry: RecordedRequest = { host, method: req.method ?? 'GET', path: req.url ?? '/', headers: { ...req.headers }, body, status: null, operation: null, at: Date.now() };
+    const entry: RecordedRequest = {
+      host,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: { ...req.headers },
+      body,
+      status: null,
+      operation: null,
+      at: Date.now(),
+    };
     requests.push(entry);
     return entry;
   }
@@ -147,19 +175,36 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return answer;
   }
 
-  function send(res: ServerResponse, entry: RecordedRequest, status: number, headers: Record<string, string>, body: string | Buffer | null): void {
+  function send(
+    res: ServerResponse,
+    entry: RecordedRequest,
+    status: number,
+    headers: Record<string, string>,
+    body: string | Buffer | null,
+  ): void {
     entry.status = status;
     res.writeHead(status, headers);
     res.end(body ?? undefined);
   }
 
-  function sendJson(req: IncomingMessage, res: ServerResponse, entry: RecordedRequest, status: number, headers: Record<string, string>, body: unknown): void {
+  function sendJson(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RecordedRequest,
+    status: number,
+    headers: Record<string, string>,
+    body: unknown,
+  ): void {
     const text = JSON.stringify(body);
     if (validator !== null && entry.operation !== null) {
       const violation = validator.check(entry.operation, status, body);
       if (violation !== null) violations.push(violation);
     }
-    const all: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...rateHeaders(state), ...headers };
+    const all: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      ...rateHeaders(state),
+      ...headers,
+    };
     if ((req.method === 'GET' || req.method === 'HEAD') && status === 200) {
       const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
       all.etag = etag;
@@ -175,7 +220,13 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   function answerApi(req: IncomingMessage, res: ServerResponse, entry: RecordedRequest, url: URL): void {
     const fault = takeFault(url.pathname);
     if (fault !== null) {
-      send(res, entry, fault.status, { 'content-type': 'application/json; charset=utf-8', ...fault.headers }, JSON.stringify(fault.body));
+      send(
+        res,
+        entry,
+        fault.status,
+        { 'content-type': 'application/json; charset=utf-8', ...fault.headers },
+        JSON.stringify(fault.body),
+      );
       return;
     }
     if (!url.pathname.startsWith(`${prefix}/`)) return sendJson(req, res, entry, 404, {}, gh.error('Not Found', 404));
@@ -184,7 +235,10 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     for (const candidate of COMPILED) {
       const m = candidate.method === req.method ? candidate.pattern.exec(path) : null;
       if (m === null) continue;
-      matched = { route: candidate.route, params: Object.fromEntries(candidate.names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)])) };
+      matched = {
+        route: candidate.route,
+        params: Object.fromEntries(candidate.names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)])),
+      };
       break;
     }
     if (matched === null) return sendJson(req, res, entry, 404, {}, gh.error('Not Found', 404));
@@ -194,24 +248,46 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     const refusal = refuse(matched.route, caller, matched.params);
     if (refusal !== null) return sendJson(req, res, entry, refusal.status, {}, refusal.body);
 
-    const answer = matched.route.handle({ params: matched.params, query: url.searchParams, body: entry.body, caller: caller!, state, urls: urls(), blobUrl });
+    const answer = matched.route.handle({
+      params: matched.params,
+      query: url.searchParams,
+      body: entry.body,
+      caller: caller!,
+      state,
+      urls: urls(),
+      blobUrl,
+    });
     if ('list' in answer) return sendPage(req, res, entry, url, answer);
-    if (answer.body === undefined) return send(res, entry, answer.status, { ...rateHeaders(state), ...answer.headers }, null);
+    if (answer.body === undefined)
+      return send(res, entry, answer.status, { ...rateHeaders(state), ...answer.headers }, null);
     sendJson(req, res, entry, answer.status, answer.headers ?? {}, answer.body);
   }
 
-  function refuse(route: Route, caller: Caller | null, params: Record<string, string>): { status: number; body: unknown } | null {
+  function refuse(
+    route: Route,
+    caller: Caller | null,
+    params: Record<string, string>,
+  ): { status: number; body: unknown } | null {
     if (route.access === 'app') {
-      return caller?.kind === 'app' ? null : { status: 401, body: gh.error('A JSON web token could not be decoded', 401) };
+      return caller?.kind === 'app'
+        ? null
+        : { status: 401, body: gh.error('A JSON web token could not be decoded', 401) };
     }
-    if (caller === null || caller.kind === 'app') return { status: 401, body: gh.error(caller === null ? 'Requires authentication' : 'Bad credentials', 401) };
+    if (caller === null || caller.kind === 'app')
+      return { status: 401, body: gh.error(caller === null ? 'Requires authentication' : 'Bad credentials', 401) };
     if (route.access === 'repo' && caller.kind === 'installation' && caller.account !== params.owner?.toLowerCase()) {
       return { status: 404, body: gh.error('Not Found', 404) };
     }
     return null;
   }
 
-  function sendPage(req: IncomingMessage, res: ServerResponse, entry: RecordedRequest, url: URL, answer: Extract<Answer, { list: unknown[] }>): void {
+  function sendPage(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RecordedRequest,
+    url: URL,
+    answer: Extract<Answer, { list: unknown[] }>,
+  ): void {
     const perPage = clamp(Number(url.searchParams.get('per_page') ?? 30), 1, 100);
     const page = Math.max(1, Math.floor(Number(url.searchParams.get('page') ?? 1)) || 1);
     const items = answer.list.slice((page - 1) * perPage, page * perPage);
@@ -235,11 +311,18 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     const jobId = Number(m?.[1]);
     const expires = Number(url.searchParams.get('se'));
     const log = state.logs[jobId];
-    if (m === null || req.method !== 'GET' || log === undefined) return send(res, entry, 404, { 'content-type': 'text/plain' }, 'BlobNotFound');
+    if (m === null || req.method !== 'GET' || log === undefined)
+      return send(res, entry, 404, { 'content-type': 'text/plain' }, 'BlobNotFound');
     if (url.searchParams.get('sig') !== signLog(jobId, expires) || expires * 1000 < state.now().getTime()) {
       return send(res, entry, 403, { 'content-type': 'text/plain' }, 'AuthenticationFailed');
     }
-    send(res, entry, 200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(log)) }, log);
+    send(
+      res,
+      entry,
+      200,
+      { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(log)) },
+      log,
+    );
   }
 
   const handler = (host: 'api' | 'blob') => (req: IncomingMessage, res: ServerResponse) => {
@@ -260,13 +343,22 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       try {
         (host === 'api' ? answerApi : answerBlob)(req, res, entry, url);
       } catch (err) {
-        send(res, entry, 500, { 'content-type': 'text/plain' }, `fake GitHub bug: ${(err as Error).stack ?? String(err)}`);
+        send(
+          res,
+          entry,
+          500,
+          { 'content-type': 'text/plain' },
+          `fake GitHub bug: ${(err as Error).stack ?? String(err)}`,
+        );
       }
     });
   };
 
   const api = createHttpServer(handler('api'));
-  const blob = createHttpsServer({ key: readFileSync(new URL('key.pem', TLS_DIR)), cert: FAKE_BLOB_CA }, handler('blob'));
+  const blob = createHttpsServer(
+    { key: readFileSync(new URL('key.pem', TLS_DIR)), cert: FAKE_BLOB_CA },
+    handler('blob'),
+  );
   apiOrigin = `http://127.0.0.1:${await listen(api)}`;
   blobOrigin = `https://127.0.0.1:${await listen(blob)}`;
 
@@ -307,7 +399,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       ensureRepo(state, repo);
       const key = branchKey(repo, branch);
       if (contexts === null) delete state.protection[key];
-      else state.protection[key] = contexts === 'forbidden' ? 'forbidden' : { contexts, checks: contexts.map((context) => ({ context, app_id: null })) };
+      else
+        state.protection[key] =
+          contexts === 'forbidden'
+            ? 'forbidden'
+            : { contexts, checks: contexts.map((context) => ({ context, app_id: null })) };
     },
     setLog(jobId, text) {
       state.logs[jobId] = typeof text === 'string' ? text : text.toString('utf8');
@@ -346,12 +442,28 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     },
 
     failNext(path, statuses) {
-      faults.push({ path, answers: statuses.map((status) => ({ status, headers: {}, body: gh.error(status >= 500 ? 'Server Error' : 'Error', status) })) });
+      faults.push({
+        path,
+        answers: statuses.map((status) => ({
+          status,
+          headers: {},
+          body: gh.error(status >= 500 ? 'Server Error' : 'Error', status),
+        })),
+      });
     },
     rateLimitNext(path, seconds, { kind = 'primary', status = kind === 'primary' ? 403 : 429 } = {}) {
       const reset = Math.ceil(state.now().getTime() / 1000 + seconds);
-      const message = kind === 'primary' ? 'API rate limit exceeded for installation.' : 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.';
-      const headers = { 'retry-after': String(seconds), 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(reset) };
+      const message =
+        kind === 'primary'
+          ? 'API rate limit exceeded for installation.'
+          : 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.';
+      const headers = {
+        'retry-after': String(seconds),
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(reset),
+      };
       faults.push({ path, answers: [{ status, headers, body: gh.error(message, status) }] });
     },
 
@@ -363,7 +475,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     },
     assertNoViolations() {
       if (violations.length > 0) {
-        throw new Error(`fake GitHub answered outside GitHub's schema:\n${violations.map((v) => `${v.key}\n  ${v.errors.join('\n  ')}`).join('\n')}`);
+        throw new Error(
+          `fake GitHub answered outside GitHub's schema:\n${violations.map((v) => `${v.key}\n  ${v.errors.join('\n  ')}`).join('\n')}`,
+        );
       }
     },
     sendWebhook: (url, event, payload, secret, webhookOpts) => sendWebhook(url, event, payload, secret, webhookOpts),

@@ -91,7 +91,8 @@ export interface FakeCompare {
 }
 
 /** Branch protection's required status checks; 'forbidden' answers 403 (credentials may not read it). */
-export type FakeProtection = { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean } | 'forbidden';
+export type FakeProtection =
+  { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean } | 'forbidden';
 
 export interface FakeApp {
   id: number;
@@ -172,7 +173,10 @@ export function nextId(state: FakeState): number {
 }
 
 export function isoNow(state: FakeState): string {
-  return state.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return state
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The repository record for owner/name, created on first mention with the casing given. */

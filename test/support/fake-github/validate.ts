@@ -32,7 +32,9 @@ export function loadResponseValidator(): ResponseValidator {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, discriminator: false });
   // Every fixture ref is "#/$defs/NAME": one document holds the shared definitions and, as further
   // entries, the response schemas, so refs resolve within it.
-  const responseDefs = Object.fromEntries(Object.values(fixture.responses).map((schema, i) => [`response-${i}`, schema]));
+  const responseDefs = Object.fromEntries(
+    Object.values(fixture.responses).map((schema, i) => [`response-${i}`, schema]),
+  );
   ajv.addSchema({ $id: DEFS_ID, $defs: { ...fixture.$defs, ...responseDefs } });
   const names = new Map(Object.keys(fixture.responses).map((key, i) => [key, `response-${i}`]));
   const compiled = new Map<string, ValidateFunction>();
@@ -43,7 +45,9 @@ export function loadResponseValidator(): ResponseValidator {
       const key = `${operation} ${status}`;
       const name = names.get(key);
       if (name === undefined) {
-        return status >= 200 && status < 300 ? { key, errors: ['GitHub describes no JSON body for this answer'] } : null;
+        return status >= 200 && status < 300
+          ? { key, errors: ['GitHub describes no JSON body for this answer'] }
+          : null;
       }
       let validate = compiled.get(key);
       if (validate === undefined) {
@@ -52,7 +56,12 @@ export function loadResponseValidator(): ResponseValidator {
         compiled.set(key, validate);
       }
       if (validate(body)) return null;
-      return { key, errors: (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`) };
+      return {
+        key,
+        errors: (validate.errors ?? []).map(
+          (e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`,
+        ),
+      };
     },
   };
 }

@@ -18,7 +18,13 @@ export interface WebhookOptions {
   headers?: Record<string, string>;
 }
 
-export async function sendWebhook(url: string, event: string, payload: unknown, secret: string, opts: WebhookOptions = {}): Promise<SentWebhook> {
+export async function sendWebhook(
+  url: string,
+  event: string,
+  payload: unknown,
+  secret: string,
+  opts: WebhookOptions = {},
+): Promise<SentWebhook> {
   const body = opts.rawBody ?? JSON.stringify(payload);
   const deliveryId = opts.deliveryId ?? randomUUID();
   const res = await fetch(url, {
