@@ -1,57 +1,44 @@
-// The only place where adapters are wired together: config → database → ledger → use-cases →
-// HTTP server. `createFixloop` takes its adapters (clock, randomness, runner) from the caller so
-// tests can pass their own; `serve` is what `fixloop serve` and `npm start` run.
-import { createServer, type Server } from 'node:http';
-import { randomBytes } from 'node:crypto';
+// The composition root: config → database → ledger → use-cases → HTTP router. Wiring only: each
+// use-case lives in src/app/, each adapter is built in src/wiring.ts or its own folder, and every
+// path served is declared in src/http/router.ts. `createFixloop` takes its adapters (clock,
+// randomness, runner, GitHub) from the caller so tests can pass their own; `serve` is what
+// `fixloop serve` and `npm start` run.
+import type { Server } from 'node:http';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import { loadConfig, type Config } from './config/config.js';
+import { DEFAULT_ADOPT_EVERY_MS } from './config/schema.js';
 import { openDatabase, type Db } from './ledger/db.js';
 import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
 import { createLedger, ping } from './ledger/ledger.js';
+import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createIngestor, type Ingestor } from './app/ingest.js';
-import { ConfigError } from './config/errors.js';
 import { createEvaluator } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
-import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, snapshotOf } from './app/progress-check.js';
-import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import {
-  adoptStrandedRuns,
-  reconcileAttempts,
-  settleStaleClaims,
-  settleStaleDispatches,
-  type FindAgent,
-} from './app/reconcile.js';
-import type { Clock, Ledger, Logger, Random, Runner } from './app/ports.js';
-import type { Task } from './core/types.js';
-import { createWebhookHandler } from './http/webhook.js';
-import { createApi } from './http/api.js';
-import { runnerFromConfig } from './runners/from-config.js';
-import { createLogger } from './logging.js';
-import { createHmac } from 'node:crypto';
-import type { GitHubPort } from './app/github-port.js';
+import { reconcileAttempts, startPeriodicReconciliation, type FindAgent } from './app/reconcile.js';
 import { createPoller, type Poller } from './app/poll.js';
 import { createHandoff } from './app/handoff.js';
 import { prChecks } from './app/pr-checks.js';
-import { createGitHub } from './github/client.js';
-import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createResolveRun } from './app/agent-ops.js';
-import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
+import type { Clock, Logger, Random, Runner } from './app/ports.js';
+import type { Ledger } from './app/ledger-port.js';
+import type { GitHubPort } from './app/github-port.js';
+import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
+import type { Task } from './core/types.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
+import type { FetchLogTailOptions } from './github/job-log.js';
+import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
+import { createWebhookHandler } from './http/webhook.js';
+import { createApi } from './http/api.js';
+import { createRouter } from './http/router.js';
 import type { McpHttpHandler } from './mcp/http.js';
-
-/** How long the first event waits for others to join its evaluation batch (see createFixloop). */
-export const EVALUATION_GATHER_MS = 25;
-/** How often a running process looks for runs left by a dead sibling on this host (ms). */
-export const ADOPT_EVERY_MS = 30_000;
-const WEBHOOK_PATH = '/api/github/webhooks';
-export const MCP_PATH = '/mcp';
-export const DEFAULT_API_TOKEN_FILE = './data/api-token';
+import { createLogger } from './logging.js';
+import { githubFromConfig, jobLogReader, runnerFromConfig } from './wiring.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 export function ensureTokenFile(file: string): string {
@@ -108,36 +95,19 @@ export interface Fixloop {
 export const systemClock: Clock = { now: () => new Date() };
 export const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toString('base64url') };
 
-function githubFrom(config: Config, logger: Logger): GitHubPort | null {
-  const g = config.github;
-  if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, log: logger });
-  if (g.appId && g.privateKey)
-    return createGitHub({
-      apiUrl: g.apiUrl,
-      auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey },
-      log: logger,
-    });
-  return null;
-}
-
-function runnerFrom(config: Config): Runner | null {
-  return runnerFromConfig(config);
-}
-
 export async function createFixloop(config: Config, adapters: FixloopAdapters = {}): Promise<Fixloop> {
   const logger = adapters.logger ?? createLogger(config.logLevel);
   for (const w of config.warnings) logger.warn({}, w);
   const clock = adapters.clock ?? systemClock;
   const random = adapters.random ?? systemRandom;
-  const db = openDatabase(config.databaseUrl, { onWarning: (message) => logger.warn({}, message) });
+  const db = openDatabase(config.databaseUrl);
   await migrateToLatest(db.kysely, db.dialect);
   const ledger = createLedger(db, clock);
-  const runner = adapters.runner !== undefined ? adapters.runner : runnerFrom(config);
-  const apiUrl = config.publicUrl;
-
-  const decisions = createDecisionWriter(ledger, logger);
   const agent = createAgentLedger(db, ledger);
-  const github = adapters.github !== undefined ? adapters.github : githubFrom(config, logger);
+  const decisions = createDecisionWriter(ledger, logger);
+  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config);
+  const github = adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger);
+  const fetchLog = jobLogReader(adapters.logFetch);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
   const processes = adapters.processes ?? {
@@ -159,7 +129,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     logger,
     runner,
     random,
-    apiUrl,
+    apiUrl: config.publicUrl,
     maxAttempts: config.maxAttempts,
     decisions,
     agent,
@@ -183,34 +153,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     agent,
     cost: config.cost,
     wakeCaps: config.wakeCaps,
-    dispatch: async (id) => {
-      await dispatcher.dispatch(id);
-    },
+    dispatcher,
     ...(adapters.fault ? { fault: adapters.fault } : {}),
   });
-  // Evaluation batches at a time. SQLite has one writer: one batch avoids lock churn; PostgreSQL
-  // takes two. On PostgreSQL every read is a round trip, so a batch waits a moment for company.
-  const onSqlite = db.dialect === 'sqlite';
-  // Evaluation waits up to 25 ms for more events to join its batch: each batch costs its Task reads
-  // and a commit of its decision rows whatever its size (a round trip or a WAL append), and a storm's
-  // events arrive over milliseconds. Bigger batches cut fixloop's CPU per delivery by a tenth on
-  // SQLite and more on PostgreSQL (bench/); 25 ms is nothing against the 1 s the loop has to act.
-  const queue = createEvaluationQueue({
-    evaluator,
-    ledger,
-    logger,
-    decisions,
-    concurrency: onSqlite ? 1 : 2,
-    gatherMs: EVALUATION_GATHER_MS,
-  });
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
   // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
   // commit does not hold every ack back (see ingest.ts).
-  const ingestor = createIngestor({
-    ledger,
-    logger,
-    onStored: (items) => queue.push(items),
-    maxConcurrentCommits: onSqlite ? 1 : 2,
-  });
+  const ingestor = createIngestor({ ledger, logger, queue, maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : 2 });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   await reconcileAttempts({
@@ -272,13 +221,6 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     if (adapters.startPoll !== false) poller.start();
   }
 
-  const handleWebhook = createWebhookHandler({
-    secrets: config.webhookSecrets,
-    maxBytes: config.webhookMaxBytes,
-    ingestor,
-    logger,
-  });
-  const fetchLog = (url: string, o: { lines: number }) => fetchLogTail(url, { ...o, ...adapters.logFetch });
   const resolveRun = createResolveRun({
     agent,
     ledger,
@@ -311,12 +253,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     logger,
     works: config.works,
     apiToken: config.apiToken,
-    ...(github
-      ? {
-          prChecks: (input) =>
-            prChecks({ github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ...adapters.logFetch }) }, input),
-        }
-      : {}),
+    ...(github ? { prChecks: (input) => prChecks({ github, fetchLog }, input) } : {}),
     ready: async () => {
       try {
         await ping(db);
@@ -326,55 +263,30 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       }
     },
   });
-  const apiListener = getRequestListener(api.fetch);
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === WEBHOOK_PATH) {
-      handleWebhook(req, res).catch((err) => {
-        logger.error({ err }, 'webhook handler failed');
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-      return;
-    }
-    if (path === MCP_PATH) {
-      handleMcp(req, res).catch((err) => {
-        logger.error({ err }, 'mcp handler failed');
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-      return;
-    }
-    void apiListener(req, res);
+  const server = createRouter({
+    webhook: createWebhookHandler({
+      secrets: config.webhookSecrets,
+      maxBytes: config.webhookMaxBytes,
+      ingestor,
+      logger,
+    }),
+    mcp: handleMcp,
+    api,
+    logger,
   });
-  server.keepAliveTimeout = 65_000;
 
-  // After start-up, every little while: a replica on this host that dies while this one runs leaves
-  // its runs behind (decision 0013); and attempts a process left claimed, or dispatching with a
-  // lapsed lease (0014), whether a dead sibling's or this process's own after a ledger failure. With
-  // SQLite's grace of 0, the periodic pass waits a minute, far longer than any live evaluation holds
-  // a claim. Created last, so a start-up that fails leaves no timer behind.
-  const periodicGrace = grace > 0 ? grace : 60_000;
-  let pass: Promise<void> | null = null;
-  const periodic = setInterval(() => {
-    if (pass) return;
-    pass = (async () => {
-      await adoptStrandedRuns({ ledger, logger, dispatcher, host: processes.host });
-      const olderThan = new Date(clock.now().getTime() - periodicGrace).toISOString();
-      await settleStaleDispatches({ ledger, logger, dispatcher, olderThan, ...findAgent });
-      await settleStaleClaims({
-        ledger,
-        logger,
-        dispatcher,
-        maxAttempts: config.maxAttempts,
-        olderThan,
-        when: 'periodic',
-      });
-    })()
-      .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
-      .finally(() => {
-        pass = null;
-      });
-  }, adapters.adoptEveryMs ?? ADOPT_EVERY_MS);
-  periodic.unref();
+  // Created last, so a start-up that fails leaves no timer behind.
+  const periodic = startPeriodicReconciliation({
+    ledger,
+    logger,
+    dispatcher,
+    clock,
+    host: processes.host,
+    ...findAgent,
+    maxAttempts: config.maxAttempts,
+    graceMs: grace,
+    everyMs: adapters.adoptEveryMs ?? DEFAULT_ADOPT_EVERY_MS,
+  });
 
   let closed = false;
   return {
@@ -403,8 +315,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(periodic);
-      await pass;
+      await periodic.stop();
       await poller?.stop();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
@@ -417,42 +328,26 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   };
 }
 
-function positiveMs(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw ConfigError.at(
-      'environment',
-      [name],
-      `must be a positive number of milliseconds (got ${JSON.stringify(value)})`,
-    );
-  return n;
-}
-
 /** `fixloop serve`: load the config, open the database, listen. */
 export async function serve(
   opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ close(): Promise<void>; url: string }> {
-  const env = opts.env ?? process.env;
-  let config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
+  let config = loadConfig({ env: opts.env ?? process.env, ...(opts.configFile ? { file: opts.configFile } : {}) });
   const logger = createLogger(config.logLevel);
   if (config.apiToken === null) {
     // Secure by default even on loopback: the API never runs open; a token is made once and kept.
-    const file = env.FIXLOOP_API_TOKEN_FILE ?? DEFAULT_API_TOKEN_FILE;
+    const file = config.apiTokenFile;
     config = Object.freeze({ ...config, apiToken: ensureTokenFile(file) });
     logger.info({ file }, 'FIXLOOP_API_TOKEN not set: using the generated token in this file');
   }
-  const fault = env.FIXLOOP_FAULT;
+  const { fault, reconcileGraceMs, adoptEveryMs } = config;
   const app = await createFixloop(config, {
     logger,
     // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
-    ...(fault?.endsWith(':kill')
-      ? { fault: (p: string) => void (p === fault.slice(0, -':kill'.length) && process.kill(process.pid, 'SIGKILL')) }
-      : {}),
-    ...(env.FIXLOOP_RECONCILE_GRACE_MS ? { reconcileGraceMs: Number(env.FIXLOOP_RECONCILE_GRACE_MS) } : {}),
-    // A period that is not a positive number would make setInterval fire every millisecond: refused.
-    ...(env.FIXLOOP_ADOPT_EVERY_MS
-      ? { adoptEveryMs: positiveMs('FIXLOOP_ADOPT_EVERY_MS', env.FIXLOOP_ADOPT_EVERY_MS) }
-      : {}),
+    ...(fault ? { fault: (p: string) => void (p === fault.point && process.kill(process.pid, 'SIGKILL')) } : {}),
+    // null: createFixloop picks the dialect's grace (0 on SQLite, 30 s on PostgreSQL).
+    ...(reconcileGraceMs === null ? {} : { reconcileGraceMs }),
+    adoptEveryMs,
   });
   const url = await app.listen();
   logger.info(

@@ -6,7 +6,9 @@ import { openDatabase } from '../src/ledger/db.js';
 import { migrateTo, migrateToLatest, migrationsApplied } from '../src/ledger/migrations.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/ledger/schema.js';
-import { createLedger, unfinishedMarkedRuns, unsettledAttempts } from '../src/ledger/ledger.js';
+import { createLedger } from '../src/ledger/ledger.js';
+import { unfinishedMarkedRuns } from '../src/ledger/runs.js';
+import { unsettledAttempts } from '../src/ledger/attempts.js';
 
 test('N1: two replicas migrating one PostgreSQL database at the same moment both succeed, once', async () => {
   const db = await createTestDatabase('postgres');
@@ -124,25 +126,17 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       try {
         await migrateToLatest(a.kysely, kind);
         const query = q.query(a.kysely).compile();
-        let plan: string;
-        if (kind === 'sqlite') {
-          plan = a
-            .sqlite!.prepare(`explain query plan ${query.sql}`)
-            .all(...(query.parameters as unknown[]))
-            .map((r: any) => r.detail)
-            .join('\n');
-        } else {
-          // A handful of rows is cheaper to scan; the question is whether the index can serve the
-          // query. One connection, so the setting applies to the EXPLAIN.
-          plan = await a.kysely.connection().execute(async (c) => {
-            await sql`set enable_seqscan = off`.execute(c);
-            const rows = await c.executeQuery<{ 'QUERY PLAN': string }>({
-              ...query,
-              sql: `explain ${query.sql}`,
-            } as never);
-            return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
-          });
-        }
+        // A handful of rows is cheaper to scan; the question is whether the index can serve the
+        // query. One connection, so PostgreSQL's setting applies to the EXPLAIN.
+        const plan = await a.kysely.connection().execute(async (c) => {
+          if (kind === 'postgres') await sql`set enable_seqscan = off`.execute(c);
+          const explain = kind === 'sqlite' ? 'explain query plan' : 'explain';
+          const rows = await c.executeQuery<Record<string, string>>({
+            ...query,
+            sql: `${explain} ${query.sql}`,
+          } as never);
+          return rows.rows.map((r) => (kind === 'sqlite' ? r.detail : r['QUERY PLAN'])).join('\n');
+        });
         assert.match(plan, new RegExp(q.index), plan);
       } finally {
         await a.close();

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createAgentWorld, FAKE_NOW, sha256, type AgentWorld } from '../../test/support/agent-fakes.js';
-import { AgentOpsError, type AgentOpsErrorCode, type ResolveRun } from '../mcp/agent-ops.js';
+import { AgentOpsError, type AgentOpsErrorCode, type ResolveRun } from './agent-ops-port.js';
 import { createMcpServer } from '../mcp/server.js';
 import {
   createResolveRun,
@@ -21,7 +21,7 @@ import {
 } from './agent-ops.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { GitHubError, type CheckRunInfo, type GitHubPort, type PullRequestInfo } from './github-port.js';
-import type { DecisionInput } from './ports.js';
+import type { DecisionInput } from './ledger-port.js';
 import type { PrChecksResult } from './pr-checks.js';
 import type { ProgressSnapshot } from '../core/progress.js';
 

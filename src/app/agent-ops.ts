@@ -16,16 +16,24 @@ import {
 import type { ProgressSnapshot } from '../core/progress.js';
 import type { Outcome } from '../core/reasons.js';
 import type { Attempt, Run, RunState, Task } from '../core/types.js';
-import { AgentOpsError, REASON_MAX, type AgentOps, type ResolveRun } from '../mcp/agent-ops.js';
+import { AgentOpsError, REASON_MAX, type AgentOps, type ResolveRun } from './agent-ops-port.js';
 import type { AgentLedger, AttemptLife, SpendTotals } from './agent-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { hashToken } from './dispatch.js';
 import { GitHubError, type GitHubPort } from './github-port.js';
 import { LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksResult } from './pr-checks.js';
-import type { Clock, DecisionInput, Ledger, Logger } from './ports.js';
-import { taskView } from './task-view.js';
+import type { Clock, Logger } from './ports.js';
+import type { DecisionInput, Ledger } from './ledger-port.js';
+import { taskView, type TaskViewLedger } from './task-view.js';
 
 /** The run states after which a run's token reports nothing more. */
+
+/**
+ * A run token resolves to its run and Task, whose view the agent may read; its reports are decision
+ * rows. Everything else of the agent's side is the AgentLedger.
+ */
+export type AgentOpsLedger = TaskViewLedger & Pick<Ledger, 'getRun' | 'recordDecisions'>;
+
 export const ENDED_RUN_STATES: readonly RunState[] = ['completed', 'failed', 'cancelled'];
 
 /** The largest single amount `reportSpend` takes (US dollars), as the MCP tool's schema does. */
@@ -39,7 +47,7 @@ const MOVE_TRIES = 3;
 
 export interface AgentOpsDeps {
   agent: AgentLedger;
-  ledger: Ledger;
+  ledger: AgentOpsLedger;
   /** J1 reads; null when no GitHub credentials are configured (checks are then `unavailable`). */
   github: Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> | null;
   fetchLog: FetchLog;

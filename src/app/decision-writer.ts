@@ -4,7 +4,8 @@
 // finished meanwhile. An event is therefore marked evaluated only together with, or after, its
 // decision rows: a row lost to a crash is re-derived, because its event is still pending and is
 // evaluated again on start-up.
-import type { DecisionInput, Ledger, Logger } from './ports.js';
+import type { Logger } from './ports.js';
+import type { DecisionInput, DeliveryLog } from './ledger-port.js';
 
 export interface DecisionWriter {
   write(d: DecisionInput): void;
@@ -14,7 +15,8 @@ export interface DecisionWriter {
   drain(): Promise<void>;
 }
 
-export function createDecisionWriter(ledger: Ledger, logger: Logger): DecisionWriter {
+/** The writer only appends decision rows and marks events evaluated. */
+export function createDecisionWriter(ledger: Pick<DeliveryLog, 'recordDecisions'>, logger: Logger): DecisionWriter {
   let rows: DecisionInput[] = [];
   let ids: number[] = [];
   let scheduled = false;

@@ -14,15 +14,31 @@ import {
   type ProcessMark,
 } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
-import type { Ledger, Logger, Random, Runner } from './ports.js';
+import type { Logger, Random, Runner } from './ports.js';
+import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
+
+/** Dispatch moves one attempt by compare-and-set into a run, and keeps that run's state and log. */
+export type DispatchLedger = Pick<
+  Ledger,
+  | 'appendRunLog'
+  | 'beginDispatch'
+  | 'getRejection'
+  | 'getTask'
+  | 'listAttempts'
+  | 'setAttemptStatus'
+  | 'setRunState'
+  | 'renewDispatch'
+  | 'setRunProcess'
+  | 'getRun'
+>;
 
 export const RUN_LOG_MAX_CHARS = 256 * 1024;
 /** A third of PostgreSQL's default reconcile grace (30 s, main.ts): two renewals may fail before it lapses. */
 export const DISPATCH_LEASE_RENEW_MS = 10_000;
 
 export interface DispatchDeps {
-  ledger: Ledger;
+  ledger: DispatchLedger;
   logger: Logger;
   runner: Runner | null;
   random: Random;

@@ -11,10 +11,8 @@ import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
 import type { Notice, Rejection, StopReason, Task, Work } from '../core/types.js';
-
-/** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
-export const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
-import type { DecisionInput, Ledger, Logger } from './ports.js';
+import type { Logger } from './ports.js';
+import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
@@ -23,8 +21,10 @@ import { inFlightVerdict } from '../core/in-flight.js';
 import { wakeVerdict } from '../core/wake-caps.js';
 import { costVerdict, expectedNextCost } from '../core/cost-ceiling.js';
 import type { AgentLedger } from './agent-port.js';
-import { isUniqueViolation } from '../ledger/errors.js';
-import { createTaskReads, type TaskSnapshot } from './task-reads.js';
+import type { Dispatcher } from './dispatch.js';
+
+/** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
+export const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
@@ -36,13 +36,42 @@ export interface StoredLoopEvent {
   event: LoopEvent;
 }
 
+/**
+ * The gate reads the Task, its runs, attempts and rejections, and writes only through the head's
+ * compare-and-set, the claim and the notice: every write it makes is one the database arbitrates.
+ */
+export type EvaluateLedger = Pick<
+  Ledger,
+  | 'now'
+  | 'getTask'
+  | 'findTaskByPullRequest'
+  | 'findTaskByBranch'
+  | 'createTask'
+  | 'markAdopted'
+  | 'updatePullRequest'
+  | 'advanceHead'
+  | 'markRed'
+  | 'readStopFlag'
+  | 'latestRun'
+  | 'lastAttempt'
+  | 'countAttempts'
+  | 'listAttempts'
+  | 'claimAttempt'
+  | 'consumeApproveOne'
+  | 'settleOverBudget'
+  | 'createRejection'
+  | 'listRejections'
+  | 'fileNotice'
+  | 'getNotice'
+>;
+
 export interface EvaluateDeps {
-  ledger: Ledger;
+  ledger: EvaluateLedger;
   logger: Logger;
   works: readonly Work[];
   maxAttempts: number;
-  /** Hand a claimed attempt to the dispatcher (which owns the runner). */
-  dispatch(attemptId: number): Promise<void>;
+  /** Hands a claimed attempt to the runner (dispatch.ts). */
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
   decisions: DecisionWriter;
   /** Attempt lifecycle, spend and the last time a person acted (I1, K6, K7, K9). */
   agent: AgentLedger;
@@ -67,21 +96,11 @@ export type EvaluationResult =
   | { kind: 'noticed'; taskId: number; reason: StopReason };
 
 export function createEvaluator(deps: EvaluateDeps) {
-  // Every ledger call goes through `reads`, so a batch's task snapshot ends at the first write.
-  const reads = createTaskReads(deps.ledger);
-  const { ledger } = reads;
+  const { ledger } = deps;
 
   async function log(d: DecisionInput): Promise<void> {
     deps.decisions.write(d);
   }
-
-  // Coordinates known to be claimed. Attempts are append-only, so this can only ever be true once
-  // true; it spares the storm's later deliveries the gate's reads. The unique index stays the rule.
-  const claimed = new Set<string>();
-  const remember = (taskId: number, coordinate: string) => {
-    claimed.add(`${taskId}\u0000${coordinate}`);
-    if (claimed.size > 10_000) claimed.delete(claimed.values().next().value!);
-  };
 
   async function refuse(ctx: Ctx, reason: Refusal, detail?: string): Promise<EvaluationResult> {
     await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason, detail: detail ?? null });
@@ -125,19 +144,10 @@ export function createEvaluator(deps: EvaluateDeps) {
   interface Ctx {
     base: DecisionInput;
     task: Task | null;
-    /** The batch's task snapshot (task-reads.ts), when evaluated in a batch. */
-    tasks: TaskSnapshot | null;
   }
 
-  async function resolveTask(
-    ctx: Ctx,
-    repository: string,
-    numbers: number[],
-    branch: string | null,
-  ): Promise<Task | null> {
-    const byPr = await (ctx.tasks
-      ? ctx.tasks.byPullRequest(repository, numbers)
-      : ledger.findTaskByPullRequest(repository, numbers));
+  async function resolveTask(repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
+    const byPr = await ledger.findTaskByPullRequest(repository, numbers);
     if (byPr) return byPr;
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
@@ -147,7 +157,6 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
     const task = await resolveTask(
-      ctx,
       r.repository,
       r.pointers.map((p) => p.number),
       r.branch,
@@ -173,7 +182,6 @@ export function createEvaluator(deps: EvaluateDeps) {
     // new head (which may have won the move) can never leave the Task looking not red.
     if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
     deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
-    if (claimed.has(`${task.id}\u0000${r.sha}`)) return refuse(ctx, 'coordinate_claimed');
 
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';
@@ -182,7 +190,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    // Read again: the Task above may be the batch's snapshot, and the gate decides on the Task as it is.
+    // Read again: the head may have moved above, and the gate decides on the Task as it is now.
     const fresh = (await ledger.getTask(task.id)) ?? task;
     ctx.task = fresh;
     const gate = refusalOf({
@@ -275,25 +283,19 @@ export function createEvaluator(deps: EvaluateDeps) {
         return guard.kind === 'refuse'
           ? refuse(ctx, guard.reason, guard.detail)
           : fileNotice(ctx, guard.reason, c.headSha, guard.detail);
-      let claim;
       await deps.fault?.('before_claim');
-      try {
-        claim = await ledger.claimAttempt({
-          taskId: task.id,
-          coordinate: c.coordinate,
-          source: c.source,
-          headSha: c.headSha,
-          fingerprint: c.fingerprint,
-          rejection: c.rejection,
-        });
-      } catch (err) {
-        // K7 across replicas: the partial unique index refuses a second attempt in flight.
-        if (isUniqueViolation(err))
-          return refuse(ctx, 'attempt_in_flight', 'another attempt of this pull request is in flight');
-        throw err;
-      }
-      remember(task.id, c.coordinate);
+      const claim = await ledger.claimAttempt({
+        taskId: task.id,
+        coordinate: c.coordinate,
+        source: c.source,
+        headSha: c.headSha,
+        fingerprint: c.fingerprint,
+        rejection: c.rejection,
+      });
       if (claim.kind === 'taken') return refuse(ctx, 'coordinate_claimed');
+      // K7 across replicas: the partial unique index refused a second attempt in flight.
+      if (claim.kind === 'in_flight')
+        return refuse(ctx, 'attempt_in_flight', 'another attempt of this pull request is in flight');
       if (c.retryOf !== undefined) await deps.agent.markRetry(claim.attempt.id, c.retryOf);
       await log({
         ...ctx.base,
@@ -329,7 +331,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         });
         return afterNotice(ctx, 'budget_spent', settled.notice);
       }
-      await deps.dispatch(claim.attempt.id);
+      await deps.dispatcher.dispatch(claim.attempt.id);
       return { kind: 'claimed', taskId: task.id, attemptId: claim.attempt.id };
     } catch (err) {
       // C4: a ledger that cannot be read or written dispatches nothing.
@@ -500,7 +502,6 @@ export function createEvaluator(deps: EvaluateDeps) {
           outcome: 'refused' as const,
         },
         task,
-        tasks: null,
       };
       return fileNotice(ctx, reason, headSha, detail);
     },
@@ -516,7 +517,6 @@ export function createEvaluator(deps: EvaluateDeps) {
       const ctx: Ctx & { task: Task } = {
         base: { identity: `retry:${attemptId}`, outcome: 'refused' },
         task,
-        tasks: null,
       };
       let stopFlag: boolean | 'unreadable';
       try {
@@ -553,45 +553,18 @@ export function createEvaluator(deps: EvaluateDeps) {
       );
       const out: EvaluationResult[] = [];
       for (const r of open) {
-        out.push(
-          await offerRejection(
-            { base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task, tasks: null },
-            r,
-          ),
-        );
+        out.push(await offerRejection({ base: { identity: `poll:rejection:${r.id}`, outcome: 'refused' }, task }, r));
       }
       return out;
     },
 
-    evaluate: (item: StoredLoopEvent): Promise<EvaluationResult> => evaluateOne(item, null),
-
-    /**
-     * Evaluate several events in order, the Tasks of their pull requests read once for all of them
-     * (task-reads.ts). `between` runs after each event (the queue yields to I/O there).
-     */
-    async evaluateBatch(items: readonly StoredLoopEvent[], between?: () => Promise<void>): Promise<EvaluationResult[]> {
-      let tasks: TaskSnapshot | null = null;
-      const keys = items.flatMap(({ event: e }) =>
-        e.kind === 'github.check' ? e.pointers.map((p) => ({ repository: e.repository, number: p.number })) : [],
-      );
-      if (items.length > 1 && keys.length > 0) {
-        // Without it each event reads for itself, and a ledger that cannot be read is recorded per event (C4).
-        tasks = await reads.snapshot(keys).catch(() => null);
-      }
-      const out: EvaluationResult[] = [];
-      for (const item of items) {
-        out.push(await evaluateOne(item, tasks));
-        await between?.();
-      }
-      return out;
-    },
+    evaluate: (item: StoredLoopEvent): Promise<EvaluationResult> => evaluateOne(item),
   };
 
-  async function evaluateOne(item: StoredLoopEvent, tasks: TaskSnapshot | null): Promise<EvaluationResult> {
+  async function evaluateOne(item: StoredLoopEvent): Promise<EvaluationResult> {
     const ctx: Ctx = {
       base: { eventId: item.eventId, deliveryId: item.deliveryId, identity: item.event.identity, outcome: 'refused' },
       task: null,
-      tasks,
     };
     try {
       return await evaluateEvent(ctx, item);

@@ -14,10 +14,25 @@ import {
 } from '../core/state-comment.js';
 import type { Task } from '../core/types.js';
 import type { GitHubPort, PullRequestInfo } from './github-port.js';
-import type { Clock, Ledger, Logger } from './ports.js';
+import type { Clock, Logger } from './ports.js';
+import type { Ledger } from './ledger-port.js';
+
+/** The hand-off reads a Task's attempts and notice and writes only its own columns (K5, K8). */
+export type HandoffLedger = Pick<
+  Ledger,
+  | 'countAttempts'
+  | 'getNotice'
+  | 'getTask'
+  | 'grantApproveOne'
+  | 'listAttempts'
+  | 'park'
+  | 'recordDecisions'
+  | 'setHandoff'
+  | 'setStateCommentId'
+>;
 
 export interface HandoffDeps {
-  ledger: Ledger;
+  ledger: HandoffLedger;
   github: GitHubPort;
   logger: Logger;
   clock: Clock;
@@ -28,7 +43,7 @@ export interface HandoffDeps {
   markHuman?: (taskId: number, at: string) => Promise<void>;
 }
 
-export async function loopStateOf(ledger: Ledger, task: Task): Promise<LoopState> {
+export async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState> {
   const [attempts, notice] = await Promise.all([ledger.listAttempts(task.id), ledger.getNotice(task.id)]);
   const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter(
     (t): t is string => !!t,

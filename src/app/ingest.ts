@@ -3,26 +3,17 @@
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
 // commit: a 2xx to GitHub always means stored.
 import { classifyDelivery, type Classification } from '../core/classify.js';
-import type { DecisionInput, IncomingDelivery, Ledger, Logger, StoreResult } from './ports.js';
+import type { Logger } from './ports.js';
+import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
-import { createRedeliveryMemo, redeliveryKey } from './redelivery-memo.js';
+import type { EvaluationQueue } from './evaluation-queue.js';
 
 export interface Delivery {
   deliveryId: string;
   eventName: string;
   /** The body exactly as signed. */
   raw: string;
-  /** The same body as received, when it is valid UTF-8: stored as is, not encoded again from `raw`. */
-  bytes?: Uint8Array;
-  /**
-   * Its X-Hub-Signature-256, only once verified: an HMAC of exactly this text under fixloop's own
-   * secret, which keys the redelivery memo (redelivery-memo.ts). Never set it from an unverified header.
-   */
-  verifiedSignature?: string;
 }
-
-/** What the memo is charged for a reading: an identity or a short detail. */
-const SMALL_READING = 256;
 
 /** What a body reads as: not JSON at all, or its classification. */
 type Reading = { kind: 'malformed'; detail: string } | Classification;
@@ -57,11 +48,14 @@ export interface Ingestor {
   flush(): Promise<void>;
 }
 
+/** Ingest only appends to the delivery log: it never reads a Task or an attempt. */
+export type IngestLedger = Pick<DeliveryLog, 'storeDeliveries'>;
+
 export function createIngestor(deps: {
-  ledger: Ledger;
+  ledger: IngestLedger;
   logger: Logger;
-  /** Called after commit with the events that were newly stored, for evaluation. */
-  onStored(events: StoredLoopEvent[]): void;
+  /** Where newly stored events go after their commit, to be evaluated in arrival order. */
+  queue: Pick<EvaluationQueue, 'push'>;
   /**
    * Deliveries per transaction at most: a batch is one commit every request in it waits for, so
    * the cap bounds how long one slow commit can hold back the acks queued behind it.
@@ -73,23 +67,11 @@ export function createIngestor(deps: {
    * batch, which is what makes batches big under load.
    */
   maxConcurrentCommits?: number;
-  /**
-   * The redelivery memo's budget in bytes, each kept reading charged SMALL_READING (default: room
-   * for its 1024 entries); 0 turns it off.
-   */
-  memoBytes?: number;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
-  const memo = createRedeliveryMemo<Reading>({ maxBytes: deps.memoBytes ?? 1024 * SMALL_READING });
-  // Only readings that store nothing are kept (not completed, ignored, rejected, not JSON): they are
-  // most of a CI storm, and small. A stored event's reading is not: the ledger dedupes its redelivery
-  // anyway, and keeping readings that carry free text and an event object made every one of them
-  // outlive two scavenges into V8's old generation, where only full mark-compacts collect them
-  // (decision 0015: twice the mark-compacts on the all-red benchmark, for no redelivery in it).
-  const remember = (key: string, r: Reading): Reading => (r.kind === 'event' ? r : memo.keep(key, r, SMALL_READING));
   const slots = deps.maxConcurrentCommits ?? 1;
   const open = new Set<Promise<void>>();
-  let queue: Pending[] = [];
+  let waiting: Pending[] = [];
   let scheduled = false;
 
   async function commit(batch: Pending[]): Promise<void> {
@@ -115,18 +97,18 @@ export function createIngestor(deps: {
       p.resolve(p.answer(r));
     });
     for (const p of batch) if (p.event === null) p.resolve(p.answer(null));
-    if (stored.length > 0) deps.onStored(stored);
+    if (stored.length > 0) deps.queue.push(stored);
   }
 
   function schedule(): void {
-    if (scheduled || open.size >= slots || queue.length === 0) return;
+    if (scheduled || open.size >= slots || waiting.length === 0) return;
     scheduled = true;
     // Let every request that arrived in this turn join the batch, then commit them together.
     setImmediate(() => {
       scheduled = false;
       if (open.size >= slots) return; // a slot frees later and schedules again
-      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
-      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      const batch = waiting.length <= maxBatch ? waiting : waiting.slice(0, maxBatch);
+      waiting = waiting.length <= maxBatch ? [] : waiting.slice(maxBatch);
       const p = commit(batch)
         .catch((err) => deps.logger.error({ err }, 'after the group commit'))
         .finally(() => {
@@ -140,15 +122,14 @@ export function createIngestor(deps: {
 
   function enqueue(p: Omit<Pending, 'resolve' | 'reject'>): Promise<IngestAnswer> {
     return new Promise<IngestAnswer>((resolve, reject) => {
-      queue.push({ ...p, resolve, reject });
+      waiting.push({ ...p, resolve, reject });
       schedule();
     });
   }
 
   return {
     ingest(d) {
-      const key = redeliveryKey(d.eventName, d.deliveryId, d.verifiedSignature);
-      const c = key === null ? read(d) : (memo.recall(key) ?? remember(key, read(d)));
+      const c = read(d);
       switch (c.kind) {
         case 'malformed': {
           const detail = c.detail;
@@ -206,7 +187,7 @@ export function createIngestor(deps: {
             sha: e.kind === 'github.check' ? e.sha : null,
             verdict: e.kind === 'github.check' ? e.verdict : null,
             summary: summaryOf(e),
-            payload: d.bytes ?? d.raw,
+            payload: d.raw,
           };
           return enqueue({
             event: incoming,
@@ -221,7 +202,7 @@ export function createIngestor(deps: {
       }
     },
     async flush() {
-      while (queue.length > 0 || scheduled || open.size > 0) {
+      while (waiting.length > 0 || scheduled || open.size > 0) {
         if (open.size > 0) await Promise.all([...open]);
         else await new Promise((r) => setImmediate(r));
       }

@@ -10,10 +10,26 @@ import type { CheckResult } from '../core/classify.js';
 import type { Task, Work } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
 import type { CheckRunInfo, CommitStatusInfo, GitHubPort, PullRequestInfo } from './github-port.js';
-import type { Clock, Ledger, Logger } from './ports.js';
+import type { Clock, Logger } from './ports.js';
+import type { Ledger } from './ledger-port.js';
+
+/** The poll leases a Task, moves its head and CI state by the same compare-and-sets as the webhook (E1, B1, B2). */
+export type PollLedger = Pick<
+  Ledger,
+  | 'advanceHead'
+  | 'getTask'
+  | 'leasePoll'
+  | 'listAttempts'
+  | 'listTasks'
+  | 'markPolled'
+  | 'markRed'
+  | 'setCiStateForHead'
+  | 'setGate'
+  | 'updatePullRequest'
+>;
 
 export interface PollDeps {
-  ledger: Ledger;
+  ledger: PollLedger;
   github: GitHubPort;
   logger: Logger;
   clock: Clock;

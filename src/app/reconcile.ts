@@ -8,8 +8,28 @@ import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { DecisionInput, Ledger, Logger } from './ports.js';
+import type { Clock, Logger } from './ports.js';
+import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { ProcessMark } from '../core/stranded-run.js';
+
+/** Reconciliation reads unsettled attempts and unfinished runs and settles each by compare-and-set. */
+export type ReconcileLedger = Pick<
+  Ledger,
+  | 'attemptsWithStatus'
+  | 'expireDispatch'
+  | 'getRun'
+  | 'getTask'
+  | 'latestRun'
+  | 'listAttempts'
+  | 'markFoundAgent'
+  | 'readStopFlag'
+  | 'recordDecisions'
+  | 'runProcess'
+  | 'setAttemptStatus'
+  | 'setRunState'
+  | 'settleOverBudget'
+  | 'unfinishedRunsOn'
+>;
 
 /**
  * The agent process running on this host for a run, found without its mark (runners/process-mark.ts
@@ -18,7 +38,7 @@ import type { ProcessMark } from '../core/stranded-run.js';
 export type FindAgent = (runId: number, tokenHash: string) => ProcessMark | null;
 
 export async function reconcileAttempts(deps: {
-  ledger: Ledger;
+  ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
   maxAttempts: number;
@@ -94,7 +114,7 @@ export async function reconcileAttempts(deps: {
  * host can die while this one runs. Runs this process already watches are counted, not watched twice.
  */
 export async function adoptStrandedRuns(deps: {
-  ledger: Ledger;
+  ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
   host: string;
@@ -121,7 +141,7 @@ export async function adoptStrandedRuns(deps: {
  * (main.ts).
  */
 export async function settleStaleDispatches(deps: {
-  ledger: Ledger;
+  ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
   olderThan: string;
@@ -170,7 +190,7 @@ export async function settleStaleDispatches(deps: {
   return out;
 }
 
-async function foundAgent(ledger: Ledger, findAgent: FindAgent, runId: number): Promise<ProcessMark | null> {
+async function foundAgent(ledger: ReconcileLedger, findAgent: FindAgent, runId: number): Promise<ProcessMark | null> {
   const run = await ledger.getRun(runId);
   return run?.tokenHash ? findAgent(runId, run.tokenHash) : null;
 }
@@ -182,7 +202,7 @@ async function foundAgent(ledger: Ledger, findAgent: FindAgent, runId: number): 
  * reason. At start-up, and periodically (main.ts) with a grace no live evaluation stays claimed for.
  */
 export async function settleStaleClaims(deps: {
-  ledger: Ledger;
+  ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
   maxAttempts: number;
@@ -271,7 +291,7 @@ export async function settleStaleClaims(deps: {
 
 /** The decision-log rows of a claim already settled: a failed write is logged as such, since no later pass comes back to it. */
 async function logSettled(
-  deps: { ledger: Ledger; logger: Logger },
+  deps: { ledger: ReconcileLedger; logger: Logger },
   a: { id: number; taskId: number },
   rows: DecisionInput[],
 ): Promise<void> {
@@ -283,4 +303,61 @@ async function logSettled(
         'claim settled, but its decision-log rows were not written',
       ),
     );
+}
+
+/**
+ * After start-up, every little while (default 30 s): runs a sibling replica on this host left
+ * behind when it died (decision 0013), and attempts a process left claimed, or dispatching with a
+ * lapsed lease (decision 0014), a dead sibling's or this process's own after a ledger failure. With
+ * SQLite's grace of 0 the periodic pass waits a minute, far longer than any live evaluation holds a
+ * claim. One pass at a time; `stop()` waits for the one in progress.
+ */
+export function startPeriodicReconciliation(deps: {
+  ledger: ReconcileLedger;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  clock: Clock;
+  host: string;
+  findAgent?: FindAgent;
+  maxAttempts: number;
+  /** The start-up grace (ms); 0 (SQLite) means a minute here. */
+  graceMs: number;
+  everyMs: number;
+}): { stop(): Promise<void> } {
+  const grace = deps.graceMs > 0 ? deps.graceMs : 60_000;
+  const { ledger, logger, dispatcher } = deps;
+  let pass: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (pass) return;
+    pass = (async () => {
+      await adoptStrandedRuns({ ledger, logger, dispatcher, host: deps.host });
+      const olderThan = new Date(deps.clock.now().getTime() - grace).toISOString();
+      await settleStaleDispatches({
+        ledger,
+        logger,
+        dispatcher,
+        olderThan,
+        ...(deps.findAgent ? { findAgent: deps.findAgent } : {}),
+      });
+      await settleStaleClaims({
+        ledger,
+        logger,
+        dispatcher,
+        maxAttempts: deps.maxAttempts,
+        olderThan,
+        when: 'periodic',
+      });
+    })()
+      .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
+      .finally(() => {
+        pass = null;
+      });
+  }, deps.everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pass;
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // compare-and-set in the ledger, so whoever files second gets null and files nothing.
 import { noticeMessage } from '../core/notice.js';
 import type { Notice, StopReason, Task } from '../core/types.js';
-import type { Ledger, NoticeInput } from './ports.js';
+import type { NoticeInput, NoticeStore } from './ledger-port.js';
 
 export interface StopFacts {
   maxAttempts: number;
@@ -32,6 +32,10 @@ export function stopNoticeInput(task: Task, f: StopFacts): NoticeInput {
   };
 }
 
-export function fileStopNotice(ledger: Ledger, task: Task, f: StopFacts): Promise<Notice | null> {
+export function fileStopNotice(
+  ledger: Pick<NoticeStore, 'fileNotice'>,
+  task: Task,
+  f: StopFacts,
+): Promise<Notice | null> {
   return ledger.fileNotice(stopNoticeInput(task, f));
 }

@@ -1,7 +1,10 @@
 // The Task as the API shows it: state, CI head, attempts, runs, rejections and the notice.
-import type { Ledger } from './ports.js';
+import type { Ledger } from './ledger-port.js';
 
-export async function taskView(ledger: Ledger, id: number) {
+/** A Task's view only reads. */
+export type TaskViewLedger = Pick<Ledger, 'getNotice' | 'getTask' | 'listAttempts' | 'listRejections' | 'listRuns'>;
+
+export async function taskView(ledger: TaskViewLedger, id: number) {
   const task = await ledger.getTask(id);
   if (!task) return null;
   const [attempts, runs, rejections, notice] = await Promise.all([

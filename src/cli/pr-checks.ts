@@ -3,8 +3,6 @@
 // is exit 1, and anything else is 0 — a log that could not be read is an error on its entry only.
 import { GitHubError } from '../app/github-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksDeps } from '../app/pr-checks.js';
-import { createGitHubFromEnv } from '../github/from-env.js';
-import { fetchLogTail } from '../github/job-log.js';
 import { CliError, type CliIo } from './io.js';
 
 export interface PrChecksOptions {
@@ -16,11 +14,6 @@ export interface PrChecksCommandDeps {
   github: (env: NodeJS.ProcessEnv) => PrChecksDeps['github'];
   fetchLog: FetchLog;
 }
-
-const defaultDeps: PrChecksCommandDeps = {
-  github: createGitHubFromEnv,
-  fetchLog: (url, opts) => fetchLogTail(url, opts),
-};
 
 const PR_REF = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)#(\d+)$/;
 
@@ -51,10 +44,12 @@ export async function prChecksCommand(
   arg: string,
   opts: PrChecksOptions,
   io: CliIo,
-  deps: PrChecksCommandDeps = defaultDeps,
+  given?: PrChecksCommandDeps,
 ): Promise<number> {
   const { repository, number } = parsePullRequestRef(arg);
   const logLines = parseLogLines(opts.logLines);
+  // The adapters come from the one wiring place, loaded only once the arguments are known good.
+  const deps = given ?? (await import('../wiring.js')).prChecksAdapters();
   const github = deps.github(io.env); // a ConfigError (exit 2) without credentials, before any request
   try {
     const result = await prChecks(

@@ -385,3 +385,51 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     );
   });
 });
+
+describe('loadConfig: the server’s reconciliation, token file and crash-test variables (M5)', () => {
+  /** loadConfig throws a ConfigError about the environment that names `variable`. */
+  function refuses(variable: string, value: string): void {
+    assert.throws(
+      () => loadConfig({ env: { ...base, [variable]: value } }),
+      (e: unknown) => e instanceof ConfigError && e.source === 'environment' && e.message.includes(variable),
+      `${variable}=${JSON.stringify(value)}`,
+    );
+  }
+
+  it('defaults: the token file under ./data, the dialect’s grace, a 30 s period, no fault', () => {
+    const c = loadConfig({ env: base });
+    assert.equal(c.apiTokenFile, './data/api-token');
+    assert.equal(c.reconcileGraceMs, null);
+    assert.equal(c.adoptEveryMs, 30_000);
+    assert.equal(c.fault, null);
+  });
+
+  it('reads the token file, a grace of 0, a period and a fault point', () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        FIXLOOP_API_TOKEN_FILE: '/var/lib/fixloop/token',
+        FIXLOOP_RECONCILE_GRACE_MS: '0',
+        FIXLOOP_ADOPT_EVERY_MS: '200',
+        FIXLOOP_FAULT: 'before_mark:kill',
+      },
+    });
+    assert.equal(c.apiTokenFile, '/var/lib/fixloop/token');
+    assert.equal(c.reconcileGraceMs, 0);
+    assert.equal(c.adoptEveryMs, 200);
+    assert.deepEqual(c.fault, { point: 'before_mark', action: 'kill' });
+    assert.equal(loadConfig({ env: { ...base, FIXLOOP_RECONCILE_GRACE_MS: '1000' } }).reconcileGraceMs, 1000);
+  });
+
+  it('a FIXLOOP_FAULT that is not <point>:kill at a known point is a ConfigError naming it', () => {
+    for (const bad of ['before_mark', 'before_mark:hang', 'nowhere:kill', ' :kill']) refuses('FIXLOOP_FAULT', bad);
+  });
+
+  it('a negative or non-numeric reconcile grace is a ConfigError naming it', () => {
+    for (const bad of ['-1', 'soon']) refuses('FIXLOOP_RECONCILE_GRACE_MS', bad);
+  });
+
+  it('a reconciliation period of zero, below zero or not a number is a ConfigError naming it', () => {
+    for (const bad of ['0', '-5', 'soon']) refuses('FIXLOOP_ADOPT_EVERY_MS', bad);
+  });
+});

@@ -16,6 +16,7 @@ import {
   RUNNER_PRESETS,
   type ConfigFile,
   type EnvConfig,
+  type FaultPoint,
   type LogLevel,
   type RunnerPresetName,
 } from './schema.js';
@@ -67,6 +68,12 @@ export interface GitHubConfig {
   apiUrl: string;
 }
 
+/** Crash tests only (FIXLOOP_FAULT): die by SIGKILL when the pipeline reaches `point`. */
+export interface FaultConfig {
+  readonly point: FaultPoint;
+  readonly action: 'kill';
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -78,6 +85,8 @@ export interface Config {
   readonly webhookMaxBytes: number;
   /** Bearer token for the JSON API; null only when HOST is loopback. */
   readonly apiToken: string | null;
+  /** Where `serve` keeps the token it generates when apiToken is null (FIXLOOP_API_TOKEN_FILE). */
+  readonly apiTokenFile: string;
   readonly logLevel: LogLevel;
   readonly workDir: string;
   /** Per-Task automatic resume budget, 0–5 (C1); 0 switches the loop off. */
@@ -89,6 +98,15 @@ export interface Config {
   readonly pollIntervalMs: number;
   /** A stopped Task with no answer for this long is parked (K5). */
   readonly parkAfterMs: number;
+  /**
+   * Attempts untouched this long are reconciled at start-up (FIXLOOP_RECONCILE_GRACE_MS); null = the
+   * dialect's default, 0 on SQLite and 30 s on PostgreSQL, decided by createFixloop (decision 0014).
+   */
+  readonly reconcileGraceMs: number | null;
+  /** The period of the running reconciliation pass (FIXLOOP_ADOPT_EVERY_MS; decision 0013). */
+  readonly adoptEveryMs: number;
+  /** Crash tests only (FIXLOOP_FAULT); null in production. */
+  readonly fault: FaultConfig | null;
   /** K6: the cost ceiling per Task (null = none), the expected cost of an attempt, the CI minute price. */
   readonly cost: {
     readonly ceiling: number | null;
@@ -140,6 +158,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     webhookSecrets: vars.WEBHOOK_SECRET,
     webhookMaxBytes: vars.WEBHOOK_MAX_BYTES,
     apiToken: vars.FIXLOOP_API_TOKEN ?? null,
+    apiTokenFile: vars.FIXLOOP_API_TOKEN_FILE,
     logLevel: vars.LOG_LEVEL,
     workDir: vars.FIXLOOP_WORK_DIR,
     maxAttempts: resolveMaxAttempts(env.TASK_CI_AUTO_RESUME_MAX_ATTEMPTS, fileConfig.maxAttempts, configFile, warnings),
@@ -147,6 +166,9 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
     parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
+    reconcileGraceMs: vars.FIXLOOP_RECONCILE_GRACE_MS ?? null,
+    adoptEveryMs: vars.FIXLOOP_ADOPT_EVERY_MS,
+    fault: vars.FIXLOOP_FAULT ?? null,
     cost: {
       ceiling: fileConfig.guards.costCeiling,
       expectedAttemptCost: fileConfig.guards.expectedAttemptCost,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
-import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from '../runners/presets.js';
+import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from './preset-options.js';
 
 export const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -296,6 +296,25 @@ const port = z
 
 const positiveInt = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.int().min(1));
 
+/** A number of milliseconds as Number() reads it; `positive` also refuses 0 (a timer period of 0 would spin). */
+function milliseconds(kind: 'positive' | 'non-negative') {
+  return z.string().transform((v, ctx) => {
+    const n = Number(v);
+    if (Number.isFinite(n) && (kind === 'positive' ? n > 0 : n >= 0)) return n;
+    ctx.addIssue({ code: 'custom', message: `must be a ${kind} number of milliseconds (got ${JSON.stringify(v)})` });
+    return z.NEVER;
+  });
+}
+
+/** The points of the pipeline a crash test may kill fixloop at (FIXLOOP_FAULT; FixloopAdapters.fault). */
+export const FAULT_POINTS = ['before_claim', 'after_claim', 'before_start', 'before_mark', 'after_start'] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+/** Where `fixloop serve` keeps the API token it generates when FIXLOOP_API_TOKEN is unset. */
+export const DEFAULT_API_TOKEN_FILE = './data/api-token';
+/** How often a running process reconciles stranded runs, claims and dispatches (decisions 0013, 0014). */
+export const DEFAULT_ADOPT_EVERY_MS = 30_000;
+
 /** Is this HOST reachable only from the machine itself? Then the API may run without a token. */
 export function isLoopbackHost(host: string): boolean {
   return ['127.0.0.1', '::1', 'localhost'].includes(host.toLowerCase());
@@ -328,6 +347,24 @@ export const envSchema = z
     FIXLOOP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
+    /** Where the generated API token is kept when FIXLOOP_API_TOKEN is unset. */
+    FIXLOOP_API_TOKEN_FILE: z
+      .string()
+      .refine((v) => !v.includes('\0'), 'must be a file path')
+      .default(DEFAULT_API_TOKEN_FILE),
+    /** Attempts untouched this long are reconciled at start-up; unset → the dialect's default (main.ts). */
+    FIXLOOP_RECONCILE_GRACE_MS: milliseconds('non-negative').optional(),
+    /** The period of the running reconciliation pass; never 0, which would make setInterval spin. */
+    FIXLOOP_ADOPT_EVERY_MS: milliseconds('positive').default(DEFAULT_ADOPT_EVERY_MS),
+    /** Crash tests only: `<point>:kill` dies by SIGKILL at that point of the pipeline. */
+    FIXLOOP_FAULT: z
+      .string()
+      .regex(
+        new RegExp(`^(${FAULT_POINTS.join('|')}):kill$`),
+        `must be "<point>:kill", <point> one of ${FAULT_POINTS.join(', ')}`,
+      )
+      .transform((v) => ({ point: v.slice(0, -':kill'.length) as FaultPoint, action: 'kill' as const }))
+      .optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     APP_ID: z.string().regex(/^\d+$/, 'must be the numeric GitHub App id').optional(),
     PRIVATE_KEY: z.string().optional(),

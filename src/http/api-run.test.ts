@@ -9,7 +9,7 @@ import { createAgentWorld, type AgentWorld } from '../../test/support/agent-fake
 import { createResolveRun } from '../app/agent-ops.js';
 import { GitHubError, type GitHubPort } from '../app/github-port.js';
 import type { Logger } from '../app/ports.js';
-import { AgentOpsError, type ResolveRun } from '../mcp/agent-ops.js';
+import { AgentOpsError, type ResolveRun } from '../app/agent-ops-port.js';
 import { createApi } from './api.js';
 import { openApiDocument, type ResponseObject, type SchemaObject } from './openapi.js';
 

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { RUN_STATES, TASK_STATES } from '../core/types.js';
 import { routeRepository } from '../core/route.js';
 import type { Work } from '../core/types.js';
-import type { Ledger, Logger } from '../app/ports.js';
+import type { Logger } from '../app/ports.js';
+import type { Ledger } from '../app/ledger-port.js';
 import { GitHubError } from '../app/github-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
@@ -18,7 +19,7 @@ import {
   type AgentOps,
   type AgentOpsErrorCode,
   type ResolveRun,
-} from '../mcp/agent-ops.js';
+} from '../app/agent-ops-port.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 

@@ -17,7 +17,8 @@ import {
   type ResponseObject,
   type SchemaObject,
 } from './openapi.js';
-import type { Decision, Ledger, Logger } from '../app/ports.js';
+import type { Logger } from '../app/ports.js';
+import type { Decision, Ledger } from '../app/ledger-port.js';
 import type { IngestAnswer, Ingestor } from '../app/ingest.js';
 import type { Attempt, Notice, Rejection, Run, Task, Work } from '../core/types.js';
 import { taskFixture } from '../../test/support/fixtures.js';

@@ -12,7 +12,7 @@ import {
 } from '../core/types.js';
 import { EDGE_REASONS, OUTCOMES, REFUSALS, type Outcome } from '../core/reasons.js';
 import { ATTEMPT_STATES, FIX_OUTCOMES } from '../core/attempt-state.js';
-import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../mcp/agent-ops.js';
+import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../app/agent-ops-port.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 

@@ -1,7 +1,6 @@
 // POST /api/github/webhooks (SPEC A1): the body is capped while it streams (413 before it is
 // buffered), verified with GitHub's HMAC over the exact bytes against every configured secret
 // (rotation), and answered only after the ingest use-case committed what it carries.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import type { Ingestor } from '../app/ingest.js';
@@ -115,15 +114,7 @@ export function createWebhookHandler(opts: WebhookOptions) {
     if (!eventName) return send(res, 400, { error: 'missing_event_header', message: 'X-GitHub-Event is required' });
     const deliveryId = header(req, 'x-github-delivery') ?? '';
     try {
-      // The received bytes are stored as they are; only a body that is not valid UTF-8 (whose text
-      // decoding replaced bytes) is stored as its decoded text instead.
-      const answer = await opts.ingestor.ingest({
-        deliveryId,
-        eventName,
-        raw: body,
-        verifiedSignature: signature,
-        ...(isUtf8(raw) ? { bytes: raw } : {}),
-      });
+      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: body });
       send(res, answer.status, answer);
     } catch (err) {
       opts.logger.error({ err, deliveryId }, 'delivery not stored');

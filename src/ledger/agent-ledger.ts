@@ -8,7 +8,7 @@ import type { Attempt, AttemptStatus, RejectionSource, Run, RunState, Task } fro
 import type { AttemptsTable } from './schema.js';
 import { attemptOf } from './rows.js';
 import type { Db } from './db.js';
-import type { Ledger } from '../app/ports.js';
+import type { Ledger } from '../app/ledger-port.js';
 
 export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getRun' | 'now'>): AgentLedger {
   const k = db.kysely;

@@ -9,7 +9,7 @@ import { migrateToLatest } from './migrations.js';
 import { createLedger } from './ledger.js';
 import { createAgentLedger } from './agent-ledger.js';
 import type { AgentLedger } from '../app/agent-port.js';
-import type { Ledger, NoticeInput } from '../app/ports.js';
+import type { Ledger, NoticeInput } from '../app/ledger-port.js';
 
 async function withLedger(
   kind: 'sqlite' | 'postgres',

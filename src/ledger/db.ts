@@ -2,28 +2,18 @@
 // `postgres://…` (the scale path). One Kysely query layer serves both (N1).
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
-import { BACKSTOP_PAGES, startCheckpoints } from './sqlite-checkpointer.js';
-import { startCheckpointHelper } from './checkpoint-helper.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
-  /**
-   * The raw SQLite handle, for the group-commit writes (ledger/batch-writes.ts) that run as one
-   * synchronous transaction. Only ever used while holding Kysely's connection (its mutex), so it
-   * never interleaves with a Kysely transaction. null on PostgreSQL.
-   */
-  sqlite: BetterSqlite3.Database | null;
-  /** The PostgreSQL pool, for the same writes as prepared statements (Kysely sends none). null on SQLite. */
-  pg: Pg.Pool | null;
   close(): Promise<void>;
 }
 
@@ -40,7 +30,7 @@ function loadPg(): typeof Pg {
   return pgModule;
 }
 
-export function openDatabase(url: string, opts: { poolSize?: number; onWarning?: (message: string) => void } = {}): Db {
+export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new (loadPg().Pool)({
       connectionString: url,
@@ -57,39 +47,20 @@ export function openDatabase(url: string, opts: { poolSize?: number; onWarning?:
     // replaces it on the next query, and a query that fails surfaces its own error.
     pool.on('error', () => undefined);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { kysely, dialect: 'postgres', sqlite: null, pg: pool, close: () => kysely.destroy() };
+    return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const sqlite = new BetterSqlite3(path);
-    // The checkpoint helper opens the same file later, whatever the working directory is by then.
-    const absolute = resolve(path);
     sqlite.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL is durable against a process crash (not a power cut): the
     // trade fixloop's embedded mode makes; PostgreSQL is the path for stronger durability.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
+    // WAL checkpoints are SQLite's own: a commit that takes the log past 1000 pages copies it back.
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    // fixloop checkpoints by itself (sqlite-checkpointer.ts): at quiet moments on this connection,
-    // under load on a helper thread's; a commit checkpoints by itself only past this backstop. This
-    // connection's checkpoints run holding Kysely's connection, never inside one of its transactions.
-    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    const checkpoints = startCheckpoints({
-      main: () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
-      helper: path === ':memory:' ? null : () => startCheckpointHelper(absolute),
-      onError: (message) => opts.onWarning?.(`WAL checkpoint: ${message}`),
-    });
-    return {
-      kysely,
-      dialect: 'sqlite',
-      sqlite,
-      pg: null,
-      async close() {
-        await checkpoints.stop();
-        await kysely.destroy();
-      },
-    };
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${JSON.stringify(url.split(':')[0])})`);
 }

@@ -1,8 +1,8 @@
 // Row → domain mappings shared by the ledger's adapters (one place, so the two never drift).
 import type { Selectable } from 'kysely';
 import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
-import type { Attempt, AttemptStatus, RejectionSource } from '../core/types.js';
-import type { AttemptsTable } from './schema.js';
+import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task } from '../core/types.js';
+import type { AttemptsTable, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
 
 export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
   return {
@@ -18,6 +18,73 @@ export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
     outcomeReason: r.outcome_reason,
     rejectionId: r.rejection_id,
     runId: r.run_id,
+    createdAt: r.created_at,
+  };
+}
+
+export function taskOf(r: Selectable<TasksTable>): Task {
+  return {
+    id: r.id,
+    work: r.work,
+    repository: r.repository,
+    pullRequest: r.pr_number,
+    branch: r.branch,
+    state: r.state as Task['state'],
+    prState: r.pr_state as Task['prState'],
+    branchState: r.branch_state as Task['branchState'],
+    isFork: r.is_fork === 1,
+    ciHeadSha: r.ci_head_sha,
+    ciHeadSeenAt: r.ci_head_seen_at,
+    ciState: r.ci_state as Task['ciState'],
+    noticeAt: r.notice_at,
+    resumeRef: r.resume_ref,
+    createdAt: r.created_at,
+    polledAt: r.polled_at,
+    stopRound: r.stop_round,
+    extraAttempts: r.extra_attempts,
+    approveOnePending: r.approve_one_pending === 1,
+    parkedAt: r.parked_at,
+    handoffAt: r.handoff_at,
+    stateCommentId: r.state_comment_id,
+    adopted: r.adopted === 1,
+    gate: r.gate ? (JSON.parse(r.gate) as Task['gate']) : null,
+  };
+}
+
+export function runOf(r: Selectable<RunsTable>): Run {
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    action: r.action as Run['action'],
+    autoResume: r.auto_resume === 1,
+    state: r.state as RunState,
+    attemptId: r.attempt_id,
+    createdAt: r.created_at,
+  };
+}
+
+export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    source: r.source as RejectionSource,
+    headSha: r.head_sha,
+    checkName: r.check_name,
+    body: r.body,
+    createdAt: r.created_at,
+  };
+}
+
+export function noticeOf(r: Selectable<NoticesTable> & { repository: string; pr_number: number }): Notice {
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    reason: r.reason as Notice['reason'],
+    headSha: r.head_sha,
+    attemptsUsed: r.attempts_used,
+    repository: r.repository,
+    pullRequest: r.pr_number,
+    message: r.message,
     createdAt: r.created_at,
   };
 }

@@ -2,7 +2,7 @@
 // and the API's refusals mapped back to the same AgentOpsError code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AgentOpsError } from './agent-ops.js';
+import { AgentOpsError } from '../app/agent-ops-port.js';
 import { createApiOps } from './api-ops.js';
 
 interface Seen {

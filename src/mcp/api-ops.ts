@@ -3,7 +3,7 @@
 // process — decides which run, attempt and pull request it is about. The API's refusals
 // (`{ error: <AgentOpsError code>, message }`) come back as the same AgentOpsError.
 import { z } from 'zod';
-import { AgentOpsError, isAgentOpsErrorCode, type AgentOps, type AgentOpsErrorCode } from './agent-ops.js';
+import { AgentOpsError, isAgentOpsErrorCode, type AgentOps, type AgentOpsErrorCode } from '../app/agent-ops-port.js';
 
 export interface ApiOpsOptions {
   /** FIXLOOP_API_URL: fixloop's base URL (a path prefix is kept). */

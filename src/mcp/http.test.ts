@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createFakeRuns, type FakeRuns } from './fake-runs.js';
+import { createFakeRuns, type FakeRuns } from '../../test/support/fake-runs.js';
 import { createMcpHttpHandler } from './http.js';
 import { MCP_TOOL_NAMES } from './server.js';
 import { listenLoopback, closeServer } from '../../test/support/loopback.js';

@@ -4,7 +4,7 @@
 // (401 JSON); the body is capped by the transport (413); GET and DELETE are 405 (no sessions).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AGENT_OPS_ERROR_STATUS, AgentOpsError, type AgentOps, type ResolveRun } from './agent-ops.js';
+import { AGENT_OPS_ERROR_STATUS, AgentOpsError, type AgentOps, type ResolveRun } from '../app/agent-ops-port.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Default cap on a request body: a tool call here is a few hundred bytes. */

@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX } from '../app/pr-checks.js';
-import { AgentOpsError, FIX_OUTCOMES, REASON_MAX, type AgentOps } from './agent-ops.js';
+import { AgentOpsError, FIX_OUTCOMES, REASON_MAX, type AgentOps } from '../app/agent-ops-port.js';
 import { packageVersion } from '../version.js';
 
 export const MCP_TOOL_NAMES = ['pull_request_checks', 'report_fix_outcome', 'report_spend', 'loop_state'] as const;

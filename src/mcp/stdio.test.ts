@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createFakeRuns, fakeRunApi, type FakeRuns } from './fake-runs.js';
+import { createFakeRuns, fakeRunApi, type FakeRuns } from '../../test/support/fake-runs.js';
 import { MCP_TOOL_NAMES } from './server.js';
 import { listenLoopback, closeServer } from '../../test/support/loopback.js';
 

@@ -2,6 +2,7 @@
 // Claude Code (`claude -p --resume`) and Codex (`codex exec resume`). The prompt always reaches the
 // agent on stdin from the prompt file, never in argv. Flags were checked against the CLIs' public
 // documentation as far as possible; the ones marked UNVERIFIED below are best knowledge, not tested.
+import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from '../config/preset-options.js';
 import type { CommandRunnerOptions } from './command.js';
 
 /** The part of the command runner's options a preset decides; add `workDir`, `workspace`, … */
@@ -18,7 +19,6 @@ export const DEFAULT_CLAUDE_ALLOWED_TOOLS = [
   'Bash(git push:*)',
 ] as const;
 
-export const CLAUDE_PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 export type ClaudePermissionMode = (typeof CLAUDE_PERMISSION_MODES)[number];
 
 export interface ClaudeCodeResumeOptions {
@@ -74,7 +74,6 @@ export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset 
   return { command, envAllow: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'], stdinFromPromptFile: true };
 }
 
-export const CODEX_SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 export type CodexSandboxMode = (typeof CODEX_SANDBOX_MODES)[number];
 
 export interface CodexExecResumeOptions {

@@ -4,7 +4,7 @@
 // lookup by the token's sha256 only — and expose hooks to make another writer act in between.
 import { createHash } from 'node:crypto';
 import type { AgentLedger, AttemptLife } from '../../src/app/agent-port.js';
-import type { DecisionInput, Ledger } from '../../src/app/ports.js';
+import type { DecisionInput, Ledger } from '../../src/app/ledger-port.js';
 import type { AttemptState } from '../../src/core/attempt-state.js';
 import type { Attempt, Notice, Rejection, Run, RunState, Task } from '../../src/core/types.js';
 import { taskFixture } from './fixtures.js';

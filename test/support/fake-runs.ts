@@ -10,7 +10,7 @@ import {
   type AgentOps,
   type FixOutcome,
   type ResolveRun,
-} from './agent-ops.js';
+} from '../../src/app/agent-ops-port.js';
 
 export interface FakeRunDef {
   token: string;

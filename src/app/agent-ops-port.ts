@@ -1,7 +1,7 @@
 // The port the MCP server (SPEC M3) drives: what a resumed run may do, every call already bound
 // to that one run by its run-scoped credential (FIXLOOP_RUN_TOKEN) — so no operation takes a
-// task, run or pull request from the caller (I2). Implemented in-process by the app (HTTP `/mcp`)
-// and over fixloop's JSON API by `api-ops.ts` (stdio `fixloop mcp`).
+// task, run or pull request from the caller (I2). Implemented in-process by agent-ops.ts (HTTP `/mcp`)
+// and over fixloop's JSON API by src/mcp/api-ops.ts (stdio `fixloop mcp`).
 
 /** The one first-write outcome a resumed run reports for its attempt (I2). */
 export const FIX_OUTCOMES = ['action_taken', 'non_actionable', 'blocked'] as const;

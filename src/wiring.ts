@@ -1,13 +1,44 @@
-// The runner the config describes (SPEC L1, L2): an `http` runner, or a `command` runner whose argv
-// comes from a preset (presets.ts) or the config, optionally preparing a fresh checkout per run
-// (workspace.ts) with a token limited to the one repository (github/scoped-token.ts).
-import type { Runner } from '../app/ports.js';
-import type { CommandRunnerConfig, Config, GitHubConfig } from '../config/config.js';
-import { createScopedTokens, type ScopedTokens } from '../github/scoped-token.js';
-import { createCommandRunner } from './command.js';
-import { createHttpRunner } from './http.js';
-import { claudeCodeResume, codexExecResume, type RunnerPreset } from './presets.js';
-import { createWorkspacePreparer } from './workspace.js';
+// The one place where adapters are built from configuration, for the server (main.ts) and for the
+// commands that need an adapter without the server (`fixloop pr checks`): the GitHub client the
+// credentials describe, and the runner the config describes (SPEC L1, L2) — an `http` runner, or a
+// `command` runner whose argv comes from a preset or the config, optionally preparing a fresh
+// checkout per run with a token limited to the one repository (github/scoped-token.ts).
+import type { Logger, Runner } from './app/ports.js';
+import type { GitHubPort } from './app/github-port.js';
+import type { FetchLog } from './app/pr-checks.js';
+import type { CommandRunnerConfig, Config, GitHubConfig } from './config/config.js';
+import { createGitHub } from './github/client.js';
+import { createGitHubFromEnv } from './github/from-env.js';
+import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
+import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js';
+import { createCommandRunner } from './runners/command.js';
+import { createHttpRunner } from './runners/http.js';
+import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
+import { createWorkspacePreparer } from './runners/workspace.js';
+
+/** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
+export function githubFromConfig(config: Pick<Config, 'github'>, logger: Logger): GitHubPort | null {
+  const g = config.github;
+  if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, log: logger });
+  if (g.appId && g.privateKey) {
+    return createGitHub({
+      apiUrl: g.apiUrl,
+      auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey },
+      log: logger,
+    });
+  }
+  return null;
+}
+
+/** How job logs are read (J1): https-only, credential-free, size-capped (github/job-log.ts). */
+export function jobLogReader(extra: Pick<FetchLogTailOptions, 'ca'> = {}): FetchLog {
+  return (url, o) => fetchLogTail(url, { ...o, ...extra });
+}
+
+/** What `fixloop pr checks` needs, from the environment alone (no server configuration). */
+export function prChecksAdapters(): { github: (env: NodeJS.ProcessEnv) => GitHubPort; fetchLog: FetchLog } {
+  return { github: createGitHubFromEnv, fetchLog: jobLogReader() };
+}
 
 export interface RunnerFromConfigDeps {
   /**

@@ -1,0 +1,238 @@
+// The ledger port: fixloop's durable state as the use-cases see it, one interface per aggregate
+// (deliveries, tasks, runs, attempts, rejections, notices, the stop flag). Implemented by
+// src/ledger/ (one file per aggregate); each use-case picks the few methods it needs.
+import type {
+  Attempt,
+  AttemptStatus,
+  Notice,
+  Rejection,
+  RejectionSource,
+  Run,
+  RunState,
+  StopReason,
+  Task,
+  TaskState,
+  UnsettledStatus,
+} from '../core/types.js';
+import type { Outcome } from '../core/reasons.js';
+import type { ProcessMark } from '../core/stranded-run.js';
+
+/** A stored event, or the reason it was not stored, for one delivery in a group commit. */
+export interface IncomingDelivery {
+  deliveryId: string;
+  eventName: string;
+  identity: string;
+  kind: string;
+  repository: string | null;
+  sha: string | null;
+  verdict: string | null;
+  /** The classified event as JSON, without its failure text (that stays in the payload). */
+  summary: string;
+  /** The body exactly as signed. */
+  payload: string;
+}
+
+export type StoreResult = { kind: 'stored'; eventId: number } | { kind: 'duplicate' };
+
+export interface DecisionInput {
+  deliveryId?: string | null;
+  eventName?: string | null;
+  identity?: string | null;
+  eventId?: number | null;
+  taskId?: number | null;
+  attemptId?: number | null;
+  outcome: Outcome;
+  reason?: string | null;
+  detail?: string | null;
+}
+
+export interface Decision extends Required<DecisionInput> {
+  id: number;
+  at: string;
+}
+
+/** A stored event still pending evaluation: the delivery as signed, to classify again (pure). */
+export interface StoredEvent {
+  id: number;
+  identity: string;
+  kind: string;
+  eventName: string;
+  deliveryId: string;
+  payload: string;
+}
+
+export interface NewTask {
+  work: string;
+  repository: string;
+  pullRequest: number;
+  branch: string;
+  resumeRef: string | null;
+}
+
+export interface ClaimInput {
+  taskId: number;
+  coordinate: string;
+  source: RejectionSource;
+  headSha: string | null;
+  fingerprint: string;
+  rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+}
+
+/**
+ * `taken`: another delivery claimed this coordinate (C2). `in_flight`: another attempt of this pull
+ * request is in flight, refused by the partial unique index across every replica (K7).
+ */
+export type ClaimResult =
+  { kind: 'claimed'; attempt: Attempt; attemptsCounted: number } | { kind: 'taken' } | { kind: 'in_flight' };
+
+export interface NoticeInput {
+  taskId: number;
+  reason: StopReason;
+  headSha: string | null;
+  /** The notice's text for the attempts the ledger counts in the transaction that files it. */
+  message(attemptsUsed: number): string;
+}
+
+/** The delivery log (A1–A4, H1): stored events, the decision rows, and what still waits for evaluation. */
+export interface DeliveryLog {
+  /**
+   * One transaction: the events (deduped on identity), a decision row for each (`stored` with its
+   * event id, or `duplicate` / `identity_seen`), and any decision-only rows.
+   */
+  storeDeliveries(batch: IncomingDelivery[], alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
+  /** One transaction: the rows, and the events whose evaluation they finish marked evaluated. */
+  recordDecisions(rows: DecisionInput[], evaluated?: number[]): Promise<void>;
+  listDecisions(filter: {
+    taskId?: number;
+    deliveryId?: string;
+    limit: number;
+    beforeId?: number;
+  }): Promise<Decision[]>;
+  pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
+}
+
+/** Tasks: one per pull request, its CI head (B1, B2) and what the poll and the hand-off write on it (E1, K5, K8). */
+export interface TaskStore {
+  createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;
+  getTask(id: number): Promise<Task | null>;
+  findTaskByPullRequest(repository: string, numbers: number[]): Promise<Task | null>;
+  findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
+  listTasks(filter: { state?: TaskState }): Promise<Task[]>;
+  setTaskState(id: number, state: TaskState): Promise<Task | null>;
+  updatePullRequest(
+    id: number,
+    p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean },
+  ): Promise<void>;
+  /** B1: move the head forward only; false when another writer got there first. */
+  advanceHead(id: number, sha: string, seenAt: string | null, ciState: Task['ciState']): Promise<boolean>;
+  /** B2: the webhook writes red only, and only for the commit that is still the head. */
+  markRed(id: number, sha: string): Promise<void>;
+  /** Take the per-PR poll lease until `until` if nobody holds it; false when another replica does. */
+  leasePoll(taskId: number, until: string): Promise<boolean>;
+  markPolled(taskId: number): Promise<void>;
+  /** B2: the poll's verdict for the head it read, written only while that commit is still the head. */
+  setCiStateForHead(taskId: number, sha: string, state: Task['ciState']): Promise<void>;
+  grantApproveOne(taskId: number, round: number): Promise<boolean>;
+  consumeApproveOne(taskId: number): Promise<void>;
+  park(taskId: number, round: number): Promise<boolean>;
+  setHandoff(taskId: number, round: number, commentId: string | null): Promise<void>;
+  setStateCommentId(taskId: number, commentId: string): Promise<void>;
+  markAdopted(taskId: number): Promise<void>;
+  /** B4: the green gate's last verdict and reasons for the Task's head. */
+  setGate(taskId: number, gate: NonNullable<Task['gate']>): Promise<void>;
+}
+
+/** Runs (L1): the agent runs of a Task, their state, where their process lives, their log. */
+export interface RunStore {
+  latestRun(taskId: number): Promise<Run | null>;
+  listRuns(taskId: number): Promise<Run[]>;
+  getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
+  /** Compare-and-set on the run's state; returns the run when it moved. */
+  setRunState(
+    id: number,
+    from: readonly RunState[],
+    to: RunState,
+    extra?: { exitCode?: number | null },
+  ): Promise<Run | null>;
+  /** Where the run's agent process lives (stranded-run.ts); written once it started, while the run is unfinished. */
+  setRunProcess(id: number, mark: ProcessMark): Promise<void>;
+  /**
+   * Records the mark of an agent found running for a run that has none, only while its attempt is
+   * still `dispatching` with a lease last renewed at or before `olderThan` (compare-and-set: a live
+   * dispatcher that renewed, or wrote its own mark, keeps its run). True when it was written.
+   */
+  markFoundAgent(runId: number, attemptId: number, mark: ProcessMark, olderThan: string): Promise<boolean>;
+  runProcess(id: number): Promise<ProcessMark | null>;
+  /** Runs still `queued` or `running` whose agent process was started on `host`. */
+  unfinishedRunsOn(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;
+  appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
+  getRunLog(id: number): Promise<string | null>;
+}
+
+/** Attempts (C2–C5, K7): the claim, the dispatch's compare-and-sets and lease, and the budget's count. */
+export interface AttemptStore {
+  countAttempts(taskId: number): Promise<number>;
+  listAttempts(taskId: number): Promise<Attempt[]>;
+  lastAttempt(taskId: number, source: RejectionSource): Promise<Attempt | null>;
+  claimAttempt(c: ClaimInput): Promise<ClaimResult>;
+  /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */
+  beginDispatch(
+    attemptId: number,
+    from: AttemptStatus,
+    tokenHash: string,
+  ): Promise<{ attempt: Attempt; run: Run } | null>;
+  /** CAS of an attempt's dispatch status; one under which it never runs also takes it out of flight (NEVER_RUN_STATUSES). */
+  setAttemptStatus(id: number, from: readonly AttemptStatus[], to: AttemptStatus, detail?: string): Promise<boolean>;
+  attemptsWithStatus(statuses: readonly UnsettledStatus[], olderThan: string): Promise<Attempt[]>;
+  /** The dispatching process is still at it (preparing a workspace can take a while): its lease is renewed. */
+  renewDispatch(id: number): Promise<boolean>;
+  /** dispatching → dispatch_unknown (and out of flight), only if its lease was last renewed at or before `olderThan`. */
+  expireDispatch(id: number, olderThan: string, detail: string): Promise<boolean>;
+  /**
+   * C3, G1: a claim past the budget settled `over_budget` by compare-and-set and, if `notice` is
+   * given, the Task's one notice filed, in one transaction: a crash between the two can't leave the
+   * budget spent with nobody told. `settled` false: someone else settled the claim first.
+   */
+  settleOverBudget(
+    id: number,
+    detail: string,
+    notice: NoticeInput | null,
+  ): Promise<{ settled: boolean; notice: Notice | null }>;
+}
+
+/** Rejections (F1, H2): the failing output or review text an attempt answers, durable before any dispatch. */
+export interface RejectionStore {
+  getRejection(id: number): Promise<Rejection | null>;
+  createRejection(r: {
+    taskId: number;
+    source: RejectionSource;
+    headSha: string | null;
+    checkName: string | null;
+    body: string;
+    eventId: number | null;
+  }): Promise<Rejection>;
+  listRejections(taskId: number): Promise<Rejection[]>;
+}
+
+/** Notices (G1): one per stop of a Task, filed by compare-and-set on its marker. */
+export interface NoticeStore {
+  fileNotice(n: NoticeInput): Promise<Notice | null>;
+  getNotice(taskId: number): Promise<Notice | null>;
+  listNotices(): Promise<Notice[]>;
+}
+
+/** The global stop flag (D): read fail-closed by the gate, written by a person. */
+export interface StopFlag {
+  readStopFlag(): Promise<boolean>;
+  writeStopFlag(stopped: boolean): Promise<void>;
+}
+
+/**
+ * The durable store, every aggregate together: what main.ts builds and hands out. A use-case never
+ * takes all of it; it declares the methods it calls (a `Pick` with a line saying why). Every
+ * exactly-once rule lives in the database's constraints and compare-and-sets, never here.
+ */
+export interface Ledger extends DeliveryLog, TaskStore, RunStore, AttemptStore, RejectionStore, NoticeStore, StopFlag {
+  /** The ledger's clock, as an ISO string: what it stamps rows with. */
+  now(): string;
+}

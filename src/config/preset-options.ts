@@ -1,0 +1,6 @@
+// The closed lists a runner preset's options are checked against (SPEC L1): Claude Code's permission
+// modes and Codex's sandbox modes. They live in config, not in runners/presets.ts, so the schema can
+// validate `presetOptions` without config importing the runners (runners import config, not back).
+export const CLAUDE_PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
+
+export const CODEX_SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;

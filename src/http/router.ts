@@ -1,0 +1,35 @@
+// Every path fixloop serves, declared in one place: the webhook (SPEC A1) and MCP over streamable
+// HTTP (M3) take the raw Node request — the webhook must cap and verify the exact bytes as they
+// stream — and everything else is the JSON API's Hono app (M2: health, readiness, /api/*).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { Logger } from '../app/ports.js';
+
+/** Where GitHub delivers (Probot's convention). */
+export const WEBHOOK_PATH = '/api/github/webhooks';
+/** Where a resumed agent's MCP client connects with its run token. */
+export const MCP_PATH = '/mcp';
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export function createRouter(routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger }): Server {
+  const api = getRequestListener(routes.api.fetch);
+  const raw = (handler: NodeHandler, what: string) => (req: IncomingMessage, res: ServerResponse) => {
+    handler(req, res).catch((err: unknown) => {
+      routes.logger.error({ err }, `${what} handler failed`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  };
+  const webhook = raw(routes.webhook, 'webhook');
+  const mcp = raw(routes.mcp, 'mcp');
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === WEBHOOK_PATH) return webhook(req, res);
+    if (path === MCP_PATH) return mcp(req, res);
+    void api(req, res);
+  });
+  // Longer than the idle timeout of the proxies and load balancers in front (60 s is common).
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

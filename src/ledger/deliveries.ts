@@ -1,0 +1,160 @@
+// The delivery log on Kysely (SPEC A1–A4, H1): the group commit of a batch of deliveries — events,
+// their pending marks and one decision row each, in one transaction (decision 0005) — and the
+// decision rows of evaluation together with the events they finish. Dedupe is the unique index on
+// events.identity (A3, decision 0003), so a redelivery racing its first copy stores nothing twice.
+import type { Kysely, Insertable } from 'kysely';
+import type {
+  Decision,
+  DecisionInput,
+  DeliveryLog,
+  IncomingDelivery,
+  StoreResult,
+  StoredEvent,
+} from '../app/ledger-port.js';
+import type { Outcome } from '../core/reasons.js';
+import type { Database, DecisionsTable } from './schema.js';
+
+function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
+  return {
+    delivery_id: d.deliveryId ?? null,
+    event_name: d.eventName ?? null,
+    identity: d.identity ?? null,
+    event_id: d.eventId ?? null,
+    task_id: d.taskId ?? null,
+    attempt_id: d.attemptId ?? null,
+    outcome: d.outcome,
+    reason: d.reason ?? null,
+    detail: d.detail ?? null,
+    at,
+  };
+}
+
+/** The decision row of a stored or duplicate delivery (the ledger decides which: it owns the dedupe). */
+function storeDecision(d: IncomingDelivery, r: StoreResult): DecisionInput {
+  return {
+    deliveryId: d.deliveryId,
+    eventName: d.eventName,
+    identity: d.identity,
+    eventId: r.kind === 'stored' ? r.eventId : null,
+    outcome: r.kind === 'stored' ? 'stored' : 'duplicate',
+    reason: r.kind === 'stored' ? null : 'identity_seen',
+  };
+}
+
+export function createDeliveryLog(k: Kysely<Database>, now: () => string): DeliveryLog {
+  return {
+    async storeDeliveries(batch, alsoRecord) {
+      if (batch.length === 0 && alsoRecord.length === 0) return [];
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        // The first copy of each identity is offered to the index; later copies in the batch are duplicates.
+        const firsts = new Map<string, number>();
+        batch.forEach((d, i) => firsts.has(d.identity) || firsts.set(d.identity, i));
+        // In identity order: two replicas' batches that share identities wait on each other, never deadlock.
+        const offered = [...firsts.values()]
+          .map((i) => batch[i]!)
+          .sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
+        const inserted =
+          offered.length === 0
+            ? []
+            : await trx
+                .insertInto('events')
+                .values(
+                  offered.map((d) => ({
+                    identity: d.identity,
+                    kind: d.kind,
+                    event_name: d.eventName,
+                    delivery_id: d.deliveryId,
+                    repository: d.repository,
+                    sha: d.sha,
+                    verdict: d.verdict,
+                    summary: d.summary,
+                    payload: d.payload,
+                    received_at: at,
+                  })),
+                )
+                .onConflict((oc) => oc.column('identity').doNothing())
+                .returning(['id', 'identity'])
+                .execute();
+        if (inserted.length > 0) {
+          await trx
+            .insertInto('pending_events')
+            .values(inserted.map((r) => ({ event_id: r.id })))
+            .execute();
+        }
+        const idOf = new Map(inserted.map((r) => [r.identity, r.id]));
+        const results = batch.map((d, i): StoreResult => {
+          const id = firsts.get(d.identity) === i ? idOf.get(d.identity) : undefined;
+          return id !== undefined ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
+        });
+        const rows = [...alsoRecord, ...batch.map((d, i) => storeDecision(d, results[i]!))];
+        await trx
+          .insertInto('decisions')
+          .values(rows.map((d) => decisionRow(d, at)))
+          .execute();
+        return results;
+      });
+    },
+
+    async recordDecisions(rows, evaluated = []) {
+      if (rows.length === 0 && evaluated.length === 0) return;
+      const at = now();
+      await k.transaction().execute(async (trx) => {
+        if (rows.length > 0) {
+          await trx
+            .insertInto('decisions')
+            .values(rows.map((d) => decisionRow(d, at)))
+            .execute();
+        }
+        if (evaluated.length > 0) await trx.deleteFrom('pending_events').where('event_id', 'in', evaluated).execute();
+      });
+    },
+
+    async listDecisions({ taskId, deliveryId, limit, beforeId }) {
+      let q = k.selectFrom('decisions').selectAll().orderBy('id', 'desc').limit(limit);
+      if (taskId !== undefined) q = q.where('task_id', '=', taskId);
+      if (deliveryId !== undefined) q = q.where('delivery_id', '=', deliveryId);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+      const rows = await q.execute();
+      return rows.map((r): Decision => ({
+        id: r.id,
+        at: r.at,
+        deliveryId: r.delivery_id,
+        eventName: r.event_name,
+        identity: r.identity,
+        eventId: r.event_id,
+        taskId: r.task_id,
+        attemptId: r.attempt_id,
+        outcome: r.outcome as Outcome,
+        reason: r.reason,
+        detail: r.detail,
+      }));
+    },
+
+    async pendingEvents(limit, afterId) {
+      const rows = await k
+        .selectFrom('pending_events')
+        .innerJoin('events', 'events.id', 'pending_events.event_id')
+        .select([
+          'events.id',
+          'events.identity',
+          'events.kind',
+          'events.event_name',
+          'events.delivery_id',
+          'events.payload',
+        ])
+        .where('pending_events.event_id', '>', afterId)
+        .orderBy('pending_events.event_id')
+        .limit(limit)
+        .execute();
+      return rows.map((r): StoredEvent => ({
+        id: r.id,
+        identity: r.identity,
+        kind: r.kind,
+        eventName: r.event_name,
+        deliveryId: r.delivery_id,
+        payload: r.payload,
+      }));
+    },
+  };
+}

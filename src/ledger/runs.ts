@@ -1,0 +1,122 @@
+// Runs on Kysely (SPEC L1): a Task's agent runs, their state by compare-and-set, where each one's
+// agent process lives (for stranded-run adoption, decisions 0011 and 0013), and a bounded log.
+import { sql, type Kysely } from 'kysely';
+import type { RunStore } from '../app/ledger-port.js';
+import { parseProcessMark, type ProcessMark } from '../core/stranded-run.js';
+import type { Run } from '../core/types.js';
+import type { Database } from './schema.js';
+import { runOf } from './rows.js';
+
+/**
+ * Runs still queued or running whose agent process was marked: what the stranded-run pass reads.
+ * Literal states, not parameters: a planner can use the partial index runs_unfinished (migration
+ * 0006) only when it can see that the query asks for what the index holds.
+ */
+export function unfinishedMarkedRuns(k: Kysely<Database>) {
+  return k
+    .selectFrom('runs')
+    .selectAll()
+    .where(sql<boolean>`state in ('queued', 'running')`)
+    .where('process', 'is not', null)
+    .orderBy('id');
+}
+
+export function createRunStore(k: Kysely<Database>, now: () => string): RunStore {
+  return {
+    async latestRun(taskId) {
+      const r = await k
+        .selectFrom('runs')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return r ? runOf(r) : null;
+    },
+
+    async listRuns(taskId) {
+      return (await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(runOf);
+    },
+
+    async getRun(id) {
+      const r = await k.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+      return r ? { ...runOf(r), tokenHash: r.token_hash } : null;
+    },
+
+    async setRunState(id, from, to, extra) {
+      const r = await k
+        .updateTable('runs')
+        .set({
+          state: to,
+          updated_at: now(),
+          ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
+        })
+        .where('id', '=', id)
+        .where('state', 'in', [...from])
+        .returningAll()
+        .executeTakeFirst();
+      return r ? runOf(r) : null;
+    },
+
+    async setRunProcess(id, mark) {
+      await k
+        .updateTable('runs')
+        .set({ process: JSON.stringify(mark), updated_at: now() })
+        .where('id', '=', id)
+        .where('state', 'in', ['queued', 'running'])
+        .execute();
+    },
+
+    async markFoundAgent(runId, attemptId, mark, olderThan) {
+      const r = await k
+        .updateTable('runs')
+        .set({ process: JSON.stringify(mark), updated_at: now() })
+        .where('id', '=', runId)
+        .where('process', 'is', null)
+        .where('state', 'in', ['queued', 'running'])
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('attempts')
+              .select('id')
+              .where('id', '=', attemptId)
+              .where('run_id', '=', runId)
+              .where('status', '=', 'dispatching')
+              .where('updated_at', '<=', olderThan),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async runProcess(id) {
+      const r = await k.selectFrom('runs').select('process').where('id', '=', id).executeTakeFirst();
+      return parseProcessMark(r?.process ?? null);
+    },
+
+    async unfinishedRunsOn(host) {
+      const rows = await unfinishedMarkedRuns(k).execute();
+      const out: Array<{ run: Run; process: ProcessMark }> = [];
+      for (const r of rows) {
+        const process = parseProcessMark(r.process);
+        if (process?.host === host) out.push({ run: runOf(r), process });
+      }
+      return out;
+    },
+
+    async appendRunLog(id, text, maxChars) {
+      // Bounded in the database too: once the cap is reached the rest is dropped.
+      const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
+      if (!r || r.log.length >= maxChars) return;
+      const room = maxChars - r.log.length;
+      await k
+        .updateTable('runs')
+        .set({ log: r.log + text.slice(0, room) })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async getRunLog(id) {
+      const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
+      return r ? r.log : null;
+    },
+  };
+}

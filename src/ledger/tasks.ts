@@ -1,0 +1,230 @@
+// Tasks on Kysely: one per pull request (A6), its CI head moved only forward by compare-and-set
+// (B1), its CI state (B2), and what the poll and the hand-off write on it (E1, K5, K8).
+import type { Kysely } from 'kysely';
+import type { TaskStore } from '../app/ledger-port.js';
+import type { Database } from './schema.js';
+import { runOf, taskOf } from './rows.js';
+
+export function createTaskStore(k: Kysely<Database>, now: () => string): TaskStore {
+  async function getTask(id: number) {
+    const r = await k.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? taskOf(r) : null;
+  }
+
+  return {
+    async createTask(t) {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        const existing = await trx
+          .selectFrom('tasks')
+          .selectAll()
+          .where('repository', '=', t.repository)
+          .where('pr_number', '=', t.pullRequest)
+          .executeTakeFirst();
+        if (existing) return { kind: 'exists' as const, task: taskOf(existing) };
+        const row = await trx
+          .insertInto('tasks')
+          .values({
+            work: t.work,
+            repository: t.repository,
+            pr_number: t.pullRequest,
+            branch: t.branch,
+            state: 'open',
+            pr_state: 'open',
+            branch_state: 'present',
+            is_fork: 0,
+            ci_head_sha: null,
+            ci_head_seen_at: null,
+            ci_state: 'unknown',
+            notice_at: null,
+            resume_ref: t.resumeRef,
+            created_at: at,
+            updated_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // The run that opened the pull request is the Task's first run.
+        const run = await trx
+          .insertInto('runs')
+          .values({
+            task_id: row.id,
+            action: 'start',
+            auto_resume: 0,
+            state: 'completed',
+            attempt_id: null,
+            token_hash: null,
+            exit_code: null,
+            log: '',
+            created_at: at,
+            updated_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return { task: taskOf(row), run: runOf(run) };
+      });
+    },
+
+    getTask,
+
+    async findTaskByPullRequest(repository, numbers) {
+      if (numbers.length === 0) return null;
+      const r = await k
+        .selectFrom('tasks')
+        .selectAll()
+        .where('repository', '=', repository)
+        .where('pr_number', 'in', numbers)
+        .orderBy('id')
+        .executeTakeFirst();
+      return r ? taskOf(r) : null;
+    },
+
+    async findTaskByBranch(repository, branch) {
+      const r = await k
+        .selectFrom('tasks')
+        .selectAll()
+        .where('repository', '=', repository)
+        .where('branch', '=', branch)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return r ? taskOf(r) : null;
+    },
+
+    async listTasks({ state }) {
+      let q = k.selectFrom('tasks').selectAll().orderBy('id');
+      if (state) q = q.where('state', '=', state);
+      return (await q.execute()).map(taskOf);
+    },
+
+    async setTaskState(id, state) {
+      await k.updateTable('tasks').set({ state, updated_at: now() }).where('id', '=', id).execute();
+      return getTask(id);
+    },
+
+    async updatePullRequest(id, p) {
+      await k
+        .updateTable('tasks')
+        .set({
+          pr_state: p.prState,
+          is_fork: p.isFork ? 1 : 0,
+          ...(p.branchState ? { branch_state: p.branchState } : {}),
+          updated_at: now(),
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async advanceHead(id, sha, seenAt, ciState) {
+      // B1: the head only moves forward in time, and only to another commit: a writer that lost
+      // the race, or that reports the head already held, changes nothing (its ciState included).
+      let q = k
+        .updateTable('tasks')
+        .set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('ci_head_sha', 'is', null), eb('ci_head_sha', '!=', sha)]));
+      q =
+        seenAt === null
+          ? q.where('ci_head_sha', 'is', null)
+          : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
+      const r = await q.executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async markRed(id, sha) {
+      await k
+        .updateTable('tasks')
+        .set({ ci_state: 'red' })
+        .where('id', '=', id)
+        .where('ci_head_sha', '=', sha)
+        .where('ci_state', '!=', 'red')
+        .execute();
+    },
+
+    async leasePoll(taskId, until) {
+      // E1: one replica polls a given pull request per tick — a lease taken by compare-and-set.
+      const at = now();
+      const r = await k
+        .updateTable('tasks')
+        .set({ poll_lease_until: until })
+        .where('id', '=', taskId)
+        .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<=', at)]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async markPolled(taskId) {
+      await k.updateTable('tasks').set({ polled_at: now() }).where('id', '=', taskId).execute();
+    },
+
+    async setCiStateForHead(taskId, sha, state) {
+      // B2: only the poll writes passing, and only for the commit that is still the head.
+      await k
+        .updateTable('tasks')
+        .set({ ci_state: state, updated_at: now() })
+        .where('id', '=', taskId)
+        .where('ci_head_sha', '=', sha)
+        .where('ci_state', '!=', state)
+        .execute();
+    },
+
+    async grantApproveOne(taskId, round) {
+      // K5: a person's approve-one re-opens the loop for exactly one more attempt, once per stop.
+      const r = await k
+        .updateTable('tasks')
+        .set((eb) => ({
+          notice_at: null,
+          handoff_at: null,
+          stop_round: eb('stop_round', '+', 1),
+          extra_attempts: eb('extra_attempts', '+', 1),
+          approve_one_pending: 1,
+          updated_at: now(),
+        }))
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .where('notice_at', 'is not', null)
+        .where('parked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async consumeApproveOne(taskId) {
+      await k.updateTable('tasks').set({ approve_one_pending: 0 }).where('id', '=', taskId).execute();
+    },
+
+    async park(taskId, round) {
+      const r = await k
+        .updateTable('tasks')
+        .set({ parked_at: now(), updated_at: now() })
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .where('notice_at', 'is not', null)
+        .where('parked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async setHandoff(taskId, round, commentId) {
+      await k
+        .updateTable('tasks')
+        .set({ handoff_at: now(), state_comment_id: commentId })
+        .where('id', '=', taskId)
+        .where('stop_round', '=', round)
+        .execute();
+    },
+
+    async setStateCommentId(taskId, commentId) {
+      await k.updateTable('tasks').set({ state_comment_id: commentId }).where('id', '=', taskId).execute();
+    },
+
+    async setGate(taskId, gate) {
+      await k
+        .updateTable('tasks')
+        .set({ gate: JSON.stringify(gate) })
+        .where('id', '=', taskId)
+        .execute();
+    },
+
+    async markAdopted(taskId) {
+      await k.updateTable('tasks').set({ adopted: 1 }).where('id', '=', taskId).execute();
+    },
+  };
+}
