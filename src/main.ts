@@ -41,7 +41,7 @@ import { createLogger } from './logging.js';
 import { githubFromConfig, jobLogReader, runnerFromConfig } from './wiring.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
-export function ensureTokenFile(file: string): string {
+function ensureTokenFile(file: string): string {
   if (existsSync(file)) {
     const t = readFileSync(file, 'utf8').trim();
     if (t) return t;
@@ -92,8 +92,8 @@ export interface Fixloop {
   close(): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
-export const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toString('base64url') };
+const systemClock: Clock = { now: () => new Date() };
+const systemRandom: Random = { token: (bytes) => randomBytes(bytes).toString('base64url') };
 
 export async function createFixloop(config: Config, adapters: FixloopAdapters = {}): Promise<Fixloop> {
   const logger = adapters.logger ?? createLogger(config.logLevel);

@@ -9,10 +9,7 @@ import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Imports allowed for now, as 'from -> to' (paths from the repository root). Delete a line once it is fixed. */
-export const EXCEPTIONS: readonly string[] = [
-  'src/cli/main.ts -> src/mcp/stdio.ts',
-  'src/mcp/stdio.ts -> src/logging.ts',
-];
+export const EXCEPTIONS: readonly string[] = [];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,6 +29,8 @@ const LAYERS: readonly (readonly [prefix: string, kind: LayerKind])[] = [
   ['src/github/', 'adapter'],
   ['src/runners/', 'adapter'],
   ['src/logging.ts', 'adapter'],
+  // The binary's entry point picks which driver the process runs (serve, mcp, client commands).
+  ['src/cli/main.ts', 'main'],
   ['src/http/', 'driver'],
   ['src/mcp/', 'driver'],
   ['src/cli/', 'driver'],

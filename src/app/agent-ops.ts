@@ -34,10 +34,10 @@ import { taskView, type TaskViewLedger } from './task-view.js';
  */
 export type AgentOpsLedger = TaskViewLedger & Pick<Ledger, 'getRun' | 'recordDecisions'>;
 
-export const ENDED_RUN_STATES: readonly RunState[] = ['completed', 'failed', 'cancelled'];
+const ENDED_RUN_STATES: readonly RunState[] = ['completed', 'failed', 'cancelled'];
 
 /** The largest single amount `reportSpend` takes (US dollars), as the MCP tool's schema does. */
-export const SPEND_MAX = 1e9;
+const SPEND_MAX = 1e9;
 
 /** The decision-log outcome of a run's report: reason `outcome_<outcome>` for I2, `spend_reported` for K6. */
 export const OUTCOME_DECISION: Outcome = 'reported';
@@ -357,7 +357,7 @@ export function defaultSnapshot(task: Task, attempt: Pick<Attempt, 'headSha'> | 
  * what it read of reviews and merge state, with the attempt's head and no checks (checks count only
  * on the same head).
  */
-export function pinnedToAttemptHead(snap: ProgressSnapshot, attemptHead: string | null): ProgressSnapshot {
+function pinnedToAttemptHead(snap: ProgressSnapshot, attemptHead: string | null): ProgressSnapshot {
   if (attemptHead === null || attemptHead === '' || snap.headSha.toLowerCase() === attemptHead.toLowerCase())
     return snap;
   return { ...snap, headSha: attemptHead, checks: [] };

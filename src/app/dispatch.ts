@@ -33,7 +33,7 @@ export type DispatchLedger = Pick<
   | 'getRun'
 >;
 
-export const RUN_LOG_MAX_CHARS = 256 * 1024;
+const RUN_LOG_MAX_CHARS = 256 * 1024;
 /** A third of PostgreSQL's default reconcile grace (30 s, main.ts): two renewals may fail before it lapses. */
 export const DISPATCH_LEASE_RENEW_MS = 10_000;
 

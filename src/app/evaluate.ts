@@ -10,7 +10,8 @@ import { fingerprint } from '../core/fingerprint.js';
 import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
-import type { Notice, Rejection, StopReason, Task, Work } from '../core/types.js';
+import type { Notice, Rejection, Task, Work } from '../core/types.js';
+import type { StopReason } from '../core/reasons.js';
 import type { Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
@@ -24,7 +25,7 @@ import type { AgentLedger } from './agent-port.js';
 import type { Dispatcher } from './dispatch.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
-export const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
+const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 

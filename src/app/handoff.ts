@@ -43,7 +43,7 @@ export interface HandoffDeps {
   markHuman?: (taskId: number, at: string) => Promise<void>;
 }
 
-export async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState> {
+async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState> {
   const [attempts, notice] = await Promise.all([ledger.listAttempts(task.id), ledger.getNotice(task.id)]);
   const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter(
     (t): t is string => !!t,
@@ -195,5 +195,3 @@ export function createHandoff(deps: HandoffDeps) {
     },
   };
 }
-
-export type Handoff = ReturnType<typeof createHandoff>;

@@ -9,11 +9,11 @@ import type {
   RejectionSource,
   Run,
   RunState,
-  StopReason,
   Task,
   TaskState,
   UnsettledStatus,
 } from '../core/types.js';
+import type { StopReason } from '../core/reasons.js';
 import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 

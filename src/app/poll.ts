@@ -57,7 +57,7 @@ export interface PollReport {
 }
 
 /** A Task is due when its verdict may have changed: not yet passing, or not read for a while. */
-export function isDue(task: Pick<Task, 'ciState' | 'polledAt' | 'noticeAt'>, now: Date, intervalMs: number): boolean {
+function isDue(task: Pick<Task, 'ciState' | 'polledAt' | 'noticeAt'>, now: Date, intervalMs: number): boolean {
   if (task.ciState !== 'passing' || task.noticeAt !== null) return true;
   return task.polledAt === null || now.getTime() - Date.parse(task.polledAt) >= 10 * intervalMs;
 }

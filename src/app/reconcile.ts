@@ -113,7 +113,7 @@ export async function reconcileAttempts(deps: {
  * at start-up, and periodically on every running replica (main.ts), since a sibling replica on this
  * host can die while this one runs. Runs this process already watches are counted, not watched twice.
  */
-export async function adoptStrandedRuns(deps: {
+async function adoptStrandedRuns(deps: {
   ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
@@ -140,7 +140,7 @@ export async function adoptStrandedRuns(deps: {
  * and becomes `dispatch_unknown`, visibly. At start-up, and periodically after the reconcile grace
  * (main.ts).
  */
-export async function settleStaleDispatches(deps: {
+async function settleStaleDispatches(deps: {
   ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
@@ -201,7 +201,7 @@ async function foundAgent(ledger: ReconcileLedger, findAgent: FindAgent, runId: 
  * wins) or, when the loop would refuse it now, marked `not_dispatched` / `over_budget` with its
  * reason. At start-up, and periodically (main.ts) with a grace no live evaluation stays claimed for.
  */
-export async function settleStaleClaims(deps: {
+async function settleStaleClaims(deps: {
   ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;

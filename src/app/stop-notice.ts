@@ -2,7 +2,8 @@
 // found: an evaluation, or a reconciliation pass that settles a claim past the budget. Filing is a
 // compare-and-set in the ledger, so whoever files second gets null and files nothing.
 import { noticeMessage } from '../core/notice.js';
-import type { Notice, StopReason, Task } from '../core/types.js';
+import type { Notice, Task } from '../core/types.js';
+import type { StopReason } from '../core/reasons.js';
 import type { NoticeInput, NoticeStore } from './ledger-port.js';
 
 export interface StopFacts {

@@ -3,7 +3,7 @@
 // codes are returned, not thrown: each command decides what a non-2xx means.
 import { CliError } from './io.js';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface ApiRequest {
   baseUrl: string;

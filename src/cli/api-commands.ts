@@ -45,7 +45,7 @@ export const API_COMMANDS: readonly ApiCommand[] = [
 ];
 
 /** FIXLOOP_API_TOKEN, else the token `fixloop serve` generated on a loopback install. */
-export function apiTokenFrom(env: NodeJS.ProcessEnv): string | null {
+function apiTokenFrom(env: NodeJS.ProcessEnv): string | null {
   const given = env.FIXLOOP_API_TOKEN?.trim();
   if (given) return given;
   const file = env.FIXLOOP_API_TOKEN_FILE ?? './data/api-token';

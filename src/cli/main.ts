@@ -2,7 +2,8 @@
 // replay of a saved delivery, and `mcp`, the MCP stdio server beside a resumed agent (M3).
 // `run(argv, io)` is the whole CLI as a function returning the exit code — 0 ok, 1 the server, the
 // network or GitHub failed, 2 a malformed argument or configuration — so tests call it in-process;
-// executed directly, this file runs it on process.argv.
+// executed directly, this file runs it on process.argv. It is the process's entry point (the `bin`),
+// so it sits in the main layer with main.ts: it picks which driver this process runs.
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
@@ -88,8 +89,10 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     .description('serve MCP on stdio for the agent run given by $FIXLOOP_API_URL and $FIXLOOP_RUN_TOKEN')
     .action(async () => {
       const { serveMcpStdio, McpStartupError } = await import('../mcp/stdio.js');
+      const { createLogger } = await import('../logging.js');
       try {
-        await serveMcpStdio({ env: io.env, fetch: io.fetch });
+        const logger = createLogger(io.env.LOG_LEVEL ?? 'info', process.stderr);
+        await serveMcpStdio({ env: io.env, fetch: io.fetch, logger });
       } catch (err) {
         throw err instanceof McpStartupError ? new CliError(2, err.message) : err;
       }

@@ -18,7 +18,7 @@ export interface PrChecksCommandDeps {
 const PR_REF = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)#(\d+)$/;
 
 /** `owner/repo#N` → its parts; a CliError (exit 2) for anything else. */
-export function parsePullRequestRef(arg: string): { repository: string; number: number } {
+function parsePullRequestRef(arg: string): { repository: string; number: number } {
   const m = PR_REF.exec(arg.trim());
   if (m === null || m[1] === '.' || m[1] === '..' || m[2] === '.' || m[2] === '..') {
     throw new CliError(2, `expected a pull request as owner/repo#N, got ${JSON.stringify(arg)}`);
@@ -31,7 +31,7 @@ export function parsePullRequestRef(arg: string): { repository: string; number: 
 }
 
 /** --log-lines: an integer 0–2000 (0: no logs). */
-export function parseLogLines(raw: string | undefined): number {
+function parseLogLines(raw: string | undefined): number {
   if (raw === undefined) return LOG_LINES_DEFAULT;
   const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n > LOG_LINES_MAX) {

@@ -49,7 +49,7 @@ export async function replay(file: string, opts: ReplayOptions, io: CliIo): Prom
 }
 
 /** Flags win over the wrapped file's own `event` and `delivery`. */
-export function readDelivery(file: string, opts: Pick<ReplayOptions, 'event' | 'delivery'>): Delivery {
+function readDelivery(file: string, opts: Pick<ReplayOptions, 'event' | 'delivery'>): Delivery {
   let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = new Uint8Array(readFileSync(file));

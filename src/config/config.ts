@@ -12,7 +12,6 @@ import { readConfigFile } from './read-file.js';
 import {
   configFileSchema,
   envSchema,
-  isLoopbackHost,
   RUNNER_PRESETS,
   type ConfigFile,
   type EnvConfig,
@@ -319,7 +318,7 @@ function claudePresetWarnings(
  * else the host of GITHUB_API_URL (api.github.com → github.com, api.<x>.ghe.com → <x>.ghe.com), else
  * https://github.com.
  */
-export function defaultCloneUrl(vars: Pick<EnvConfig, 'GHE_HOST' | 'GHE_PROTOCOL' | 'GITHUB_API_URL'>): string {
+function defaultCloneUrl(vars: Pick<EnvConfig, 'GHE_HOST' | 'GHE_PROTOCOL' | 'GITHUB_API_URL'>): string {
   let origin = 'https://github.com';
   if (vars.GHE_HOST !== undefined) origin = `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}`;
   else if (vars.GITHUB_API_URL !== undefined) {

@@ -7,8 +7,8 @@ import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from './preset-options.js';
 
-export const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const repositoryName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"');
@@ -70,7 +70,7 @@ const optionValue = z
   .refine((v) => !v.startsWith('-') && !/[\0\r\n]/.test(v), 'must not start with "-" nor contain a line break');
 
 /** `presetOptions` of `preset: claude-code-resume` (see claudeCodeResume in src/runners/presets.ts). */
-export const claudeCodeResumeOptionsSchema = z.strictObject({
+const claudeCodeResumeOptionsSchema = z.strictObject({
   model: optionValue.optional(),
   maxTurns: z.int().min(1).optional(),
   permissionMode: z.enum(CLAUDE_PERMISSION_MODES).optional(),
@@ -81,7 +81,7 @@ export const claudeCodeResumeOptionsSchema = z.strictObject({
 });
 
 /** `presetOptions` of `preset: codex-exec-resume` (see codexExecResume in src/runners/presets.ts). */
-export const codexExecResumeOptionsSchema = z.strictObject({
+const codexExecResumeOptionsSchema = z.strictObject({
   model: optionValue.optional(),
   sandbox: z.enum(CODEX_SANDBOX_MODES).optional(),
   /** null: no MCP server is given to Codex. */
@@ -104,9 +104,9 @@ export const RUNNER_PRESETS = {
   'codex-exec-resume': codexExecResumeOptionsSchema,
 } as const;
 export type RunnerPresetName = keyof typeof RUNNER_PRESETS;
-export const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPresetName, ...RunnerPresetName[]];
+const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPresetName, ...RunnerPresetName[]];
 
-export const WORKSPACE_LAYOUTS = ['per-run', 'per-task'] as const;
+const WORKSPACE_LAYOUTS = ['per-run', 'per-task'] as const;
 
 /** Why a path cannot name a file the workspace writes into the checkout; null when it can. */
 function workspaceFileProblem(path: string): string | null {
@@ -307,11 +307,11 @@ function milliseconds(kind: 'positive' | 'non-negative') {
 }
 
 /** The points of the pipeline a crash test may kill fixloop at (FIXLOOP_FAULT; FixloopAdapters.fault). */
-export const FAULT_POINTS = ['before_claim', 'after_claim', 'before_start', 'before_mark', 'after_start'] as const;
+const FAULT_POINTS = ['before_claim', 'after_claim', 'before_start', 'before_mark', 'after_start'] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /** Where `fixloop serve` keeps the API token it generates when FIXLOOP_API_TOKEN is unset. */
-export const DEFAULT_API_TOKEN_FILE = './data/api-token';
+const DEFAULT_API_TOKEN_FILE = './data/api-token';
 /** How often a running process reconciles stranded runs, claims and dispatches (decisions 0013, 0014). */
 export const DEFAULT_ADOPT_EVERY_MS = 30_000;
 

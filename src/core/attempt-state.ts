@@ -25,7 +25,7 @@ export type AttemptEvent =
   | { kind: 'restarted'; runEnded: boolean; hadOutcome: boolean }; // I4 start-up reconciliation
 
 /** Why an attempt moved: one closed list for the ledger row and the event log. */
-export const ATTEMPT_MOVE_WHYS = [
+const ATTEMPT_MOVE_WHYS = [
   'dispatched',
   'run_started',
   'action_taken',
@@ -39,7 +39,7 @@ export const ATTEMPT_MOVE_WHYS = [
 export type AttemptMoveWhy = (typeof ATTEMPT_MOVE_WHYS)[number];
 
 /** Why an event was refused; only outcomes are refused (they come from the run, which is told). */
-export const ATTEMPT_REJECTIONS = [
+const ATTEMPT_REJECTIONS = [
   'outcome_already_reported', // first write wins (I2)
   'attempt_closed', // the attempt is retryable: its run is over, a retry is a new attempt with its own credential
   'blocked_without_reason', // blocked must say why, for the person it is shown to

@@ -67,7 +67,7 @@ export function rejectionFromReview(review: ReviewLike, who: ReviewerIdentity): 
   }
 }
 
-export const DOORBELL_REASONS = [
+const DOORBELL_REASONS = [
   'own_identity', // fixloop's own comment
   'untrusted_bot', // a bot that is not allow-listed
   'unknown_author', // a deleted account, or an account type that is neither a person nor a bot

@@ -30,11 +30,11 @@ export interface GateInput {
   deciders?: Readonly<Record<string, string>>;
 }
 
-export const GATE_VERDICTS = ['red', 'passing', 'pending', 'not_green'] as const;
+const GATE_VERDICTS = ['red', 'passing', 'pending', 'not_green'] as const;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
 /** Why a check keeps the gate from passing. One closed list, shown in the Task's API view. */
-export const GATE_WHYS = [
+const GATE_WHYS = [
   'failed', // B3 red: failure, timed_out, action_required, startup_failure; status failure/error
   'missing', // required, but no run or status for the head
   'cancelled',

@@ -1,7 +1,8 @@
 // SPEC K3, K4, K6, K7, K9, G1: the guards' closed list of reasons and their notice wording.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { GUARD_REFUSALS, GUARD_STOP_REASONS, GUARD_STOP_WHY } from './guards.js';
+import { GUARD_STOP_WHY } from './guards.js';
+import { GUARD_REFUSALS, GUARD_STOP_REASONS } from './reasons.js';
 
 describe("G1: the guards' reasons", () => {
   test('G1: the stop reasons are the six the guards give', () => {

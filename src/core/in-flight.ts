@@ -2,7 +2,7 @@
 // pull request is queued, running or awaiting progress. This is the rule; holding it across replicas
 // is the ledger's job (a constraint or compare-and-set), not process memory (N1).
 import type { AttemptState } from './attempt-state.js';
-import type { GuardRefusal } from './guards.js';
+import type { GuardRefusal } from './reasons.js';
 
 export type InFlightVerdict =
   | { kind: 'allow' }

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { noticeMessage, type NoticeFacts } from './notice.js';
-import { STOP_REASONS, type StopReason } from './types.js';
+import { STOP_REASONS, type StopReason } from './reasons.js';
 
 const SHA = '3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39';
 const base: NoticeFacts = {

@@ -1,5 +1,5 @@
 // The text of the one Inbox notice filed when the loop stops for a Task (SPEC G1).
-import type { StopReason } from './types.js';
+import type { StopReason } from './reasons.js';
 import { GUARD_STOP_WHY } from './guards.js';
 
 export interface NoticeFacts {

@@ -154,7 +154,7 @@ export const DEFAULT_PATH_POLICY: PathPolicy = Object.freeze({
   ]),
 });
 
-export const FORBIDDEN_KINDS = [
+const FORBIDDEN_KINDS = [
   'workflow', // CI configuration
   'lockfile',
   'snapshot',
@@ -165,7 +165,7 @@ export const FORBIDDEN_KINDS = [
 ] as const;
 export type ForbiddenKind = (typeof FORBIDDEN_KINDS)[number];
 
-export const CHANGED_FILE_STATUSES = ['added', 'modified', 'removed', 'renamed'] as const;
+const CHANGED_FILE_STATUSES = ['added', 'modified', 'removed', 'renamed'] as const;
 export type ChangedFileStatus = (typeof CHANGED_FILE_STATUSES)[number];
 
 /** One file of a push (GitHub's compare or pull-request files entry fits: filename → path). */

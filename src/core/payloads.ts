@@ -122,22 +122,22 @@ export const pullRequestReviewPayload = z.object({
   pull_request: z.object({ number: z.number(), head: z.object({ sha: z.string() }) }),
 });
 
-export const reviewCommentPayload = z.object({
+const reviewCommentPayload = z.object({
   action: z.string(),
   repository: repo,
   comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
   pull_request: z.object({ number: z.number() }),
 });
 
-export const issueCommentPayload = z.object({
+const issueCommentPayload = z.object({
   action: z.string(),
   repository: repo,
   issue: z.object({ number: z.number(), pull_request: z.unknown().optional() }),
   comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
 });
 
-export const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });
-export const installationPayload = z.object({
+const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });
+const installationPayload = z.object({
   action: z.string().optional(),
   installation: z.object({ id: z.number() }),
 });

@@ -23,7 +23,6 @@ import {
   type RetryFacts,
   type ReviewFacts,
 } from './prompt-frames.js';
-import { reviewPrompt } from './review-prompt.js';
 
 const NONCE = 'Qm7vT2xK9pLw4RzA';
 const OPEN = `<untrusted-data-${NONCE}>`;
@@ -251,21 +250,6 @@ describe('F1: the review frame', () => {
     const { inside, outside } = fenced(renderPrompt(reviewFrame(review({ body: `LGTM.\n${INJECTION}` }))));
     assert.ok(inside.includes(INJECTION));
     assert.ok(!outside.includes(INJECTION));
-  });
-
-  test('F1: reviewPrompt (the call dispatch makes today) is the review frame with the default template', () => {
-    const f = review({ reviewer: null, headSha: null });
-    assert.equal(
-      reviewPrompt({
-        repository: f.repository,
-        pullRequest: f.pullRequest,
-        body: f.body,
-        attemptNumber: 1,
-        maxAttempts: 2,
-        nonce: NONCE,
-      }),
-      renderPrompt(reviewFrame(f)),
-    );
   });
 });
 

@@ -21,10 +21,10 @@
 //   closing marker exists exactly once. Marker look-alikes (other brackets, full-width or homoglyph
 //   letters, a guessed id) are defanged as well — best effort, for the reader's sake.
 
-export const FRAME_KINDS = ['ci_failure', 'review', 'retry'] as const;
+const FRAME_KINDS = ['ci_failure', 'review', 'retry'] as const;
 export type FrameKind = (typeof FRAME_KINDS)[number];
 
-export const RETRY_REASONS = ['no_outcome', 'no_progress'] as const;
+const RETRY_REASONS = ['no_outcome', 'no_progress'] as const;
 export type RetryReason = (typeof RETRY_REASONS)[number];
 
 /** What every frame is about: the pull request, its head, the attempt against the budget. */
@@ -100,7 +100,7 @@ export type TemplateProblem =
   | { kind: 'unknown_placeholder'; placeholder: string }
   | { kind: 'repeated_placeholder'; placeholder: 'situation' | 'data' };
 
-export const DEFAULT_TEMPLATE = '{{situation}}\n\n{{data}}';
+const DEFAULT_TEMPLATE = '{{situation}}\n\n{{data}}';
 
 /** A configured template that cannot be rendered (config validation should have caught it). */
 export class PromptTemplateError extends Error {
@@ -122,7 +122,7 @@ export class PromptInputError extends Error {
 export const MAX_DATA_CHARS = 16_000;
 const DATA_HEAD_CHARS = 4_000;
 /** Longest short untrusted string (a check name, a login) quoted in a sentence. */
-export const MAX_INLINE_CHARS = 200;
+const MAX_INLINE_CHARS = 200;
 
 const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B\n]*(?:\u0007|\u001B\\)?)/g;
 const INVISIBLE = new RegExp(

@@ -1,6 +1,7 @@
-// The closed list of what can become of a delivery and why. One list shared by the verdicts,
-// the decision log rows, the API and the events, so a reason never drifts between them.
-// SPEC: A1–A4, D, C2–C5, G1–G2.
+// Every closed list of reasons, in one file: what can become of a delivery, why the loop refused to
+// resume, why it stopped and filed its one notice, and why the edge rejected a delivery. Shared by
+// the verdicts, the decision log rows, the API and the events, so a reason never drifts between them.
+// SPEC: A1–A4, D, C2–C5, G1–G2, K3–K9.
 
 /** What became of a delivery or an evaluation step (the decision log's `outcome`). */
 export const OUTCOMES = [
@@ -74,4 +75,25 @@ export const EDGE_REASONS = [
   'installation',
   'not_actionable_event',
 ] as const;
-export type EdgeReason = (typeof EDGE_REASONS)[number];
+
+/**
+ * Why a K guard stops the loop (K3, K4, K6, K9). K7 (one attempt in flight) is a refusal, not a
+ * stop: the red result is offered again on a later tick (E2), so it is listed apart.
+ */
+export const GUARD_STOP_REASONS = [
+  'thrash_repeat', // K3: this attempt's diff repeats an earlier attempt's
+  'thrash_aba', // K3: the diffs alternate A, B, A
+  'forbidden_change', // K4: a push touched workflows, lockfiles, snapshots, test expectations or skip markers
+  'cost_ceiling', // K6: spend plus the next attempt's expected cost passes the Task's ceiling
+  'wake_cap_window', // K9: 5 automatic wakes in 10 minutes
+  'wake_cap_since_human', // K9: 20 automatic wakes since a person last acted on the Task
+] as const;
+export type GuardStopReason = (typeof GUARD_STOP_REASONS)[number];
+
+/** K7's refusal (the loop is not stopped; the result is offered again on a later tick). */
+export const GUARD_REFUSALS = ['attempt_in_flight'] as const;
+export type GuardRefusal = (typeof GUARD_REFUSALS)[number];
+
+/** Why the loop stopped for a Task and filed its one notice (G1). */
+export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked', ...GUARD_STOP_REASONS] as const;
+export type StopReason = (typeof STOP_REASONS)[number];

@@ -12,7 +12,8 @@ import {
   renderStateComment,
   type LoopState,
 } from './state-comment.js';
-import { ATTEMPT_STATUSES, STOP_REASONS } from './types.js';
+import { ATTEMPT_STATUSES } from './types.js';
+import { STOP_REASONS } from './reasons.js';
 
 const STATE: LoopState = {
   taskId: 12,

@@ -6,10 +6,11 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { APPROVE_ONE_LABEL } from './handoff.js';
 import { STOP_WHY } from './notice.js';
-import { ATTEMPT_STATUSES, STOP_REASONS, type AttemptStatus, type StopReason } from './types.js';
+import { ATTEMPT_STATUSES, type AttemptStatus } from './types.js';
+import { STOP_REASONS, type StopReason } from './reasons.js';
 
 export const STATE_MARKER = '<!-- fixloop-state -->';
-export const STATE_DOCUMENT_VERSION = 1;
+const STATE_DOCUMENT_VERSION = 1;
 
 export interface LoopStateAttempt {
   coordinate: string;

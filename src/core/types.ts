@@ -1,7 +1,6 @@
 // The domain's plain data: what a Task, Run, Attempt, Rejection and Notice are.
 // Everything in core/ is a pure function over these shapes; adapters map rows onto them.
 // SPEC: "Words".
-import { GUARD_STOP_REASONS } from './guards.js';
 import type { AttemptState, FixOutcome } from './attempt-state.js';
 
 export const TASK_STATES = ['open', 'done', 'cancelled'] as const;
@@ -133,9 +132,7 @@ export interface Notice {
   createdAt: string;
 }
 
-/** Why the loop stopped for a Task and filed its one notice (G1). */
-export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked', ...GUARD_STOP_REASONS] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
+import type { StopReason } from './reasons.js';
 
 export interface RepositoryRef {
   name: string; // owner/name

@@ -13,7 +13,7 @@ function isRequestErrorLike(err: unknown): err is RequestErrorLike {
   return err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
 }
 
-export function isRateLimited(
+function isRateLimited(
   status: number,
   headers: Record<string, string | number | undefined> | undefined,
   message: string,
@@ -27,7 +27,7 @@ export function isRateLimited(
   );
 }
 
-export function isRetryable(
+function isRetryable(
   status: number,
   headers: Record<string, string | number | undefined> | undefined,
   message: string,

@@ -23,7 +23,7 @@ const githubEnv = z.object({
 });
 
 /** The client options the environment describes; a ConfigError naming the variable when it cannot. */
-export function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
+function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
   const picked: Record<string, string> = {};
   for (const name of Object.keys(githubEnv.shape)) {
     const value = env[name]?.trim();

@@ -5,18 +5,18 @@
 import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 
-export const LOG_KEEP_BYTES = 256 * 1024;
+const LOG_KEEP_BYTES = 256 * 1024;
 export const LOG_MAX_BYTES = 32 * 1024 * 1024;
 export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
-export const LOG_TIMEOUT_MS = 60_000;
+const LOG_TIMEOUT_MS = 60_000;
 /** Redirects followed after the signed URL itself (each one https only). */
-export const LOG_MAX_REDIRECTS = 3;
+const LOG_MAX_REDIRECTS = 3;
 
 const USER_AGENT = 'fixloop-job-log';
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-export const LOG_READ_ERROR_CODES = ['not_https', 'http_status', 'network', 'timeout', 'too_many_redirects'] as const;
+const LOG_READ_ERROR_CODES = ['not_https', 'http_status', 'network', 'timeout', 'too_many_redirects'] as const;
 export type LogReadErrorCode = (typeof LOG_READ_ERROR_CODES)[number];
 
 /** Why a log could not be read; the caller reports it on the one entry it concerns (J2). */

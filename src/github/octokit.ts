@@ -5,7 +5,7 @@ import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 
-export const ThrottledOctokit = Octokit.plugin(throttling, retry);
+const ThrottledOctokit = Octokit.plugin(throttling, retry);
 export type GitHubClient = InstanceType<typeof ThrottledOctokit>;
 
 /** The part of a pino logger the adapter uses. */

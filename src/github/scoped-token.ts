@@ -25,7 +25,7 @@ export interface ScopedTokenOptions {
   retries?: number;
 }
 
-export const DEFAULT_SCOPED_PERMISSIONS = { contents: 'write' } as const;
+const DEFAULT_SCOPED_PERMISSIONS = { contents: 'write' } as const;
 
 const REPOSITORY = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/;
 const RetryingOctokit = Octokit.plugin(retry);

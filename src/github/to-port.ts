@@ -150,7 +150,7 @@ export interface CommitComparisonJson {
 }
 
 /** GitHub shows at most this many files of a comparison (and says nothing when it cuts). */
-export const COMPARE_FILES_CAP = 300;
+const COMPARE_FILES_CAP = 300;
 
 export function toComparedFile(data: DiffEntryJson): ComparedFile {
   // A copy is a new file at its path; `changed` (a mode change) and `unchanged` modify nothing new.

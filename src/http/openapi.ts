@@ -1,15 +1,8 @@
 // The OpenAPI 3.1 description of fixloop's HTTP surface (SPEC M2, A1): the JSON API of api.ts and
 // the webhook handler served in front of it. The enums come from core, so they never drift; the
 // route list is checked against the Hono app by openapi.test.ts.
-import {
-  ATTEMPT_STATUSES,
-  CI_STATES,
-  PR_STATES,
-  REJECTION_SOURCES,
-  RUN_STATES,
-  STOP_REASONS,
-  TASK_STATES,
-} from '../core/types.js';
+import { ATTEMPT_STATUSES, CI_STATES, PR_STATES, REJECTION_SOURCES, RUN_STATES, TASK_STATES } from '../core/types.js';
+import { STOP_REASONS } from '../core/reasons.js';
 import { EDGE_REASONS, OUTCOMES, REFUSALS, type Outcome } from '../core/reasons.js';
 import { ATTEMPT_STATES, FIX_OUTCOMES } from '../core/attempt-state.js';
 import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../app/agent-ops-port.js';

@@ -9,7 +9,7 @@ import type { Logger } from '../app/ports.js';
 /** Where GitHub delivers (Probot's convention). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
 /** Where a resumed agent's MCP client connects with its run token. */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 

@@ -13,7 +13,7 @@ export interface WebhookOptions {
   logger: Logger;
 }
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -30,7 +30,7 @@ function send(res: ServerResponse, status: number, body: object): void {
 }
 
 /** Read the body, refusing it as soon as it passes the cap, without buffering the rest. */
-export function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(

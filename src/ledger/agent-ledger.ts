@@ -4,7 +4,7 @@
 import type { Selectable } from 'kysely';
 import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
 import type { AgentLedger, AttemptLife } from '../app/agent-port.js';
-import type { Attempt, AttemptStatus, RejectionSource, Run, RunState, Task } from '../core/types.js';
+import type { Run, RunState, Task } from '../core/types.js';
 import type { AttemptsTable } from './schema.js';
 import { attemptOf } from './rows.js';
 import type { Db } from './db.js';

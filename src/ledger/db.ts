@@ -17,8 +17,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/fixloop.sqlite';
-
 // The PostgreSQL driver is loaded only for a PostgreSQL URL: the embedded default never pays its
 // memory (several MB, against the benchmark's RSS budget).
 let pgModule: typeof Pg | null = null;

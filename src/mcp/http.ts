@@ -8,7 +8,7 @@ import { AGENT_OPS_ERROR_STATUS, AgentOpsError, type AgentOps, type ResolveRun }
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Default cap on a request body: a tool call here is a few hundred bytes. */
-export const MCP_MAX_BODY_BYTES = 64 * 1024;
+const MCP_MAX_BODY_BYTES = 64 * 1024;
 
 export interface McpHttpOptions {
   /** Largest request body read, in bytes (default MCP_MAX_BODY_BYTES); larger is 413. */

@@ -4,7 +4,7 @@
 // stdout belongs to MCP: every log line goes to stderr.
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createLogger } from '../logging.js';
+import type { Logger } from '../app/ports.js';
 import { createApiOps } from './api-ops.js';
 import { createMcpServer } from './server.js';
 
@@ -19,7 +19,7 @@ export interface McpEnv {
 }
 
 /** FIXLOOP_API_URL and FIXLOOP_RUN_TOKEN, or McpStartupError naming what is missing or wrong. */
-export function readMcpEnv(env: NodeJS.ProcessEnv): McpEnv {
+function readMcpEnv(env: NodeJS.ProcessEnv): McpEnv {
   const token = env.FIXLOOP_RUN_TOKEN?.trim() ?? '';
   const apiUrl = env.FIXLOOP_API_URL?.trim() ?? '';
   const missing = [...(apiUrl === '' ? ['FIXLOOP_API_URL'] : []), ...(token === '' ? ['FIXLOOP_RUN_TOKEN'] : [])];
@@ -45,14 +45,14 @@ export interface McpStdioOptions {
   fetch?: typeof fetch;
   stdin?: Readable;
   stdout?: Writable;
-  /** Where logs go (default process.stderr); never stdout. */
-  stderr?: NodeJS.WritableStream;
+  /** Where logs go: stderr, never stdout (stdout is the MCP channel). */
+  logger: Logger;
 }
 
 /** Serve MCP on stdin/stdout until the client closes stdin. Throws McpStartupError before serving. */
 export async function serveMcpStdio(opts: McpStdioOptions): Promise<void> {
   const { apiUrl, token } = readMcpEnv(opts.env);
-  const logger = createLogger(opts.env.LOG_LEVEL ?? 'info', opts.stderr ?? process.stderr);
+  const { logger } = opts;
   const ops = createApiOps({ apiUrl, token, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const server = createMcpServer(ops, { onError: (err, tool) => logger.error({ err, tool }, 'mcp tool failed') });
   const stdin = opts.stdin ?? process.stdin;

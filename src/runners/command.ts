@@ -22,7 +22,7 @@ export const DENIED_ENV: ReadonlySet<string> = new Set([
   'APP_ID',
 ]);
 
-export const DEFAULT_MAX_LOG_BYTES = 256 * 1024;
+const DEFAULT_MAX_LOG_BYTES = 256 * 1024;
 /** After the child exits, how long to wait for its pipes to close (a grandchild may hold them). */
 const PIPE_GRACE_MS = 2000;
 
@@ -70,12 +70,12 @@ export interface CommandRunner extends Runner {
 
 const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest|workspace)\}/g;
 
-export function substituteArgs(args: readonly string[], values: Record<string, string>): string[] {
+function substituteArgs(args: readonly string[], values: Record<string, string>): string[] {
   // One pass with a callback: substituted text is never re-scanned for placeholders.
   return args.map((a) => a.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
 }
 
-export function buildChildEnv(
+function buildChildEnv(
   parent: NodeJS.ProcessEnv,
   envAllow: readonly string[],
   spec: RunSpec,

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
 import { RunnerError } from './errors.js';
 
-export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface HttpRunnerOptions {
@@ -17,12 +17,12 @@ export interface HttpRunnerOptions {
   timeoutMs?: number;
 }
 
-export function signBody(secret: string, body: string): string {
+function signBody(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 
 /** Refuses a URL that would send the run token in clear text over a network. */
-export function checkRunnerUrl(raw: string): URL {
+function checkRunnerUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);

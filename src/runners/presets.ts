@@ -88,7 +88,7 @@ export interface CodexExecResumeOptions {
 }
 
 /** The run-scoped variables fixloop's MCP server needs from the agent's environment (M3). */
-export const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_ID', 'FIXLOOP_TASK_ID'] as const;
+const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_ID', 'FIXLOOP_TASK_ID'] as const;
 
 /**
  * `codex exec … resume <session> -`: the trailing `-` makes Codex read the prompt from stdin; `--json`

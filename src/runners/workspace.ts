@@ -24,9 +24,9 @@ export const AGENT_CONTROL_PATHS = [
   '.cursorrules',
 ] as const;
 
-export const DEFAULT_CLONE_DEPTH = 50;
-export const DEFAULT_GIT_TIMEOUT_MS = 5 * 60_000;
-export const DEFAULT_GIT_IDENTITY = { name: 'fixloop agent', email: 'fixloop-agent@localhost' } as const;
+const DEFAULT_CLONE_DEPTH = 50;
+const DEFAULT_GIT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_GIT_IDENTITY = { name: 'fixloop agent', email: 'fixloop-agent@localhost' } as const;
 
 /** Where a checkout lives: per run (`run-<runId>/repo`) or per Task (`task-<taskId>/repo`, re-made each run). */
 export type WorkspaceLayout = 'per-run' | 'per-task';
@@ -99,7 +99,7 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
  * A first, local refusal of a branch name, before any git process runs: no leading '-' (git would read
  * an option), no whitespace, control characters or shell punctuation, at most 255 bytes.
  */
-export function branchNameProblem(branch: string): string | null {
+function branchNameProblem(branch: string): string | null {
   if (branch.length === 0) return 'is empty';
   if (Buffer.byteLength(branch) > 255) return 'is longer than 255 bytes';
   if (branch.startsWith('-')) return "starts with '-'";
@@ -230,7 +230,7 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
  * The credential as git configuration in the environment, scoped to the repository's URL
  * (`http.<url>.extraHeader`), in the form GitHub accepts for installation tokens.
  */
-export function authHeaderEnv(url: string, token: string): Record<string, string> {
+function authHeaderEnv(url: string, token: string): Record<string, string> {
   // Printable ASCII only: a token can never add a header line or a second config entry.
   if (!/^[\x21-\x7e]+$/.test(token))
     throw new WorkspaceError('token_failed', 'the token is not a printable ASCII string');

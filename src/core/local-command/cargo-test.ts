@@ -57,7 +57,7 @@ function scan(log: string): Found[] {
 export const detect = (log: string): number => firstLine(scan(log));
 export const parse = (log: string): Failure[] => failuresOf(scan(log));
 
-export const isDocTest = (f: Failure): boolean => f.test !== undefined && DOC_TEST_NAME.test(f.test);
+const isDocTest = (f: Failure): boolean => f.test !== undefined && DOC_TEST_NAME.test(f.test);
 
 export function command(failures: readonly Failure[]): RerunCommand {
   const doc = failures.filter(isDocTest);

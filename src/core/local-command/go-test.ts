@@ -46,7 +46,7 @@ export const detect = (log: string): number => firstLine(scan(log));
 export const parse = (log: string): Failure[] => failuresOf(scan(log));
 
 /** The `-run` pattern selecting exactly these tests (by name; the packages are separate). */
-export function runPattern(tests: readonly string[]): string {
+function runPattern(tests: readonly string[]): string {
   const names = [...new Set(tests)];
   const top = names.filter((n) => !n.includes('/')).map(escapeGoRegexp);
   const nested = names

@@ -18,7 +18,7 @@ export type { Failure, LocalCommandReport, Tool } from './types.js';
 export { displayCommand, shellQuote } from './shell-quote.js';
 
 /** Every runner, in `TOOLS` order: the order of preference when two start on the same line. */
-export const RUNNERS: readonly Runner[] = [vitest, jest, nodeTest, pytest, goTest, cargoTest, eslint, tsc];
+const RUNNERS: readonly Runner[] = [vitest, jest, nodeTest, pytest, goTest, cargoTest, eslint, tsc];
 
 /** A report per runner whose failures the log shows, the earliest in the log first. */
 export function localCommands(log: string): LocalCommandReport[] {

@@ -26,7 +26,7 @@ function scan(log: string): Found[] {
 export const detect = (log: string): number => firstLine(scan(log));
 export const parse = (log: string): Failure[] => failuresOf(scan(log));
 
-export const nodeId = (f: Failure): string => (f.test === undefined ? f.file : `${f.file}::${f.test}`);
+const nodeId = (f: Failure): string => (f.test === undefined ? f.file : `${f.file}::${f.test}`);
 
 export function command(failures: readonly Failure[]): RerunCommand {
   return { argv: ['python', '-m', 'pytest', ...new Set(failures.map((f) => pathArg(nodeId(f))))] };

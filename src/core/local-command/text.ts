@@ -29,7 +29,7 @@ export function filesOf(failures: readonly Failure[]): string[] {
 }
 
 /** Escape text so a JavaScript RegExp (with or without the `u` flag) matches it literally. */
-export function escapeJsRegExp(text: string): string {
+function escapeJsRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 

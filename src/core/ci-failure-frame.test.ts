@@ -1,11 +1,29 @@
-// SPEC C6: the resumed run's seed prompt, through the call dispatch makes today. CI output is
-// untrusted data, never instructions. The frames, templates and the full stripping tables are
-// tested in prompt-frames.test.ts, where they live.
+// SPEC C6: the resumed run's CI-failure seed prompt — the CI failure frame rendered with the
+// default template, as dispatch renders it. CI output is untrusted data, never instructions. The
+// frames, templates and the full stripping tables are tested in prompt-frames.test.ts.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ciFailurePrompt, fenceData, stripInvisible, type PromptFacts } from './prompt.js';
-import * as frames from './prompt-frames.js';
+import { ciFailureFrame, fenceData, renderPrompt, stripInvisible } from './prompt-frames.js';
+
+interface PromptFacts {
+  repository: string;
+  pullRequest: number;
+  headSha: string;
+  checkName: string;
+  conclusion: string | null;
+  url: string | null;
+  output: string;
+  attemptNumber: number;
+  maxAttempts: number;
+  nonce: string;
+}
+
+/** The CI failure frame with the default template: the text a resumed run is given. */
+function ciFailurePrompt(f: PromptFacts): string {
+  const { attemptNumber, ...rest } = f;
+  return renderPrompt(ciFailureFrame({ ...rest, attempt: attemptNumber }));
+}
 
 const NONCE = 'n0nce7f3a9';
 const OPEN = `<untrusted-data-${NONCE}>`;
@@ -38,19 +56,6 @@ function fenced(prompt: string): string {
 }
 
 describe('C6: what the prompt says', () => {
-  test('C6: ciFailurePrompt is the CI failure frame rendered with the default template', () => {
-    for (const f of [
-      facts(),
-      facts({ conclusion: null, url: null, output: '' }),
-      facts({ attemptNumber: 3, maxAttempts: 3 }),
-    ]) {
-      const { attemptNumber, ...rest } = f;
-      assert.equal(ciFailurePrompt(f), frames.renderPrompt(frames.ciFailureFrame({ ...rest, attempt: attemptNumber })));
-    }
-    assert.equal(stripInvisible, frames.stripInvisible);
-    assert.equal(fenceData, frames.fenceData);
-  });
-
   test('C6: the prompt says this is the first red result and only the first', () => {
     const p = ciFailurePrompt(facts());
     assert.match(p, /The first red result fixloop received for this commit is check/);
