@@ -369,7 +369,12 @@ describe('createResolveRun', () => {
 
     it('writes the decision row through the DecisionWriter when one is given; a failing direct write does not fail the report', async () => {
       const rows: DecisionInput[] = [];
-      const writer: DecisionWriter = { write: (d) => void rows.push(d), evaluated() {}, drain: async () => {} };
+      const writer: DecisionWriter = {
+        write: (d) => void rows.push(d),
+        evaluated() {},
+        drain: async () => {},
+        hold: () => () => {},
+      };
       await (
         await createResolveRun(deps({ decisions: writer }))('token-a')
       ).reportOutcome({ outcome: 'non_actionable' });

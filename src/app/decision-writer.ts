@@ -3,7 +3,9 @@
 // insert (group commit, like the ingest), in the same transaction as the events whose evaluation
 // finished meanwhile. An event is therefore marked evaluated only together with, or after, its
 // decision rows: a row lost to a crash is re-derived, because its event is still pending and is
-// evaluated again on start-up.
+// evaluated again on start-up. While the evaluation queue has work it holds the writer, so the rows
+// of a storm's evaluations commit together (up to HELD_BATCH at a time) rather than one commit per
+// event; the moment the queue is empty they go out.
 import type { Logger } from './ports.js';
 import type { DecisionInput, DeliveryLog } from './ledger-port.js';
 
@@ -13,7 +15,12 @@ export interface DecisionWriter {
   evaluated(eventId: number): void;
   /** Resolves when every row written so far is committed. */
   drain(): Promise<void>;
+  /** Gather rows until the returned release is called (or HELD_BATCH of them wait): group commit. */
+  hold(): () => void;
 }
+
+/** Rows and marks that go out together while the writer is held. */
+const HELD_BATCH = 64;
 
 /** The writer only appends decision rows and marks events evaluated. */
 export function createDecisionWriter(ledger: Pick<DeliveryLog, 'recordDecisions'>, logger: Logger): DecisionWriter {
@@ -22,10 +29,12 @@ export function createDecisionWriter(ledger: Pick<DeliveryLog, 'recordDecisions'
   let scheduled = false;
   // One write at a time, in order: what arrives meanwhile waits and goes in the next, bigger one.
   let writing: Promise<void> | null = null;
+  let holds = 0;
 
-  function flush(): void {
+  function flush(force = false): void {
     scheduled = false;
     if (writing || (rows.length === 0 && ids.length === 0)) return;
+    if (!force && holds > 0 && rows.length + ids.length < HELD_BATCH) return;
     const r = rows;
     const e = ids;
     rows = [];
@@ -60,8 +69,18 @@ export function createDecisionWriter(ledger: Pick<DeliveryLog, 'recordDecisions'
     async drain() {
       while (writing || rows.length > 0 || ids.length > 0) {
         if (writing) await writing;
-        else flush();
+        else flush(true);
       }
+    },
+    hold() {
+      holds++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds--;
+        schedule();
+      };
     },
   };
 }

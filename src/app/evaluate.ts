@@ -191,8 +191,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    // Read again: the head may have moved above, and the gate decides on the Task as it is now.
-    const fresh = (await ledger.getTask(task.id)) ?? task;
+    // When the head moved above, the gate decides on the Task as it is now, read again.
+    const fresh = head.advance ? ((await ledger.getTask(task.id)) ?? task) : task;
     ctx.task = fresh;
     const gate = refusalOf({
       verdict: r.verdict,

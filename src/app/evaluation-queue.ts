@@ -32,6 +32,8 @@ export function createEvaluationQueue(deps: {
 
   async function run(): Promise<void> {
     running = true;
+    // The decision rows of what is evaluated back to back commit together (decision-writer.ts).
+    const release = deps.decisions.hold();
     for (let item = items.shift(); item; item = items.shift()) {
       try {
         const r = await deps.evaluator.evaluate(item);
@@ -43,6 +45,7 @@ export function createEvaluationQueue(deps: {
       }
     }
     running = false;
+    release();
     const w = waiters;
     waiters = [];
     await deps.decisions.drain();

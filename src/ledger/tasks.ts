@@ -1,9 +1,19 @@
 // Tasks on Kysely: one per pull request (A6), its CI head moved only forward by compare-and-set
 // (B1), its CI state (B2), and what the poll and the hand-off write on it (E1, K5, K8).
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { TaskStore } from '../app/ledger-port.js';
 import type { Database } from './schema.js';
 import { runOf, taskOf } from './rows.js';
+
+/** The Task is stopped in this round (its notice filed) and not parked: what a person's answer acts on (K5). */
+function stoppedIn(eb: ExpressionBuilder<Database, 'tasks'>, taskId: number, round: number) {
+  return eb.and([
+    eb('id', '=', taskId),
+    eb('stop_round', '=', round),
+    eb('notice_at', 'is not', null),
+    eb('parked_at', 'is', null),
+  ]);
+}
 
 export function createTaskStore(k: Kysely<Database>, now: () => string): TaskStore {
   async function getTask(id: number) {
@@ -178,10 +188,7 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
           approve_one_pending: 1,
           updated_at: now(),
         }))
-        .where('id', '=', taskId)
-        .where('stop_round', '=', round)
-        .where('notice_at', 'is not', null)
-        .where('parked_at', 'is', null)
+        .where((eb) => stoppedIn(eb, taskId, round))
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
@@ -194,10 +201,7 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       const r = await k
         .updateTable('tasks')
         .set({ parked_at: now(), updated_at: now() })
-        .where('id', '=', taskId)
-        .where('stop_round', '=', round)
-        .where('notice_at', 'is not', null)
-        .where('parked_at', 'is', null)
+        .where((eb) => stoppedIn(eb, taskId, round))
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
