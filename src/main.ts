@@ -5,7 +5,7 @@
 // `fixloop serve` and `npm start` run.
 import type { Server } from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadConfig, type Config } from './config/config.js';
 import { DEFAULT_ADOPT_EVERY_MS } from './config/schema.js';
@@ -19,7 +19,7 @@ import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-qu
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { createPushGuard } from './app/push-guard.js';
-import { createProgressCheck, snapshotOf } from './app/progress-check.js';
+import { createProgressCheck, progressWithoutPoll, snapshotOf } from './app/progress-check.js';
 import { reconcileAttempts, startPeriodicReconciliation, type FindAgent } from './app/reconcile.js';
 import { createPoller, type Poller } from './app/poll.js';
 import { createHandoff } from './app/handoff.js';
@@ -33,6 +33,7 @@ import type { Task } from './core/types.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { FetchLogTailOptions } from './github/job-log.js';
 import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
+import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
 import { createWebhookHandler } from './http/webhook.js';
 import { createApi } from './http/api.js';
 import { createRouter } from './http/router.js';
@@ -43,10 +44,12 @@ import { githubFromConfig, jobLogReader, runnerFromConfig } from './wiring.js';
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 function ensureTokenFile(file: string): string {
   if (existsSync(file)) {
+    // An earlier version may have left it readable to others (L3): it is the whole API.
+    if (statSync(file).uid === process.getuid?.()) chmodSync(file, 0o600);
     const t = readFileSync(file, 'utf8').trim();
     if (t) return t;
   }
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
@@ -155,6 +158,10 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     wakeCaps: config.wakeCaps,
     dispatcher,
     ...(adapters.fault ? { fault: adapters.fault } : {}),
+    // I3/I5: with no poll to read progress, a head a webhook moved is progress.
+    ...(github
+      ? {}
+      : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
   });
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
   // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
@@ -263,17 +270,21 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       }
     },
   });
-  const server = createRouter({
-    webhook: createWebhookHandler({
-      secrets: config.webhookSecrets,
-      maxBytes: config.webhookMaxBytes,
-      ingestor,
+  const server = createRouter(
+    {
+      webhook: createWebhookHandler({
+        secrets: config.webhookSecrets,
+        maxBytes: config.webhookMaxBytes,
+        maxInflightBytes: config.webhookMaxInflightBytes,
+        ingestor,
+        logger,
+      }),
+      mcp: handleMcp,
+      api,
       logger,
-    }),
-    mcp: handleMcp,
-    api,
-    logger,
-  });
+    },
+    config.edge,
+  );
 
   // Created last, so a start-up that fails leaves no timer behind.
   const periodic = startPeriodicReconciliation({
@@ -286,6 +297,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxAttempts: config.maxAttempts,
     graceMs: grace,
     everyMs: adapters.adoptEveryMs ?? DEFAULT_ADOPT_EVERY_MS,
+    // I5: the I3 deadline, retries and stalls, with or without a poll (which, when there is one, leads).
+    liveness: { agent, evaluator, pollIntervalMs: config.pollIntervalMs, poll: poller !== null },
   });
 
   let closed = false;
@@ -334,6 +347,10 @@ export async function serve(
 ): Promise<{ close(): Promise<void>; url: string }> {
   let config = loadConfig({ env: opts.env ?? process.env, ...(opts.configFile ? { file: opts.configFile } : {}) });
   const logger = createLogger(config.logLevel);
+  // L3: the data directories (database, token file) are fixloop's alone before anything is written there.
+  const data = fixloopDataPaths(config);
+  for (const w of protectDataPaths({ dirs: data.dirs, workDir: config.workDir, secretFiles: config.secretFiles }))
+    logger.warn({}, w);
   if (config.apiToken === null) {
     // Secure by default even on loopback: the API never runs open; a token is made once and kept.
     const file = config.apiTokenFile;

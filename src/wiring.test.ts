@@ -85,7 +85,13 @@ function config(yaml: string, extraEnv: NodeJS.ProcessEnv = {}): Config {
   const path = join(tmp, `fixloop-${++configs}.yaml`);
   writeFileSync(path, yaml);
   return loadConfig({
-    env: { WEBHOOK_SECRET: 'shh', FIXLOOP_WORK_DIR: join(tmp, `runs-${configs}`), ...extraEnv },
+    // These tests are about argv and workspaces; the agent's isolation (L3) has its own tests.
+    env: {
+      WEBHOOK_SECRET: 'shh',
+      FIXLOOP_WORK_DIR: join(tmp, `runs-${configs}`),
+      FIXLOOP_AGENT_ISOLATION: 'none',
+      ...extraEnv,
+    },
     file: path,
   });
 }

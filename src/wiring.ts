@@ -1,8 +1,9 @@
 // The one place where adapters are built from configuration, for the server (main.ts) and for the
 // commands that need an adapter without the server (`fixloop pr checks`): the GitHub client the
-// credentials describe, and the runner the config describes (SPEC L1, L2) — an `http` runner, or a
+// credentials describe, and the runner the config describes (SPEC L1, L2, L3) — an `http` runner, or a
 // `command` runner whose argv comes from a preset or the config, optionally preparing a fresh
-// checkout per run with a token limited to the one repository (github/scoped-token.ts).
+// checkout per run with a token limited to the one repository (github/scoped-token.ts), its agent
+// isolated from fixloop's secrets as runners/isolation.ts chooses.
 import type { Logger, Runner } from './app/ports.js';
 import type { GitHubPort } from './app/github-port.js';
 import type { FetchLog } from './app/pr-checks.js';
@@ -15,6 +16,7 @@ import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
 import { createWorkspacePreparer } from './runners/workspace.js';
+import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolation.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
 export function githubFromConfig(config: Pick<Config, 'github'>, logger: Logger): GitHubPort | null {
@@ -50,17 +52,31 @@ export interface RunnerFromConfigDeps {
   env?: NodeJS.ProcessEnv;
   /** The git binary for workspaces; default `git`. */
   git?: string;
+  /** fixloop's uid, which decides the default isolation (L3); default process.getuid(). */
+  uid?: number | null;
 }
 
 /** null when no runner is configured (the app then refuses to dispatch). */
 export function runnerFromConfig(
-  config: Pick<Config, 'runner' | 'workDir' | 'github'>,
+  config: Pick<
+    Config,
+    'runner' | 'workDir' | 'github' | 'agentIsolation' | 'databaseUrl' | 'apiTokenFile' | 'secretFiles' | 'configFile'
+  >,
   deps: RunnerFromConfigDeps = {},
 ): Runner | null {
   const r = config.runner;
   if (r === null) return null;
   if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
 
+  // L3: throws a ConfigError when the config asks for what this process cannot do.
+  const isolation = chooseIsolation({
+    ...config.agentIsolation,
+    processUid: deps.uid !== undefined ? deps.uid : (process.getuid?.() ?? null),
+    workDir: config.workDir,
+    hide: fixloopDataPaths(config),
+    configFile: config.configFile,
+  });
+  const owner = agentUserOf(isolation);
   const settings = commandSettings(r);
   const w = r.workspace;
   const tokens = w === null ? null : deps.github !== undefined ? deps.github : scopedTokensFrom(config.github);
@@ -78,6 +94,7 @@ export function runnerFromConfig(
           ...(w.identity ? { identity: { ...w.identity } } : {}),
           ...(deps.git ? { git: deps.git } : {}),
           ...(deps.env ? { env: deps.env } : {}),
+          ...(owner ? { owner: { uid: owner.uid, gid: owner.gid } } : {}),
         });
   return createCommandRunner({
     command: [...settings.command],
@@ -87,6 +104,7 @@ export function runnerFromConfig(
     ...(r.cwd !== null ? { cwd: r.cwd } : {}),
     ...(workspace ? { workspace } : {}),
     ...(deps.env ? { env: deps.env } : {}),
+    isolation,
   });
 }
 

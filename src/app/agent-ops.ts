@@ -231,7 +231,10 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
 
       const at = deps.clock.now().toISOString();
       if (!(await deps.agent.recordOutcome(attemptId, outcome, reason === '' ? null : reason, at))) {
-        throw alreadyReported((await deps.agent.life(attemptId)) ?? life);
+        const now = (await deps.agent.life(attemptId)) ?? life;
+        // I5: the run's end won the race and settled the attempt (retryable); a retry is a new attempt.
+        if (now.outcome === null && now.state === 'retryable') throw refusal('attempt_closed', now, runId);
+        throw alreadyReported(now);
       }
 
       // The lifecycle move, by compare-and-set on the state read; when another writer moved the

@@ -17,6 +17,8 @@ export interface AttemptLife {
   retryOf: number | null;
   headSha: string | null;
   createdAt: string;
+  /** When the attempt row last moved (a dispatch's lease is renewed here); absent where not known. */
+  updatedAt?: string;
 }
 
 export interface SpendTotals {
@@ -31,14 +33,20 @@ export interface AgentLedger {
   life(attemptId: number): Promise<AttemptLife | null>;
   lives(taskId: number): Promise<AttemptLife[]>;
   livesInState(states: readonly AttemptState[]): Promise<AttemptLife[]>;
-  /** Compare-and-set on the lifecycle state; extra columns written with it. */
+  /**
+   * Compare-and-set on the lifecycle state; extra columns written with it. `withoutOutcome`: only
+   * while no outcome is recorded, so a run's end never overrides the outcome its run reported (I5).
+   */
   moveAttempt(
     attemptId: number,
     from: readonly AttemptState[],
     to: AttemptState,
-    extra?: { actionTakenAt?: string; baseline?: string },
+    extra?: { actionTakenAt?: string; baseline?: string; withoutOutcome?: boolean },
   ): Promise<boolean>;
-  /** I2: first write wins — false when an outcome was already recorded. */
+  /**
+   * I2: first write wins — false when an outcome was already recorded, or when the attempt is no
+   * longer queued or running (its run ended first and it was settled: I5, one or the other wins).
+   */
   recordOutcome(attemptId: number, outcome: FixOutcome, reason: string | null, at: string): Promise<boolean>;
   setDiffHash(attemptId: number, hash: string): Promise<void>;
   /** I3: this attempt retries that one (a new row, the same budget). */

@@ -8,6 +8,7 @@ import { nextAttemptState } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
 import {
   ENDED_WATCHED,
+  strandedRunEnd,
   strandedRunFate,
   strandedRunLogLine,
   type Liveness,
@@ -23,6 +24,7 @@ export type DispatchLedger = Pick<
   Ledger,
   | 'appendRunLog'
   | 'beginDispatch'
+  | 'failDispatch'
   | 'getRejection'
   | 'getTask'
   | 'listAttempts'
@@ -93,18 +95,24 @@ export function createDispatcher(deps: DispatchDeps) {
   ): Promise<boolean> {
     const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode });
     const life = attemptId !== null ? await deps.agent.life(attemptId) : null;
-    if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null });
+    // Only while no outcome is recorded: one the run reported meanwhile (to any process) settles it (I5).
+    if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null }, true);
     return moved !== null;
   }
 
-  /** Ends a run whose agent process nobody heard exit: exit status unknown, so `failed`, and said so in its log. */
-  async function endStranded(run: Run, detail: string): Promise<void> {
+  /**
+   * Ends a run whose agent process nobody heard exit, exit status unknown: `completed` when its agent
+   * reported its outcome (to this process or another), else `failed`; said so in its log (I5).
+   */
+  async function endStranded(run: Run, lost: string): Promise<void> {
+    const life = run.attemptId !== null ? await deps.agent.life(run.attemptId) : null;
+    const end = strandedRunEnd(lost, life?.outcome != null);
     // Only the writer that moved the run says why in its log: a replica on this host that did see
     // the agent exit may have ended the run first.
-    if (await runEnded(run.id, run.attemptId, { state: 'failed', exitCode: null })) {
-      await ledger.appendRunLog(run.id, strandedRunLogLine(detail), RUN_LOG_MAX_CHARS);
-      await decide(run.attemptId, run.taskId, 'failed', 'run_lost', detail);
-      logger.warn({ taskId: run.taskId, runId: run.id, detail }, 'run.stranded_ended');
+    if (await runEnded(run.id, run.attemptId, { state: end.state, exitCode: null })) {
+      await ledger.appendRunLog(run.id, strandedRunLogLine(end.detail), RUN_LOG_MAX_CHARS);
+      await decide(run.attemptId, run.taskId, 'failed', 'run_lost', end.detail);
+      logger.warn({ taskId: run.taskId, runId: run.id, detail: end.detail }, 'run.stranded_ended');
     }
   }
 
@@ -233,11 +241,15 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   /** I1: apply a lifecycle event to the attempt, by compare-and-set from the state it was read in. */
-  async function advance(attemptId: number, event: Parameters<typeof nextAttemptState>[1]): Promise<void> {
+  async function advance(
+    attemptId: number,
+    event: Parameters<typeof nextAttemptState>[1],
+    withoutOutcome = false,
+  ): Promise<void> {
     const life = await deps.agent.life(attemptId);
     if (!life) return;
     const t = nextAttemptState(life.state, event);
-    if (t.kind === 'move') await deps.agent.moveAttempt(attemptId, [life.state], t.to);
+    if (t.kind === 'move') await deps.agent.moveAttempt(attemptId, [life.state], t.to, { withoutOutcome });
   }
 
   /** Dispatch the attempt if it is still in `from`; returns false when another process has it. */
@@ -335,13 +347,15 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   async function fail(attemptId: number, runId: number, taskId: number, why: string) {
-    // Never dispatched: out of flight for good in the same write (its run failed, which a person must look at).
-    if (!(await ledger.setAttemptStatus(attemptId, ['dispatching'], 'dispatch_failed', why.slice(0, 500)))) {
+    // Never started: out of flight and retryable in the same write as its run's failure (I5: a
+    // machine's failure is never final; the retry faces the budget and every guard).
+    const t = nextAttemptState('queued', { kind: 'not_started' });
+    const lifecycle = t.kind === 'move' ? t.to : 'acknowledged';
+    if (!(await ledger.failDispatch(attemptId, runId, why.slice(0, 500), lifecycle))) {
       // A reconciliation pass took the lapsed lease first and settled it dispatch_unknown, with its run.
       logger.warn({ taskId, attemptId, why }, 'dispatch failed after reconciliation had settled it');
       return;
     }
-    await ledger.setRunState(runId, ['queued'], 'failed');
     await decide(attemptId, taskId, 'failed', 'dispatch_failed', why.slice(0, 500));
     logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');
   }

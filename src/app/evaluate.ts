@@ -3,10 +3,11 @@
 // refusals (D, G2) → fingerprint and budget (C1, C5) → claim (C2, C3) → notice (G1) → dispatch.
 // Every step ends in a decision-log row with its outcome and reason.
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../core/classify.js';
-import { decideHead } from '../core/head-order.js';
+import { decideHead, decidePullRequestHead } from '../core/head-order.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim, budgetBeforeClaim } from '../core/budget.js';
 import { fingerprint } from '../core/fingerprint.js';
+import { boundCheckName, boundRejectionBody } from '../core/bounded-text.js';
 import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
@@ -17,6 +18,7 @@ import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
+import { standingOf, type Author, type StandingRules } from '../core/standing.js';
 import { adoptPullRequest } from '../core/adoption.js';
 import { inFlightVerdict } from '../core/in-flight.js';
 import { wakeVerdict } from '../core/wake-caps.js';
@@ -86,6 +88,11 @@ export interface EvaluateDeps {
   reviewBots?: readonly string[];
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
   selfLogin?: () => Promise<string | null>;
+  /**
+   * I3 without a poll: a head the webhook moved is progress for an attempt awaiting it
+   * (progress-check.ts progressWithoutPoll). Absent where a poll reads progress from GitHub.
+   */
+  newHead?: (taskId: number, headSha: string) => Promise<unknown>;
   /** Test fault points around the claim (crash tests kill the process, race tests act there); production wiring passes nothing. */
   fault?(point: 'before_claim' | 'after_claim'): void | Promise<void>;
 }
@@ -175,6 +182,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         if (!again || again.ciHeadSha !== r.sha)
           return refuse(ctx, 'superseded_head', 'another writer moved the head first');
       }
+      await deps.newHead?.(task.id, r.sha); // I3: without a poll, a new head seen by webhook is progress
     }
     // Only a completed failure is actionable: nothing more to read for any other verdict.
     const notRed = verdictRefusal(r.verdict);
@@ -182,7 +190,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
     if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
-    deps.logger.info({ taskId: task.id, sha: r.sha, check: r.name }, 'ci.check_failed');
+    deps.logger.info({ taskId: task.id, sha: r.sha, check: boundCheckName(r.name) }, 'ci.check_failed');
 
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';
@@ -212,7 +220,8 @@ export function createEvaluator(deps: EvaluateDeps) {
       source: 'gate',
       headSha: r.sha,
       fingerprint: fingerprint([r.name], r.output),
-      rejection: { checkName: r.name, body: r.output, eventId },
+      // A1/H2: the payload holds the full text once; the rejection keeps a bounded copy.
+      rejection: { checkName: boundCheckName(r.name), body: boundRejectionBody(r.output), eventId },
     });
   }
 
@@ -384,15 +393,17 @@ export function createEvaluator(deps: EvaluateDeps) {
     }
     ctx.task = task;
     await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
-    // The pull request's own head is the truest pointer there is; it moves the head by the same CAS.
-    if (task.ciHeadSha !== e.headSha && e.updatedAt !== null)
-      await ledger.advanceHead(task.id, e.headSha, e.updatedAt, 'pending');
+    // B1, B5: the pull request's own head is the truest pointer there is; a push moves the head off
+    // the commit it replaced whatever the clock says, anything else by the clock (decision 0019).
+    const head = decidePullRequestHead(e, task);
+    if (head.kind === 'advance' && (await ledger.advanceHead(task.id, e.headSha, head.seenAt, 'pending', head.move)))
+      await deps.newHead?.(task.id, e.headSha); // I3: without a poll, a new head seen by webhook is progress
     await log({
       ...ctx.base,
       taskId: task.id,
       outcome: 'stored',
       reason: 'pull_request_state',
-      detail: `${e.action}: ${e.prState}`,
+      detail: `${e.action}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
     });
     return { kind: 'recorded', taskId: task.id };
   }
@@ -403,8 +414,23 @@ export function createEvaluator(deps: EvaluateDeps) {
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
-    // F1: a person requesting changes, or an allow-listed bot's finding; an approval, a plain
-    // comment, fixloop's own review or an unknown bot records nothing and resumes nothing.
+    // F1: only authors with standing steer. A person the Work does not trust, or an account posing as
+    // an allow-listed bot, is recorded with its reason; no row is written and nothing is woken.
+    const author: Author = { login: e.author, type: e.authorType, association: e.authorAssociation };
+    const rules = await standingRules(route.work);
+    const standing = standingOf(author, rules);
+    const by = `${e.state} by ${e.author ?? 'unknown'}`;
+    if (
+      standing.kind === 'none' &&
+      (standing.reason === 'author_without_standing' || standing.reason === 'bot_lookalike')
+    )
+      return refuse(
+        ctx,
+        standing.reason,
+        `${by} (${e.authorType ?? 'no type'}, ${e.authorAssociation ?? 'no association'})`,
+      );
+    // A person requesting changes, or an allow-listed bot's finding; an approval, a plain comment,
+    // fixloop's own review or an unknown bot records nothing and resumes nothing.
     const candidate = rejectionFromReview(
       {
         id: e.reviewId,
@@ -412,12 +438,13 @@ export function createEvaluator(deps: EvaluateDeps) {
         body: e.body,
         author: e.author,
         authorType: e.authorType,
+        authorAssociation: e.authorAssociation,
         submittedAt: e.submittedAt,
         commitId: e.headSha,
       },
-      { allowBots: deps.reviewBots ?? [], selfLogin: (await deps.selfLogin?.()) ?? null },
+      rules,
     );
-    if (!candidate) return refuse(ctx, 'not_a_rejection', `${e.state} by ${e.author ?? 'unknown'}`);
+    if (!candidate) return refuse(ctx, 'not_a_rejection', by);
     if (candidate.source === 'review') await deps.agent.markHuman(task.id, ledger.now()); // K9: a person spoke
     const rejection = await ledger.createRejection({
       taskId: task.id,
@@ -426,6 +453,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       checkName: null,
       body: e.body,
       eventId,
+      author, // so every later wake re-checks the author's standing (poll re-offer, doorbell, retry)
     });
     return offerRejection(ctx as Ctx & { task: Task }, rejection);
   }
@@ -438,8 +466,10 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
-    if (e.authorType === 'User' && e.author !== ((await deps.selfLogin?.()) ?? null))
-      await deps.agent.markHuman(task.id, ledger.now()); // K9
+    const rules = await standingRules(route.work);
+    // K9: "a person acted" only for a person with standing; a stranger's comment never resets the cap.
+    if (standingOf({ login: e.author, type: e.authorType, association: e.authorAssociation }, rules).kind === 'person')
+      await deps.agent.markHuman(task.id, ledger.now());
     const row = (await ledger.listRejections(task.id)).at(-1) ?? null;
     const consumed = row
       ? (await ledger.listAttempts(task.id)).some(
@@ -450,27 +480,60 @@ export function createEvaluator(deps: EvaluateDeps) {
       comment: {
         author: e.author,
         authorType: e.authorType,
+        authorAssociation: e.authorAssociation,
         pullRequest: { repository: e.repository, number: e.number },
         createdAt: e.createdAt ?? ledger.now(),
       },
       row: row
         ? {
             source: row.source,
+            author: row.author,
             pullRequest: { repository: task.repository, number: task.pullRequest },
             createdAt: row.createdAt,
             consumed,
           }
         : null,
-      selfLogin: (await deps.selfLogin?.()) ?? null,
-      allowBots: deps.reviewBots ?? [],
+      ...rules,
       now: ledger.now(),
     });
     if (!verdict.ring) return refuse(ctx, `doorbell_${verdict.reason}`);
     return offerRejection(ctx as Ctx & { task: Task }, row!);
   }
 
+  /** F1/F2: who may steer this Work's pull requests (core/standing.ts). */
+  async function standingRules(work: Work): Promise<StandingRules> {
+    return {
+      selfLogin: (await deps.selfLogin?.()) ?? null,
+      allowBots: deps.reviewBots ?? [],
+      trustedAssociations: work.trustedAssociations,
+    };
+  }
+
+  /**
+   * F1: a stored review rejection wakes the agent only while its author has standing under the Work's
+   * rules as they are now: a row stored before authors were recorded, or whose author the Work no
+   * longer trusts, is refused with its reason. Null when the row may be offered.
+   */
+  async function storedRowRefusal(
+    task: Task,
+    row: Rejection | undefined,
+  ): Promise<{ reason: Refusal; detail: string } | null> {
+    const route = routeRepository(deps.works, task.repository);
+    if (route.kind === 'refuse') return { reason: route.reason, detail: `rejection ${row?.id ?? '?'}` };
+    if (!row) return { reason: 'author_without_standing', detail: 'the rejection row cannot be read' };
+    const standing = row.author ? standingOf(row.author, await standingRules(route.work)) : null;
+    if (standing !== null && standing.kind !== 'none') return null;
+    const why = standing?.reason ?? 'no author recorded';
+    return {
+      reason: why === 'bot_lookalike' ? 'bot_lookalike' : 'author_without_standing',
+      detail: `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${why}`,
+    };
+  }
+
   /** F1: resume the run to answer a recorded rejection; the claim is keyed on the rejection row. */
   async function offerRejection(ctx: Ctx & { task: Task }, rejection: Rejection): Promise<EvaluationResult> {
+    const unstanding = await storedRowRefusal(ctx.task, rejection);
+    if (unstanding) return refuse(ctx, unstanding.reason, unstanding.detail);
     let stopFlag: boolean | 'unreadable';
     try {
       stopFlag = await ledger.readStopFlag();
@@ -533,6 +596,12 @@ export function createEvaluator(deps: EvaluateDeps) {
         stopFlag,
       });
       if (gate.kind === 'refuse') return refuse(ctx, gate.reason);
+      // F1: retrying a review's attempt wakes the agent again, so its author needs standing still.
+      if (previous.source !== 'gate') {
+        const row = (await ledger.listRejections(taskId)).find((r) => r.id === previous.rejectionId);
+        const unstanding = await storedRowRefusal(task, row);
+        if (unstanding) return refuse(ctx, unstanding.reason, unstanding.detail);
+      }
       return claimAndDispatch(ctx, {
         coordinate: `retry:${attemptId}`,
         retryOf: attemptId,
@@ -543,7 +612,10 @@ export function createEvaluator(deps: EvaluateDeps) {
       });
     },
 
-    /** E2 for reviews: rejections younger than a week that no attempt answered yet are offered again. */
+    /**
+     * E2 for reviews: rejections younger than a week that no attempt answered yet are offered again,
+     * each through the same standing check as a fresh review (offerRejection).
+     */
     async reofferRejections(taskId: number): Promise<EvaluationResult[]> {
       const task = await ledger.getTask(taskId);
       if (!task || task.noticeAt !== null || task.parkedAt !== null) return [];

@@ -6,7 +6,7 @@
 import { APPROVE_ONE_LABEL, HANDOFF_LABEL, handoffVerdict, hasLabel } from '../core/handoff.js';
 import {
   compareWithLedger,
-  findStateComment,
+  findOwnStateComment,
   parseStateComment,
   renderStateComment,
   type LoopState,
@@ -88,13 +88,23 @@ export function createHandoff(deps: HandoffDeps) {
     const state = await loopStateOf(ledger, task);
     const body = renderStateComment(state, deps.stateKey);
     const comments = await github.listIssueComments(task.repository, task.pullRequest);
-    const own = findStateComment(comments, await selfLogin());
+    // K8: found by the id the ledger kept, by fixloop's login, or by its signed state — never by the
+    // login alone, which a token such as Actions' GITHUB_TOKEN may not read (GET /user answers 403).
+    const own = findOwnStateComment(comments, {
+      recordedId: task.stateCommentId,
+      selfLogin: await selfLogin(),
+      key: deps.stateKey,
+      taskId: task.id,
+      repository: task.repository,
+      pullRequest: task.pullRequest,
+    });
     if (!own) {
       const created = await github.createIssueComment(task.repository, task.pullRequest, body);
       await ledger.setStateCommentId(task.id, String(created.id));
       return String(created.id);
     }
-    const parsed = parseStateComment(own.body, deps.stateKey);
+    // Our own comment with its marker edited away is a hand edit too.
+    const parsed = parseStateComment(own.body, deps.stateKey) ?? { state: null, intact: false, document: undefined };
     if (
       parsed &&
       (!parsed.intact || (parsed.state && compareWithLedger(parsed, state).length > 0 && own.body !== body))

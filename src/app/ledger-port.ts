@@ -16,6 +16,9 @@ import type {
 import type { StopReason } from '../core/reasons.js';
 import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
+import type { AttemptState } from '../core/attempt-state.js';
+import type { HeadMove } from '../core/head-order.js';
+import type { Author } from '../core/standing.js';
 
 /** A stored event, or the reason it was not stored, for one delivery in a group commit. */
 export interface IncomingDelivery {
@@ -109,6 +112,8 @@ export interface DeliveryLog {
     beforeId?: number;
   }): Promise<Decision[]>;
   pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
+  /** The newest stored red CI event of `sha` in `repository`, evaluated or not (I5: offered again without a poll). */
+  lastRedEvent(repository: string, sha: string): Promise<StoredEvent | null>;
 }
 
 /** Tasks: one per pull request, its CI head (B1, B2) and what the poll and the hand-off write on it (E1, K5, K8). */
@@ -123,8 +128,14 @@ export interface TaskStore {
     id: number,
     p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean },
   ): Promise<void>;
-  /** B1: move the head forward only; false when another writer got there first. */
-  advanceHead(id: number, sha: string, seenAt: string | null, ciState: Task['ciState']): Promise<boolean>;
+  /** B1: move the head forward only, ordered as `move` says (default: by the clock); false when another writer got there first. */
+  advanceHead(
+    id: number,
+    sha: string,
+    seenAt: string | null,
+    ciState: Task['ciState'],
+    move?: HeadMove,
+  ): Promise<boolean>;
   /** B2: the webhook writes red only, and only for the commit that is still the head. */
   markRed(id: number, sha: string): Promise<void>;
   /** Take the per-PR poll lease until `until` if nobody holds it; false when another replica does. */
@@ -189,6 +200,22 @@ export interface AttemptStore {
   /** dispatching → dispatch_unknown (and out of flight), only if its lease was last renewed at or before `olderThan`. */
   expireDispatch(id: number, olderThan: string, detail: string): Promise<boolean>;
   /**
+   * I5: the runner could not start the run: dispatching → dispatch_failed and its run `failed`, in
+   * one transaction; the lifecycle, if still `queued`, becomes `lifecycle` (retryable). False when a
+   * reconciliation pass settled the attempt first.
+   */
+  failDispatch(id: number, runId: number, detail: string, lifecycle: AttemptState): Promise<boolean>;
+  /**
+   * expireDispatch, with the attempt's run `failed` and, if `notice` is given and the attempt has no
+   * outcome, the Task's one notice filed, in one transaction (I5: never re-sent, so a person is told).
+   */
+  expireDispatchNoticed(
+    id: number,
+    olderThan: string,
+    detail: string,
+    notice: NoticeInput | null,
+  ): Promise<{ expired: boolean; notice: Notice | null }>;
+  /**
    * C3, G1: a claim past the budget settled `over_budget` by compare-and-set and, if `notice` is
    * given, the Task's one notice filed, in one transaction: a crash between the two can't leave the
    * budget spent with nobody told. `settled` false: someone else settled the claim first.
@@ -210,6 +237,8 @@ export interface RejectionStore {
     checkName: string | null;
     body: string;
     eventId: number | null;
+    /** F1: the review's author, re-checked for standing whenever the row is offered again. */
+    author: Author | null;
   }): Promise<Rejection>;
   listRejections(taskId: number): Promise<Rejection[]>;
 }

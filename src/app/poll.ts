@@ -6,6 +6,7 @@
 import { greenGate, type GateResult } from '../core/green-gate.js';
 import { ciBillableMinutes } from '../core/cost-ceiling.js';
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
+import { boundCheckName } from '../core/bounded-text.js';
 import type { CheckResult } from '../core/classify.js';
 import type { Task, Work } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
@@ -130,7 +131,7 @@ export function createPoller(deps: PollDeps) {
       source: 'github',
       kind: 'github.check',
       ciKind: 'run',
-      identity: `poll:${task.repository}@${pr.headSha}:${first.name}`,
+      identity: `poll:${task.repository}@${pr.headSha}:${boundCheckName(first.name)}`, // A1: the decision log's copy is bounded
       repository: task.repository,
       sha: pr.headSha,
       name: first.name,

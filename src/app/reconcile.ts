@@ -1,8 +1,15 @@
 // Start-up reconciliation (issue: crash safety; SPEC C3, C4, I4). An attempt claimed but never
 // dispatched is dispatched once — by compare-and-set, so one replica wins — or, when the loop
 // would refuse it now, marked `not_dispatched`. An attempt caught mid-dispatch is never re-sent:
-// it becomes `dispatch_unknown`, visible, because paying twice is worse than asking a person.
-import { stopNoticeInput } from './stop-notice.js';
+// it becomes `dispatch_unknown`, and a person is asked (its notice), because paying twice is worse.
+// The periodic pass also keeps every loop alive (SPEC I5): the I3 deadline and the run's end move
+// attempts without a poll, and what core/liveness.ts finds stalled is retried, offered or told.
+import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
+import { livenessOf, type LivenessAttempt, type LivenessTask, type Stall } from '../core/liveness.js';
+import { progressWithoutPoll } from './progress-check.js';
+import { classifyDelivery } from '../core/classify.js';
+import type { Task } from '../core/types.js';
+import type { Evaluator } from './evaluate.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
@@ -16,7 +23,7 @@ import type { ProcessMark } from '../core/stranded-run.js';
 export type ReconcileLedger = Pick<
   Ledger,
   | 'attemptsWithStatus'
-  | 'expireDispatch'
+  | 'expireDispatchNoticed'
   | 'getRun'
   | 'getTask'
   | 'latestRun'
@@ -26,7 +33,6 @@ export type ReconcileLedger = Pick<
   | 'recordDecisions'
   | 'runProcess'
   | 'setAttemptStatus'
-  | 'setRunState'
   | 'settleOverBudget'
   | 'unfinishedRunsOn'
 >;
@@ -64,6 +70,7 @@ export async function reconcileAttempts(deps: {
     ledger,
     logger: deps.logger,
     dispatcher: deps.dispatcher,
+    maxAttempts: deps.maxAttempts,
     olderThan: deps.olderThan,
     ...(deps.findAgent ? { findAgent: deps.findAgent } : {}),
   });
@@ -91,7 +98,11 @@ export async function reconcileAttempts(deps: {
     const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
     const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
     const t = nextAttemptState(life.state, { kind: 'restarted', runEnded: ended, hadOutcome: life.outcome !== null });
-    if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to))) out.retryable++;
+    if (
+      t.kind === 'move' &&
+      (await deps.agent.moveAttempt(life.attemptId, ['running'], t.to, { withoutOutcome: true }))
+    )
+      out.retryable++;
   }
 
   const claims = await settleStaleClaims({
@@ -144,6 +155,7 @@ async function settleStaleDispatches(deps: {
   ledger: ReconcileLedger;
   logger: Logger;
   dispatcher: Dispatcher;
+  maxAttempts: number;
   olderThan: string;
   /** Where the command runner's agents run on this host: looks for an agent whose start was never marked. */
   findAgent?: FindAgent;
@@ -175,10 +187,34 @@ async function settleStaleDispatches(deps: {
         continue;
       }
       // Only if its lease is still lapsed: a live replica preparing the agent's workspace renews it.
-      if (await ledger.expireDispatch(a.id, deps.olderThan, 'the process died while dispatching; not sent again')) {
-        if (a.runId !== null) await ledger.setRunState(a.runId, ['queued'], 'failed');
+      // I5: never sent again, so a person is told (the notice, in the same transaction), unless the
+      // loop would not go on anyway or the agent's outcome settled the attempt.
+      const task = await ledger.getTask(a.taskId);
+      const gate = task ? await gateNow(ledger, task, { state: 'failed', attemptId: a.id }) : null;
+      const notice =
+        task && gate?.kind === 'proceed'
+          ? stopNoticeInput(task, { maxAttempts: deps.maxAttempts, reason: 'dispatch_unconfirmed', headSha: a.headSha })
+          : null;
+      const expired = await ledger.expireDispatchNoticed(
+        a.id,
+        deps.olderThan,
+        'the process died while dispatching; not sent again',
+        notice,
+      );
+      if (expired.expired) {
         await ledger.recordDecisions([
           { taskId: a.taskId, attemptId: a.id, outcome: 'failed', reason: 'dispatch_unknown' },
+          ...(expired.notice
+            ? [
+                {
+                  taskId: a.taskId,
+                  attemptId: a.id,
+                  outcome: 'noticed' as const,
+                  reason: 'dispatch_unconfirmed',
+                  detail: expired.notice.message,
+                },
+              ]
+            : []),
         ]);
         out.unknown++;
       }
@@ -188,6 +224,27 @@ async function settleStaleDispatches(deps: {
     }
   }
   return out;
+}
+
+/** The gate (core/refusal.ts) as an evaluation would apply it now, with the stop flag read fail-closed. */
+async function gateNow(
+  ledger: Pick<ReconcileLedger, 'readStopFlag' | 'latestRun'>,
+  task: Task,
+  latestRun?: { state: 'failed'; attemptId: number },
+) {
+  let stopFlag: boolean | 'unreadable';
+  try {
+    stopFlag = await ledger.readStopFlag();
+  } catch {
+    stopFlag = 'unreadable';
+  }
+  return refusalOf({
+    verdict: 'red',
+    fork: false,
+    task,
+    latestRun: latestRun ?? (await ledger.latestRun(task.id)),
+    stopFlag,
+  });
 }
 
 async function foundAgent(ledger: ReconcileLedger, findAgent: FindAgent, runId: number): Promise<ProcessMark | null> {
@@ -305,15 +362,228 @@ async function logSettled(
     );
 }
 
+/** What the liveness pass reads of every open Task, and the one thing it writes itself: a notice. */
+export type LivenessLedger = Pick<
+  Ledger,
+  | 'fileNotice'
+  | 'getRun'
+  | 'getTask'
+  | 'lastRedEvent'
+  | 'listAttempts'
+  | 'listRuns'
+  | 'listTasks'
+  | 'readStopFlag'
+  | 'recordDecisions'
+>;
+
+/**
+ * I5: every open Task as core/liveness.ts reads it. A Task the gate has stopped for good (notice,
+ * parked, closed) needs nothing more read to be judged, so its attempts and runs are not read; with
+ * `redOnly`, neither are those of a Task whose head is not red (the periodic pass, which has moved
+ * every attempt in flight by its own rules already).
+ */
+export async function livenessSnapshot(
+  ledger: Pick<LivenessLedger, 'listAttempts' | 'listRuns' | 'listTasks'>,
+  agent: Pick<AgentLedger, 'lives'>,
+  o: { redOnly?: boolean } = {},
+): Promise<Array<LivenessTask & { task: Task }>> {
+  const out: Array<LivenessTask & { task: Task }> = [];
+  for (const task of await ledger.listTasks({ state: 'open' })) {
+    const stopped = task.noticeAt !== null || task.parkedAt !== null || task.prState !== 'open';
+    if (stopped || (o.redOnly === true && task.ciState !== 'red')) {
+      out.push({ task, latestRun: null, attempts: [] });
+      continue;
+    }
+    const [attempts, lives, runs] = await Promise.all([
+      ledger.listAttempts(task.id),
+      agent.lives(task.id),
+      ledger.listRuns(task.id),
+    ]);
+    const lifeOf = new Map(lives.map((l) => [l.attemptId, l]));
+    const runOf = new Map(runs.map((r) => [r.id, r]));
+    out.push({
+      task,
+      latestRun: runs.at(-1) ?? null,
+      attempts: attempts.map((a): LivenessAttempt => {
+        const l = lifeOf.get(a.id);
+        return {
+          id: a.id,
+          source: a.source,
+          headSha: a.headSha,
+          status: a.status,
+          state: l?.state ?? a.state,
+          outcome: l?.outcome ?? a.outcome,
+          actionTakenAt: l?.actionTakenAt ?? null,
+          since: l?.updatedAt ?? a.createdAt,
+          runState: a.runId !== null ? (runOf.get(a.runId)?.state ?? null) : null,
+        };
+      }),
+    });
+  }
+  return out;
+}
+
+export interface KeepAliveDeps {
+  ledger: LivenessLedger;
+  agent: AgentLedger;
+  /** Retries and red results offered again go through the one gate. */
+  evaluator: Pick<Evaluator, 'offerRetry' | 'evaluate'>;
+  logger: Logger;
+  clock: Clock;
+  maxAttempts: number;
+  /** I3's deadline is two of these after action_taken, with or without a poll. */
+  pollIntervalMs: number;
+  /** How long a claim may wait for its dispatch before it counts as stalled (the reconcile grace). */
+  claimGraceMs: number;
+  /** How long any other passing state may last (a few reconciliation periods). */
+  settleMs: number;
+  /**
+   * A poll reads the pull requests (E1): it sees progress and offers reds again itself (E2), so this
+   * pass only backs it up — the deadline one poll interval late, no red offered from a stored
+   * delivery. Without one, this pass is what moves those loops.
+   */
+  poll: boolean;
+}
+
+/**
+ * I5, on every running replica, every reconciliation period: (1) the lifecycle moves that wait on
+ * time rather than on an event — a run's end (I4), a head that moved after action_taken and the I3
+ * deadline — for every attempt in flight, poll or no poll (`poll`); (2) core/liveness.ts over every open Task,
+ * and what it finds stalled is undone: a retry offered, a red offered again, a person told. What
+ * cannot be undone here is logged (`liveness.stalled`), never left silent.
+ */
+export async function keepLoopsAlive(
+  deps: KeepAliveDeps,
+): Promise<{ moved: number; retried: number; reoffered: number; noticed: number; stalled: Stall[] }> {
+  const { ledger, agent, logger } = deps;
+  const out = { moved: 0, retried: 0, reoffered: 0, noticed: 0, stalled: [] as Stall[] };
+  const now = deps.clock.now().toISOString();
+
+  for (const life of await agent.livesInState(['running'])) {
+    const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
+    // I4 while running: nothing to apply until its run has ended.
+    const run = attempt?.runId != null ? ((await ledger.getRun(attempt.runId))?.state ?? null) : null;
+    if (run === null || run === 'queued' || run === 'running' || run === 'question') continue;
+    const t = nextAttemptState(life.state, { kind: 'run_ended', hadOutcome: life.outcome !== null });
+    if (t.kind === 'move' && (await agent.moveAttempt(life.attemptId, ['running'], t.to, { withoutOutcome: true })))
+      out.moved++;
+  }
+  const awaiting = new Set((await agent.livesInState(['awaiting_progress'])).map((l) => l.taskId));
+  for (const taskId of awaiting) {
+    const task = await ledger.getTask(taskId);
+    if (!task) continue;
+    // With a poll, progress is its to see (with the whole snapshot); the deadline here is a backstop
+    // for a poll that cannot read GitHub, a poll interval after the poll's own.
+    out.moved += await progressWithoutPoll(deps, taskId, deps.poll ? null : task.ciHeadSha, {
+      now,
+      intervalMs: deps.poll ? 1.5 * deps.pollIntervalMs : deps.pollIntervalMs,
+    });
+  }
+
+  let stopFlag: boolean | 'unreadable';
+  try {
+    stopFlag = await ledger.readStopFlag();
+  } catch {
+    stopFlag = 'unreadable';
+  }
+  const ctx = {
+    now,
+    stopFlag,
+    maxAttempts: deps.maxAttempts,
+    pollIntervalMs: deps.pollIntervalMs,
+    claimGraceMs: deps.claimGraceMs,
+    settleMs: deps.settleMs,
+  };
+  for (const t of await livenessSnapshot(ledger, agent, { redOnly: true })) {
+    const v = livenessOf(t, ctx);
+    if (v.kind !== 'stalled') continue;
+    const stall: Stall = { taskId: t.task.id, why: v.why, attemptId: v.attemptId, detail: v.detail };
+    try {
+      const left = await undo(deps, t.task, stall);
+      if (left === null) {
+        if (stall.why === 'retry_not_offered') out.retried++;
+        else if (stall.why === 'red_unclaimed') out.reoffered++;
+        else if (stall.why === 'dispatch_unconfirmed') out.noticed++;
+        continue;
+      }
+      stall.detail = `${stall.detail}; ${left}`;
+    } catch (err) {
+      logger.error({ err, ...stall }, 'liveness: a stalled Task could not be moved; tried again on the next pass');
+    }
+    out.stalled.push(stall);
+    logger.warn(stall, 'liveness.stalled');
+  }
+  return out;
+}
+
+/** Undoes one stall; null when done, else why it could not be (the stall is then logged). */
+async function undo(deps: KeepAliveDeps, task: Task, stall: Stall): Promise<string | null> {
+  switch (stall.why) {
+    case 'retry_not_offered': {
+      // I3/I5: a retry is a new attempt row through every guard and the budget (which, spent, files the notice).
+      const r = await deps.evaluator.offerRetry(task.id, stall.attemptId!);
+      if (r === null) return 'the attempt has no rejection to retry';
+      return r.kind === 'refused' ? `retry refused: ${r.reason}` : null;
+    }
+    case 'red_unclaimed': {
+      if (deps.poll) return 'left to the poll';
+      const stored = task.ciHeadSha ? await deps.ledger.lastRedEvent(task.repository, task.ciHeadSha) : null;
+      if (!stored) return 'no stored red delivery for the head';
+      let body: unknown;
+      try {
+        body = JSON.parse(stored.payload);
+      } catch {
+        return 'the stored delivery is not JSON';
+      }
+      // Classification is pure: the stored body classifies now as it did when it was acknowledged.
+      const c = classifyDelivery(stored.eventName, body, stored.deliveryId);
+      if (c.kind !== 'event') return `the stored delivery classifies as ${c.kind}`;
+      const r = await deps.evaluator.evaluate({ eventId: stored.id, deliveryId: stored.deliveryId, event: c.event });
+      return r.kind === 'refused' ? `offered again, refused: ${r.reason}` : null;
+    }
+    case 'dispatch_unconfirmed': {
+      const notice = await fileStopNotice(deps.ledger, task, {
+        maxAttempts: deps.maxAttempts,
+        reason: 'dispatch_unconfirmed',
+        headSha: task.ciHeadSha,
+      });
+      if (notice) {
+        deps.logger.warn({ taskId: task.id, reason: 'dispatch_unconfirmed' }, 'ci.autofix_exhausted');
+        await deps.ledger
+          .recordDecisions([
+            {
+              taskId: task.id,
+              attemptId: stall.attemptId,
+              outcome: 'noticed',
+              reason: 'dispatch_unconfirmed',
+              detail: notice.message,
+            },
+          ])
+          .catch((err: unknown) =>
+            deps.logger.error({ err, taskId: task.id }, 'notice filed, decision row not written'),
+          );
+      }
+      return null; // filed, or filed by someone else first: either way a person is told
+    }
+    case 'claim_unsettled': // the claim passes settle it once its grace is over
+    case 'attempt_outlived_run': // moved above; still here means its run's state could not be read
+    case 'progress_unseen':
+    case 'deadline_passed':
+      return 'not moved by this pass';
+  }
+}
+
 /**
  * After start-up, every little while (default 30 s): runs a sibling replica on this host left
  * behind when it died (decision 0013), and attempts a process left claimed, or dispatching with a
  * lapsed lease (decision 0014), a dead sibling's or this process's own after a ledger failure. With
  * SQLite's grace of 0 the periodic pass waits a minute, far longer than any live evaluation holds a
- * claim. One pass at a time; `stop()` waits for the one in progress.
+ * claim. Then, with `liveness`, every loop is kept alive (keepLoopsAlive, I5), on its own chain so a
+ * retry's dispatch never holds the next pass back. One pass (and one such chain) at a time; `stop()`
+ * waits for both.
  */
 export function startPeriodicReconciliation(deps: {
-  ledger: ReconcileLedger;
+  ledger: ReconcileLedger & LivenessLedger;
   logger: Logger;
   dispatcher: Dispatcher;
   clock: Clock;
@@ -323,10 +593,13 @@ export function startPeriodicReconciliation(deps: {
   /** The start-up grace (ms); 0 (SQLite) means a minute here. */
   graceMs: number;
   everyMs: number;
+  /** I5: the deadline, retries and stalls without a poll (keepLoopsAlive). */
+  liveness?: Pick<KeepAliveDeps, 'agent' | 'evaluator' | 'pollIntervalMs' | 'poll'>;
 }): { stop(): Promise<void> } {
   const grace = deps.graceMs > 0 ? deps.graceMs : 60_000;
   const { ledger, logger, dispatcher } = deps;
   let pass: Promise<void> | null = null;
+  let alive: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (pass) return;
     pass = (async () => {
@@ -336,6 +609,7 @@ export function startPeriodicReconciliation(deps: {
         ledger,
         logger,
         dispatcher,
+        maxAttempts: deps.maxAttempts,
         olderThan,
         ...(deps.findAgent ? { findAgent: deps.findAgent } : {}),
       });
@@ -347,6 +621,22 @@ export function startPeriodicReconciliation(deps: {
         olderThan,
         when: 'periodic',
       });
+      if (deps.liveness && !alive)
+        alive = keepLoopsAlive({
+          ...deps.liveness,
+          ledger,
+          logger,
+          clock: deps.clock,
+          maxAttempts: deps.maxAttempts,
+          claimGraceMs: grace + deps.everyMs,
+          // With a poll, a red refused at a bad moment waits for its next tick (E2) before it is stalled.
+          settleMs: 2 * Math.max(deps.everyMs, deps.liveness.poll ? deps.liveness.pollIntervalMs : 0),
+        })
+          .then(() => undefined)
+          .catch((err: unknown) => logger.error({ err }, 'liveness pass failed'))
+          .finally(() => {
+            alive = null;
+          });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {
@@ -358,6 +648,7 @@ export function startPeriodicReconciliation(deps: {
     async stop() {
       clearInterval(timer);
       await pass;
+      await alive;
     },
   };
 }

@@ -1,5 +1,12 @@
-// The Task as the API shows it: state, CI head, attempts, runs, rejections and the notice.
+// The Task as the API shows it: state, CI head, attempts, runs, rejections and the notice. Text
+// that came from CI is shown bounded (A1): a check name at its cap, a rejection's body as its head
+// and tail, so one delivery cannot make the view megabytes long.
 import type { Ledger } from './ledger-port.js';
+import type { Task } from '../core/types.js';
+import { boundCheckName, boundText } from '../core/bounded-text.js';
+
+/** How much of a rejection's body the view shows. */
+const VIEW_BODY_CHARS = 4000;
 
 /** A Task's view only reads. */
 export type TaskViewLedger = Pick<Ledger, 'getNotice' | 'getTask' | 'listAttempts' | 'listRejections' | 'listRuns'>;
@@ -15,6 +22,7 @@ export async function taskView(ledger: TaskViewLedger, id: number) {
   ]);
   return {
     ...task,
+    gate: gateView(task.gate),
     attempts: attempts.map((a) => ({
       id: a.id,
       coordinate: a.coordinate,
@@ -41,9 +49,9 @@ export async function taskView(ledger: TaskViewLedger, id: number) {
       id: r.id,
       source: r.source,
       headSha: r.headSha,
-      checkName: r.checkName,
+      checkName: r.checkName === null ? null : boundCheckName(r.checkName),
       createdAt: r.createdAt,
-      body: r.body.slice(0, 4000),
+      body: boundText(r.body, VIEW_BODY_CHARS),
     })),
     notice: notice
       ? {
@@ -54,5 +62,19 @@ export async function taskView(ledger: TaskViewLedger, id: number) {
           createdAt: notice.createdAt,
         }
       : null,
+  };
+}
+
+/** The green gate's verdict with every check name bounded (the poll reads them from GitHub). */
+function gateView(gate: Task['gate']): Task['gate'] {
+  if (!gate) return gate;
+  return {
+    ...gate,
+    reasons: gate.reasons.map((r) => ({
+      ...r,
+      check: boundCheckName(r.check),
+      ...(r.decider !== undefined ? { decider: boundCheckName(r.decider) } : {}),
+    })),
+    failing: gate.failing.map(boundCheckName),
   };
 }

@@ -2,7 +2,7 @@
 // Follows probot's conventions (PORT, HOST, WEBHOOK_SECRET, LOG_LEVEL, APP_ID, PRIVATE_KEY…); where
 // a setting exists in both places the environment wins (decision 0006 (g)). Every variable and key
 // is listed in docs/configuration.md.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT, parseMaxAttempts } from '../core/budget.js';
@@ -11,11 +11,14 @@ import { ConfigError } from './errors.js';
 import { readConfigFile } from './read-file.js';
 import {
   configFileSchema,
+  DEFAULT_MAX_INFLIGHT_BYTES,
   envSchema,
   RUNNER_PRESETS,
+  SECRET_FILE_VARIABLES,
   type ConfigFile,
   type EnvConfig,
   type FaultPoint,
+  type IsolationMode,
   type LogLevel,
   type RunnerPresetName,
 } from './schema.js';
@@ -82,6 +85,14 @@ export interface Config {
   /** WEBHOOK_SECRET split on commas; the first signs, all verify (rotation, A1). */
   readonly webhookSecrets: readonly string[];
   readonly webhookMaxBytes: number;
+  /** Bytes held at once, across requests, for webhook bodies whose signature is not yet checked (A1). */
+  readonly webhookMaxInflightBytes: number;
+  /** The server's edge (A1): slow headers and requests are cut, open connections capped. */
+  readonly edge: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly maxConnections: number;
+  };
   /** Bearer token for the JSON API; null only when HOST is loopback. */
   readonly apiToken: string | null;
   /** Where `serve` keeps the token it generates when apiToken is null (FIXLOOP_API_TOKEN_FILE). */
@@ -116,6 +127,14 @@ export interface Config {
   readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
   /** null = no runner configured: the app must refuse to dispatch. */
   readonly runner: RunnerConfig | null;
+  /**
+   * L3: how a command runner isolates its agent (FIXLOOP_AGENT_ISOLATION, else `runner.isolation`) and
+   * as whom (FIXLOOP_AGENT_USER, else `runner.user`); null = the default, chosen where the runner is
+   * built from fixloop's own uid (src/runners/isolation.ts).
+   */
+  readonly agentIsolation: { readonly mode: IsolationMode | null; readonly user: string | null };
+  /** Absolute paths of the files secrets come from (`…_FILE`, PRIVATE_KEY_PATH, FIXLOOP_API_TOKEN_FILE). */
+  readonly secretFiles: readonly string[];
   /**
    * The operator's prompt template (`runner.promptTemplate`), checked at load; null = fixloop's
    * default. The protocol block is always appended after it (I4).
@@ -156,6 +175,13 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     databaseUrl: vars.DATABASE_URL,
     webhookSecrets: vars.WEBHOOK_SECRET,
     webhookMaxBytes: vars.WEBHOOK_MAX_BYTES,
+    webhookMaxInflightBytes:
+      vars.WEBHOOK_MAX_INFLIGHT_BYTES ?? Math.max(DEFAULT_MAX_INFLIGHT_BYTES, vars.WEBHOOK_MAX_BYTES),
+    edge: {
+      headersTimeoutMs: vars.FIXLOOP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: vars.FIXLOOP_REQUEST_TIMEOUT_MS,
+      maxConnections: vars.FIXLOOP_MAX_CONNECTIONS,
+    },
     apiToken: vars.FIXLOOP_API_TOKEN ?? null,
     apiTokenFile: vars.FIXLOOP_API_TOKEN_FILE,
     logLevel: vars.LOG_LEVEL,
@@ -179,6 +205,12 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
       sinceHuman: fileConfig.guards.wakesSinceHuman,
     },
     runner: resolveRunner(fileConfig.runner, vars, configFile, warnings),
+    agentIsolation: resolveIsolation(fileConfig.runner, vars, warnings),
+    secretFiles: [
+      ...SECRET_FILE_VARIABLES.map(([, fileVar]) => vars[fileVar]),
+      vars.PRIVATE_KEY_PATH,
+      vars.FIXLOOP_API_TOKEN_FILE,
+    ].flatMap((f) => (f === undefined ? [] : [resolve(f)])),
     promptTemplate: fileConfig.runner?.promptTemplate ?? null,
     github: resolveGitHub(vars),
     configFile,
@@ -192,6 +224,7 @@ function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
     const value = blankToUndefined(env[name]);
     if (value !== undefined) picked[name] = value;
   }
+  readSecretFiles(picked);
   const result = envSchema.safeParse(picked);
   if (!result.success) throw new ConfigError('environment', result.error);
   return result.data;
@@ -201,6 +234,57 @@ function parseFile(path: string): ConfigFile {
   const result = configFileSchema.safeParse(readConfigFile(path));
   if (!result.success) throw new ConfigError(path, result.error);
   return result.data;
+}
+
+/**
+ * The `_FILE` convention (L3): a secret read from the file a variable names, so it never sits in the
+ * process's environment; validated afterwards exactly as the variable would be. FIXLOOP_API_TOKEN_FILE
+ * keeps its meaning (where a generated token is kept) and is read as the token when it exists.
+ */
+function readSecretFiles(picked: Record<string, string>): void {
+  const read = (fileVar: string, path: string): string => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8').trim();
+    } catch (err) {
+      throw ConfigError.at('environment', [fileVar], `cannot be read: ${(err as Error).message}`);
+    }
+    if (text === '') throw ConfigError.at('environment', [fileVar], `names an empty file (${path})`);
+    return text;
+  };
+  for (const [name, fileVar] of SECRET_FILE_VARIABLES) {
+    const path = picked[fileVar];
+    if (path === undefined) continue;
+    if (picked[name] !== undefined)
+      throw ConfigError.at('environment', [fileVar], `set ${name} or ${fileVar}, not both`);
+    picked[name] = read(fileVar, path);
+  }
+  const tokenFile = picked.FIXLOOP_API_TOKEN_FILE;
+  if (picked.FIXLOOP_API_TOKEN === undefined && tokenFile !== undefined && isFile(tokenFile)) {
+    // An empty file is as good as none: `serve` writes a fresh token into it, as it always has.
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    if (token !== '') picked.FIXLOOP_API_TOKEN = token;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** L3: the environment wins; the default (null) is chosen by the runner's builder. `none` is said out loud. */
+function resolveIsolation(runner: ConfigFile['runner'], vars: EnvConfig, warnings: string[]): Config['agentIsolation'] {
+  const fromFile = runner?.kind === 'command' ? runner : undefined;
+  const mode = vars.FIXLOOP_AGENT_ISOLATION ?? fromFile?.isolation ?? null;
+  if (mode === 'none' && runner?.kind === 'command') {
+    warnings.push(
+      'runner.isolation is none: the agent runs as fixloop\'s own user and can read its secrets (its /proc/<pid>/environ, the data directory); see README "Running agents safely"',
+    );
+  }
+  return { mode, user: vars.FIXLOOP_AGENT_USER ?? fromFile?.user ?? null };
 }
 
 /** The environment wins (0006 (g)); an unparseable value falls back to the file's, else 2, with a warning (C1). */

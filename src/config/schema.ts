@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from './preset-options.js';
+import { AUTHOR_ASSOCIATIONS } from '../core/standing.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -34,6 +35,8 @@ const workSchema = z
     name: z.string().trim().min(1),
     account: z.string().trim().min(1),
     repositories: z.array(repositorySchema).min(1).max(3),
+    /** F1/F2: whose reviews and comments count, by `author_association`; absent → OWNER, MEMBER, COLLABORATOR. */
+    trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
   })
   .superRefine((work, ctx) => {
     const data = work.repositories.filter((r) => r.role === 'data').length;
@@ -107,6 +110,15 @@ export type RunnerPresetName = keyof typeof RUNNER_PRESETS;
 const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPresetName, ...RunnerPresetName[]];
 
 const WORKSPACE_LAYOUTS = ['per-run', 'per-task'] as const;
+
+/** L3: how the command runner keeps the agent from fixloop's secrets (src/runners/isolation.ts). */
+export const ISOLATION_MODES = ['user', 'bwrap', 'none'] as const;
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+/** The agent's user: a name in /etc/passwd, `uid` or `uid:gid`. */
+const agentUserSpec = z
+  .string()
+  .trim()
+  .regex(/^([a-z_][a-z0-9_.-]*\$?|\d+(:\d+)?)$/i, 'must be a user name, "uid" or "uid:gid"');
 
 /** Why a path cannot name a file the workspace writes into the checkout; null when it can. */
 function workspaceFileProblem(path: string): string | null {
@@ -185,6 +197,10 @@ const commandRunnerSchema = z
     cwd: z.string().min(1).optional(),
     workspace: workspaceSchema.optional(),
     promptTemplate: promptTemplateSchema.optional(),
+    /** L3; FIXLOOP_AGENT_ISOLATION wins. Unset: `user` when fixloop runs as root, else required. */
+    isolation: z.enum(ISOLATION_MODES).optional(),
+    /** L3; FIXLOOP_AGENT_USER wins. Unset: `nobody`. */
+    user: agentUserSpec.optional(),
   })
   .superRefine((r, ctx) => {
     if (r.preset !== undefined && r.command !== undefined) {
@@ -315,6 +331,23 @@ const DEFAULT_API_TOKEN_FILE = './data/api-token';
 /** How often a running process reconciles stranded runs, claims and dispatches (decisions 0013, 0014). */
 export const DEFAULT_ADOPT_EVERY_MS = 30_000;
 
+/**
+ * WEBHOOK_MAX_INFLIGHT_BYTES' default: one body at GitHub's 25 MiB cap with room for small ones
+ * beside it. With what the garbage collector has yet to free, a flood of forged bodies then stays
+ * within about 100 MB of an idle process (A1; measured in test/edge.test.ts).
+ */
+export const DEFAULT_MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
+
+const filePath = z.string().refine((v) => !v.includes('\0'), 'must be a file path');
+
+/** Each secret that may instead be read from a file, and the variable naming that file (L3). */
+export const SECRET_FILE_VARIABLES = [
+  ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_FILE'],
+  ['DATABASE_URL', 'DATABASE_URL_FILE'],
+  ['GITHUB_TOKEN', 'GITHUB_TOKEN_FILE'],
+  ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
+] as const;
+
 /** Is this HOST reachable only from the machine itself? Then the API may run without a token. */
 export function isLoopbackHost(host: string): boolean {
   return ['127.0.0.1', '::1', 'localhost'].includes(host.toLowerCase());
@@ -334,7 +367,9 @@ export const envSchema = z
       .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite: or postgres://')
       .default('sqlite:./data/fixloop.sqlite'),
     WEBHOOK_SECRET: z
-      .string({ error: 'is required (the GitHub App webhook secret; comma-separated to rotate)' })
+      .string({
+        error: 'is required (the GitHub App webhook secret; comma-separated to rotate), or WEBHOOK_SECRET_FILE',
+      })
       .transform((v) =>
         v
           .split(',')
@@ -343,15 +378,26 @@ export const envSchema = z
       )
       .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret')),
     WEBHOOK_MAX_BYTES: positiveInt.default(25 * 1024 * 1024),
+    /** Bytes held at once for bodies not yet verified (A1); unset → DEFAULT_MAX_INFLIGHT_BYTES, or WEBHOOK_MAX_BYTES if larger. */
+    WEBHOOK_MAX_INFLIGHT_BYTES: positiveInt.optional(),
+    /** A1: within GitHub's own 10 s per delivery; a slower sender has failed on GitHub's side anyway. */
+    FIXLOOP_HEADERS_TIMEOUT_MS: positiveInt.default(5_000),
+    FIXLOOP_REQUEST_TIMEOUT_MS: positiveInt.default(10_000),
+    /** Open connections at most; at the cap the longest-idle one makes room (src/http/connection-cap.ts). */
+    FIXLOOP_MAX_CONNECTIONS: positiveInt.default(512),
     FIXLOOP_API_TOKEN: z.string().optional(),
     FIXLOOP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
-    /** Where the generated API token is kept when FIXLOOP_API_TOKEN is unset. */
-    FIXLOOP_API_TOKEN_FILE: z
-      .string()
-      .refine((v) => !v.includes('\0'), 'must be a file path')
-      .default(DEFAULT_API_TOKEN_FILE),
+    /** The `_FILE` twins of the secrets (L3): read by config.ts before validation, never both with the variable. */
+    WEBHOOK_SECRET_FILE: filePath.optional(),
+    DATABASE_URL_FILE: filePath.optional(),
+    GITHUB_TOKEN_FILE: filePath.optional(),
+    FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),
+    FIXLOOP_AGENT_ISOLATION: z.enum(ISOLATION_MODES).optional(),
+    FIXLOOP_AGENT_USER: agentUserSpec.optional(),
+    /** Where the generated API token is kept when FIXLOOP_API_TOKEN is unset; read as the token when it exists. */
+    FIXLOOP_API_TOKEN_FILE: filePath.default(DEFAULT_API_TOKEN_FILE),
     /** Attempts untouched this long are reconciled at start-up; unset → the dialect's default (main.ts). */
     FIXLOOP_RECONCILE_GRACE_MS: milliseconds('non-negative').optional(),
     /** The period of the running reconciliation pass; never 0, which would make setInterval spin. */
@@ -379,6 +425,20 @@ export const envSchema = z
     GITHUB_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.WEBHOOK_MAX_INFLIGHT_BYTES !== undefined && env.WEBHOOK_MAX_INFLIGHT_BYTES < env.WEBHOOK_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_MAX_INFLIGHT_BYTES'],
+        message: `must be at least WEBHOOK_MAX_BYTES (${env.WEBHOOK_MAX_BYTES}), or a body at the cap could never be read`,
+      });
+    }
+    if (env.FIXLOOP_HEADERS_TIMEOUT_MS > env.FIXLOOP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FIXLOOP_HEADERS_TIMEOUT_MS'],
+        message: `must not be longer than FIXLOOP_REQUEST_TIMEOUT_MS (${env.FIXLOOP_REQUEST_TIMEOUT_MS}), which includes the headers`,
+      });
+    }
     if (!isLoopbackHost(env.HOST) && env.FIXLOOP_API_TOKEN === undefined) {
       ctx.addIssue({
         code: 'custom',

@@ -1,7 +1,9 @@
 // The attempt lifecycle (SPEC I1–I4): queued → running → awaiting_progress → acknowledged | retryable,
 // as one pure transition function over plain events. The run's outcome is first-write (I2);
 // action_taken waits two poll intervals for provider-visible progress (I3); a run that ends without an
-// outcome, before or across a restart, leaves the attempt retryable (I3, I4). Terminal states stay put.
+// outcome, before or across a restart, leaves the attempt retryable (I3, I4), and so does a runner
+// that could not start the run after the claim (I5: a machine's failure is never final). Terminal
+// states stay put.
 import type { Instant } from './handoff.js';
 import type { ProgressKind } from './progress.js';
 
@@ -17,6 +19,7 @@ export const BLOCKED_REASON_MAX = 500;
 
 export type AttemptEvent =
   | { kind: 'dispatched' } // the runner accepted the run: from here the attempt belongs to a run
+  | { kind: 'not_started' } // the runner could not start the run (a spawn that failed after the claim)
   | { kind: 'run_started' }
   | { kind: 'outcome_reported'; outcome: FixOutcome; reason?: string | undefined }
   | { kind: 'run_ended'; hadOutcome: boolean }
@@ -27,6 +30,7 @@ export type AttemptEvent =
 /** Why an attempt moved: one closed list for the ledger row and the event log. */
 const ATTEMPT_MOVE_WHYS = [
   'dispatched',
+  'not_started',
   'run_started',
   'action_taken',
   'non_actionable',
@@ -93,6 +97,9 @@ function beforeOutcome(state: 'queued' | 'running', event: AttemptEvent): Attemp
     case 'dispatched':
     case 'run_started':
       return state === 'queued' ? move('running', event.kind) : STAY;
+    case 'not_started':
+      // I5: nothing ran, so nothing was spent on it but the attempt slot; a retry may go again.
+      return state === 'queued' ? move('retryable', 'not_started') : STAY;
     case 'outcome_reported':
       return outcomeMove(event.outcome, event.reason);
     case 'run_ended':
@@ -118,6 +125,7 @@ function afterActionTaken(event: AttemptEvent): AttemptTransition {
     case 'deadline_passed':
       return move('retryable', 'no_progress_by_deadline');
     case 'dispatched':
+    case 'not_started':
     case 'run_started':
     case 'run_ended': // the run ending after action_taken is normal: keep waiting for progress
     case 'restarted': // the deadline is a time, so it still holds across a restart

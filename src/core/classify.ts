@@ -1,6 +1,7 @@
 // Classify one verified delivery: what it is, its identity, and whether it is kept (SPEC A2–A4, B3).
 // Pure: takes the event name, the parsed body and the delivery GUID; returns a value, never throws.
 import { ciIdentity, deliveryIdentity } from './identity.js';
+import { boundCheckName } from './bounded-text.js';
 import {
   HANDLED_EVENTS,
   isHandledEvent,
@@ -50,6 +51,8 @@ export interface PullRequestChange {
   action: string;
   prState: 'open' | 'merged' | 'closed';
   headSha: string;
+  /** synchronize only: the head this push replaced, which orders the move with no clock (B1). */
+  before: string | null;
   branch: string;
   fork: boolean;
   updatedAt: string | null;
@@ -68,6 +71,7 @@ export interface ReviewSubmitted {
   body: string;
   author: string | null;
   authorType: string | null;
+  authorAssociation: string | null; // F1: standing (standing.ts)
   headSha: string;
   submittedAt: string | null;
 }
@@ -80,6 +84,7 @@ export interface CommentRang {
   action: string;
   author: string | null;
   authorType: string | null;
+  authorAssociation: string | null; // F2: standing (standing.ts)
   createdAt: string | null;
 }
 
@@ -186,7 +191,7 @@ function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
       identity,
       repository,
       sha: r.head_sha,
-      name: r.name,
+      name: boundCheckName(r.name),
       conclusion: r.conclusion ?? null,
       verdict: verdictOfConclusion(r.conclusion),
       completedAt: usableTime(r.completed_at),
@@ -260,7 +265,7 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
       identity,
       repository,
       sha: w.head_sha,
-      name: `workflow:${w.name || w.id}`,
+      name: boundCheckName(`workflow:${w.name || w.id}`),
       conclusion: w.conclusion ?? null,
       verdict: verdictOfConclusion(w.conclusion),
       completedAt: usableTime(w.updated_at),
@@ -287,7 +292,7 @@ function fromStatus(p: z.infer<typeof statusPayload>): Classification {
       identity,
       repository,
       sha: p.sha,
-      name: p.context,
+      name: boundCheckName(p.context),
       conclusion: p.state,
       verdict: verdictOfStatusState(p.state),
       completedAt: usableTime(p.updated_at),
@@ -314,6 +319,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       action: p.action,
       prState,
       headSha: pr.head.sha,
+      before: p.action === 'synchronize' ? (p.before ?? null) : null,
       branch: pr.head.ref,
       fork: pr.head.repo == null || pr.head.repo.id !== pr.base.repo.id,
       updatedAt: usableTime(pr.updated_at),
@@ -337,6 +343,7 @@ function fromReview(p: z.infer<typeof pullRequestReviewPayload>, deliveryId: str
       body: p.review.body ?? '',
       author: p.review.user?.login ?? null,
       authorType: p.review.user?.type ?? null,
+      authorAssociation: p.review.author_association ?? null,
       headSha: p.pull_request.head.sha,
       submittedAt: usableTime(p.review.submitted_at),
     },
@@ -348,7 +355,11 @@ function fromComment(
   p: {
     action: string;
     repository: { full_name: string };
-    comment: { user: { login: string; type?: string | undefined } | null; created_at?: string | null | undefined };
+    comment: {
+      user: { login: string; type?: string | undefined } | null;
+      author_association?: string | null | undefined;
+      created_at?: string | null | undefined;
+    };
     issue?: { number: number; pull_request?: unknown };
     pull_request?: { number: number };
   },
@@ -375,6 +386,7 @@ function fromComment(
       action: p.action,
       author: p.comment.user?.login ?? null,
       authorType: p.comment.user?.type ?? null,
+      authorAssociation: p.comment.author_association ?? null,
       createdAt: usableTime(p.comment.created_at),
     },
   };

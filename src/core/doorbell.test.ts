@@ -20,6 +20,7 @@ function review(over: Partial<ReviewLike>): ReviewLike {
     body: 'Please rename this.',
     author: 'alice',
     authorType: 'User',
+    authorAssociation: 'MEMBER',
     submittedAt: '2026-12-01T10:00:00Z',
     commitId: 'abc123',
     ...over,
@@ -52,7 +53,16 @@ const REVIEWS: ReadonlyArray<[string, Partial<ReviewLike>, 'review' | 'bot' | nu
     { author: 'sonar-bot[bot]', authorType: 'Bot', state: 'COMMENTED' },
     'bot',
   ],
-  ['an allow-listed bot known only by its [bot] suffix', { author: 'coderabbitai[bot]', authorType: null }, 'bot'],
+  // F1 standing: a listed login counts only on an account of type Bot (decision 0018).
+  ['an allow-listed login with no account type', { author: 'coderabbitai[bot]', authorType: null }, null],
+  ['an allow-listed login on a User account', { author: 'coderabbitai', authorType: 'User' }, null],
+  [
+    'an allow-listed login with its [bot] suffix on a User account',
+    { author: 'coderabbitai[bot]', authorType: 'User' },
+    null,
+  ],
+  ['a person without standing requesting changes', { authorAssociation: 'CONTRIBUTOR' }, null],
+  ['a person with no association requesting changes', { authorAssociation: null }, null],
   ['a bot that is not allow-listed requesting changes', { author: 'random[bot]', authorType: 'Bot' }, null],
   ['a bot that is not allow-listed commenting', { author: 'random[bot]', authorType: 'Bot', state: 'COMMENTED' }, null],
   ['fixloop itself requesting changes', { author: 'fixloop[bot]', authorType: 'Bot' }, null],
@@ -92,6 +102,7 @@ describe('F1: which reviews become rejections', () => {
 });
 
 const NOW = Date.parse('2026-12-08T12:00:00Z');
+const ROW_AUTHOR = { login: 'bob', type: 'User', association: 'COLLABORATOR' };
 const PR = { repository: 'acme/app', number: 7 };
 
 function input(
@@ -105,6 +116,7 @@ function input(
     comment: {
       author: 'alice',
       authorType: 'User',
+      authorAssociation: 'OWNER',
       pullRequest: PR,
       createdAt: '2026-12-08T11:59:00Z',
       ...over.comment,
@@ -112,7 +124,14 @@ function input(
     row:
       over.row === null
         ? null
-        : { source: 'review', pullRequest: PR, createdAt: '2026-12-05T12:00:00Z', consumed: false, ...over.row },
+        : {
+            source: 'review',
+            author: ROW_AUTHOR,
+            pullRequest: PR,
+            createdAt: '2026-12-05T12:00:00Z',
+            consumed: false,
+            ...over.row,
+          },
     selfLogin: 'fixloop[bot]',
     allowBots: ['coderabbitai'],
     now: over.now ?? NOW,
@@ -174,6 +193,28 @@ const RULES: ReadonlyArray<[string, Parameters<typeof input>[0], DoorbellReason 
     'too_old',
   ],
   ['a row already consumed by an attempt', { row: { consumed: true } }, 'already_consumed'],
+  // F1/F2 standing (decision 0018): the comment's author, then the row's own author.
+  [
+    'a person without standing never rings',
+    { comment: { authorAssociation: 'CONTRIBUTOR' } },
+    'author_without_standing',
+  ],
+  [
+    'an allow-listed login on a User account never rings',
+    { comment: { author: 'coderabbitai', authorType: 'User' } },
+    'bot_lookalike',
+  ],
+  ['a row stored without its author never rings', { row: { author: null } }, 'row_without_standing'],
+  [
+    'a row whose author lost standing never rings',
+    { row: { author: { ...ROW_AUTHOR, association: 'NONE' } } },
+    'row_without_standing',
+  ],
+  [
+    'a row by an allow-listed bot rings',
+    { row: { source: 'bot', author: { login: 'coderabbitai[bot]', type: 'Bot', association: 'NONE' } } },
+    'ring',
+  ],
 ];
 
 describe('F2: the doorbell rules', () => {
@@ -211,12 +252,14 @@ describe('F2: the doorbell rules', () => {
             comment: {
               author: c.author,
               authorType: c.author?.endsWith('[bot]') ? 'Bot' : 'User',
+              authorAssociation: 'MEMBER',
               pullRequest: PR,
               createdAt: NOW,
             },
             row: c.hasRow
               ? {
                   source: c.source,
+                  author: ROW_AUTHOR,
                   pullRequest: { ...PR, number: c.number },
                   createdAt: NOW - c.ageMs,
                   consumed: c.consumed,

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decideHead, type HeadView } from './head-order.js';
+import { decideHead, decidePullRequestHead, type HeadView } from './head-order.js';
 import type { HeadPointer } from './classify.js';
 
 const A = 'a'.repeat(40);
@@ -250,6 +250,86 @@ describe('B1 (property): the head never moves backwards', () => {
           assert.equal(d.kind === 'refuse' && d.reason, 'no_usable_time');
         },
       ),
+    );
+  });
+});
+
+describe("B1/B5: a pull request's own head (decision 0019)", () => {
+  const pr = (headSha: string, before: string | null, updatedAt: string | null) => ({ headSha, before, updatedAt });
+
+  test("B1: a synchronize off the Task's head moves it whatever the clock says (same second, or earlier)", () => {
+    for (const t of [T1, T0]) {
+      assert.deepEqual(decidePullRequestHead(pr(B, A, t), view(A, T1)), {
+        kind: 'advance',
+        seenAt: t,
+        move: { by: 'replaces', before: A },
+      });
+    }
+  });
+
+  test("B1: a synchronize off the Task's head with no time still moves it (the push names its parent)", () => {
+    assert.deepEqual(decidePullRequestHead(pr(B, A, null), view(A, T1)), {
+      kind: 'advance',
+      seenAt: null,
+      move: { by: 'replaces', before: A },
+    });
+  });
+
+  test('B1: a pull request event for the head the Task holds changes nothing', () => {
+    assert.deepEqual(decidePullRequestHead(pr(A, C, T2), view(A, T0)), { kind: 'hold' });
+  });
+
+  test("B1: a Task with no head takes the pull request's head, with or without a time", () => {
+    for (const t of [T1, null]) {
+      assert.deepEqual(decidePullRequestHead(pr(B, null, t), view(null, null)), {
+        kind: 'advance',
+        seenAt: t,
+        move: { by: 'clock_or_tie' },
+      });
+    }
+  });
+
+  const BY_CLOCK: ReadonlyArray<[string, string | null, string | null, HeadView, string | boolean]> = [
+    ['an opened/reopened/edited event later than the head moves it', null, T2, view(A, T1), true],
+    ['an event the same instant as the head moves it (the pull request wins a tie)', null, T1, view(A, T1), true],
+    ['a synchronize from another commit, later than the head, moves it', C, T2, view(A, T1), true],
+    ['a stale synchronize redelivered after a later push is superseded', C, T0, view(A, T1), 'superseded_head'],
+    ['a stale event older than the head is superseded', null, T0, view(A, T1), 'superseded_head'],
+    ['an event with no time that does not replace the head is refused', null, null, view(A, T1), 'no_usable_time'],
+    ['a head with no time recorded yields', null, T0, view(A, null), true],
+    ['a head time that cannot be parsed never yields', null, T2, view(A, 'not a time'), 'superseded_head'],
+  ];
+  for (const [what, before, t, task, x] of BY_CLOCK) {
+    test(`B1: not the push off the Task's head, so the clock orders: ${what}`, () => {
+      const d = decidePullRequestHead(pr(B, before, t), task);
+      if (x === true) assert.deepEqual(d, { kind: 'advance', seenAt: t, move: { by: 'clock_or_tie' } });
+      else assert.equal(d.kind === 'refuse' && d.reason, x);
+    });
+  }
+
+  test('B1 (property): a pull request event moves the head by the clock only when not older, or off the commit its push replaced', () => {
+    const SHAS = [A, B, C];
+    const instant = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SHAS),
+        fc.option(fc.constantFrom(...SHAS)),
+        fc.option(fc.constantFrom(...SHAS)),
+        fc.option(instant),
+        fc.option(instant),
+        (head, before, taskSha, t, seen) => {
+          const updatedAt = t === null ? null : new Date(t).toISOString();
+          const ciHeadSeenAt = seen === null ? null : new Date(seen).toISOString();
+          const d = decidePullRequestHead(pr(head, before, updatedAt), view(taskSha, ciHeadSeenAt));
+          if (taskSha === head) return assert.equal(d.kind, 'hold');
+          if (d.kind !== 'advance') return;
+          if (d.move.by === 'replaces') return assert.equal(d.move.before, taskSha);
+          if (taskSha !== null && ciHeadSeenAt !== null) {
+            assert.ok(d.seenAt !== null && Date.parse(d.seenAt) >= Date.parse(ciHeadSeenAt));
+          }
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

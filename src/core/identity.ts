@@ -1,5 +1,7 @@
 // The identity of a CI result: its whole dedupe story (SPEC A3).
 // A byte-identical redelivery yields the same string; a re-run has a new id or attempt number.
+import { createHash } from 'node:crypto';
+import { MAX_CHECK_NAME_CHARS } from './bounded-text.js';
 
 export type CiIdentityInput =
   | { kind: 'run' | 'suite'; repository: string; sha: string; id: number; status: string; conclusion: string | null }
@@ -23,8 +25,19 @@ export function ciIdentity(i: CiIdentityInput): string {
     case 'workflow':
       return `${head}:workflow:${i.id}#${i.attempt}:${i.status}${i.conclusion ? `:${i.conclusion}` : ''}`;
     case 'status':
-      return `${head}:status:${i.context}:${i.state}`;
+      return `${head}:status:${contextPart(i.context)}:${i.state}`;
   }
+}
+
+/**
+ * A status context as its identity holds it: as it is, or, when longer than a check name may be
+ * (A1), its head and a digest of the whole, so identities stay short and distinct contexts distinct.
+ */
+function contextPart(context: string): string {
+  if (context.length <= MAX_CHECK_NAME_CHARS) return context;
+  const digest = createHash('sha256').update(context).digest('hex').slice(0, 32);
+  const head = context.slice(0, MAX_CHECK_NAME_CHARS - 40).replace(/[\uD800-\uDBFF]$/, '');
+  return `${head}…#${digest}`;
 }
 
 /** Non-CI deliveries dedupe on GitHub's delivery GUID, which a redelivery keeps. */

@@ -18,6 +18,7 @@ const WHY: Record<StopReason, RegExp> = {
   budget_spent: /budget is spent/,
   unchanged_failure: /same failure came back unchanged/,
   parked: /parked/,
+  dispatch_unconfirmed: /cannot tell whether it started/,
   thrash_repeat: /repeats an earlier attempt/,
   thrash_aba: /alternate between two changes/,
   forbidden_change: /changed what judges the fix/,

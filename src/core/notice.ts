@@ -18,6 +18,8 @@ export const STOP_WHY: Record<StopReason, string> = {
   budget_spent: 'the automatic fix budget is spent',
   unchanged_failure: 'the same failure came back unchanged on a new commit, so the last fix changed nothing',
   parked: 'nobody answered the hand-off in time, so the Task is parked and will not re-enter the loop on its own',
+  dispatch_unconfirmed:
+    'fixloop died while starting the agent and cannot tell whether it started, so it will not start it again on its own',
   ...GUARD_STOP_WHY,
 };
 

@@ -90,6 +90,8 @@ export const statusPayload = z.object({
 export const pullRequestPayload = z.object({
   action: z.string(),
   number: z.number(),
+  /** synchronize: the head the push replaced (B1, decision 0019). */
+  before: z.string().optional(),
   repository: repo,
   pull_request: z.object({
     number: z.number(),
@@ -108,6 +110,8 @@ export const pullRequestPayload = z.object({
 });
 
 const user = z.object({ login: z.string(), type: z.string().optional() });
+/** F1/F2: the author's association with the repository; a delivery without one is kept, and has no standing. */
+const authorAssociation = z.string().nullable().optional();
 
 export const pullRequestReviewPayload = z.object({
   action: z.string(),
@@ -117,6 +121,7 @@ export const pullRequestReviewPayload = z.object({
     state: z.string(),
     body: nullableString,
     user: user.nullable(),
+    author_association: authorAssociation,
     submitted_at: nullableString,
   }),
   pull_request: z.object({ number: z.number(), head: z.object({ sha: z.string() }) }),
@@ -125,7 +130,12 @@ export const pullRequestReviewPayload = z.object({
 const reviewCommentPayload = z.object({
   action: z.string(),
   repository: repo,
-  comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
+  comment: z.object({
+    id: z.number(),
+    user: user.nullable(),
+    author_association: authorAssociation,
+    created_at: nullableString,
+  }),
   pull_request: z.object({ number: z.number() }),
 });
 
@@ -133,7 +143,12 @@ const issueCommentPayload = z.object({
   action: z.string(),
   repository: repo,
   issue: z.object({ number: z.number(), pull_request: z.unknown().optional() }),
-  comment: z.object({ id: z.number(), user: user.nullable(), created_at: nullableString }),
+  comment: z.object({
+    id: z.number(),
+    user: user.nullable(),
+    author_association: authorAssociation,
+    created_at: nullableString,
+  }),
 });
 
 const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });

@@ -2,6 +2,7 @@
 // baseline snapshot (taken when the attempt was dispatched) and now. Only changes a fix can cause
 // count: a new head, a re-run check, a changed review thread or review, a conflict resolved or
 // created, entering or leaving the merge queue. Pure: two plain snapshots in, a list of kinds out.
+// Without the poll (webhook-only installs) only the head is known: headProgress compares just that.
 
 export const PROGRESS_KINDS = ['new_head', 'check_rerun', 'review_threads', 'conflict', 'merge_queue'] as const;
 export type ProgressKind = (typeof PROGRESS_KINDS)[number];
@@ -47,6 +48,15 @@ export function detectProgress(baseline: ProgressSnapshot, now: ProgressSnapshot
   if (conflictChanged(baseline.mergeableState, now.mergeableState)) out.push('conflict');
   if (baseline.inMergeQueue !== now.inMergeQueue) out.push('merge_queue');
   return out;
+}
+
+/**
+ * I3 from the head alone (a webhook moved it, or no GitHub access to read more): a head other than
+ * the one the attempt acted on is a new head. An unknown head on either side says nothing.
+ */
+export function headProgress(attemptHead: string | null, head: string | null): ProgressKind[] {
+  if (!attemptHead || !head) return [];
+  return attemptHead.toLowerCase() === head.toLowerCase() ? [] : ['new_head'];
 }
 
 /** A check present in both snapshots whose latest run is newer now (a new id or a later start). */

@@ -41,7 +41,7 @@ export const REFUSALS = [
   'branch_deleted',
   'run_in_flight', // a run is queued or running for the Task
   'run_question', // a run is parked on a question to a person
-  'run_failed', // a failed run is a stop a webhook never undoes
+  'run_failed', // a person's run failed (a failed automatic run is left to its attempt, I5)
   'run_cancelled', // a person's cancel is never undone by a webhook
   'loop_off', // budget 0 (C1)
   'coordinate_claimed', // C2: another delivery already claimed this coordinate
@@ -59,6 +59,13 @@ export const REFUSALS = [
   'doorbell_other_pull_request',
   'doorbell_too_old',
   'doorbell_already_consumed',
+  // F1/F2 standing (core/standing.ts): who may steer. A review's, or a stored rejection's, author…
+  'author_without_standing', // …is a person whose association the Work does not trust
+  'bot_lookalike', // …is not of type Bot but carries an allow-listed bot's login
+  // …and the same for a comment's author, and for the row a comment rings for.
+  'doorbell_author_without_standing',
+  'doorbell_bot_lookalike',
+  'doorbell_row_without_standing',
   'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
   'attempt_in_flight', // K7: one attempt in flight per pull request; retried by the poll
   'wake_cap_window', // K9: too many automatic wakes in the window; retried once it has room
@@ -95,5 +102,11 @@ export const GUARD_REFUSALS = ['attempt_in_flight'] as const;
 export type GuardRefusal = (typeof GUARD_REFUSALS)[number];
 
 /** Why the loop stopped for a Task and filed its one notice (G1). */
-export const STOP_REASONS = ['budget_spent', 'unchanged_failure', 'parked', ...GUARD_STOP_REASONS] as const;
+export const STOP_REASONS = [
+  'budget_spent',
+  'unchanged_failure',
+  'parked',
+  'dispatch_unconfirmed', // I5: a dispatch died before its start was known; never re-sent, so a person decides
+  ...GUARD_STOP_REASONS,
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -1,5 +1,7 @@
-// What refuses to resume (SPEC D, G2): every situation in which a red result must not spend a run.
+// What refuses to resume (SPEC D, G2, I5): every situation in which a red result must not spend a run.
 // Pure: it reads a snapshot of the Task, its latest run and the stop flag; the caller records the reason.
+// Only a person's stop is final (I5): a failed run of an automatic attempt (a lost run, a spawn that
+// failed, an agent that exited non-zero) is a machine's failure, left to that attempt's lifecycle.
 import type { Refusal } from './reasons.js';
 import type { Run, Task } from './types.js';
 import type { Verdict } from './verdict.js';
@@ -8,7 +10,8 @@ export interface GateSnapshot {
   verdict: Verdict;
   fork: boolean;
   task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'> & { parkedAt?: string | null };
-  latestRun: Pick<Run, 'state'> | null;
+  /** `attemptId`: the automatic attempt the run answers; null or absent for a person's run. */
+  latestRun: (Pick<Run, 'state'> & Partial<Pick<Run, 'attemptId'>>) | null;
   /** The global stop flag; `unreadable` when it could not be read (fail closed). */
   stopFlag: boolean | 'unreadable';
 }
@@ -52,6 +55,8 @@ export function refusalOf(s: GateSnapshot): GateVerdict {
     case 'question':
       return refuse('run_question');
     case 'failed':
+      // A machine's failure: the attempt is retryable (I3, I4) and the budget bounds the retries.
+      if (s.latestRun.attemptId != null) break;
       return refuse('run_failed');
     case 'cancelled':
       return refuse('run_cancelled');

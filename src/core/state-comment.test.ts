@@ -7,6 +7,7 @@ import {
   STATE_MARKER,
   canonicalJson,
   compareWithLedger,
+  findOwnStateComment,
   findStateComment,
   parseStateComment,
   renderStateComment,
@@ -290,6 +291,62 @@ describe('K8: finding fixloop’s own comment', () => {
 
   test('K8: a deleted author is never fixloop', () => {
     assert.equal(findStateComment([{ id: 8, body, author: null }], 'fixloop[bot]'), null);
+  });
+});
+
+describe('K8: finding fixloop’s own comment when its login is unknown (GET /user answered 403)', () => {
+  const KEY = 'state-key';
+  const signed = renderStateComment(STATE, KEY);
+  const own = (o: Partial<Parameters<typeof findOwnStateComment>[1]> = {}) => ({
+    recordedId: null,
+    selfLogin: null,
+    key: KEY,
+    taskId: STATE.taskId,
+    repository: STATE.repository,
+    pullRequest: STATE.pullRequest,
+    ...o,
+  });
+  const bot = (id: number, body: string) => ({ id, body, author: 'github-actions[bot]', authorType: 'Bot' });
+
+  test('K8: the comment whose id the ledger kept is ours, even with its marker edited away', () => {
+    const comments = [
+      bot(3, signed),
+      { id: 5, body: 'edited by hand', author: 'github-actions[bot]', authorType: 'Bot' },
+    ];
+    assert.equal(findOwnStateComment(comments, own({ recordedId: '5' }))?.id, 5);
+  });
+
+  test('K8: a kept id whose comment is gone falls back to the signed state', () => {
+    assert.equal(findOwnStateComment([bot(3, signed)], own({ recordedId: '99' }))?.id, 3);
+  });
+
+  test('K8: with a known login, the login decides as before', () => {
+    const comments = [bot(3, signed), { id: 4, body: signed, author: 'fixloop[bot]', authorType: 'Bot' }];
+    assert.equal(findOwnStateComment(comments, own({ selfLogin: 'fixloop[bot]' }))?.id, 4);
+  });
+
+  test('K8: a bot’s comment whose state digest verifies with fixloop’s key and names this Task is ours; the oldest of several', () => {
+    assert.equal(findOwnStateComment([bot(8, signed), bot(6, signed)], own())?.id, 6);
+  });
+
+  test('K8: a person’s verbatim copy of the signed comment is never taken for ours', () => {
+    assert.equal(findOwnStateComment([{ id: 3, body: signed, author: 'mallory', authorType: 'User' }], own()), null);
+  });
+
+  test('K8: a state signed with another key, or not signed with a key at all, is not ours', () => {
+    const comments = [bot(3, renderStateComment(STATE, 'another key')), bot(4, renderStateComment(STATE))];
+    assert.equal(findOwnStateComment(comments, own()), null);
+  });
+
+  test('K8: a signed state of another Task or pull request is not this Task’s comment', () => {
+    assert.equal(findOwnStateComment([bot(3, signed)], own({ taskId: 13 })), null);
+    assert.equal(findOwnStateComment([bot(3, signed)], own({ pullRequest: 8 })), null);
+    assert.equal(findOwnStateComment([bot(3, signed)], own({ repository: 'ACME/App' }))?.id, 3);
+  });
+
+  test('K8: a hand-edited comment (digest no longer verifies) is not proven ours by its content', () => {
+    const edited = signed.replace('"attemptsUsed": 2', '"attemptsUsed": 0');
+    assert.equal(findOwnStateComment([bot(3, edited)], own()), null);
   });
 });
 

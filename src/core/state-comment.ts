@@ -90,7 +90,7 @@ export function parseStateComment(body: string, key?: StateKey): ParsedStateComm
 /**
  * K8: fixloop's own state comment among a pull request's comments — by its own login, with the marker.
  * Copies by others are ignored; with several of its own (a lost race), the oldest (lowest id) is the
- * one to update. Null when fixloop's login is unknown: nothing else proves a comment is ours.
+ * one to update. Null when fixloop's login is unknown (findOwnStateComment then looks further).
  */
 export function findStateComment<C extends { id: number; body: string; author: string | null }>(
   comments: readonly C[],
@@ -102,6 +102,51 @@ export function findStateComment<C extends { id: number; body: string; author: s
   for (const c of comments) {
     if (c.author === null || normalLogin(c.author) !== self || !c.body.includes(STATE_MARKER)) continue;
     if (found === null || c.id < found.id) found = c;
+  }
+  return found;
+}
+
+/** What identifies fixloop's own state comment on one Task's pull request without asking GitHub who fixloop is. */
+export interface OwnStateComment {
+  /** The comment id the ledger kept for the Task (tasks.state_comment_id). */
+  recordedId: string | null;
+  /** fixloop's login, or null when the token may not read it (an installation token answers 403). */
+  selfLogin: string | null;
+  /** The state digest's HMAC key: only fixloop holds it, so a digest that verifies is fixloop's writing. */
+  key: StateKey;
+  taskId: number;
+  repository: string;
+  pullRequest: number;
+}
+
+/**
+ * K8: fixloop's own state comment, whatever the token. In order: the comment whose id the ledger kept
+ * (it stays ours after a hand edit); one by fixloop's login with the marker, when the login is known;
+ * a bot's comment whose digest verifies with fixloop's key and whose state names this Task — a
+ * person's copy, or an edited comment, never qualifies. The oldest wins among several. Null: none.
+ */
+export function findOwnStateComment<
+  C extends { id: number; body: string; author: string | null; authorType?: string | null },
+>(comments: readonly C[], own: OwnStateComment): C | null {
+  if (own.recordedId !== null) {
+    const recorded = comments.find((c) => String(c.id) === own.recordedId);
+    if (recorded) return recorded;
+  }
+  const byLogin = findStateComment(comments, own.selfLogin);
+  if (byLogin) return byLogin;
+  let found: C | null = null;
+  for (const c of comments) {
+    if (found !== null && c.id > found.id) continue;
+    if (c.authorType != null && c.authorType !== 'Bot') continue;
+    const parsed = c.body.includes(STATE_MARKER) ? parseStateComment(c.body, own.key) : null;
+    const s = parsed?.intact ? parsed.state : null;
+    if (
+      s !== null &&
+      s.taskId === own.taskId &&
+      s.pullRequest === own.pullRequest &&
+      s.repository.toLowerCase() === own.repository.toLowerCase()
+    )
+      found = c;
   }
   return found;
 }

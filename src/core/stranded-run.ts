@@ -5,8 +5,10 @@
 // (runners/process-mark.ts) is decided:
 //   another host started it      → leave it to that host;
 //   the fixloop that started it still runs (this one, or another replica on this host) → leave it: it will hear the exit;
-//   otherwise, its agent is gone → the run ended while nobody watched: `failed`, exit status unknown;
+//   otherwise, its agent is gone → the run ended while nobody watched: exit status unknown;
 //   otherwise, its agent runs    → watch it, and end the run when it exits (its output is lost).
+// A run so ended is `completed` when its agent reported its outcome (to any fixloop process: the
+// outcome settles its attempt, I5), `failed` when it did not (its attempt is retryable, I3).
 // Runs with no mark (the http runner, whose platform reports the end) are never stranded.
 
 /** Where an agent process lives and who started it: written when it starts. */
@@ -63,6 +65,16 @@ export function strandedRunFate(liveness: Liveness): StrandedRunFate {
     case 'elsewhere':
       return { kind: 'leave' };
   }
+}
+
+/**
+ * How a stranded run ends, once its agent is gone: by its outcome when the agent reported one — the
+ * run did what it was for, whatever its unknown exit status — and as a machine's failure otherwise.
+ */
+export function strandedRunEnd(detail: string, hadOutcome: boolean): { state: 'completed' | 'failed'; detail: string } {
+  return hadOutcome
+    ? { state: 'completed', detail: `${detail}; it had reported its outcome, which stands` }
+    : { state: 'failed', detail };
 }
 
 /** The line added to a run's log when it is ended this way, so the log says why it stops there. */

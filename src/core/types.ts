@@ -117,6 +117,8 @@ export interface Rejection {
   headSha: string | null;
   checkName: string | null;
   body: string;
+  /** F1: who wrote the review, so a later wake re-checks their standing; null for a gate row (or one stored before). */
+  author: Author | null;
   createdAt: string;
 }
 
@@ -133,6 +135,7 @@ export interface Notice {
 }
 
 import type { StopReason } from './reasons.js';
+import type { Author, AuthorAssociation } from './standing.js';
 
 export interface RepositoryRef {
   name: string; // owner/name
@@ -146,4 +149,6 @@ export interface Work {
   name: string;
   account: string;
   repositories: RepositoryRef[];
+  /** F1/F2: whose reviews and comments count; absent = OWNER, MEMBER, COLLABORATOR (standing.ts). */
+  trustedAssociations?: readonly AuthorAssociation[] | undefined;
 }

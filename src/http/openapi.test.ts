@@ -298,6 +298,7 @@ const rejection: Rejection = {
   headSha: null,
   checkName: 'test',
   body: 'x'.repeat(5000),
+  author: null,
   createdAt: AT,
 };
 const notice: Notice = {

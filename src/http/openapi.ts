@@ -312,9 +312,14 @@ const schemas = {
       id,
       source: { type: 'string', enum: REJECTION_SOURCES },
       headSha: sha,
-      checkName: { type: ['string', 'null'] },
+      checkName: { type: ['string', 'null'], maxLength: 256 },
       createdAt: timestamp,
-      body: { type: 'string', maxLength: 4000, description: 'The feedback, cut to its first 4000 characters.' },
+      body: {
+        type: 'string',
+        maxLength: 4000,
+        description:
+          'The feedback, cut to at most 4000 characters: its head and its tail, with a line saying how much was cut.',
+      },
     },
     { description: 'Durable feedback a run must answer.' },
   ),
@@ -1120,7 +1125,11 @@ const paths = {
           content: json(schemaRef('Problem')),
         },
         '503': {
-          description: 'The delivery could not be stored (`not_stored`); GitHub should redeliver it.',
+          description:
+            'The delivery could not be stored (`not_stored`; GitHub should redeliver it), or too many bytes are waiting for their signature check (`busy`, with `Retry-After`; the connection is closed and the body not read).',
+          headers: {
+            'Retry-After': { description: 'With `busy`: seconds to wait before retrying.', schema: { type: 'string' } },
+          },
           content: json(schemaRef('Problem')),
         },
       },

@@ -1,10 +1,12 @@
 // Every path fixloop serves, declared in one place: the webhook (SPEC A1) and MCP over streamable
 // HTTP (M3) take the raw Node request — the webhook must cap and verify the exact bytes as they
-// stream — and everything else is the JSON API's Hono app (M2: health, readiness, /api/*).
+// stream — and everything else is the JSON API's Hono app (M2: health, readiness, /api/*). The
+// server's edge limits are set here too: slow headers and bodies are cut, open connections capped.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from '../app/ports.js';
+import { capConnections } from './connection-cap.js';
 
 /** Where GitHub delivers (Probot's convention). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
@@ -13,7 +15,20 @@ const MCP_PATH = '/mcp';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-export function createRouter(routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger }): Server {
+/**
+ * How long a client may take to send its headers, and its whole request (headers ≤ request, as Node
+ * requires); how many connections may be open. Defaults and why: src/config/schema.ts.
+ */
+export interface EdgeLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+}
+
+export function createRouter(
+  routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger },
+  limits: EdgeLimits,
+): Server {
   const api = getRequestListener(routes.api.fetch);
   const raw = (handler: NodeHandler, what: string) => (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((err: unknown) => {
@@ -23,12 +38,22 @@ export function createRouter(routes: { webhook: NodeHandler; mcp: NodeHandler; a
   };
   const webhook = raw(routes.webhook, 'webhook');
   const mcp = raw(routes.mcp, 'mcp');
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === WEBHOOK_PATH) return webhook(req, res);
-    if (path === MCP_PATH) return mcp(req, res);
-    void api(req, res);
-  });
+  const server = createServer(
+    {
+      // Node answers 408 and closes the connection; a connection that sends nothing is cut at the headers' bound.
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often those bounds are checked: a slow client is cut within this much of its bound (default 30 s).
+      connectionsCheckingInterval: Math.min(500, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === WEBHOOK_PATH) return webhook(req, res);
+      if (path === MCP_PATH) return mcp(req, res);
+      void api(req, res);
+    },
+  );
+  capConnections(server, limits.maxConnections);
   // Longer than the idle timeout of the proxies and load balancers in front (60 s is common).
   server.keepAliveTimeout = 65_000;
   return server;

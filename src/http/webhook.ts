@@ -1,14 +1,25 @@
 // POST /api/github/webhooks (SPEC A1): the body is capped while it streams (413 before it is
-// buffered), verified with GitHub's HMAC over the exact bytes against every configured secret
-// (rotation), and answered only after the ingest use-case committed what it carries.
+// buffered); the bytes held for bodies not yet verified are bounded across requests (503 with
+// Retry-After beyond it), so forged traffic cannot grow memory. The HMAC runs over the exact bytes
+// as they arrive, for every configured secret (rotation); only a verified body is decoded, and it
+// is answered once the ingest use-case committed what it carries.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { verifyWithFallback } from '@octokit/webhooks-methods';
+import type { Socket } from 'node:net';
+import { isUtf8 } from 'node:buffer';
+import { createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 import type { Ingestor } from '../app/ingest.js';
 import type { Logger } from '../app/ports.js';
+
+/** The same as WEBHOOK_MAX_INFLIGHT_BYTES' default (src/config/schema.ts), for callers that set none. */
+export const DEFAULT_MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
+/** What a refused sender is told to wait: by then the bodies held now were verified or timed out. */
+const RETRY_AFTER_SECONDS = 10;
 
 export interface WebhookOptions {
   secrets: readonly string[];
   maxBytes: number;
+  /** Bytes held at once, across requests, for bodies whose signature is not yet checked. */
+  maxInflightBytes?: number;
   ingestor: Ingestor;
   logger: Logger;
 }
@@ -23,48 +34,134 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: object): void {
+function send(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 
-/** Read the body, refusing it as soon as it passes the cap, without buffering the rest. */
-function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** How long a refused connection stays half-closed, unread, before it is let go. */
+const LINGER_MS = 1_000;
+
+/**
+ * Answer, then read nothing more of the body. Node ends a `connection: close` answer with
+ * destroySoon(), and a socket destroyed with unread bytes sends a reset, which can cost the sender
+ * an answer it has not read yet: so the socket stops reading, half-closes, and is let go a moment later.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, e: HttpError, headers: Record<string, string> = {}): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    // Marked as paused by the server itself (Node 18–22), or Node resumes it to drain the unread body.
+    (socket as Socket & { _paused?: boolean })._paused = true;
+    socket.pause();
+    socket.end();
+    // Not unref'd: a paused socket does not keep the process alive, and server.close() waits for it.
+    setTimeout(() => socket.destroy(), LINGER_MS);
+  };
+  send(res, e.status, { error: e.code, message: e.message }, { ...headers, connection: 'close' });
+}
+
+/**
+ * The shared allowance for unverified bytes. A body takes its declared length up front (or, sent
+ * chunked, each chunk as it comes) and gives it back once its signature is checked or it failed.
+ */
+function createAllowance(max: number) {
+  let held = 0;
+  return {
+    take(n: number): boolean {
+      if (held + n > max) return false;
+      held += n;
+      return true;
+    },
+    give(n: number): void {
+      held -= n;
+    },
+  };
+}
+type Allowance = ReturnType<typeof createAllowance>;
+
+const busy = () =>
+  new HttpError(503, 'busy', 'too many webhook bytes are waiting for their signature check; retry later');
+
+/** `sha256=<64 hex>` as bytes; null for anything else (then there is nothing to check the body against). */
+function signatureBytes(header: string | undefined): Buffer | null {
+  const m = header === undefined ? null : /^sha256=([0-9a-f]{64})$/i.exec(header);
+  return m ? Buffer.from(m[1]!, 'hex') : null;
+}
+
+/** Constant-time per secret; every secret is tried, so the time does not say which one matched. */
+function matchesAny(hmacs: Hmac[], signature: Buffer): boolean {
+  let ok = false;
+  for (const h of hmacs) ok = timingSafeEqual(h.digest(), signature) || ok;
+  return ok;
+}
+
+/**
+ * Read the body while every secret's HMAC runs over it, refusing it as soon as it passes the cap
+ * (413) or the allowance (503), without buffering the rest. Resolves to the bytes and whether the
+ * signature matched; the allowance is given back either way. With no signature to check against,
+ * the body is only counted for the cap, never kept.
+ */
+function readVerified(
+  req: IncomingMessage,
+  o: { maxBytes: number; allowance: Allowance; secrets: readonly string[]; signature: Buffer | null },
+): Promise<{ raw: Buffer; valid: boolean }> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  const known = req.headers['content-length'] !== undefined && Number.isFinite(declared);
+  if (known && declared > o.maxBytes) {
     return Promise.reject(
-      new HttpError(413, 'payload_too_large', `body of ${declared} bytes is over the ${maxBytes}-byte cap`),
+      new HttpError(413, 'payload_too_large', `body of ${declared} bytes is over the ${o.maxBytes}-byte cap`),
     );
   }
+  const keep = o.signature !== null;
+  if (keep && known && !o.allowance.take(declared)) return Promise.reject(busy());
+  let taken = keep && known ? declared : 0;
+  const hmacs = keep ? o.secrets.map((s) => createHmac('sha256', s)) : [];
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const finish = (): void => {
+      done = true;
+      o.allowance.give(taken);
+      taken = 0;
+    };
+    const fail = (e: unknown): void => {
+      finish();
+      chunks.length = 0;
+      req.pause();
+      reject(e);
+    };
     req.on('data', (c: Buffer) => {
       if (done) return;
       size += c.length;
-      if (size > maxBytes) {
-        done = true;
-        chunks.length = 0;
-        req.pause();
-        reject(new HttpError(413, 'payload_too_large', `body is over the ${maxBytes}-byte cap`));
-        return;
+      if (size > o.maxBytes)
+        return fail(new HttpError(413, 'payload_too_large', `body is over the ${o.maxBytes}-byte cap`));
+      if (!keep) return;
+      if (!known) {
+        if (!o.allowance.take(c.length)) return fail(busy());
+        taken += c.length;
       }
+      for (const h of hmacs) h.update(c);
       chunks.push(c);
     });
     req.on('end', () => {
-      if (!done) {
-        done = true;
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      }
+      if (done) return;
+      finish();
+      const valid = o.signature !== null && size > 0 && matchesAny(hmacs, o.signature);
+      // Joined only once verified: a forged body is never copied.
+      const raw = valid ? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)) : Buffer.alloc(0);
+      // Let go of the pieces now: these listeners live as long as the connection does.
+      chunks.length = 0;
+      resolve({ raw, valid });
     });
-    req.on('error', (e) => {
-      if (!done) {
-        done = true;
-        reject(e);
-      }
-    });
+    // A client gone mid-body, or the server's request timeout: the bytes are let go.
+    req.on('error', (e) => !done && fail(e));
+    req.on('close', () => !done && fail(new HttpError(400, 'bad_request', 'the body did not arrive')));
   });
 }
 
@@ -74,47 +171,45 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 export function createWebhookHandler(opts: WebhookOptions) {
-  const [primary, ...others] = opts.secrets;
-  if (!primary) throw new Error('at least one webhook secret is required');
+  if (opts.secrets.length === 0) throw new Error('at least one webhook secret is required');
+  const allowance = createAllowance(opts.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES);
 
   return async function handleWebhook(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') return send(res, 405, { error: 'method_not_allowed' });
-    let raw: Buffer;
+    const delivery = { delivery: header(req, 'x-github-delivery'), event: header(req, 'x-github-event') };
+    const signature = signatureBytes(header(req, 'x-hub-signature-256'));
+    let read: { raw: Buffer; valid: boolean };
     try {
-      raw = await readCapped(req, opts.maxBytes);
+      read = await readVerified(req, { maxBytes: opts.maxBytes, allowance, secrets: opts.secrets, signature });
     } catch (err) {
+      if (req.socket.destroyed) return; // the request timed out or the client left: nobody to answer
       if (err instanceof HttpError) {
-        res.setHeader('connection', 'close');
-        send(res, err.status, { error: err.code, message: err.message });
-        // Stop reading the oversize body; the connection is closed after the answer.
-        req.destroy();
-        return;
+        if (err.status === 503) opts.logger.warn(delivery, 'webhook refused: unverified bytes at their bound');
+        return refuse(req, res, err, err.status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {});
       }
       return send(res, 400, { error: 'bad_request' });
     }
-    const signature = header(req, 'x-hub-signature-256');
-    const body = raw.toString('utf8');
-    let valid = false;
-    if (signature && body.length > 0) {
-      try {
-        valid = Boolean(await verifyWithFallback(primary, body, signature, others));
-      } catch {
-        valid = false;
-      }
-    }
-    if (!valid) {
+    if (!read.valid) {
       // Nothing stored: an unauthenticated request must not be able to write to the database.
-      opts.logger.warn(
-        { delivery: header(req, 'x-github-delivery'), event: header(req, 'x-github-event') },
-        'webhook signature rejected',
-      );
+      opts.logger.warn(delivery, 'webhook signature rejected');
       return send(res, 401, { error: 'bad_signature', message: 'X-Hub-Signature-256 is missing or does not match' });
     }
     const eventName = header(req, 'x-github-event');
     if (!eventName) return send(res, 400, { error: 'missing_event_header', message: 'X-GitHub-Event is required' });
     const deliveryId = header(req, 'x-github-delivery') ?? '';
+    // JSON travels as UTF-8 (RFC 8259 §8.1): a signed body that is not is refused, not repaired,
+    // since a repaired text would no longer be the bytes GitHub signed.
+    if (!isUtf8(read.raw)) {
+      opts.logger.warn(delivery, 'webhook body is not UTF-8');
+      return send(res, 400, {
+        status: 400,
+        outcome: 'rejected',
+        reason: 'malformed_json',
+        detail: 'body is not valid UTF-8',
+      });
+    }
     try {
-      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: body });
+      const answer = await opts.ingestor.ingest({ deliveryId, eventName, raw: read.raw.toString('utf8') });
       send(res, answer.status, answer);
     } catch (err) {
       opts.logger.error({ err, deliveryId }, 'delivery not stored');

@@ -25,6 +25,7 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
     retryOf: r.retry_of,
     headSha: r.head_sha,
     createdAt: r.created_at,
+    updatedAt: r.updated_at,
   });
 
   return {
@@ -78,6 +79,7 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
         })
         .where('id', '=', attemptId)
         .where('state', 'in', [...from])
+        .$if(extra?.withoutOutcome === true, (q) => q.where('outcome', 'is', null))
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },
@@ -88,6 +90,7 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
         .set({ outcome, outcome_reason: reason, outcome_at: at })
         .where('id', '=', attemptId)
         .where('outcome', 'is', null)
+        .where('state', 'in', ['queued', 'running'])
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },

@@ -197,6 +197,56 @@ export function createAttemptStore(k: Kysely<Database>, now: () => string): Atte
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async failDispatch(id, runId, detail, lifecycle) {
+      // One transaction: an attempt settled dispatch_failed with its run left `queued` would read as
+      // a run in flight for ever (D: run_in_flight); a lifecycle the run's report moved on stays put.
+      return k.transaction().execute(async (trx) => {
+        const r = await trx
+          .updateTable('attempts')
+          .set({
+            status: 'dispatch_failed',
+            state: sql<AttemptState>`case when state = 'queued' then ${lifecycle} else state end`,
+            updated_at: now(),
+            detail,
+          })
+          .where('id', '=', id)
+          .where('status', '=', 'dispatching')
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) return false;
+        await trx
+          .updateTable('runs')
+          .set({ state: 'failed', updated_at: now() })
+          .where('id', '=', runId)
+          .where('state', '=', 'queued')
+          .execute();
+        return true;
+      });
+    },
+
+    async expireDispatchNoticed(id, olderThan, detail, notice) {
+      return k.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('attempts')
+          .set({ status: 'dispatch_unknown', state: outOfFlight, updated_at: now(), detail })
+          .where('id', '=', id)
+          .where('status', '=', 'dispatching')
+          .where('updated_at', '<=', olderThan)
+          .returning(['run_id', 'outcome'])
+          .executeTakeFirst();
+        if (!row) return { expired: false, notice: null };
+        if (row.run_id !== null)
+          await trx
+            .updateTable('runs')
+            .set({ state: 'failed', updated_at: now() })
+            .where('id', '=', row.run_id)
+            .where('state', '=', 'queued')
+            .execute();
+        // I5: never re-sent, so a person is told — unless the agent's own outcome already settled it.
+        const filed = notice && row.outcome === null ? await fileNoticeIn(trx, notice, now()) : null;
+        return { expired: true, notice: filed };
+      });
+    },
+
     async attemptsWithStatus(statuses, olderThan) {
       return (await unsettledAttempts(k, statuses, olderThan).execute()).map(attemptOf);
     },

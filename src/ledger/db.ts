@@ -1,6 +1,6 @@
 // Open fixloop's database from a DATABASE_URL: `sqlite:PATH` (the embedded default) or
 // `postgres://…` (the scale path). One Kysely query layer serves both (N1).
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -49,7 +49,10 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db 
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      ownerOnly(path);
+    }
     const sqlite = new BetterSqlite3(path);
     sqlite.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL is durable against a process crash (not a power cut): the
@@ -61,4 +64,20 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db 
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
   }
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${JSON.stringify(url.split(':')[0])})`);
+}
+
+/**
+ * The database file, made (or kept) 0600 before SQLite opens it (L3): its -wal and -shm files take
+ * the main file's mode when SQLite makes them, and ones left by an earlier version are set here too.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (err) {
+      // Absent, or another user's file (shared by an operator on purpose): left as it is.
+      if (!['ENOENT', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
 }

@@ -131,6 +131,36 @@ export function createDeliveryLog(k: Kysely<Database>, now: () => string): Deliv
       }));
     },
 
+    async lastRedEvent(repository, sha) {
+      const r = await k
+        .selectFrom('events')
+        .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'payload'])
+        .where('kind', '=', 'github.check')
+        .where('repository', '=', repository)
+        .where('sha', '=', sha)
+        .where('verdict', '=', 'red')
+        // Evaluated only: one still pending is the evaluation queue's, and will be evaluated anyway.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('pending_events').select('event_id').whereRef('pending_events.event_id', '=', 'events.id'),
+            ),
+          ),
+        )
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return r
+        ? {
+            id: r.id,
+            identity: r.identity,
+            kind: r.kind,
+            eventName: r.event_name,
+            deliveryId: r.delivery_id,
+            payload: r.payload,
+          }
+        : null;
+    },
+
     async pendingEvents(limit, afterId) {
       const rows = await k
         .selectFrom('pending_events')

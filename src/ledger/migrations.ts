@@ -274,6 +274,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0009_rejection_author': {
+      async up(db: AnyDb) {
+        // F1: who wrote a review rejection (login, type, association, as JSON), so the poll's re-offer
+        // and the doorbell check the author's standing again (decision 0018). Rows from before have
+        // none, and count as without standing. One column, one statement (see 0005).
+        await db.schema.alterTable('rejections').addColumn('author', 'text').execute();
+      },
+    },
   };
 }
 

@@ -22,6 +22,7 @@ export function createRejectionStore(k: Kysely<Database>, now: () => string): Re
           check_name: r.checkName,
           body: r.body,
           event_id: r.eventId,
+          author: r.author === null ? null : JSON.stringify(r.author),
           created_at: now(),
         })
         .returningAll()

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task } from '../core/types.js';
 import type { AttemptsTable, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
+import type { Author } from '../core/standing.js';
 
 export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
   return {
@@ -71,8 +72,23 @@ export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
     headSha: r.head_sha,
     checkName: r.check_name,
     body: r.body,
+    author: authorOf(r.author),
     createdAt: r.created_at,
   };
+}
+
+/** A stored author that cannot be read is no author at all: it has no standing (fail closed). */
+function authorOf(json: string | null): Author | null {
+  if (json === null) return null;
+  try {
+    const a = JSON.parse(json) as Partial<Record<keyof Author, unknown>> | null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    return a && typeof a === 'object'
+      ? { login: text(a.login), type: text(a.type), association: text(a.association) }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 export function noticeOf(r: Selectable<NoticesTable> & { repository: string; pr_number: number }): Notice {

@@ -132,6 +132,8 @@ export interface RejectionsTable {
   check_name: string | null;
   body: string;
   event_id: number | null;
+  /** JSON of the review's Author (core/standing.ts); null for a gate row or one stored before 0009. */
+  author: string | null;
   created_at: string;
 }
 

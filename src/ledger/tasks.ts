@@ -123,18 +123,37 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
         .execute();
     },
 
-    async advanceHead(id, sha, seenAt, ciState) {
-      // B1: the head only moves forward in time, and only to another commit: a writer that lost
-      // the race, or that reports the head already held, changes nothing (its ciState included).
+    async advanceHead(id, sha, seenAt, ciState, move = { by: 'clock' }) {
+      // B1: the head moves only to another commit, and only forward: by the clock (strictly later,
+      // or with `clock_or_tie` not earlier), or off the very commit a push replaced. A writer that
+      // lost the race, or that reports the head already held, changes nothing (its ciState included).
       let q = k
         .updateTable('tasks')
-        .set({ ci_head_sha: sha, ci_head_seen_at: seenAt, ci_state: ciState, updated_at: now() })
+        .set((eb) => ({
+          ci_head_sha: sha,
+          // A push moves the head whatever the clock says, but the head's time never moves back.
+          ci_head_seen_at:
+            move.by === 'replaces'
+              ? seenAt === null
+                ? eb.ref('ci_head_seen_at')
+                : eb
+                    .case()
+                    .when(eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]))
+                    .then(seenAt)
+                    .else(eb.ref('ci_head_seen_at'))
+                    .end()
+              : seenAt,
+          ci_state: ciState,
+          updated_at: now(),
+        }))
         .where('id', '=', id)
         .where((eb) => eb.or([eb('ci_head_sha', 'is', null), eb('ci_head_sha', '!=', sha)]));
-      q =
-        seenAt === null
-          ? q.where('ci_head_sha', 'is', null)
-          : q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', '<', seenAt)]));
+      if (move.by === 'replaces') q = q.where('ci_head_sha', '=', move.before);
+      else if (seenAt === null) q = q.where('ci_head_sha', 'is', null);
+      else {
+        const op = move.by === 'clock' ? '<' : '<=';
+        q = q.where((eb) => eb.or([eb('ci_head_seen_at', 'is', null), eb('ci_head_seen_at', op, seenAt)]));
+      }
       const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
     },

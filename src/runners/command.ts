@@ -1,22 +1,31 @@
-// The `command` runner (SPEC L1): resumes the agent by spawning a CLI process, argv only, never a
+// The `command` runner (SPEC L1, L3): resumes the agent by spawning a CLI process, argv only, never a
 // shell. Untrusted text (the prompt) goes in a 0600 file; the child gets a minimal environment built
-// from scratch, never the service's secrets. The process's life is the run's life.
+// from scratch, never the service's secrets, and runs as another user or in a sandbox (isolation.ts),
+// so it cannot read them elsewhere either. The process's life is the run's life.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, chown, lchown, mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
 import { RunnerError } from './errors.js';
 import { markOf } from './process-mark.js';
+import { agentUserOf, bwrapArgs, isInside, makeSearchable, reachableBy, type AgentIsolation } from './isolation.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 
 /** Never handed to the child, even when listed in `envAllow`. */
 export const DENIED_ENV: ReadonlySet<string> = new Set([
   'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_FILE',
   'DATABASE_URL',
+  'DATABASE_URL_FILE',
   'FIXLOOP_API_TOKEN',
+  'FIXLOOP_API_TOKEN_FILE',
+  'FIXLOOP_RUNNER_SECRET',
+  'FIXLOOP_RUNNER_SECRET_FILE',
   'GITHUB_TOKEN',
+  'GITHUB_TOKEN_FILE',
   'PRIVATE_KEY',
   'PRIVATE_KEY_PATH',
   'APP_ID',
@@ -57,6 +66,11 @@ export interface CommandRunnerOptions {
   maxLogBytes?: number;
   /** The parent environment to read PATH, HOME and `envAllow` from; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * L3: as whom, and in what, the agent runs (isolation.ts); default `none`, fixloop's own user.
+   * The config's default is chosen where the runner is built (wiring.ts).
+   */
+  isolation?: AgentIsolation;
 }
 
 export interface CommandRunner extends Runner {
@@ -112,6 +126,11 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const workDir = resolve(opts.workDir);
   const parentEnv = opts.env ?? process.env;
   const envAllow = opts.envAllow ?? [];
+  const isolation: AgentIsolation = opts.isolation ?? { kind: 'none' };
+  const agent = agentUserOf(isolation);
+  // An isolated agent leads its own session and process group: no controlling terminal of fixloop's
+  // to type into, and a signal reaches what it started (inside bwrap too, which forwards none).
+  const grouped = isolation.kind !== 'none';
   const children = new Map<number, ChildProcess>();
   // Resolved once a run's end has been reported through onExit.
   const ended = new Map<number, Promise<void>>();
@@ -127,9 +146,25 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
     const runDir = join(workDir, `run-${runId}`);
     const promptFile = join(runDir, 'prompt.md');
     try {
-      await mkdir(runDir, { recursive: true, mode: 0o700 });
-      await writeFile(promptFile, spec.prompt, { mode: 0o600 });
-      await chmod(promptFile, 0o600); // mode applies only on create; a retried run reuses the file
+      if (agent) {
+        // Another user's agent reads its run directory by group and writes none of it: fixloop keeps
+        // writing there (and removing the checkout inside), so nothing in it is the agent's to swap.
+        await makeSearchable(workDir);
+        await mkdir(runDir, { recursive: true, mode: 0o750 });
+        await lchown(runDir, process.getuid!(), agent.gid);
+        await chmod(runDir, 0o750);
+        await writeFile(promptFile, spec.prompt, { mode: 0o640 });
+        await chown(promptFile, process.getuid!(), agent.gid);
+        await chmod(promptFile, 0o640);
+        if (isInside(agent.home, workDir)) {
+          await mkdir(agent.home, { recursive: true, mode: 0o700 });
+          await lchown(agent.home, agent.uid, agent.gid);
+        }
+      } else {
+        await mkdir(runDir, { recursive: true, mode: 0o700 });
+        await writeFile(promptFile, spec.prompt, { mode: 0o600 });
+        await chmod(promptFile, 0o600); // mode applies only on create; a retried run reuses the file
+      }
     } catch (err) {
       throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, {
         cause: err,
@@ -180,13 +215,32 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       pullRequest: String(spec.pullRequest),
       workspace: cwd,
     });
+    const env = buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env);
+    if (agent) env.HOME = agent.home; // fixloop's own HOME is neither the agent's to read nor to write
     let child: ChildProcess;
     try {
-      child = spawn(program, argv, {
+      // bwrap takes the agent's argv after its own options, and finds the program on the agent's PATH.
+      const [file, fileArgs] =
+        isolation.kind === 'bwrap'
+          ? [
+              isolation.bwrap,
+              [
+                ...bwrapArgs(isolation.hide, { cwd, runDir, home: env.HOME ?? cwd }, (p) =>
+                  agent ? reachableBy(agent, p) : existsSync(p),
+                ),
+                '--',
+                program,
+                ...argv,
+              ],
+            ]
+          : [program, argv];
+      child = spawn(file, fileArgs, {
         shell: false,
         cwd,
-        env: buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env),
+        env,
         stdio: [stdin?.fd ?? 'ignore', 'pipe', 'pipe'],
+        detached: grouped,
+        ...(agent ? { uid: agent.uid, gid: agent.gid } : {}),
       });
     } catch (err) {
       await release();
@@ -209,6 +263,9 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         finished = true;
         clearTimeout(grace);
         children.delete(runId);
+        // What an isolated agent left in its group ends with its run: nothing of another user's
+        // keeps running unwatched (a signal to a process still starting can be lost, too).
+        if (grouped) signalAgent(child, 'SIGKILL');
         const report = (): void => {
           callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
           ended.delete(runId);
@@ -227,7 +284,10 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       child.on('error', (err) => {
         if (spawned) return;
         children.delete(runId);
-        const failure = new RunnerError('spawn_failed', `could not start ${program}: ${err.message}`, { cause: err });
+        const as = agent ? ` as uid ${agent.uid}, which must be able to reach and run it` : '';
+        const failure = new RunnerError('spawn_failed', `could not start ${program}${as}: ${err.message}`, {
+          cause: err,
+        });
         void release().then(() => rejectStart(failure));
       });
       forwardOutput(child, runId, callbacks, maxLogBytes);
@@ -246,19 +306,30 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
     return mark;
   }
 
+  /** The agent's whole process group when it has one of its own, else the process. */
+  function signalAgent(child: ChildProcess, signal: NodeJS.Signals): boolean {
+    if (!grouped || child.pid === undefined) return child.kill(signal);
+    try {
+      process.kill(-child.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   return {
     kind: 'command',
     start,
     kill(runId, signal = 'SIGTERM') {
       const child = children.get(runId);
-      return child ? child.kill(signal) : false;
+      return child ? signalAgent(child, signal) : false;
     },
     running: () => [...children.keys()],
     async stopAll(timeoutMs = 5_000) {
       // Shutdown: the process's life is the run's life, so the agents stop with the service.
       const waits = [...children.entries()].map(([runId, child]) => {
-        child.kill('SIGTERM');
-        const force = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        signalAgent(child, 'SIGTERM');
+        const force = setTimeout(() => signalAgent(child, 'SIGKILL'), timeoutMs);
         force.unref();
         return (ended.get(runId) ?? Promise.resolve()).finally(() => clearTimeout(force));
       });

@@ -2,10 +2,12 @@
 // git by argv only (never a shell), with a minimal environment and a token scoped to the one
 // repository that never appears in argv, in the remote URL or in `.git/config`. The agent's
 // instructions and MCP configuration come from fixloop's config, never from the pull request's tree.
+// An agent of another user (L3) is handed the checkout once fixloop has finished writing it.
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, posix, resolve } from 'node:path';
 import type { RunSpec } from '../app/ports.js';
+import { chownTree, removeAgentTree } from './isolation.js';
 
 /**
  * Paths a branch could use to steer the agent (instructions, MCP servers, tool settings). Any tracked
@@ -70,6 +72,12 @@ export interface WorkspaceOptions {
   timeoutMs?: number;
   /** Where PATH is read from for git; default process.env. Nothing else is inherited. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * L3: the agent's own user when it is not fixloop's. The checkout is made by fixloop, then given to
+   * that user; its folder stays fixloop's (group-readable), and a checkout the agent may have
+   * written is removed without following any link in it.
+   */
+  owner?: { uid: number; gid: number };
 }
 
 export interface PreparedWorkspace {
@@ -140,8 +148,9 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
     inUse.add(base);
     const repo = join(base, 'repo');
     const home = join(base, 'git-home');
+    const owner = opts.owner;
     const wipe = async (): Promise<void> => {
-      await rm(repo, { recursive: true, force: true });
+      await (owner ? removeAgentTree(repo) : rm(repo, { recursive: true, force: true }));
       await rm(home, { recursive: true, force: true });
     };
     let released = false;
@@ -160,6 +169,10 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
       // Fresh: whatever an earlier run (or a crash) left is gone before the clone.
       await wipe();
       await mkdir(home, { recursive: true, mode: 0o700 });
+      if (owner) {
+        await lchown(base, process.getuid!(), owner.gid);
+        await chmod(base, 0o750);
+      }
 
       // No HOME config, no system config, no prompts: nothing of this machine's git setup leaks in.
       const env: Record<string, string> = {
@@ -215,6 +228,8 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
       await run(['config', '--local', 'user.email', identity.email], { cwd: repo });
 
       await replaceAgentFiles(run, repo, files);
+      // Last, once fixloop writes nothing more in it: from here on the checkout is the agent's.
+      if (owner) await chownTree(repo, owner.uid, owner.gid);
       return { cwd: repo, env: agentEnv, headSha, cleanup };
     } catch (err) {
       await cleanup().catch(() => {});

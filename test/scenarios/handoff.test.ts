@@ -6,12 +6,15 @@ import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import {
   startGitHubHarness,
+  openOnFake,
+  FakeClock,
   BOT_LOGIN,
   nextTick,
   redHead,
   sha,
   type GitHubHarness,
 } from '../support/github-harness.js';
+import { startFakeGitHub } from '../support/fake-github/server.js';
 import { STATE_MARKER } from '../../src/core/state-comment.js';
 
 const REPO_NAME = 'acme/shop';
@@ -121,6 +124,91 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(stateComments(h, 23)[0]!.body, truth, 'rewritten from the ledger');
         assert.equal(stateComments(h, 23).length, 1);
         assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.attempts.length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("K8: a token that may not read GET /user (an installation token, as Actions' GITHUB_TOKEN is) keeps one state comment over many ticks, found by the ledger's id and then by its signed state", async () => {
+      const fake = await startFakeGitHub();
+      const clock = new FakeClock();
+      fake.state.now = () => clock.now();
+      const token = fake.addInstallationToken('acme');
+      const h = await openOnFake(kind, { fake, clock, token }, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 24,
+          branch: 'agent/d',
+        });
+        h.fake.addPull(REPO_NAME, 24, { headSha: sha('0'), headRef: 'agent/d' });
+        await redHead(h, 24, '1', 'failure one');
+        assert.equal(h.runner.starts.length, 1);
+        for (let i = 0; i < 5; i++) await nextTick(h);
+        assert.equal(stateComments(h, 24).length, 1, 'watching: one comment, however many ticks');
+        await redHead(h, 24, '2', 'failure two'); // the budget of 1 is spent: stop and hand off
+        for (let i = 0; i < 5; i++) await nextTick(h);
+        assert.deepEqual(labels(h, 24), ['fixloop:needs-human']);
+        assert.equal(stateComments(h, 24).length, 1, 'stopped: still one comment');
+        const comment = stateComments(h, 24)[0]!;
+        assert.match(comment.body, /"reason": "budget_spent"/);
+        assert.equal(comment.authorType, 'Bot');
+        assert.ok(fake.requestsTo(/\/user$/).length > 0, 'fixloop did ask who it is');
+        assert.ok(
+          fake.requestsTo(/\/user$/).every((r) => r.status === 403),
+          'and the token may not say',
+        );
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.stateCommentId, String(comment.id));
+
+        // The id the ledger kept is lost (as when fixloop died between posting and recording it):
+        // the signed state in the comment still says it is fixloop's own.
+        await h.app.db.kysely.updateTable('tasks').set({ state_comment_id: null }).where('id', '=', task.id).execute();
+        for (let i = 0; i < 3; i++) await nextTick(h);
+        assert.equal(stateComments(h, 24).length, 1, 'found by its signed state, not posted again');
+        assert.equal((await h.api('GET', `/api/tasks/${task.id}`)).body.stateCommentId, String(comment.id));
+      } finally {
+        await h.close();
+        fake.assertNoViolations();
+        await fake.close();
+      }
+    });
+
+    test("G1/K5: approve-one opens a new stop round, and that round's stop files exactly one new notice, however many reds follow", async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 25,
+          branch: 'agent/e',
+        });
+        const notices = async () =>
+          (await h.api('GET', '/api/inbox')).body.notices.filter((n: any) => n.taskId === task.id);
+        h.fake.addPull(REPO_NAME, 25, { headSha: sha('0'), headRef: 'agent/e' });
+        await redHead(h, 25, '1', 'failure one');
+        await redHead(h, 25, '2', 'failure two'); // round 0 stops
+        assert.equal((await notices()).length, 1);
+        const first = await h.api('GET', `/api/tasks/${task.id}`);
+        assert.equal(first.body.stopRound, 0);
+
+        h.fake.state.pulls[`${REPO_NAME}#25`]!.labels = ['fixloop:needs-human', 'fixloop:approve-one'];
+        await nextTick(h); // the grant opens round 1 and clears the stop marker
+        const granted = (await h.api('GET', `/api/tasks/${task.id}`)).body;
+        assert.equal(granted.stopRound, 1);
+        assert.equal(granted.noticeAt, null, 'the new round has no notice yet');
+        assert.equal((await notices()).length, 1, 'the grant itself files nothing');
+        await nextTick(h); // the red head is re-offered: the one granted attempt
+        assert.equal(h.runner.starts.length, 2);
+        h.runner.finish(h.runner.starts[1]!.runId);
+        await h.app.settle();
+
+        // Round 1 stops: one new notice, and every later red or tick is a read (G2).
+        await redHead(h, 25, '3', 'failure three');
+        await redHead(h, 25, '4', 'failure four');
+        for (let i = 0; i < 3; i++) await nextTick(h);
+        const all = await notices();
+        assert.equal(all.length, 2, 'one notice for each round');
+        assert.equal(h.runner.starts.length, 2);
+        assert.equal(stateComments(h, 25).length, 1);
       } finally {
         await h.close();
       }

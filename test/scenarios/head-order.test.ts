@@ -5,7 +5,14 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
-import { checkRunPayload, delivery, post, statusPayload, workflowRunPayload } from '../support/deliveries.js';
+import {
+  checkRunPayload,
+  delivery,
+  post,
+  pullRequestPayload,
+  statusPayload,
+  workflowRunPayload,
+} from '../support/deliveries.js';
 import type { Refusal } from '../../src/core/reasons.js';
 
 /** A distinct 40-hex commit per number. */
@@ -72,6 +79,70 @@ async function assertRefused(h: Harness, identity: string, reason: Refusal, task
 }
 
 const startsOf = (h: Harness, taskId: number) => h.runner.starts.filter((s) => s.taskId === taskId);
+
+/** The runner's exit is written after its callback returns: wait until no attempt of the Task is in flight (K7). */
+async function attemptsSettled(h: Harness, taskId: number): Promise<void> {
+  await h.app.settle();
+  for (let i = 0; i < 400; i++) {
+    const view = await taskView(h, taskId);
+    if (view.attempts.every((a: any) => !['queued', 'running'].includes(a.state))) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`attempts of Task ${taskId} still in flight`);
+}
+
+/** Every order of `items` (n! of them). */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [x, ...p]));
+}
+
+/**
+ * Five deliveries GitHub can send within one second when the agent pushes B while CI on A ends:
+ * A's check run queued, in progress and completed red, A's workflow run completed red (each
+ * pointing at A, the head when it was built), and the `synchronize` from A to B. All carry `T`.
+ */
+const TIE_EVENTS = ['queued', 'in_progress', 'red_a', 'workflow_a', 'synchronize'] as const;
+type TieEvent = (typeof TIE_EVENTS)[number];
+
+function tieDelivery(e: TieEvent, pr: number, a: string, b: string, t: string): { event: string; payload: unknown } {
+  const branch = `agent/pr-${pr}`;
+  const onA = { number: pr, headSha: a };
+  switch (e) {
+    case 'queued':
+    case 'in_progress':
+      return {
+        event: 'check_run',
+        payload: checkRunPayload({ repo: REPO, sha: a, id: pr, name: 'test', status: e, pr: onA, branch }),
+      };
+    case 'red_a':
+      return {
+        event: 'check_run',
+        payload: checkRunPayload({
+          repo: REPO,
+          sha: a,
+          id: pr,
+          name: 'test',
+          completedAt: t,
+          pr: onA,
+          output: `FAIL on A of ${pr}`,
+          branch,
+        }),
+      };
+    case 'workflow_a':
+      return {
+        event: 'workflow_run',
+        payload: workflowRunPayload({ repo: REPO, sha: a, id: pr + 1, conclusion: 'failure', pr: onA, updatedAt: t }),
+      };
+    case 'synchronize': {
+      const p = pullRequestPayload({ repo: REPO, number: pr, action: 'synchronize', headSha: b, branch });
+      p.before = a;
+      p.after = b;
+      p.pull_request.updated_at = t;
+      return { event: 'pull_request', payload: p };
+    }
+  }
+}
 
 for (const kind of DATABASE_KINDS) {
   describe(`head order (${kind})`, () => {
@@ -308,5 +379,141 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(view.ciState, 'red', 'the Task resumed for a red head must show red, not pending');
       });
     }
+
+    test("B1/B5: all 120 orders of five same-second deliveries (A queued, in progress, red; A's workflow red; the synchronize to B) end on head B, no attempt is made on A once B is known, and a red for B is then claimed", async () => {
+      const t = '2024-05-01T12:00:00Z'; // GitHub's times are whole seconds: all five carry the same one
+      const orders = permutations(TIE_EVENTS);
+      assert.equal(orders.length, 120);
+      for (const [i, order] of orders.entries()) {
+        const pr = 1000 + i;
+        const [z, a, b] = [sha(pr * 10), sha(pr * 10 + 1), sha(pr * 10 + 2)];
+        const what = `order ${i}: ${order.join(', ')}`;
+        const taskId = await newTask(h, pr);
+        // The head before the push: an earlier commit, seen a minute before.
+        await stored(
+          h,
+          'check_run',
+          checkRunPayload({
+            repo: REPO,
+            sha: z,
+            id: pr + 2,
+            name: 'test',
+            conclusion: 'success',
+            completedAt: '2024-05-01T11:59:00Z',
+            pr: { number: pr, headSha: z },
+            branch: `agent/pr-${pr}`,
+          }),
+        );
+        const identities = new Map<TieEvent, string | null>();
+        for (const e of order) {
+          const d = tieDelivery(e, pr, a, b, t);
+          const res = await send(h, d.event, d.payload);
+          assert.ok(res.status === 202 || res.status === 200, `${what}: ${e} answered ${res.status}`);
+          identities.set(e, res.status === 202 ? (res.body.identity as string) : null);
+        }
+        const view = await taskView(h, taskId);
+        assert.equal(view.ciHeadSha, b, `${what}: the head ends on the new commit`);
+        // A red for A is acted on only while A is the head, i.e. evaluated before the synchronize.
+        const sync = order.indexOf('synchronize');
+        const redBeforeSync = order.indexOf('red_a') < sync || order.indexOf('workflow_a') < sync;
+        assert.deepEqual(
+          view.attempts.map((x: any) => x.coordinate),
+          redBeforeSync ? [a] : [],
+          `${what}: attempts`,
+        );
+        assert.ok(
+          startsOf(h, taskId).every((s) => s.headSha === a) && startsOf(h, taskId).length === view.attempts.length,
+          `${what}: runs started`,
+        );
+        for (const e of ['red_a', 'workflow_a'] as const) {
+          if (order.indexOf(e) > sync)
+            await assertRefused(h, identities.get(e)!, 'superseded_head', taskId).catch((err) => {
+              throw new Error(`${what}: ${e} after the synchronize: ${err.message}`);
+            });
+        }
+        for (const s of startsOf(h, taskId)) h.runner.finish(s.runId);
+        await attemptsSettled(h, taskId);
+
+        // Afterwards a red for B, in the same second, whose own pointer names B: claimed.
+        const red = await stored(
+          h,
+          'check_run',
+          checkRunPayload({
+            repo: REPO,
+            sha: b,
+            id: pr + 3,
+            name: 'test',
+            completedAt: t,
+            pr: { number: pr, headSha: b },
+            output: `FAIL on B of ${pr}`,
+            branch: `agent/pr-${pr}`,
+          }),
+        );
+        const decided = await evaluationOf(h, red, taskId);
+        assert.deepEqual(
+          decided.map(([o]) => o),
+          ['claimed'],
+          `${what}: the red for B: ${JSON.stringify(decided)}`,
+        );
+        assert.equal(startsOf(h, taskId).at(-1)!.headSha, b, `${what}: the run resumed for B`);
+        const after = await taskView(h, taskId);
+        assert.equal(after.ciHeadSha, b);
+        assert.equal(after.ciState, 'red');
+        for (const s of startsOf(h, taskId)) h.runner.finish(s.runId);
+      }
+      await h.app.settle();
+    });
+
+    test("B1: a synchronize off the head moves it even when its time is earlier than the head's (clock skew); the head's time never moves back, so a red for the old commit stays refused", async () => {
+      const pr = 1201;
+      const taskId = await newTask(h, pr);
+      const [a, b] = [sha(pr * 10 + 1), sha(pr * 10 + 2)];
+      // A's check completes a second after the push that replaced A, as another GitHub service timed it.
+      await stored(h, 'check_run', checkRun(pr, pr * 10 + 1, { conclusion: 'success', completedAt: at(11) }));
+      const push = pullRequestPayload({
+        repo: REPO,
+        number: pr,
+        action: 'synchronize',
+        headSha: b,
+        branch: `agent/pr-${pr}`,
+      });
+      Object.assign(push, { before: a, after: b });
+      push.pull_request.updated_at = at(10);
+      await stored(h, 'pull_request', push);
+      let view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, b, 'the push names the commit it replaced: no clock involved');
+      assert.equal(view.ciHeadSeenAt, at(11), "the head's time is not moved back");
+      const id = await stored(h, 'check_run', checkRun(pr, pr * 10 + 1, { id: pr * 10 + 9, completedAt: at(11) }));
+      await assertRefused(h, id, 'superseded_head', taskId);
+      view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, b);
+      assert.equal(startsOf(h, taskId).length, 0);
+    });
+
+    test('B1: a stale synchronize delivered after a later push (a new delivery of an old event) does not move the head back', async () => {
+      const pr = 1202;
+      const taskId = await newTask(h, pr);
+      const [a, b, c] = [sha(pr * 10 + 1), sha(pr * 10 + 2), sha(pr * 10 + 3)];
+      const push = (before: string, after: string, t: string) => {
+        const p = pullRequestPayload({
+          repo: REPO,
+          number: pr,
+          action: 'synchronize',
+          headSha: after,
+          branch: `agent/pr-${pr}`,
+        });
+        Object.assign(p, { before, after });
+        p.pull_request.updated_at = t;
+        return p;
+      };
+      await stored(h, 'check_run', checkRun(pr, pr * 10 + 1, { conclusion: 'success', completedAt: at(0) }));
+      await stored(h, 'pull_request', push(a, b, at(10)));
+      await stored(h, 'pull_request', push(b, c, at(20)));
+      assert.equal((await taskView(h, taskId)).ciHeadSha, c);
+      await stored(h, 'pull_request', push(a, b, at(10)));
+      const view = await taskView(h, taskId);
+      assert.equal(view.ciHeadSha, c, 'the head stays on the later push');
+      assert.equal(view.ciHeadSeenAt, at(20));
+    });
   });
 }

@@ -203,7 +203,9 @@ export function reviewPayload(s: {
   body: string;
   headSha: string;
   author?: string;
-  authorType?: 'User' | 'Bot';
+  authorType?: 'User' | 'Bot' | 'Organization';
+  /** `author_association` (F1 standing); the example's own is OWNER. */
+  association?: string;
 }): any {
   const p = example('pull_request_review', (e) => e.action === 'submitted');
   setRepository(p, s.repo);
@@ -211,6 +213,7 @@ export function reviewPayload(s: {
   p.review.body = s.body;
   if (s.author) p.review.user.login = s.author;
   if (s.authorType) p.review.user.type = s.authorType;
+  if (s.association) p.review.author_association = s.association;
   p.pull_request.number = s.number;
   p.pull_request.head.sha = s.headSha;
   return p;
@@ -222,7 +225,9 @@ export function prCommentPayload(s: {
   number: number;
   body: string;
   author?: string;
-  authorType?: 'User' | 'Bot';
+  authorType?: 'User' | 'Bot' | 'Organization';
+  /** `author_association` (F2 standing); the example's own is OWNER. */
+  association?: string;
   createdAt?: string;
 }): any {
   const p = example('issue_comment', (e) => e.action === 'created');
@@ -232,6 +237,7 @@ export function prCommentPayload(s: {
   p.comment.body = s.body;
   if (s.author) p.comment.user.login = s.author;
   if (s.authorType) p.comment.user.type = s.authorType;
+  if (s.association) p.comment.author_association = s.association;
   p.comment.created_at = s.createdAt ?? payloadTime();
   return p;
 }

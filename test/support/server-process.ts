@@ -11,7 +11,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * The environment for a server process on `databaseUrl` whose runner is the command agent
  * `agentFile` (run with this node), its config written into `dir`; `envAllow` names what the agent
- * may see of that environment, and `extra` is added to it.
+ * may see of that environment, and `extra` is added to it. `isolation` is `none` unless given: these
+ * servers' tests are about crashes and replicas, and their agents write into `dir`, which only
+ * fixloop's user may enter (the agent's isolation, L3, has its own tests).
  */
 export function commandAgentEnv(o: {
   dir: string;
@@ -19,13 +21,19 @@ export function commandAgentEnv(o: {
   agentFile: string;
   envAllow: string[];
   extra?: Record<string, string>;
+  isolation?: 'user' | 'bwrap' | 'none';
 }): Record<string, string> {
   const configFile = join(o.dir, 'fixloop.json');
   writeFileSync(
     configFile,
     JSON.stringify({
       works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
-      runner: { kind: 'command', command: [process.execPath, o.agentFile], envAllow: o.envAllow },
+      runner: {
+        kind: 'command',
+        command: [process.execPath, o.agentFile],
+        envAllow: o.envAllow,
+        isolation: o.isolation ?? 'none',
+      },
     }),
   );
   return {
@@ -46,10 +54,21 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-export async function startServerProcess(env: Record<string, string>, port: number): Promise<ServerProcess> {
+/**
+ * `fixloop serve` from this checkout. `cwd` (default the checkout) is where its relative paths — the
+ * default `./data` — are resolved; `as` runs it as that user instead of this one.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  port: number,
+  o: { cwd?: string; as?: { uid: number; gid: number } } = {},
+): Promise<ServerProcess> {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-    cwd: ROOT,
+  // tsx by its URL: a bare name would be looked up from `cwd`.
+  const tsx = import.meta.resolve('tsx');
+  const child = spawn(process.execPath, ['--import', tsx, join(ROOT, 'src/cli/main.ts'), 'serve'], {
+    cwd: o.cwd ?? ROOT,
+    ...(o.as ? { uid: o.as.uid, gid: o.as.gid } : {}),
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/root',

@@ -106,6 +106,12 @@ export interface FakeGitHub {
   createApp(opts?: { id?: number; slug?: string }): { appId: string; privateKey: string; slug: string };
   /** Installs the App on an owner; returns the installation id. */
   addInstallation(owner: string, id?: number): number;
+  /**
+   * An installation token on `owner` (the App installed there if it is not), valid for a day, to be
+   * used as a plain token — what Actions' GITHUB_TOKEN is: GET /user answers it 403, and what it
+   * writes is authored by `<app slug>[bot]`.
+   */
+  addInstallationToken(owner: string, token?: string): string;
 
   /** The next requests whose path matches answer these statuses, one each, before any real handling. */
   failNext(path: RegExp, statuses: number[]): void;
@@ -439,6 +445,13 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     addInstallation(owner, id = nextId(state)) {
       state.installations[owner.toLowerCase()] = id;
       return id;
+    },
+    addInstallationToken(owner, token = `ghs_${randomBytes(18).toString('base64url')}`) {
+      const account = owner.toLowerCase();
+      const installationId = (state.installations[account] ??= nextId(state));
+      const expiresAt = new Date(state.now().getTime() + 24 * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      state.installationTokens[token] = { installationId, account, expiresAt };
+      return token;
     },
 
     failNext(path, statuses) {
