@@ -2,7 +2,7 @@
 // their pending marks and one decision row each, in one transaction (decision 0005) — and the
 // decision rows of evaluation together with the events they finish. Dedupe is the unique index on
 // events.identity (A3, decision 0003), so a redelivery racing its first copy stores nothing twice.
-import type { Kysely, Insertable } from 'kysely';
+import type { Kysely, Insertable, Selectable } from 'kysely';
 import type {
   Decision,
   DecisionInput,
@@ -12,7 +12,7 @@ import type {
   StoredEvent,
 } from '../app/ledger-port.js';
 import type { Outcome } from '../core/reasons.js';
-import type { Database, DecisionsTable } from './schema.js';
+import type { Database, DecisionsTable, EventsTable } from './schema.js';
 
 function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
   return {
@@ -26,6 +26,20 @@ function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
     reason: d.reason ?? null,
     detail: d.detail ?? null,
     at,
+  };
+}
+
+/** An event row as the evaluation reads it back: the delivery as signed, to classify again. */
+function storedEventOf(
+  r: Pick<Selectable<EventsTable>, 'id' | 'identity' | 'kind' | 'event_name' | 'delivery_id' | 'payload'>,
+): StoredEvent {
+  return {
+    id: r.id,
+    identity: r.identity,
+    kind: r.kind,
+    eventName: r.event_name,
+    deliveryId: r.delivery_id,
+    payload: r.payload,
   };
 }
 
@@ -149,16 +163,7 @@ export function createDeliveryLog(k: Kysely<Database>, now: () => string): Deliv
         )
         .orderBy('id', 'desc')
         .executeTakeFirst();
-      return r
-        ? {
-            id: r.id,
-            identity: r.identity,
-            kind: r.kind,
-            eventName: r.event_name,
-            deliveryId: r.delivery_id,
-            payload: r.payload,
-          }
-        : null;
+      return r ? storedEventOf(r) : null;
     },
 
     async pendingEvents(limit, afterId) {
@@ -177,14 +182,7 @@ export function createDeliveryLog(k: Kysely<Database>, now: () => string): Deliv
         .orderBy('pending_events.event_id')
         .limit(limit)
         .execute();
-      return rows.map((r): StoredEvent => ({
-        id: r.id,
-        identity: r.identity,
-        kind: r.kind,
-        eventName: r.event_name,
-        deliveryId: r.delivery_id,
-        payload: r.payload,
-      }));
+      return rows.map(storedEventOf);
     },
   };
 }

@@ -7,9 +7,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { REPO } from '../support/harness.js';
@@ -69,6 +69,9 @@ async function probeThroughServer(
   };
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-isolation-'));
   chmodSync(dir, 0o755);
+  // The probe is copied beside the deployment: the checkout may sit where the agent's user cannot go.
+  const probe = join(dir, 'agent-probe.mjs');
+  writeFileSync(probe, readFileSync(PROBE), { mode: 0o644 });
   const secretDir = join(dir, 'secrets');
   mkdirSync(secretDir, { mode: 0o700 });
   const files = {
@@ -91,7 +94,7 @@ async function probeThroughServer(
       works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
       runner: {
         kind: 'command',
-        command: [process.execPath, PROBE, '--dir', data, '--dir', secretDir, ...targets.flatMap((f) => ['--file', f])],
+        command: [process.execPath, probe, '--dir', data, '--dir', secretDir, ...targets.flatMap((f) => ['--file', f])],
         ...(isolation ? { isolation } : {}),
       },
     }),
@@ -231,6 +234,18 @@ for (const kind of DATABASE_KINDS) {
   });
 }
 
+/**
+ * fixloop itself runs from this checkout as `nobody` in the tests below, so every directory above it
+ * must be passable by other users (a checkout under /root is not).
+ */
+function checkoutOpenToOthers(): boolean {
+  for (let d = fileURLToPath(new URL('../..', import.meta.url)); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o005) !== 0o005) return false;
+    if (dirname(d) === d) return true;
+  }
+}
+const asNobody = checkoutOpenToOthers() ? {} : { skip: 'the checkout is not readable by other users here' };
+
 describe('L3: in a bubblewrap sandbox (sqlite)', () => {
   test('L3: with runner.isolation bwrap, fixloop as root runs the agent as nobody in its own PID namespace, and it reads none of the secrets', async () => {
     const p = await probeThroughServer('sqlite', 'bwrap');
@@ -239,24 +254,36 @@ describe('L3: in a bubblewrap sandbox (sqlite)', () => {
     assert.notEqual(p.report.parent.pid, p.serverPid, "fixloop's process is outside the agent's PID namespace");
   });
 
-  test('L3: fixloop not running as root keeps its secrets from an agent of its own user with runner.isolation bwrap', async () => {
-    const p = await probeThroughServer('sqlite', 'bwrap', NOBODY);
-    assert.equal(p.report.uid, NOBODY.uid, 'the same user as fixloop');
-    readsNothing(p, 'sqlite');
-  });
+  test(
+    'L3: fixloop not running as root keeps its secrets from an agent of its own user with runner.isolation bwrap',
+    asNobody,
+    async () => {
+      const p = await probeThroughServer('sqlite', 'bwrap', NOBODY);
+      assert.equal(p.report.uid, NOBODY.uid, 'the same user as fixloop');
+      readsNothing(p, 'sqlite');
+    },
+  );
 
-  test('L3: the same agent of the same user reads them with runner.isolation none (the sandbox is what hides them)', async () => {
-    const p = await probeThroughServer('sqlite', 'none', NOBODY);
-    assert.equal(p.report.uid, NOBODY.uid);
-    const webhook = p.report.found.filter((f) => f.secret === p.secrets.webhook).map((f) => f.where);
-    assert.ok(webhook.includes(`/proc/${p.serverPid}/environ`), "fixloop's environment, as its own user");
-    assert.ok(p.text.includes(p.apiToken), 'and the token file');
-  });
+  test(
+    'L3: the same agent of the same user reads them with runner.isolation none (the sandbox is what hides them)',
+    asNobody,
+    async () => {
+      const p = await probeThroughServer('sqlite', 'none', NOBODY);
+      assert.equal(p.report.uid, NOBODY.uid);
+      const webhook = p.report.found.filter((f) => f.secret === p.secrets.webhook).map((f) => f.where);
+      assert.ok(webhook.includes(`/proc/${p.serverPid}/environ`), "fixloop's environment, as its own user");
+      assert.ok(p.text.includes(p.apiToken), 'and the token file');
+    },
+  );
 
-  test('L3: fixloop not running as root refuses to start a command runner until runner.isolation says how', async () => {
-    await assert.rejects(
-      probeThroughServer('sqlite', undefined, NOBODY),
-      /must be set when fixloop does not run as root[\s\S]*runner\.isolation/,
-    );
-  });
+  test(
+    'L3: fixloop not running as root refuses to start a command runner until runner.isolation says how',
+    asNobody,
+    async () => {
+      await assert.rejects(
+        probeThroughServer('sqlite', undefined, NOBODY),
+        /must be set when fixloop does not run as root[\s\S]*runner\.isolation/,
+      );
+    },
+  );
 });
