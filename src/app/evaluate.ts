@@ -56,8 +56,6 @@ export type EvaluateLedger = Pick<
   | 'markRed'
   | 'readStopFlag'
   | 'latestRun'
-  | 'lastAttempt'
-  | 'countAttempts'
   | 'listAttempts'
   | 'claimAttempt'
   | 'consumeApproveOne'
@@ -269,22 +267,20 @@ export function createEvaluator(deps: EvaluateDeps) {
   ): Promise<EvaluationResult> {
     const task = ctx.task;
     try {
+      // C2: a coordinate claimed before is only read again (a redelivery, a storm's next job, a red
+      // re-offered by the poll): nothing else to decide, nothing to spend, no stop to file.
+      const attempts = await ledger.listAttempts(task.id);
+      if (attempts.some((a) => a.coordinate === c.coordinate)) return refuse(ctx, 'coordinate_claimed');
       // C5/K2: the same failure on a new commit means the last fix changed nothing.
       // A person's approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
       if (c.source === 'gate' && !task.approveOnePending && c.retryOf === undefined) {
-        const last = await ledger.lastAttempt(task.id, 'gate');
-        if (last && last.coordinate !== c.coordinate && last.fingerprint === c.fingerprint) {
-          return fileNotice(ctx, 'unchanged_failure', c.headSha);
-        }
+        const last = attempts.filter((a) => a.source === 'gate').at(-1);
+        if (last && last.fingerprint === c.fingerprint) return fileNotice(ctx, 'unchanged_failure', c.headSha);
       }
       const max = deps.maxAttempts + task.extraAttempts; // K5: approve-one grants one past the cap
-      const used = await ledger.countAttempts(task.id);
-      const budget = budgetBeforeClaim(used, max);
+      const budget = budgetBeforeClaim(attempts.length, max);
       if (budget.kind === 'refuse') {
         if (budget.reason === 'loop_off') return refuse(ctx, 'loop_off');
-        // Only a coordinate nobody claimed yet can spend the budget; a redelivery is just a read.
-        const claimed = (await ledger.listAttempts(task.id)).some((a) => a.coordinate === c.coordinate);
-        if (claimed) return refuse(ctx, 'coordinate_claimed');
         return fileNotice(ctx, 'budget_spent', c.headSha);
       }
       // K7, K9, K6: the guards that look at the Task's attempts and spend, before anything is claimed.

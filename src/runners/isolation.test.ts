@@ -177,14 +177,17 @@ describe("fixloop's data paths (L3)", () => {
     });
     const data = resolve('data');
     assert.deepEqual(paths.dirs, [data]);
-    assert.deepEqual([...paths.files].sort(), [
-      '/etc/fixloop.yaml',
-      '/run/secrets/webhook',
-      join(data, 'api-token'),
-      join(data, 'fixloop.sqlite'),
-      join(data, 'fixloop.sqlite-shm'),
-      join(data, 'fixloop.sqlite-wal'),
-    ]);
+    assert.deepEqual(
+      [...paths.files].sort(),
+      [
+        '/etc/fixloop.yaml',
+        '/run/secrets/webhook',
+        join(data, 'api-token'),
+        join(data, 'fixloop.sqlite'),
+        join(data, 'fixloop.sqlite-shm'),
+        join(data, 'fixloop.sqlite-wal'),
+      ].sort(),
+    );
   });
 
   it('on PostgreSQL only the token directory; never the root directory itself', () => {

@@ -196,9 +196,10 @@ for (const kind of DATABASE_KINDS) {
         await reportOutcome(h, run, 'action_taken', 'pushed a fix');
         h.runner.finish(run.runId);
         await until('the run to end', async () => (await h.app.ledger.getRun(run.runId))?.state === 'completed');
-        // Inside the deadline a red for the same head (a re-run) is refused as in flight (K7).
+        // Inside the deadline a red for the same head (a re-run) is only a read: its head is claimed (C2).
         const early = await red(h, 63, sha(63), 6302);
-        assert.equal((await fateOf(h, taskId, early))?.reason, 'attempt_in_flight');
+        assert.equal((await fateOf(h, taskId, early))?.reason, 'coordinate_claimed');
+        assert.equal((await attemptRows(h.app, taskId)).length, 1, 'and claims nothing');
 
         clock.advance(2 * POLL_MS);
         await until(
