@@ -647,6 +647,8 @@ async function stormToAgent(): Promise<void> {
       kind: 'command',
       command: [process.execPath, '-e', agent],
       envAllow: ['BENCH_AGENT_FILE'],
+      // The agent writes its start into the benchmark's own directory: no other user (decision 0021).
+      isolation: 'none',
     });
     const o = fixloopOptions('f', `sqlite:${join(dir, 'fixloop.sqlite')}`, config, { BENCH_AGENT_FILE: starts });
     delete o.cpuProfDir; // not a throughput scenario
