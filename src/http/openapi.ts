@@ -131,6 +131,24 @@ const timestamp: SchemaObject = { type: 'string', format: 'date-time', descripti
 const nullableTimestamp: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
 const sha: SchemaObject = { type: ['string', 'null'], description: 'A commit SHA, or null when none is known.' };
 
+/** The query of both checks routes (`pr checks` and the run's own): the same reading (J1). */
+const checksQuery = [
+  {
+    name: 'failing',
+    in: 'query',
+    required: false,
+    description: 'Only the failing entries.',
+    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
+  {
+    name: 'logLines',
+    in: 'query',
+    required: false,
+    description: 'Lines of each log tail; 0 reads no logs.',
+    schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
+  },
+] as const;
+
 /** Every /api operation may answer 500 from the app's error handler; this appends it. */
 function withInternal(responses: OperationObject['responses']): OperationObject['responses'] {
   return { ...responses, '500': responseRef('Internal') };
@@ -946,22 +964,7 @@ const paths = {
         "Reads every check run and commit status of the pull request's head from GitHub, marks the failing ones by the board's rules, " +
         'and adds the log tails of the first five failing GitHub Actions jobs; a log that cannot be read is an error on its entry only.',
       tags: ['pull-requests'],
-      parameters: [
-        {
-          name: 'failing',
-          in: 'query',
-          required: false,
-          description: 'Only the failing entries.',
-          schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
-        },
-        {
-          name: 'logLines',
-          in: 'query',
-          required: false,
-          description: 'Lines of each log tail; 0 reads no logs.',
-          schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
-        },
-      ],
+      parameters: checksQuery,
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
         '400': responseRef('BadRequest'),
@@ -990,22 +993,7 @@ const paths = {
         'holding the run token; no pull request is named by the caller.',
       tags: ['run'],
       security: runTokenOnly,
-      parameters: [
-        {
-          name: 'failing',
-          in: 'query',
-          required: false,
-          description: 'Only the failing entries.',
-          schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
-        },
-        {
-          name: 'logLines',
-          in: 'query',
-          required: false,
-          description: 'Lines of each log tail; 0 reads no logs.',
-          schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
-        },
-      ],
+      parameters: checksQuery,
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
         ...runRefusals('checks'),
