@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { Runner, RunSpec } from './app/ports.js';
 import { runSpecFixture } from '../test/support/fixtures.js';
 import { loadConfig, type Config } from './config/config.js';
+import { ConfigError } from './config/errors.js';
 import type { ScopedTokens } from './github/scoped-token.js';
 import { RunnerError } from './runners/errors.js';
 import { commandSettings, runnerFromConfig, scopedTokensFrom } from './wiring.js';
@@ -157,16 +158,31 @@ runner:
     assert.equal(runner.kind, 'command');
     const { report, exit } = await runOnce(runner);
     assert.deepEqual(exit, { state: 'completed', exitCode: 0 });
+    const runDir = join(c.workDir, 'run-1');
     const argv = expected.command
       .slice(1)
-      .map((a) => a.replace('{resumeRef}', 'session-123').replace('{workspace}', cwd));
+      .map((a) => a.replace('{resumeRef}', 'session-123').replace('{runDir}', runDir));
     assert.deepEqual(report.argv, argv);
     assert.deepEqual(report.argv.slice(0, 3), ['-p', '--resume', 'session-123']);
-    assert.ok(report.argv.includes(`${cwd}/.mcp.json`));
+    assert.ok(report.argv.includes(`${runDir}/mcp.json`), "fixloop's own MCP config, in the run directory");
     assert.equal(report.cwd, cwd);
     assert.equal(report.stdin, 'CI is red: fix it.');
     assert.ok(report.env.includes('ANTHROPIC_API_KEY') && report.env.includes('HTTPS_PROXY'));
     assert.ok(!report.env.includes('GITHUB_TOKEN') && !report.env.includes('OPENAI_API_KEY'));
+  });
+
+  test('bypassPermissions for an agent that would run as root is a ConfigError (Claude Code refuses it as root)', () => {
+    const c = config(`
+runner:
+  kind: command
+  preset: claude-code-resume
+  presetOptions: { permissionMode: bypassPermissions }
+`);
+    assert.throws(
+      () => runnerFromConfig(c, { uid: 0 }),
+      (e: unknown) => e instanceof ConfigError && /permissionMode/.test(e.message) && /as root/.test(e.message),
+    );
+    assert.equal(runnerFromConfig(c, { uid: 1000 })?.kind, 'command', 'another user may bypass permissions');
   });
 
   test('a preset with a workspace: a fresh checkout of the branch, the agent files from the config', async () => {
@@ -194,7 +210,12 @@ runner:
     assert.equal(report.mcp, OUR_MCP);
     const expected = codexExecResume({ model: 'o4-mini' })
       .command.slice(1)
-      .map((a) => a.replace('{resumeRef}', 'session-123'));
+      .map((a) =>
+        a
+          .replace('{resumeRef}', 'session-123')
+          .replace('{workspace}', report.cwd)
+          .replace('{apiUrl}', 'http://127.0.0.1:9'),
+      );
     assert.deepEqual(report.argv, expected);
     assert.deepEqual(report.argv.slice(-3), ['resume', 'session-123', '-']);
     assert.equal(report.stdin, 'CI is red: fix it.');

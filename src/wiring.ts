@@ -14,6 +14,7 @@ import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js';
 import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
+import { ConfigError } from './config/errors.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
 import { createWorkspacePreparer } from './runners/workspace.js';
 import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolation.js';
@@ -77,6 +78,17 @@ export function runnerFromConfig(
     configFile: config.configFile,
   });
   const owner = agentUserOf(isolation);
+  const agentUid = owner ? owner.uid : deps.uid !== undefined ? deps.uid : (process.getuid?.() ?? null);
+  if (
+    r.preset?.name === 'claude-code-resume' &&
+    r.preset.options.permissionMode === 'bypassPermissions' &&
+    agentUid === 0
+  )
+    throw ConfigError.at(
+      config.configFile ?? 'environment',
+      ['runner', 'presetOptions', 'permissionMode'],
+      'bypassPermissions cannot work for an agent that runs as root: Claude Code refuses it; run the agent as another user (runner.isolation: user or bwrap) or choose another permission mode',
+    );
   const settings = commandSettings(r);
   const w = r.workspace;
   const tokens = w === null ? null : deps.github !== undefined ? deps.github : scopedTokensFrom(config.github);
@@ -100,6 +112,8 @@ export function runnerFromConfig(
     command: [...settings.command],
     envAllow: [...settings.envAllow],
     stdinFromPromptFile: settings.stdinFromPromptFile,
+    ...(settings.runFiles ? { runFiles: settings.runFiles } : {}),
+    ...(settings.beforeStart ? { beforeStart: settings.beforeStart } : {}),
     workDir: config.workDir,
     ...(r.cwd !== null ? { cwd: r.cwd } : {}),
     ...(workspace ? { workspace } : {}),

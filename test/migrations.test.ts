@@ -33,6 +33,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0007_unsettled_attempts',
       '0008_never_run_out_of_flight',
       '0009_rejection_author',
+      '0010_run_agent_seen',
     ]);
   } finally {
     await a.close();

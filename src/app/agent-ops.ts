@@ -110,6 +110,13 @@ export function createResolveRun(deps: AgentOpsDeps): ResolveRun {
     if (typeof token !== 'string' || token === '') throw unknownToken();
     const found = await deps.agent.runByTokenHash(hashToken(token));
     if (!found) throw unknownToken();
+    // I5: the agent reached fixloop. Written once, before whatever it asks, so a run whose every call
+    // was refused still counts as reached (its agent's connection works; the refusal is in its log).
+    if (found.run.agentSeenAt === null) {
+      const at = deps.clock.now().toISOString();
+      await deps.agent.markAgentSeen(found.run.id, at);
+      found.run.agentSeenAt = at;
+    }
     return bindRun(deps, found.run, found.task, found.attempt);
   };
 }

@@ -30,6 +30,8 @@ export interface SpendTotals {
 export interface AgentLedger {
   /** The run a run token belongs to (the token's sha256), with its Task and attempt. */
   runByTokenHash(tokenHash: string): Promise<{ run: Run; task: Task; attempt: Attempt | null } | null>;
+  /** I5: the run's agent called fixloop; only the first call is kept (compare-and-set on null). */
+  markAgentSeen(runId: number, at: string): Promise<void>;
   life(attemptId: number): Promise<AttemptLife | null>;
   lives(taskId: number): Promise<AttemptLife[]>;
   livesInState(states: readonly AttemptState[]): Promise<AttemptLife[]>;

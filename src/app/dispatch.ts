@@ -18,6 +18,8 @@ import type { AgentLedger } from './agent-port.js';
 import type { Logger, Random, Runner } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
+import { agentReach } from '../core/unreached-agent.js';
+import { fileStopNotice } from './stop-notice.js';
 
 /** Dispatch moves one attempt by compare-and-set into a run, and keeps that run's state and log. */
 export type DispatchLedger = Pick<
@@ -33,6 +35,7 @@ export type DispatchLedger = Pick<
   | 'renewDispatch'
   | 'setRunProcess'
   | 'getRun'
+  | 'fileNotice'
 >;
 
 const RUN_LOG_MAX_CHARS = 256 * 1024;
@@ -80,7 +83,7 @@ export function createDispatcher(deps: DispatchDeps) {
   async function decide(
     attemptId: number | null,
     taskId: number,
-    outcome: 'dispatched' | 'failed',
+    outcome: 'dispatched' | 'failed' | 'noticed',
     reason: string | null,
     detail?: string,
   ) {
@@ -93,11 +96,45 @@ export function createDispatcher(deps: DispatchDeps) {
     attemptId: number | null,
     r: { state: 'completed' | 'failed'; exitCode: number | null },
   ): Promise<boolean> {
+    // Before the run is marked ended, so a crash in between leaves the run to be ended again, and
+    // this asked again, rather than an ended run nobody was told about.
+    if (attemptId !== null) await noticeIfNeverReached(runId, attemptId, r);
     const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode });
     const life = attemptId !== null ? await deps.agent.life(attemptId) : null;
     // Only while no outcome is recorded: one the run reported meanwhile (to any process) settles it (I5).
     if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null }, true);
     return moved !== null;
+  }
+
+  /**
+   * I5: a run that ends without one call from its agent files the Task's one notice (the gate then
+   * refuses every retry: notice_filed), instead of leaving its attempt to be retried the same way.
+   */
+  async function noticeIfNeverReached(
+    runId: number,
+    attemptId: number,
+    r: { state: 'completed' | 'failed'; exitCode: number | null },
+  ): Promise<void> {
+    const run = await ledger.getRun(runId);
+    if (!run || (run.state !== 'queued' && run.state !== 'running')) return; // ended (and asked) before
+    const life = await deps.agent.life(attemptId);
+    const reach = agentReach(
+      { runId, attemptId, agentSeenAt: run.agentSeenAt, outcome: life?.outcome ?? null, ...r },
+      deps.apiUrl,
+    );
+    if (reach.kind === 'reached') return;
+    const task = await ledger.getTask(run.taskId);
+    if (!task || task.state !== 'open' || task.prState !== 'open') return;
+    await ledger.appendRunLog(runId, `\n[fixloop] ${reach.detail}\n`, RUN_LOG_MAX_CHARS);
+    const notice = await fileStopNotice(ledger, task, {
+      maxAttempts: deps.maxAttempts,
+      reason: 'agent_unreachable',
+      headSha: life?.headSha ?? task.ciHeadSha,
+      detail: reach.detail,
+    });
+    if (!notice) return; // a notice was filed already: the loop had stopped, and a person was told
+    await decide(attemptId, task.id, 'noticed', 'agent_unreachable', notice.message);
+    logger.warn({ taskId: task.id, attemptId, runId, reason: 'agent_unreachable' }, 'ci.autofix_exhausted');
   }
 
   /**

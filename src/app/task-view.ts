@@ -43,6 +43,7 @@ export async function taskView(ledger: TaskViewLedger, id: number) {
       autoResume: r.autoResume,
       state: r.state,
       attemptId: r.attemptId,
+      agentSeenAt: r.agentSeenAt,
       createdAt: r.createdAt,
     })),
     rejections: rejections.map((r) => ({

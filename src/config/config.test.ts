@@ -1,7 +1,7 @@
 // loadConfig (SPEC M5, C1): defaults, YAML and JSON files, secret rotation, the fail-fast errors,
 // and the frozen result.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -370,19 +370,33 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     );
   });
 
-  it('claude-code-resume warns when resumes cannot find the session or its MCP config', () => {
-    const perRun = runner(
-      '  kind: command\n  preset: claude-code-resume\n  workspace: { layout: per-run, files: { .mcp.json: "{}" } }\n',
-    );
-    assert.equal(perRun.warnings.length, 1);
-    assert.match(perRun.warnings[0] ?? '', /per-run with preset claude-code-resume.*use layout: per-task/);
-    const noMcp = runner('  kind: command\n  preset: claude-code-resume\n  workspace: {}\n');
-    assert.match(noMcp.warnings.join('\n'), /has no "\.mcp\.json"/);
+  it('claude-code-resume needs no MCP file of the operator: fixloop writes its own, and gives no warning', () => {
+    assert.deepEqual(runner('  kind: command\n  preset: claude-code-resume\n  workspace: {}\n').warnings, []);
     assert.deepEqual(
-      runner('  kind: command\n  preset: claude-code-resume\n  presetOptions: { mcpConfig: null }\n  workspace: {}\n')
-        .warnings,
+      runner('  kind: command\n  preset: claude-code-resume\n  workspace: { layout: per-run }\n').warnings,
       [],
+      'the session is placed under whatever path the run gets',
     );
+  });
+
+  it('codex-exec-resume needs a git checkout to run in: a workspace, or a cwd that is one', () => {
+    refused(
+      '  kind: command\n  preset: codex-exec-resume\n',
+      /runner\.workspace/,
+      /`codex exec` refuses a directory that is not one/,
+    );
+    const plain = mkdtempSync(join(tmpdir(), 'fixloop-not-a-checkout-'));
+    refused(
+      `  kind: command\n  preset: codex-exec-resume\n  cwd: ${JSON.stringify(plain)}\n`,
+      /runner\.cwd/,
+      /is not a git checkout \(no \.git\)/,
+    );
+    mkdirSync(join(plain, '.git'));
+    assert.equal(
+      runner(`  kind: command\n  preset: codex-exec-resume\n  cwd: ${JSON.stringify(plain)}\n`).runner?.kind,
+      'command',
+    );
+    rmSync(plain, { recursive: true, force: true });
   });
 });
 

@@ -2,8 +2,8 @@
 // Follows probot's conventions (PORT, HOST, WEBHOOK_SECRET, LOG_LEVEL, APP_ID, PRIVATE_KEY…); where
 // a setting exists in both places the environment wins (decision 0006 (g)). Every variable and key
 // is listed in docs/configuration.md.
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT, parseMaxAttempts } from '../core/budget.js';
 import type { Work } from '../core/types.js';
@@ -332,8 +332,10 @@ function resolveRunner(
               identity: w.identity ?? null,
               files: w.files,
             };
-      if (preset?.name === 'claude-code-resume')
-        claudePresetWarnings(preset.options, workspace, runner.cwd, file, warnings);
+      if (preset?.name === 'codex-exec-resume') {
+        const problem = codexPresetProblem(workspace, runner.cwd);
+        if (problem) throw ConfigError.at(file ?? 'environment', ['runner', runner.cwd ? 'cwd' : 'workspace'], problem);
+      }
       return {
         kind: 'command',
         preset,
@@ -372,29 +374,17 @@ function presetConfig(name: RunnerPresetName, options: Record<string, unknown> |
   }
 }
 
-/** Claude Code finds sessions by directory and reads MCP servers from `{workspace}/.mcp.json`. */
-function claudePresetWarnings(
-  options: Extract<RunnerPresetConfig, { name: 'claude-code-resume' }>['options'],
-  workspace: WorkspaceConfig | null,
-  cwd: string | undefined,
-  file: string | null,
-  warnings: string[],
-): void {
-  if (workspace?.layout === 'per-run') {
-    warnings.push(
-      `${file}: runner.workspace.layout is per-run with preset claude-code-resume: every run gets a new path, so \`claude --resume\` cannot find the session; use layout: per-task`,
-    );
-  }
-  if (options.mcpConfig === undefined && workspace !== null && workspace.files['.mcp.json'] === undefined) {
-    warnings.push(
-      `${file}: preset claude-code-resume reads {workspace}/.mcp.json, but runner.workspace.files has no ".mcp.json"; add fixloop's MCP server there (or set presetOptions.mcpConfig)`,
-    );
-  }
-  if (options.mcpConfig === undefined && workspace === null && cwd === undefined) {
-    warnings.push(
-      `${file}: preset claude-code-resume reads {workspace}/.mcp.json, and without runner.workspace or runner.cwd that is the empty run directory; configure a workspace with files[".mcp.json"] (or set presetOptions.mcpConfig)`,
-    );
-  }
+/**
+ * Codex's git-directory rule: `codex exec` refuses a working directory that is not a git checkout,
+ * so the preset needs a workspace, or a `cwd` that is a checkout.
+ */
+function codexPresetProblem(workspace: WorkspaceConfig | null, cwd: string | undefined): string | null {
+  if (workspace !== null) return null;
+  if (cwd === undefined)
+    return "preset codex-exec-resume needs runner.workspace (a checkout of the Task's branch per run), or runner.cwd naming a git checkout: `codex exec` refuses a directory that is not one";
+  if (!existsSync(join(cwd, '.git')))
+    return `preset codex-exec-resume runs in runner.cwd ${JSON.stringify(cwd)}, which is not a git checkout (no .git): \`codex exec\` refuses it; configure runner.workspace instead`;
+  return null;
 }
 
 /**

@@ -19,6 +19,7 @@ const WHY: Record<StopReason, RegExp> = {
   unchanged_failure: /same failure came back unchanged/,
   parked: /parked/,
   dispatch_unconfirmed: /cannot tell whether it started/,
+  agent_unreachable: /without a single call to fixloop/,
   thrash_repeat: /repeats an earlier attempt/,
   thrash_aba: /alternate between two changes/,
   forbidden_change: /changed what judges the fix/,

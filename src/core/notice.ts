@@ -20,6 +20,8 @@ export const STOP_WHY: Record<StopReason, string> = {
   parked: 'nobody answered the hand-off in time, so the Task is parked and will not re-enter the loop on its own',
   dispatch_unconfirmed:
     'fixloop died while starting the agent and cannot tell whether it started, so it will not start it again on its own',
+  agent_unreachable:
+    "the agent's run ended without a single call to fixloop, so it never read the checks nor reported an outcome, and a retry would most likely fail the same way",
   ...GUARD_STOP_WHY,
 };
 

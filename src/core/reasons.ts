@@ -107,6 +107,7 @@ export const STOP_REASONS = [
   'unchanged_failure',
   'parked',
   'dispatch_unconfirmed', // I5: a dispatch died before its start was known; never re-sent, so a person decides
+  'agent_unreachable', // I5: the run ended without one call from its agent; a retry would fail the same way
   ...GUARD_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -89,6 +89,8 @@ export interface Run {
   autoResume: boolean;
   state: RunState;
   attemptId: number | null;
+  /** I5: when its agent first called fixloop with the run token; null while it never has. */
+  agentSeenAt: string | null;
   createdAt: string;
 }
 

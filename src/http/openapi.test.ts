@@ -273,6 +273,7 @@ const run: Run = {
   action: 'resume',
   autoResume: true,
   state: 'running',
+  agentSeenAt: null,
   attemptId: 2,
   createdAt: AT,
 };

@@ -233,6 +233,11 @@ const runSummaryFields = {
   autoResume: { type: 'boolean', description: 'True when the loop (not a person) dispatched the run.' },
   state: { type: 'string', enum: RUN_STATES },
   attemptId: { ...nullableId, description: 'The attempt this run answers, if it is an automatic resume.' },
+  agentSeenAt: {
+    ...nullableTimestamp,
+    description:
+      "When the run's agent first called fixloop with its run token (MCP or API); null while it never has. A run that ends with none never reached fixloop.",
+  },
   createdAt: timestamp,
 } as const satisfies Record<string, SchemaObject>;
 const runFields = { ...runSummaryFields, taskId: id } as const satisfies Record<string, SchemaObject>;

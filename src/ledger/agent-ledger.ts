@@ -46,6 +46,15 @@ export function createAgentLedger(db: Db, ledger: Pick<Ledger, 'getTask' | 'getR
       return { run: plain as Run, task: task as Task, attempt: a ? attemptOf(a) : null };
     },
 
+    async markAgentSeen(runId, at) {
+      await k
+        .updateTable('runs')
+        .set({ agent_seen_at: at })
+        .where('id', '=', runId)
+        .where('agent_seen_at', 'is', null)
+        .execute();
+    },
+
     async life(attemptId) {
       const r = await k.selectFrom('attempts').selectAll().where('id', '=', attemptId).executeTakeFirst();
       return r ? lifeOf(r) : null;

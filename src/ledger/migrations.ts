@@ -282,6 +282,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('rejections').addColumn('author', 'text').execute();
       },
     },
+    '0010_run_agent_seen': {
+      async up(db: AnyDb) {
+        // I5: when the run's agent first called fixloop with its run token (MCP or API). A run that ends
+        // without one never reached fixloop, and is handed to a person instead of retried (decision 0022).
+        await db.schema.alterTable('runs').addColumn('agent_seen_at', 'text').execute();
+      },
+    },
   };
 }
 

@@ -60,6 +60,7 @@ export function runOf(r: Selectable<RunsTable>): Run {
     autoResume: r.auto_resume === 1,
     state: r.state as RunState,
     attemptId: r.attempt_id,
+    agentSeenAt: r.agent_seen_at ?? null,
     createdAt: r.created_at,
   };
 }

@@ -83,6 +83,8 @@ export interface RunsTable {
   updated_at: string;
   /** Where a command runner's agent runs, JSON of a ProcessMark (migration 0005); null for other runners. */
   process: string | null;
+  /** When the run's agent first called fixloop with its run token (migration 0010); null: never. */
+  agent_seen_at: string | null;
 }
 
 export interface AttemptsTable {

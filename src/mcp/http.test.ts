@@ -174,10 +174,21 @@ describe('MCP over HTTP (M3)', () => {
     assert.deepEqual(fake.runs.get(A.token)!.calls, []);
   });
 
+  test('the tools say what they take and give: report_spend needs a cost, loop_state declares its output', async () => {
+    const client = await connect(A.token);
+    const { tools } = await client.listTools();
+    const spend = tools.find((t) => t.name === 'report_spend')!;
+    assert.match(spend.description ?? '', /At least one of model_cost and sandbox_cost is required/);
+    const state = tools.find((t) => t.name === 'loop_state')!;
+    assert.equal(state.outputSchema?.type, 'object');
+    for (const key of ['id', 'attempts', 'run', 'spend', 'budget', 'notice'])
+      assert.ok(state.outputSchema?.properties?.[key], `loop_state's output schema has ${key}`);
+  });
+
   test("loop_state reads the run's own Task", async () => {
     const client = await connect(B.token);
     const result = await callTool(client, 'loop_state');
-    assert.equal((result.structuredContent as { taskId: number }).taskId, B.taskId);
+    assert.equal((result.structuredContent as { id: number }).id, B.taskId);
   });
 
   test("one run's token never reaches another run (I2)", async () => {
@@ -194,16 +205,16 @@ describe('MCP over HTTP (M3)', () => {
     }
 
     const stateB = (await callTool(b, 'loop_state')).structuredContent as {
-      taskId: number;
+      id: number;
       attempts: Array<{ id: number; outcome: unknown }>;
-      spend: { total: number };
+      spend: { totalSpend: number };
     };
-    assert.equal(stateB.taskId, B.taskId);
+    assert.equal(stateB.id, B.taskId);
     assert.deepEqual(
       stateB.attempts.map((x) => [x.id, x.outcome]),
       [[B.attemptId, null]],
     );
-    assert.equal(stateB.spend.total, 0);
+    assert.equal(stateB.spend.totalSpend, 0);
     // B's own first outcome is still its to report.
     assert.deepEqual((await callTool(b, 'report_fix_outcome', { outcome: 'non_actionable' })).structuredContent, {
       attemptId: B.attemptId,
@@ -250,7 +261,11 @@ describe('MCP over HTTP (M3)', () => {
   test('a missing token is 401 JSON before any MCP handling', async () => {
     const res = await rawPost({}, initialize);
     assert.equal(res.status, 401);
-    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+    // RFC 6750 §3: the error in the challenge, so a client shows fixloop's reason, not "OAuth required".
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /^Bearer realm="fixloop-mcp", error="invalid_request", error_description="send this run's FIXLOOP_RUN_TOKEN[^"]*"$/,
+    );
     const body = (await res.json()) as { error: string; message: string };
     assert.equal(body.error, 'unauthorized');
     assert.match(body.message, /FIXLOOP_RUN_TOKEN/);
@@ -261,6 +276,10 @@ describe('MCP over HTTP (M3)', () => {
   test('an unknown token is 401 JSON, and the SDK client cannot connect with it', async () => {
     const res = await rawPost({ authorization: 'Bearer not-a-run' }, initialize);
     assert.equal(res.status, 401);
+    assert.match(
+      res.headers.get('www-authenticate') ?? '',
+      /error="invalid_token", error_description="unknown run token"/,
+    );
     assert.deepEqual(await res.json(), { error: 'unauthorized', message: 'unknown run token' });
     const client = new Client({ name: 'fixloop-test', version: '0' });
     await assert.rejects(

@@ -19,6 +19,18 @@ export interface McpHttpOptions {
 
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+const MISSING_TOKEN = "send this run's FIXLOOP_RUN_TOKEN as 'Authorization: Bearer <token>'";
+
+/**
+ * RFC 6750 §3: the error and its description in the challenge itself. An MCP client that finds no
+ * error there takes the 401 for "OAuth required" and shows that instead of why fixloop refused.
+ */
+export function bearerChallenge(error: 'invalid_request' | 'invalid_token', description: string): string {
+  // error_description is a quoted-string of printable ASCII other than '"' and '\\'.
+  const text = description.replace(/[^\x20-\x7e]|["\\]/g, "'");
+  return `Bearer realm="fixloop-mcp", error="${error}", error_description="${text}"`;
+}
+
 export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions = {}): McpHttpHandler {
   const maxBodyBytes = opts.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
@@ -33,8 +45,8 @@ export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions =
       sendJson(
         res,
         401,
-        { error: 'unauthorized', message: 'send this run\'s FIXLOOP_RUN_TOKEN as "Authorization: Bearer <token>"' },
-        { 'www-authenticate': 'Bearer realm="fixloop-mcp"' },
+        { error: 'unauthorized', message: MISSING_TOKEN },
+        { 'www-authenticate': bearerChallenge('invalid_request', MISSING_TOKEN) },
       );
       return;
     }
@@ -45,7 +57,7 @@ export function createMcpHttpHandler(resolve: ResolveRun, opts: McpHttpOptions =
       if (err instanceof AgentOpsError) {
         const extra =
           err.code === 'unauthorized'
-            ? { 'www-authenticate': 'Bearer realm="fixloop-mcp", error="invalid_token"' }
+            ? { 'www-authenticate': bearerChallenge('invalid_token', err.message) }
             : undefined;
         sendJson(res, AGENT_OPS_ERROR_STATUS[err.code], { error: err.code, message: err.message }, extra);
       } else {

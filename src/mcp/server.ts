@@ -52,12 +52,47 @@ const outcomeInput = z.strictObject({
 
 const cost = z.number().min(0).max(1e9);
 const spendInput = z.strictObject({
-  model_cost: cost.optional().describe('Model cost of this run so far, in US dollars, not yet reported.'),
-  sandbox_cost: cost.optional().describe('Sandbox/compute cost of this run, in US dollars, not yet reported.'),
+  model_cost: cost
+    .optional()
+    .describe('Model cost of this run so far, in US dollars, not yet reported. Give this, sandbox_cost, or both.'),
+  sandbox_cost: cost
+    .optional()
+    .describe('Sandbox/compute cost of this run, in US dollars, not yet reported. Give this, model_cost, or both.'),
   note: z.string().max(REASON_MAX).optional().describe('What the cost was for.'),
 });
 
 const noInput = z.strictObject({});
+
+/**
+ * What loop_state answers, for clients that read structured results: the parts an agent acts on,
+ * typed; the rest of the Task view passes through as it is (GET /api/tasks/{id} documents it).
+ */
+const loopStateOutput = z.looseObject({
+  id: z.number().describe('The Task.'),
+  repository: z.string(),
+  pullRequest: z.number(),
+  branch: z.string(),
+  state: z.string().describe('open, done or cancelled.'),
+  ciState: z.string().nullable().describe("The pull request head's CI as fixloop last saw it."),
+  attempts: z.array(
+    z.looseObject({
+      id: z.number(),
+      state: z.string().nullable(),
+      outcome: z.string().nullable(),
+      outcomeReason: z.string().nullable(),
+    }),
+  ),
+  run: z.object({ id: z.number(), state: z.string(), attemptId: z.number().nullable() }).describe('This run.'),
+  spend: z.object({ totalSpend: z.number(), model: z.number(), sandbox: z.number(), ciMinutes: z.number() }),
+  budget: z
+    .object({ max: z.number(), used: z.number(), left: z.number() })
+    .nullable()
+    .describe('Automatic attempts counted against the Task budget.'),
+  notice: z
+    .looseObject({ reason: z.string(), message: z.string() })
+    .nullable()
+    .describe('Set when the loop stopped and handed the pull request to a person: stop working on it.'),
+});
 
 export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer(
@@ -117,7 +152,8 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
       title: 'Report what this run cost',
       description:
         "Adds costs of this run to its Task's spend, which fixloop holds against the Task's cost ceiling before " +
-        "any further attempt. Amounts add up, so report each cost once. Returns the Task's total spend.",
+        'any further attempt. At least one of model_cost and sandbox_cost is required. Amounts add up, so report ' +
+        "each cost once. Returns the Task's total spend.",
       inputSchema: spendInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -142,6 +178,7 @@ export function createMcpServer(ops: AgentOps, opts: McpServerOptions = {}): Mcp
         "The fix loop of this run's Task as fixloop records it: its attempts and their states and outcomes, " +
         'the budget used and left, the spend, and whether the loop has stopped and why.',
       inputSchema: noInput,
+      outputSchema: loopStateOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () => call('loop_state', () => ops.loopState()),

@@ -134,16 +134,16 @@ describe('MCP over stdio: fixloop mcp (M3)', () => {
     assert.deepEqual(spend.structuredContent, { totalSpend: 1 });
 
     const state = (await callTool(client, 'loop_state')).structuredContent as {
-      taskId: number;
+      id: number;
       attempts: Array<{ state: string }>;
-      spend: { total: number };
+      spend: { totalSpend: number };
     };
-    assert.equal(state.taskId, A.taskId);
+    assert.equal(state.id, A.taskId);
     assert.deepEqual(
       state.attempts.map((x) => x.state),
       ['awaiting_progress'],
     );
-    assert.equal(state.spend.total, 1);
+    assert.equal(state.spend.totalSpend, 1);
 
     assert.deepEqual(fake.runs.get(A.token)!.calls, [
       { op: 'checks', input: { failingOnly: true, logLines: 3 } },

@@ -47,7 +47,8 @@ export interface CommandRunnerOptions {
   /**
    * argv of the agent, e.g. `['claude', '-p', '--resume', '{resumeRef}']`. Placeholders `{taskId}`,
    * `{runId}`, `{resumeRef}`, `{promptFile}`, `{branch}`, `{repository}`, `{pullRequest}`, and
-   * `{workspace}` (the agent's working directory) are replaced
+   * `{workspace}` (the agent's working directory), `{runDir}` (the run's directory, where the prompt
+   * and `runFiles` are) and `{apiUrl}` (fixloop's URL for the agent, FIXLOOP_API_URL) are replaced
    * as text inside each argument (not in argv[0]); a value never splits into more arguments and is not
    * scanned again. An absent resumeRef becomes '' (the argument stays, empty).
    */
@@ -58,6 +59,17 @@ export interface CommandRunnerOptions {
   workspace?: WorkspacePreparer;
   /** The prompt file becomes the child's stdin (otherwise stdin is empty). */
   stdinFromPromptFile?: boolean;
+  /**
+   * Files written into the run's directory beside the prompt (name → content), e.g. a preset's MCP
+   * config. Never a secret: they are readable by the agent and stay after the run.
+   */
+  runFiles?: Readonly<Record<string, string>>;
+  /**
+   * Called once the working directory and the agent's environment are ready, just before the
+   * agent starts (a preset's own preparation, e.g. placing the session it resumes); a throw is a
+   * failed start.
+   */
+  beforeStart?: (ctx: BeforeStart) => Promise<void>;
   /** Names of parent variables the agent may see (DENIED_ENV is dropped regardless). */
   envAllow?: string[];
   /** Per-run directories (`run-<runId>/prompt.md`) are made here. */
@@ -73,6 +85,16 @@ export interface CommandRunnerOptions {
   isolation?: AgentIsolation;
 }
 
+export interface BeforeStart {
+  spec: RunSpec;
+  /** The agent's working directory. */
+  cwd: string;
+  /** The agent's environment (HOME is the agent's). */
+  env: Readonly<Record<string, string>>;
+  /** The agent's user when isolated as another one; null when it runs as fixloop's. */
+  agent: { uid: number; gid: number } | null;
+}
+
 export interface CommandRunner extends Runner {
   readonly kind: 'command';
   /** Sends SIGTERM to the run's process; false when it is not running. */
@@ -82,7 +104,7 @@ export interface CommandRunner extends Runner {
   stopAll(timeoutMs?: number): Promise<void>;
 }
 
-const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest|workspace)\}/g;
+const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest|workspace|runDir|apiUrl)\}/g;
 
 function substituteArgs(args: readonly string[], values: Record<string, string>): string[] {
   // One pass with a callback: substituted text is never re-scanned for placeholders.
@@ -127,6 +149,10 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const parentEnv = opts.env ?? process.env;
   const envAllow = opts.envAllow ?? [];
   const isolation: AgentIsolation = opts.isolation ?? { kind: 'none' };
+  const runFiles = Object.entries(opts.runFiles ?? {});
+  for (const [name] of runFiles)
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name === 'prompt.md')
+      throw new Error(`command runner: run file name ${JSON.stringify(name)} must be a plain file name`);
   const agent = agentUserOf(isolation);
   // An isolated agent leads its own session and process group: no controlling terminal of fixloop's
   // to type into, and a signal reaches what it started (inside bwrap too, which forwards none).
@@ -153,17 +179,23 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         await mkdir(runDir, { recursive: true, mode: 0o750 });
         await lchown(runDir, process.getuid!(), agent.gid);
         await chmod(runDir, 0o750);
-        await writeFile(promptFile, spec.prompt, { mode: 0o640 });
-        await chown(promptFile, process.getuid!(), agent.gid);
-        await chmod(promptFile, 0o640);
+        for (const [name, content] of [['prompt.md', spec.prompt], ...runFiles] as const) {
+          const file = join(runDir, name);
+          await writeFile(file, content, { mode: 0o640 });
+          await chown(file, process.getuid!(), agent.gid);
+          await chmod(file, 0o640);
+        }
         if (isInside(agent.home, workDir)) {
           await mkdir(agent.home, { recursive: true, mode: 0o700 });
           await lchown(agent.home, agent.uid, agent.gid);
         }
       } else {
         await mkdir(runDir, { recursive: true, mode: 0o700 });
-        await writeFile(promptFile, spec.prompt, { mode: 0o600 });
-        await chmod(promptFile, 0o600); // mode applies only on create; a retried run reuses the file
+        for (const [name, content] of [['prompt.md', spec.prompt], ...runFiles] as const) {
+          const file = join(runDir, name);
+          await writeFile(file, content, { mode: 0o600 });
+          await chmod(file, 0o600); // mode applies only on create; a retried run reuses the file
+        }
       }
     } catch (err) {
       throw new RunnerError('spawn_failed', `could not write the prompt file: ${(err as Error).message}`, {
@@ -214,9 +246,22 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       repository: spec.repository,
       pullRequest: String(spec.pullRequest),
       workspace: cwd,
+      runDir,
+      apiUrl: spec.apiUrl,
     });
     const env = buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env);
     if (agent) env.HOME = agent.home; // fixloop's own HOME is neither the agent's to read nor to write
+    if (opts.beforeStart) {
+      try {
+        await opts.beforeStart({ spec, cwd, env, agent: agent ? { uid: agent.uid, gid: agent.gid } : null });
+      } catch (err) {
+        void stdin?.close().catch(() => {});
+        await release();
+        throw new RunnerError('spawn_failed', `could not prepare the agent: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    }
     let child: ChildProcess;
     try {
       // bwrap takes the agent's argv after its own options, and finds the program on the agent's PATH.

@@ -3,6 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { RunSpec } from '../app/ports.js';
@@ -72,7 +73,7 @@ test("L1: claudeCodeResume is `claude -p --resume <session>` with stream-json ou
     '--allowedTools',
     ...DEFAULT_CLAUDE_ALLOWED_TOOLS,
     '--mcp-config',
-    '{workspace}/.mcp.json',
+    '{runDir}/mcp.json',
     '--strict-mcp-config',
     '--model',
     'sonnet',
@@ -80,6 +81,22 @@ test("L1: claudeCodeResume is `claude -p --resume <session>` with stream-json ou
     '30',
   ]);
   assert.equal(p.stdinFromPromptFile, true);
+  // fixloop's MCP server over HTTP: Claude expands the run's variables itself, so no secret is in the file.
+  assert.deepEqual(JSON.parse(p.runFiles!['mcp.json']!), {
+    mcpServers: {
+      fixloop: {
+        type: 'http',
+        url: '${FIXLOOP_API_URL}/mcp',
+        headers: { Authorization: 'Bearer ${FIXLOOP_RUN_TOKEN}' },
+      },
+    },
+  });
+  assert.deepEqual(JSON.parse(claudeCodeResume({ mcp: 'stdio' }).runFiles!['mcp.json']!).mcpServers.fixloop, {
+    type: 'stdio',
+    command: 'fixloop',
+    args: ['mcp'],
+  });
+  assert.equal(claudeCodeResume({ mcpConfig: '/etc/agent/mcp.json' }).runFiles, undefined);
   assert.deepEqual(claudeCodeResume({ mcpConfig: null, allowedTools: [] }).command.slice(-2), [
     '--permission-mode',
     'acceptEdits',
@@ -90,14 +107,34 @@ test('L1: codexExecResume puts exec options before `resume <session> -` and neve
   const p = codexExecResume({ model: 'gpt-5-codex' });
   assert.deepEqual(p.command.slice(0, 5), ['codex', 'exec', '--json', '--sandbox', 'workspace-write']);
   assert.deepEqual(p.command.slice(-3), ['resume', '{resumeRef}', '-']);
-  assert.ok(p.command.includes('mcp_servers.fixloop.command="fixloop"'));
+  // MCP over HTTP: the URL in argv, the token by the name of the variable that holds it.
+  assert.ok(p.command.includes('mcp_servers.fixloop.url="{apiUrl}/mcp"'));
+  assert.ok(p.command.includes('mcp_servers.fixloop.bearer_token_env_var="FIXLOOP_RUN_TOKEN"'));
+  // exec never asks for approval, so an MCP tool that needs it would fail every call; a server it
+  // cannot reach ends the run at once instead of spending a model call without the tools.
+  assert.ok(p.command.includes('mcp_servers.fixloop.default_tools_approval_mode="approve"'));
+  assert.ok(p.command.includes('mcp_servers.fixloop.required=true'));
+  // workspace-write keeps .git read-only unless it is a writable root: the agent could not commit.
+  assert.ok(p.command.includes('sandbox_workspace_write.writable_roots=["{workspace}/.git"]'));
+  assert.ok(p.command.includes('sandbox_workspace_write.network_access=true'));
+  assert.ok(p.envAllow.includes('CODEX_API_KEY'), 'codex exec reads CODEX_API_KEY');
+  assert.equal(p.stdinFromPromptFile, true);
+  const stdio = codexExecResume({ mcp: 'stdio' }).command;
+  assert.ok(stdio.includes('mcp_servers.fixloop.command="fixloop"'));
   assert.ok(
-    p.command.includes(
+    stdio.includes(
       'mcp_servers.fixloop.env_vars=["FIXLOOP_RUN_TOKEN","FIXLOOP_API_URL","FIXLOOP_RUN_ID","FIXLOOP_TASK_ID"]',
     ),
   );
-  assert.equal(p.stdinFromPromptFile, true);
-  assert.ok(!codexExecResume({ sandbox: 'danger-full-access' }).command.some((a) => a.includes('network_access')));
+  assert.ok(!stdio.some((a) => a.includes('mcp_servers.fixloop.url')));
+  assert.ok(!codexExecResume({ mcpServer: null }).command.some((a) => a.startsWith('mcp_servers.')));
+  assert.ok(
+    codexExecResume({ writableRoots: ['/srv/cache'] }).command.includes(
+      'sandbox_workspace_write.writable_roots=["{workspace}/.git","/srv/cache"]',
+    ),
+  );
+  const full = codexExecResume({ sandbox: 'danger-full-access' }).command;
+  assert.ok(!full.some((a) => a.includes('network_access') || a.includes('writable_roots')));
 });
 
 test('L1: the Claude preset run: the prompt arrives on stdin, session and workspace substituted, prompt not in argv', async () => {
@@ -105,7 +142,8 @@ test('L1: the Claude preset run: the prompt arrives on stdin, session and worksp
   assert.equal(r.stdin, PROMPT);
   assert.deepEqual(r.argv.slice(0, 4), ['-p', '--resume', 'session-abc', '--output-format']);
   const runDir = join(r.workDir, `run-${SPEC.runId}`);
-  assert.equal(r.argv[r.argv.indexOf('--mcp-config') + 1], `${runDir}/.mcp.json`);
+  assert.equal(r.argv[r.argv.indexOf('--mcp-config') + 1], `${runDir}/mcp.json`);
+  assert.match(readFileSync(join(runDir, 'mcp.json'), 'utf8'), /"url": "\$\{FIXLOOP_API_URL\}\/mcp"/);
   assert.ok(!r.argv.some((a) => a.includes('rm -rf') || a.includes(SPEC.runToken)));
 });
 
@@ -113,6 +151,8 @@ test('L1: the Codex preset run: `resume <session> -` with the prompt on stdin', 
   const r = await runWithFake(codexExecResume());
   assert.equal(r.stdin, PROMPT);
   assert.deepEqual(r.argv.slice(-3), ['resume', 'session-abc', '-']);
+  assert.ok(r.argv.includes(`mcp_servers.fixloop.url="${SPEC.apiUrl}/mcp"`), '{apiUrl} is substituted');
+  assert.ok(r.argv.includes(`sandbox_workspace_write.writable_roots=["${r.cwd}/.git"]`));
   assert.ok(!r.argv.some((a) => a.includes('rm -rf') || a.includes(SPEC.runToken)));
 });
 
@@ -122,4 +162,5 @@ test('presets refuse values a CLI could read as an option', () => {
   assert.throws(() => claudeCodeResume({ allowedTools: ['-x'] }), /allowedTools/);
   assert.throws(() => codexExecResume({ model: '-c' }), /model/);
   assert.throws(() => codexExecResume({ mcpServer: { name: 'a.b', command: 'x' } }), /mcpServer/);
+  assert.throws(() => codexExecResume({ writableRoots: ['relative/dir'] }), /absolute path/);
 });

@@ -1,12 +1,18 @@
 // Ready-made `command` runner settings (SPEC L1, L2) for resuming a CLI agent non-interactively:
-// Claude Code (`claude -p --resume`) and Codex (`codex exec resume`). The prompt always reaches the
-// agent on stdin from the prompt file, never in argv. Flags were checked against the CLIs' public
-// documentation as far as possible; the ones marked UNVERIFIED below are best knowledge, not tested.
+// Claude Code (`claude -p --resume`) and Codex (`codex exec resume`), checked against the real CLIs by
+// the contract tests in test/contract/. The prompt always reaches the agent on stdin from the prompt
+// file, never in argv; fixloop's MCP server is reached over streamable HTTP with the run token, which
+// is read from the agent's environment and never written into argv or a file (decision 0023).
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from '../config/preset-options.js';
 import type { CommandRunnerOptions } from './command.js';
+import { placeClaudeSession } from './claude-session.js';
 
 /** The part of the command runner's options a preset decides; add `workDir`, `workspace`, … */
-export type RunnerPreset = Required<Pick<CommandRunnerOptions, 'command' | 'envAllow' | 'stdinFromPromptFile'>>;
+export type RunnerPreset = Required<Pick<CommandRunnerOptions, 'command' | 'envAllow' | 'stdinFromPromptFile'>> &
+  Pick<CommandRunnerOptions, 'runFiles' | 'beforeStart'>;
+
+/** How the agent reaches fixloop's MCP server: `http` needs nothing on the agent's PATH. */
+export type McpTransport = 'http' | 'stdio';
 
 /** Tools the Claude preset allows by default: fixloop's MCP tools and the git the agent needs to push. */
 export const DEFAULT_CLAUDE_ALLOWED_TOOLS = [
@@ -30,17 +36,36 @@ export interface ClaudeCodeResumeOptions {
   permissionMode?: ClaudePermissionMode;
   /** Default DEFAULT_CLAUDE_ALLOWED_TOOLS; add the project's test command, e.g. `Bash(npm test:*)`. */
   allowedTools?: readonly string[];
+  /** Default `http`; `stdio` starts `fixloop mcp`, which must then be on the agent's PATH. */
+  mcp?: McpTransport;
   /**
-   * The MCP config file; default `{workspace}/.mcp.json` (the one fixloop's workspace writes), used
-   * with `--strict-mcp-config` so no other MCP server is loaded. `null` leaves MCP to Claude's own config.
+   * An MCP config file of your own instead of fixloop's (used with `--strict-mcp-config`, so no other
+   * server is loaded); `null` leaves MCP to Claude's own configuration.
    */
   mcpConfig?: string | null;
 }
 
+/** Claude Code's MCP config for fixloop: it expands `${VAR}` from the agent's environment itself. */
+export function claudeMcpConfig(transport: McpTransport): string {
+  const server =
+    transport === 'http'
+      ? {
+          type: 'http',
+          url: '${FIXLOOP_API_URL}/mcp',
+          headers: { Authorization: 'Bearer ${FIXLOOP_RUN_TOKEN}' },
+        }
+      : { type: 'stdio', command: 'fixloop', args: ['mcp'] };
+  return `${JSON.stringify({ mcpServers: { fixloop: server } }, null, 2)}\n`;
+}
+
+/** Written into the run directory by the command runner (`{runDir}/mcp.json`). */
+export const CLAUDE_MCP_FILE = 'mcp.json';
+
 /**
  * `claude -p --resume <session>` reading the prompt from stdin, streaming JSON events to the run log.
- * The Task's `resumeRef` must be a Claude Code session id. Claude Code files sessions under the
- * directory they ran in, so use the workspace layout `per-task` (a stable path) for resumes to find them.
+ * The Task's `resumeRef` must be a Claude Code session id. Claude Code looks a session up under the
+ * directory it ran in; before each start the session is placed under the agent's working directory
+ * (claude-session.ts), so the first resume in a fresh workspace finds it.
  */
 export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset {
   const permissionMode = o.permissionMode ?? 'acceptEdits';
@@ -48,7 +73,8 @@ export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset 
     throw new Error(`claudeCodeResume: unknown permissionMode ${JSON.stringify(permissionMode)}`);
   const tools = [...(o.allowedTools ?? DEFAULT_CLAUDE_ALLOWED_TOOLS)];
   for (const t of tools) checkValue('allowedTools', t);
-  const mcpConfig = o.mcpConfig === undefined ? '{workspace}/.mcp.json' : o.mcpConfig;
+  const ownConfig = o.mcpConfig !== undefined;
+  const mcpConfig = ownConfig ? o.mcpConfig : `{runDir}/${CLAUDE_MCP_FILE}`;
   const command = [
     'claude',
     '-p', // --print: non-interactive; with no prompt argument the prompt is read from stdin
@@ -63,36 +89,55 @@ export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset 
   // --allowedTools and --mcp-config take several values: each is followed by another option here, and
   // there is no positional argument, so nothing after them can be read as one of their values.
   if (tools.length > 0) command.push('--allowedTools', ...tools);
-  if (mcpConfig !== null) {
+  if (mcpConfig !== null && mcpConfig !== undefined) {
     checkValue('mcpConfig', mcpConfig);
     command.push('--mcp-config', mcpConfig, '--strict-mcp-config');
   }
   if (o.model !== undefined) command.push('--model', checkValue('model', o.model));
-  // UNVERIFIED: --max-turns is in the CLI reference for print mode, but has been hidden from --help in
-  // some versions.
   if (o.maxTurns !== undefined) command.push('--max-turns', String(checkCount('maxTurns', o.maxTurns)));
-  return { command, envAllow: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'], stdinFromPromptFile: true };
+  return {
+    command,
+    envAllow: [
+      'ANTHROPIC_API_KEY',
+      'CLAUDE_CODE_OAUTH_TOKEN',
+      // A gateway or proxy in front of the model API, and where Claude keeps its sessions and login.
+      'ANTHROPIC_BASE_URL',
+      'CLAUDE_CONFIG_DIR',
+    ],
+    stdinFromPromptFile: true,
+    ...(ownConfig ? {} : { runFiles: { [CLAUDE_MCP_FILE]: claudeMcpConfig(o.mcp ?? 'http') } }),
+    beforeStart: placeClaudeSession,
+  };
 }
 
 export type CodexSandboxMode = (typeof CODEX_SANDBOX_MODES)[number];
 
 export interface CodexExecResumeOptions {
   model?: string;
-  /** Default `workspace-write` (with network access, so `git push` can reach the remote). */
-  sandbox?: CodexSandboxMode;
   /**
-   * fixloop's MCP server, given to Codex as `-c mcp_servers.<name>.…` overrides (Codex does not read
-   * `.mcp.json`). Default `{ name: 'fixloop', command: 'fixloop', args: ['mcp'] }`; `null` for none.
+   * Default `workspace-write`, with network access (so `git push` reaches the remote) and the
+   * checkout's `.git` writable (so `git commit` works: Codex keeps `.git` read-only otherwise).
+   */
+  sandbox?: CodexSandboxMode;
+  /** More absolute paths the `workspace-write` sandbox may write, beside the checkout and its `.git`. */
+  writableRoots?: readonly string[];
+  /** Default `http`; `stdio` starts `fixloop mcp` (or `mcpServer`), which must be on the agent's PATH. */
+  mcp?: McpTransport;
+  /**
+   * A stdio MCP server of your own for fixloop's tools, given to Codex as `-c mcp_servers.<name>.…`
+   * overrides (Codex does not read `.mcp.json`); `null` for none.
    */
   mcpServer?: { name?: string; command: string; args?: readonly string[] } | null;
 }
 
-/** The run-scoped variables fixloop's MCP server needs from the agent's environment (M3). */
+/** The run-scoped variables a stdio `fixloop mcp` needs from the agent's environment (M3). */
 const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_ID', 'FIXLOOP_TASK_ID'] as const;
 
 /**
  * `codex exec … resume <session> -`: the trailing `-` makes Codex read the prompt from stdin; `--json`
- * prints JSONL events to the run log. The Task's `resumeRef` must be a Codex session id.
+ * prints JSONL events to the run log. The Task's `resumeRef` must be a Codex session id. Codex refuses
+ * a working directory that is not a git checkout, so the runner needs a workspace (or a `cwd` that is
+ * one): the config loader says so.
  */
 export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
   const sandbox = o.sandbox ?? 'workspace-write';
@@ -100,23 +145,54 @@ export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
     throw new Error(`codexExecResume: unknown sandbox ${JSON.stringify(sandbox)}`);
   // exec's own options go before the `resume` subcommand, where the argument parser always takes them.
   const command = ['codex', 'exec', '--json', '--sandbox', sandbox];
-  // UNVERIFIED: the config key for network access inside the workspace-write sandbox.
-  if (sandbox === 'workspace-write') command.push('-c', 'sandbox_workspace_write.network_access=true');
+  if (sandbox === 'workspace-write') {
+    const roots = ['{workspace}/.git', ...(o.writableRoots ?? []).map((r) => checkRoot(r))];
+    command.push(
+      '-c',
+      'sandbox_workspace_write.network_access=true',
+      '-c',
+      `sandbox_workspace_write.writable_roots=${JSON.stringify(roots)}`,
+    );
+  }
   if (o.model !== undefined) command.push('--model', checkValue('model', o.model));
-  const mcp = o.mcpServer === undefined ? { name: 'fixloop', command: 'fixloop', args: ['mcp'] } : o.mcpServer;
-  if (mcp !== null) {
-    const name = mcp.name ?? 'fixloop';
+  const stdio =
+    o.mcpServer !== undefined
+      ? o.mcpServer
+      : o.mcp === 'stdio'
+        ? { name: 'fixloop', command: 'fixloop', args: ['mcp'] }
+        : undefined;
+  if (stdio === undefined) {
+    // Values are TOML; a JSON string is a valid TOML string. The token stays in the environment:
+    // Codex sends the variable's value as the bearer token.
+    command.push('-c', 'mcp_servers.fixloop.url="{apiUrl}/mcp"');
+    command.push('-c', 'mcp_servers.fixloop.bearer_token_env_var="FIXLOOP_RUN_TOKEN"');
+    command.push(...mcpPolicy('fixloop'));
+  } else if (stdio !== null) {
+    const name = stdio.name ?? 'fixloop';
     if (!/^[A-Za-z0-9_-]+$/.test(name))
       throw new Error(`codexExecResume: invalid mcpServer.name ${JSON.stringify(name)}`);
-    // Values are TOML; a JSON string or array of strings is valid TOML.
-    command.push('-c', `mcp_servers.${name}.command=${JSON.stringify(mcp.command)}`);
-    command.push('-c', `mcp_servers.${name}.args=${JSON.stringify(mcp.args ?? [])}`);
-    // UNVERIFIED: `env_vars` forwards the named variables to the server (Codex starts MCP servers with
-    // a reduced environment). Names only: the run token itself never goes into argv.
+    command.push('-c', `mcp_servers.${name}.command=${JSON.stringify(stdio.command)}`);
+    command.push('-c', `mcp_servers.${name}.args=${JSON.stringify(stdio.args ?? [])}`);
+    // Codex starts stdio servers with a reduced environment: the names of what it must forward.
     command.push('-c', `mcp_servers.${name}.env_vars=${JSON.stringify(FIXLOOP_MCP_ENV)}`);
+    command.push(...mcpPolicy(name));
   }
   command.push('resume', '{resumeRef}', '-');
-  return { command, envAllow: ['OPENAI_API_KEY', 'CODEX_HOME'], stdinFromPromptFile: true };
+  return {
+    command,
+    // codex exec reads CODEX_API_KEY (0.171 ignores OPENAI_API_KEY there); OPENAI_BASE_URL for a gateway.
+    envAllow: ['CODEX_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'],
+    stdinFromPromptFile: true,
+  };
+}
+
+/**
+ * `exec` runs with approval policy `never`, under which an MCP tool that needs approval fails every
+ * call: fixloop's tools are approved up front. `required` makes Codex exit before spending a model
+ * call when it cannot reach the server, instead of carrying on without the tools.
+ */
+function mcpPolicy(name: string): string[] {
+  return ['-c', `mcp_servers.${name}.default_tools_approval_mode="approve"`, '-c', `mcp_servers.${name}.required=true`];
 }
 
 /** A value that will follow an option: never empty, never something the CLI could read as an option. */
@@ -124,6 +200,12 @@ function checkValue(name: string, value: string): string {
   if (value === '' || value.startsWith('-') || /[\0\n\r]/.test(value))
     throw new Error(`preset: invalid ${name} ${JSON.stringify(value)}`);
   return value;
+}
+
+function checkRoot(path: string): string {
+  if (!path.startsWith('/') || /[\0\n\r]/.test(path))
+    throw new Error(`preset: writableRoots entry ${JSON.stringify(path)} must be an absolute path`);
+  return path;
 }
 
 function checkCount(name: string, value: number): number {

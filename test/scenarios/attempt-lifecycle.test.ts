@@ -212,6 +212,8 @@ for (const kind of DATABASE_KINDS) {
       try {
         const taskId = await taskWithRedHead(h, 34, sha('d'), 'FAIL src/api.test.ts');
         const first = await firstResume(h, taskId);
+        // Its agent reached fixloop (RecordingRunner's agents call once as they start), then ended without reporting.
+        assert.ok((await h.api('GET', `/api/runs/${first.runId}`)).body.agentSeenAt, 'its agent called fixloop');
         await endRun(h, first, 'retryable');
         let rows = await attemptRows(h.app, taskId);
         assert.deepEqual(
@@ -241,6 +243,37 @@ for (const kind of DATABASE_KINDS) {
 
         await nextTick(h);
         assert.equal((await attemptRows(h.app, taskId)).length, 2, 'retried once');
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('I5: a run whose agent never called fixloop files one notice naming the likely cause, and is not retried', async () => {
+      const { h } = await start(kind);
+      try {
+        h.runner.silentAgents = true;
+        const taskId = await taskWithRedHead(h, 35, sha('e'), 'FAIL src/api.test.ts');
+        const first = await firstResume(h, taskId);
+        await endRun(h, first); // not one call with its run token: no MCP tool, no API
+        let notice: any = null;
+        for (let i = 0; i < 200 && !notice; i++) {
+          notice = (await h.api('GET', `/api/tasks/${taskId}`)).body.notice;
+          if (!notice) await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.ok(notice, 'a notice was filed');
+        assert.equal(notice.reason, 'agent_unreachable');
+        assert.match(notice.message, /without a single call to fixloop/);
+        assert.match(notice.message, /MCP entry could not reach .*\/mcp/);
+        assert.equal((await h.api('GET', `/api/runs/${first.runId}`)).body.agentSeenAt, null);
+        assert.match((await h.app.ledger.getRunLog(first.runId)) ?? '', /without a single call from its agent/);
+        assert.ok(
+          (await decisionsOf(h, taskId)).some((d) => d.outcome === 'noticed' && d.reason === 'agent_unreachable'),
+        );
+
+        await nextTick(h);
+        await nextTick(h);
+        assert.equal(h.runner.starts.length, 1, 'not retried the same way into the budget');
+        assert.equal((await attemptRows(h.app, taskId)).length, 1);
       } finally {
         await h.close();
       }

@@ -85,6 +85,10 @@ export function createAgentWorld(): AgentWorld {
       const attempt = r.attemptId === null ? null : (w.attempts.get(r.attemptId) ?? null);
       return { run: plainRun(r), task: { ...task }, attempt: attempt ? { ...attempt } : null };
     },
+    async markAgentSeen(runId, at) {
+      const r = w.runs.get(runId);
+      if (r && r.agentSeenAt === null) r.agentSeenAt = at;
+    },
     async life(id) {
       const l = w.lives.get(id);
       return l ? { ...l } : null;
@@ -240,6 +244,7 @@ export function createAgentWorld(): AgentWorld {
       autoResume: attempt !== null,
       state: opts.state ?? 'running',
       attemptId: attempt?.id ?? null,
+      agentSeenAt: null,
       createdAt: FAKE_NOW,
       tokenHash: sha256(opts.token),
     };

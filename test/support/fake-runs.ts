@@ -119,11 +119,27 @@ export function createFakeRuns(defs: FakeRunDef[]): FakeRuns {
             : run.outcome.outcome === 'action_taken'
               ? 'awaiting_progress'
               : 'acknowledged';
+        // The shape of the real LoopState (app/agent-ops.ts), which loop_state's output schema declares.
         return {
-          taskId: run.taskId,
-          pullRequest: { repository: run.repository, number: run.number },
-          attempts: [{ id: run.attemptId, runId: run.runId, state, outcome: run.outcome }],
-          spend: { model: run.spend.model, sandbox: run.spend.sandbox, total: total() },
+          id: run.taskId,
+          repository: run.repository,
+          pullRequest: run.number,
+          branch: 'agent/fix',
+          state: 'open',
+          ciState: 'red',
+          attempts: [
+            {
+              id: run.attemptId,
+              runId: run.runId,
+              state,
+              outcome: run.outcome?.outcome ?? null,
+              outcomeReason: run.outcome?.reason ?? null,
+            },
+          ],
+          run: { id: run.runId, state: 'running', attemptId: run.attemptId },
+          spend: { totalSpend: total(), model: run.spend.model, sandbox: run.spend.sandbox, ciMinutes: 0 },
+          budget: { max: 3, used: 1, left: 2 },
+          notice: null,
         };
       },
     };

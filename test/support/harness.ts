@@ -19,11 +19,24 @@ export class RecordingRunner implements Runner {
   readonly kind = 'recording';
   readonly starts: RunSpec[] = [];
   private callbacks = new Map<number, RunnerCallbacks>();
+  /**
+   * Where the agent reaches fixloop (set by startHarness): each run's agent makes one call with its
+   * run token as it starts, as a working agent does (I5: a run that never calls files a notice).
+   * `silentAgents` makes agents that never call.
+   */
+  apiBase: string | null = null;
+  silentAgents = false;
   /** When set, every run ends at once with this state. */
   constructor(private readonly autoExit: 'completed' | 'failed' | null = null) {}
   async start(spec: RunSpec, cb: RunnerCallbacks): Promise<void> {
     this.starts.push(spec);
     this.callbacks.set(spec.runId, cb);
+    if (this.apiBase && !this.silentAgents) {
+      const res = await fetch(`${this.apiBase}/api/run/state`, {
+        headers: { authorization: `Bearer ${spec.runToken}` },
+      }).catch(() => null);
+      await res?.text();
+    }
     if (this.autoExit) {
       const state = this.autoExit;
       setImmediate(() => cb.onExit(spec.runId, { state, exitCode: state === 'completed' ? 0 : 1 }));
@@ -92,6 +105,7 @@ export async function startHarness(
   const runner = opts.runner ?? new RecordingRunner();
   const app = await createFixloop(config, { runner, logger: silentLogger, ...opts.adapters });
   const url = await app.listen(0, '127.0.0.1');
+  runner.apiBase ??= url;
   return {
     app,
     url,
