@@ -256,6 +256,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const api = createApi({
     resolveRun,
     markHuman: (taskId) => agent.markHuman(taskId, clock.now().toISOString()),
+    agentSeen: (runId) => agent.markAgentSeen(runId, clock.now().toISOString()),
     ledger,
     logger,
     works: config.works,

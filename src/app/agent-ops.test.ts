@@ -135,6 +135,16 @@ describe('createResolveRun', () => {
       assert.ok(!w.lookups.includes('token-a'), 'the plain token never reaches the ledger');
     });
 
+    it('I5: resolving the token (an MCP handshake) is not the agent reaching fixloop; its first call is, even refused', async () => {
+      const ops = await resolve('token-a');
+      assert.equal(w.runs.get(runId)!.agentSeenAt, null, 'a CLI connects at start-up whatever comes next');
+      await refused(ops.checks({ failingOnly: 'yes' as never, logLines: 1 }), 'invalid');
+      assert.equal(w.runs.get(runId)!.agentSeenAt, NOW, 'a refused call still reached fixloop');
+      w.runs.get(runId)!.agentSeenAt = '2026-12-01T09:00:00.000Z';
+      await ops.loopState();
+      assert.equal(w.runs.get(runId)!.agentSeenAt, '2026-12-01T09:00:00.000Z', 'only the first call is kept');
+    });
+
     it("binds the ops to that run: another run's token sees only its own Task, pull request and attempt", async () => {
       const other = w.addTask({ pullRequest: 8 });
       const b = w.addRun(other.id, { token: 'token-b', attempt: { state: 'running' } });

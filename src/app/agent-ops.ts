@@ -110,13 +110,6 @@ export function createResolveRun(deps: AgentOpsDeps): ResolveRun {
     if (typeof token !== 'string' || token === '') throw unknownToken();
     const found = await deps.agent.runByTokenHash(hashToken(token));
     if (!found) throw unknownToken();
-    // I5: the agent reached fixloop. Written once, before whatever it asks, so a run whose every call
-    // was refused still counts as reached (its agent's connection works; the refusal is in its log).
-    if (found.run.agentSeenAt === null) {
-      const at = deps.clock.now().toISOString();
-      await deps.agent.markAgentSeen(found.run.id, at);
-      found.run.agentSeenAt = at;
-    }
     return bindRun(deps, found.run, found.task, found.attempt);
   };
 }
@@ -143,6 +136,10 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
         `run ${runId} of Task ${taskId} already ended (${now.state}); its token reports nothing more`,
       );
     }
+    // I5: the agent reached fixloop — a tool call or an API call, not an MCP handshake, which a CLI
+    // makes at start-up whether or not it can then sign in to its model. Written once, before what it
+    // asks is checked, so a call that is refused still counts (its connection works).
+    if (now.agentSeenAt === null) await deps.agent.markAgentSeen(runId, deps.clock.now().toISOString());
     const { tokenHash: _hidden, ...run } = now;
     return run;
   }

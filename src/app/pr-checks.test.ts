@@ -257,6 +257,20 @@ describe('prChecks (J1)', () => {
     );
   });
 
+  it("shows a failing run's own output, bounded: for a check that is no Actions job it is the only account", async () => {
+    const github = new FakeGitHub([
+      checkRun('lint', 'failure', { appSlug: 'some-ci', outputTitle: '3 problems', outputSummary: 'x'.repeat(9000) }),
+      checkRun('build', 'success', { outputTitle: 'ok', outputSummary: 'all good' }),
+      checkRun('types', 'failure'),
+    ]);
+    const result = await prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input);
+    const lint = runEntry(result.entries, 'lint');
+    assert.equal(lint.output?.title, '3 problems');
+    assert.ok(lint.output!.summary!.length <= 4000 && lint.output!.summary!.startsWith('xxx'), 'bounded');
+    assert.equal(runEntry(result.entries, 'build').output, undefined, 'only failing runs');
+    assert.equal(runEntry(result.entries, 'types').output, undefined, 'none reported, none shown');
+  });
+
   it('fetches no log when zero log lines are asked for', async () => {
     const github = new FakeGitHub([checkRun('red', 'failure')]);
     const { fetchLog, seen } = fakeFetchLog();

@@ -4,6 +4,7 @@
 // of the pull request, its checks or its statuses fails the whole call (GitHubError).
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
 import { localCommand, type LocalCommandReport } from '../core/local-command/index.js';
+import { boundText } from '../core/bounded-text.js';
 import { GitHubError, type CommitStatusInfo, type GitHubPort } from './github-port.js';
 
 /** Logs fetched per call at most (J1). */
@@ -12,6 +13,9 @@ export const MAX_LOGS = 5;
 export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
 const ACTIONS_APP = 'github-actions';
+/** A failing run's output shown at most (A1: CI text is bounded wherever it is shown). */
+const OUTPUT_TITLE_CHARS = 300;
+const OUTPUT_SUMMARY_CHARS = 4000;
 
 /**
  * Reads the tail of a job log from its signed URL (src/github/job-log.ts in production). Declared
@@ -51,6 +55,8 @@ export interface CheckRunEntry {
   jobId?: number;
   log?: LogExcerpt;
   logError?: string;
+  /** A failing run's own output (title and summary, bounded), as its app reported it. */
+  output?: { title: string | null; summary: string | null };
   /** J3: the failing tests the log names and the one command that reruns exactly those. */
   localCommand?: LocalCommandReport;
 }
@@ -91,6 +97,14 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
     failing: verdictOfConclusion(r.conclusion) === 'red',
     url: r.detailsUrl,
     ...(r.appSlug === ACTIONS_APP ? { jobId: r.id } : {}),
+    ...(verdictOfConclusion(r.conclusion) === 'red' && (r.outputTitle || r.outputSummary)
+      ? {
+          output: {
+            title: r.outputTitle ? boundText(r.outputTitle, OUTPUT_TITLE_CHARS) : null,
+            summary: r.outputSummary ? boundText(r.outputSummary, OUTPUT_SUMMARY_CHARS) : null,
+          },
+        }
+      : {}),
   }));
   const statusEntries: StatusEntry[] = statuses.map((s) => ({
     kind: 'status',

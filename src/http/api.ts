@@ -35,6 +35,8 @@ export interface ApiDeps {
   resolveRun?: ResolveRun;
   /** K9: a person acting on a Task through the API (its state, a run's state) resets the wake cap. */
   markHuman?: (taskId: number) => Promise<void>;
+  /** I5: a call with a run's own token is its agent reaching fixloop (an agent platform's PATCH too). */
+  agentSeen?: (runId: number) => Promise<void>;
 }
 
 const newTask = z.object({
@@ -187,6 +189,7 @@ export function createApi(deps: ApiDeps): Hono {
         return problem(c, 403, 'forbidden', 'this token is not scoped to this run');
       if (['completed', 'failed', 'cancelled'].includes(run.state))
         return problem(c, 409, 'run_ended', `run ${id} already ended (${run.state})`);
+      await deps.agentSeen?.(id);
     }
     const parsed = patchRun.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));

@@ -12,6 +12,7 @@ import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import { freePort, startServerProcess, until, type ServerProcess } from '../support/server-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BLOB_CA = fileURLToPath(new URL('../support/fake-github/tls/cert.pem', import.meta.url));
 /** The CLIs installed from the npm registry as dev dependencies (package.json). */
 export const BIN = join(ROOT, 'node_modules', '.bin');
 export const PR = 7;
@@ -42,7 +43,8 @@ export function makeRemote(root: string): { bare: string; head: string } {
   mkdirSync(dirname(bare), { recursive: true });
   git(root, 'init', '-q', '--bare', '-b', 'main', bare);
   const seed = join(root, 'seed');
-  git(root, 'clone', '-q', bare, seed);
+  git(root, 'init', '-q', seed);
+  git(seed, 'remote', 'add', 'origin', bare);
   mkdirSync(join(seed, 'test'));
   writeFileSync(join(seed, 'sum.js'), 'export const sum = (a, b) => a + b + 1;\n');
   writeFileSync(join(seed, 'test', 'sum.test.js'), "import { sum } from '../sum.js';\nif (sum(2, 2) !== 4) throw 1;\n");
@@ -83,18 +85,25 @@ export async function startContractWorld(o: {
   const fake = await startFakeGitHub();
   const githubToken = fake.addUserToken('fixloop-bot');
   fake.addPull('acme/shop', PR, { headSha: head, headRef: BRANCH });
-  fake.addCheckRun('acme/shop', head, {
+  const red = fake.addCheckRun('acme/shop', head, {
     name: 'test',
     status: 'completed',
     conclusion: 'failure',
     outputSummary: FAILURE,
   });
+  // Its Actions job log, where pull_request_checks finds the failure in the log tail (J2).
+  fake.setLog(
+    red.id,
+    `2026-12-01T14:00:00.0000000Z > node test/sum.test.js\n2026-12-01T14:00:01.0000000Z ${FAILURE}\n`,
+  );
   const configFile = join(root, 'fixloop.json');
   writeFileSync(
     configFile,
     JSON.stringify({
       works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
-      poll: { intervalSeconds: 5 },
+      // The poll finds the agent's push as progress; action_taken waits two intervals (20 s) for it,
+      // room enough for a CLI to finish its turn on a loaded machine.
+      poll: { intervalSeconds: 10 },
       runner: {
         kind: 'command',
         isolation: 'none',
@@ -118,6 +127,8 @@ export async function startContractWorld(o: {
         FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
         // The agent CLIs are found on the PATH the agent inherits, as a user's would be.
         PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        // fixloop reads job logs from the fake's https blob host, whose certificate is self-signed.
+        NODE_EXTRA_CA_CERTS: BLOB_CA,
         ...o.env,
       },
       port,
@@ -191,6 +202,11 @@ export async function endedRun(w: ContractWorld, taskId: number, attemptIndex = 
     timeoutMs,
     200,
   );
+}
+
+/** The Task as `GET /api/tasks/{id}` shows it. */
+export async function taskView(w: ContractWorld, taskId: number): Promise<any> {
+  return (await w.api('GET', `/api/tasks/${taskId}`)).body;
 }
 
 /** Explains a failed expectation with what the agent and fixloop said. */

@@ -279,6 +279,21 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test("I5: an agent platform's PATCH of its run with the run token is its agent reaching fixloop", async () => {
+      const { h } = await start(kind);
+      try {
+        h.runner.silentAgents = true;
+        const taskId = await taskWithRedHead(h, 36, sha('f'), 'FAIL src/api.test.ts');
+        const first = await firstResume(h, taskId);
+        assert.equal((await h.api('GET', `/api/runs/${first.runId}`)).body.agentSeenAt, null);
+        const patched = await runApi(h, first.runToken, 'PATCH', `/api/runs/${first.runId}`, { state: 'running' });
+        assert.equal(patched.status, 200);
+        assert.ok((await h.api('GET', `/api/runs/${first.runId}`)).body.agentSeenAt);
+      } finally {
+        await h.close();
+      }
+    });
+
     test('I3: a run that ends without an outcome after the agent pushed (head moved) is not retried', async () => {
       const { h } = await start(kind);
       try {

@@ -121,7 +121,7 @@ export async function startRestartableGitHubHarness(
 export async function runApi(
   h: Pick<Harness, 'url'>,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: any }> {

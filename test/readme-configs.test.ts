@@ -1,0 +1,54 @@
+// The README's agent configurations are complete (issue 15): each `# fixloop.yaml` block under
+// "Agents" loads, and builds its runner; the hook snippets parse and name the script that ships.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config/config.js';
+import { runnerFromConfig } from '../src/wiring.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const agents = readme.slice(readme.indexOf('### Agents:'), readme.indexOf('### Workspaces:'));
+
+function blocks(lang: string): string[] {
+  // A block inside a list item is indented: the fence's indentation is taken off every line.
+  return [...agents.matchAll(new RegExp('( *)```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) =>
+    m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), '').trim(),
+  );
+}
+
+test('every fixloop.yaml of the Agents section loads and builds its runner', () => {
+  const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
+  assert.equal(configs.length, 3, 'Claude Code, Codex and an agent platform');
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
+  try {
+    const kinds = configs.map((yaml, i) => {
+      const file = join(dir, `fixloop-${i}.yaml`);
+      writeFileSync(file, yaml);
+      const c = loadConfig({
+        env: { WEBHOOK_SECRET: 'x', FIXLOOP_RUNNER_SECRET: 'y', FIXLOOP_WORK_DIR: join(dir, 'runs') },
+        file,
+      });
+      assert.equal(c.works.length, 1);
+      // As the recommended setup runs it: fixloop as root, the agent as another user (L3).
+      const runner = runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
+      assert.ok(runner, `block ${i} builds a runner`);
+      return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
+    });
+    assert.deepEqual(kinds, ['claude-code-resume', 'codex-exec-resume', 'http']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the hook snippets parse and run the script that ships in hooks/', () => {
+  const [json] = blocks('json');
+  const hook = JSON.parse(json!).hooks.PostToolUse[0];
+  assert.equal(hook.matcher, 'Bash');
+  assert.match(hook.hooks[0].command, /hooks\/register-task\.mjs claude-code$/);
+  assert.match(blocks('toml')[0]!, /^notify = \["node", "[^"]*hooks\/register-task\.mjs", "codex"\]/);
+  assert.ok(existsSync(join(ROOT, 'hooks', 'register-task.mjs')));
+});
