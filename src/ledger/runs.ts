@@ -103,14 +103,13 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
     },
 
     async appendRunLog(id, text, maxChars) {
+      // One statement, so appends that race (the agent's output, fixloop's own lines) all land.
       // Bounded in the database too: once the cap is reached the rest is dropped.
-      const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
-      if (!r || r.log.length >= maxChars) return;
-      const room = maxChars - r.log.length;
       await k
         .updateTable('runs')
-        .set({ log: r.log + text.slice(0, room) })
+        .set({ log: sql<string>`log || substr(${text}, 1, ${maxChars} - length(log))` })
         .where('id', '=', id)
+        .where(sql<number>`length(log)`, '<', maxChars)
         .execute();
     },
 

@@ -36,7 +36,6 @@ import { claudeProjectDir } from '../../src/runners/claude-session.js';
 import { freePort, until } from '../support/server-process.js';
 
 const CLAUDE = join(BIN, 'claude');
-/** The fake GitHub's https log host is self-signed: fixloop trusts it to read the red job's log. */
 const OPENING_PROMPT = 'Make test/sum.test.js pass and open a pull request. [opening-prompt-7f3a]';
 const OPENING_REPLY = 'Opened acme/shop#7 from agent/fix. [opening-reply-91c2]';
 const FIXED_SUM = 'export const sum = (a, b) => a + b;\n';
