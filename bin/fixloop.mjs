@@ -1,11 +1,25 @@
 #!/usr/bin/env node
-// Launcher for `npx fixloop …` (SPEC M1): runs the built CLI in dist/ when there is one (`npm run
-// build`, which `npm start` does first), else the TypeScript sources through tsx's loader.
-import { existsSync } from 'node:fs';
+// Launcher for `npx fixloop …` and `npm start` (SPEC M1): runs the built CLI in dist/ when it is at
+// least as new as every source in src/ (or src/ is absent, as in the image), else the TypeScript
+// sources through tsx's loader — so an install without dev dependencies runs, and a stale dist/ never
+// does (decision 0026). The check is a stat of each source file, a few milliseconds.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
 const built = new URL('../dist/cli/main.js', import.meta.url);
+const sources = new URL('../src/', import.meta.url);
+
+function newestSource() {
+  if (!existsSync(sources)) return 0;
+  let newest = 0;
+  for (const file of readdirSync(sources, { recursive: true })) {
+    if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+    newest = Math.max(newest, statSync(new URL(file, sources)).mtimeMs);
+  }
+  return newest;
+}
+
 let entry = built;
-if (!existsSync(built)) {
+if (!existsSync(built) || statSync(built).mtimeMs < newestSource()) {
   const { register } = await import('tsx/esm/api');
   register();
   entry = new URL('../src/cli/main.ts', import.meta.url);

@@ -36,10 +36,17 @@ import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.j
 import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
 import { createWebhookHandler } from './http/webhook.js';
 import { createApi } from './http/api.js';
+import { sameSecret } from './http/auth.js';
+import { createDashboard } from './dashboard/dashboard.js';
+import { createPersonActions } from './app/person-actions.js';
 import { createRouter } from './http/router.js';
+import { createMetricsHandler } from './http/metrics.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { readLedgerGauges } from './ledger/gauges.js';
 import type { McpHttpHandler } from './mcp/http.js';
 import { createLogger } from './logging.js';
-import { githubFromConfig, jobLogReader, runnerFromConfig } from './wiring.js';
+import { githubFromConfig, jobLogReader, noticeSinksFromConfig, runnerFromConfig } from './wiring.js';
+import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 function ensureTokenFile(file: string): string {
@@ -78,6 +85,14 @@ export interface FixloopAdapters {
   adoptEveryMs?: number;
   /** How often a dispatch in progress renews its lease (ms; default 10 s; app/dispatch.ts). */
   leaseRenewMs?: number;
+  /** Where the metrics go (tests: one a GitHub port built by the test also reports to); default a fresh one. */
+  metrics?: Metrics;
+  /** The notice outbox's claim pass period (ms; default 2 s); tests shorten it. */
+  outboxEveryMs?: number;
+  /** Start the outbox worker's timer (default true); tests may drive `outbox.tick()` instead. */
+  startOutbox?: boolean;
+  /** How often the dashboard's live stream reads the ledger (ms; default 1 s); tests shorten it. */
+  dashboardLivePollMs?: number;
 }
 
 export interface Fixloop {
@@ -89,6 +104,8 @@ export interface Fixloop {
   server: Server;
   /** The poll, when GitHub access is configured (E1). */
   poller: Poller | null;
+  /** The notice outbox's delivery worker (G1, P4); idle when no sink is configured. */
+  outbox: OutboxWorker;
   /** Wait until every delivery so far is committed and evaluated. */
   settle(): Promise<void>;
   listen(port?: number, host?: string): Promise<string>;
@@ -105,11 +122,22 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const random = adapters.random ?? systemRandom;
   const db = openDatabase(config.databaseUrl);
   await migrateToLatest(db.kysely, db.dialect);
-  const ledger = createLedger(db, clock);
+  // N2: one registry per instance; the ledger's state is read from the database at each scrape.
+  const metrics =
+    adapters.metrics ?? createMetrics({ onError: (err, where) => logger.error({ err, where }, 'metrics read failed') });
+  metrics.ledgerFrom(() => readLedgerGauges(db.kysely));
+  const ledger = createLedger(
+    db,
+    clock,
+    metrics.decisions,
+    config.notices.sinks.map((s) => s.name),
+  );
+  // Read at each scrape: the pending notice deliveries every replica shares (one partial index).
+  metrics.setOutboxDepth(() => ledger.outboxDepth());
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config);
-  const github = adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger);
+  const github = adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github);
   const fetchLog = jobLogReader(adapters.logFetch);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
@@ -224,6 +252,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       pushGuard,
       progress,
       ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
+      observeTick: (seconds) => metrics.pollTick(seconds),
     });
     if (adapters.startPoll !== false) poller.start();
   }
@@ -253,9 +282,20 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     );
     return (await mcp)(req, res);
   };
+  const markHuman = (taskId: number) => agent.markHuman(taskId, clock.now().toISOString());
+  // M4: a person's actions, the same for the dashboard and the API; the command runner can stop a cancelled run's agent.
+  const actions = createPersonActions({
+    ledger,
+    markHuman,
+    resumeByPerson: (taskId, message) => dispatcher.resumeByPerson(taskId, message),
+    ...(runner && 'kill' in runner && typeof runner.kill === 'function'
+      ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
+      : {}),
+  });
   const api = createApi({
+    actions,
     resolveRun,
-    markHuman: (taskId) => agent.markHuman(taskId, clock.now().toISOString()),
+    markHuman,
     agentSeen: (runId) => agent.markAgentSeen(runId, clock.now().toISOString()),
     ledger,
     logger,
@@ -271,6 +311,18 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       }
     },
   });
+  const dashboard = createDashboard({
+    ledger,
+    actions,
+    logger,
+    apiToken: config.apiToken,
+    checkToken: (given) => config.apiToken !== null && sameSecret(given, config.apiToken),
+    maxAttempts: config.maxAttempts,
+    costCeiling: config.cost.ceiling,
+    publicUrl: config.publicUrl,
+    ...(adapters.dashboardLivePollMs ? { livePollMs: adapters.dashboardLivePollMs } : {}),
+  });
+  api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(
     {
       webhook: createWebhookHandler({
@@ -279,15 +331,34 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         maxInflightBytes: config.webhookMaxInflightBytes,
         ingestor,
         logger,
+        observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
       }),
       mcp: handleMcp,
       api,
       logger,
+      metrics: createMetricsHandler({
+        scrape: () => metrics.scrape(),
+        apiToken: config.apiToken,
+        metricsToken: config.metricsToken,
+      }),
     },
     config.edge,
   );
 
   // Created last, so a start-up that fails leaves no timer behind.
+  // G1/P4: deliveries to the notice sinks, apart from ingest and evaluation (decision 0025).
+  const outbox = createOutboxWorker({
+    outbox: ledger,
+    sinks: noticeSinksFromConfig(config),
+    schedule: config.notices.retry,
+    clock,
+    random,
+    logger,
+    everyMs: adapters.outboxEveryMs ?? 2_000,
+    // A try never outlives its timeout, so a lease of twice that plus slack is never taken from a live one.
+    leaseMs: config.notices.timeoutMs * 2 + 5_000,
+  });
+  if (adapters.startOutbox !== false) outbox.start();
   const periodic = startPeriodicReconciliation({
     ledger,
     logger,
@@ -311,6 +382,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     queue,
     server,
     poller,
+    outbox,
     async settle() {
       await ingestor.flush();
       await queue.idle();
@@ -330,7 +402,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       if (closed) return;
       closed = true;
       await periodic.stop();
+      await outbox.stop();
       await poller?.stop();
+      dashboard.close(); // its live streams would hold the server open
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
       await ingestor.flush();

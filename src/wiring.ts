@@ -8,7 +8,7 @@ import type { Logger, Runner } from './app/ports.js';
 import type { GitHubPort } from './app/github-port.js';
 import type { FetchLog } from './app/pr-checks.js';
 import type { CommandRunnerConfig, Config, GitHubConfig } from './config/config.js';
-import { createGitHub } from './github/client.js';
+import { createGitHub, type GitHubRequestObserver } from './github/client.js';
 import { createGitHubFromEnv } from './github/from-env.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js';
@@ -18,16 +18,23 @@ import { ConfigError } from './config/errors.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
 import { createWorkspacePreparer } from './runners/workspace.js';
 import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolation.js';
+import type { NoticeSink } from './app/notice-sink-port.js';
+import { createSlackSink, createWebhookSink } from './sinks/http-sinks.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
-export function githubFromConfig(config: Pick<Config, 'github'>, logger: Logger): GitHubPort | null {
+export function githubFromConfig(
+  config: Pick<Config, 'github'>,
+  logger: Logger,
+  observe?: GitHubRequestObserver,
+): GitHubPort | null {
   const g = config.github;
-  if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, log: logger });
+  const extra = { log: logger, ...(observe ? { observe } : {}) };
+  if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, ...extra });
   if (g.appId && g.privateKey) {
     return createGitHub({
       apiUrl: g.apiUrl,
       auth: { kind: 'app', appId: g.appId, privateKey: g.privateKey },
-      log: logger,
+      ...extra,
     });
   }
   return null;
@@ -142,4 +149,13 @@ export function scopedTokensFrom(github: GitHubConfig): ScopedTokens | null {
     });
   }
   return null;
+}
+
+/** The notice sinks the config describes (G1, P4; decision 0025). */
+export function noticeSinksFromConfig(config: Pick<Config, 'notices'>, fetchImpl?: typeof fetch): NoticeSink[] {
+  const { sinks, webUrl, timeoutMs } = config.notices;
+  return sinks.map((s) => {
+    const base = { name: s.name, url: s.url, webUrl, timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+    return s.kind === 'slack' ? createSlackSink(base) : createWebhookSink({ ...base, secret: s.secret });
+  });
 }

@@ -34,6 +34,8 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0008_never_run_out_of_flight',
       '0009_rejection_author',
       '0010_run_agent_seen',
+      '0011_task_loop_off',
+      '0012_notice_outbox',
     ]);
   } finally {
     await a.close();

@@ -25,6 +25,7 @@ import { LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksResult } from './p
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
 import { taskView, type TaskViewLedger } from './task-view.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 /** The run states after which a run's token reports nothing more. */
 
@@ -276,7 +277,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
         reason: `outcome_${outcome}`,
         detail: reason === '' ? `run ${runId}` : `run ${runId}: ${reason}`,
       });
-      deps.logger?.info({ taskId, attemptId, runId, outcome, state }, 'attempt.outcome_reported');
+      deps.logger?.info({ taskId, attemptId, runId, outcome, state }, LOG_EVENTS.ATTEMPT_OUTCOME_REPORTED);
       return { attemptId, state, outcome };
     },
 

@@ -3,7 +3,7 @@
 // the run row, so two processes can never both start it; the prompt is built from the stored
 // rejection, so what the agent reads survives a failed dispatch.
 import { createHash } from 'node:crypto';
-import { ciFailureFrame, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { ciFailureFrame, protocolBlock, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
 import {
@@ -20,6 +20,7 @@ import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { agentReach } from '../core/unreached-agent.js';
 import { fileStopNotice } from './stop-notice.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 /** Dispatch moves one attempt by compare-and-set into a run, and keeps that run's state and log. */
 export type DispatchLedger = Pick<
@@ -36,6 +37,7 @@ export type DispatchLedger = Pick<
   | 'setRunProcess'
   | 'getRun'
   | 'fileNotice'
+  | 'createPersonRun'
 >;
 
 const RUN_LOG_MAX_CHARS = 256 * 1024;
@@ -66,6 +68,10 @@ export interface DispatchDeps {
    */
   leaseRenewMs?: number;
 }
+
+/** How a person's resume went: started, refused while a run is unfinished, or no runner to start it. */
+export type PersonRunStart =
+  { kind: 'started'; run: Run } | { kind: 'busy'; why: string } | { kind: 'unavailable'; why: string };
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -134,7 +140,7 @@ export function createDispatcher(deps: DispatchDeps) {
     });
     if (!notice) return; // a notice was filed already: the loop had stopped, and a person was told
     await decide(attemptId, task.id, 'noticed', 'agent_unreachable', notice.message);
-    logger.warn({ taskId: task.id, attemptId, runId, reason: 'agent_unreachable' }, 'ci.autofix_exhausted');
+    logger.warn({ taskId: task.id, attemptId, runId, reason: 'agent_unreachable' }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
   }
 
   /**
@@ -149,7 +155,7 @@ export function createDispatcher(deps: DispatchDeps) {
     if (await runEnded(run.id, run.attemptId, { state: end.state, exitCode: null })) {
       await ledger.appendRunLog(run.id, strandedRunLogLine(end.detail), RUN_LOG_MAX_CHARS);
       await decide(run.attemptId, run.taskId, 'failed', 'run_lost', end.detail);
-      logger.warn({ taskId: run.taskId, runId: run.id, detail: end.detail }, 'run.stranded_ended');
+      logger.warn({ taskId: run.taskId, runId: run.id, detail: end.detail }, LOG_EVENTS.RUN_STRANDED_ENDED);
     }
   }
 
@@ -184,10 +190,7 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     if (stopped) return 'left';
     if (watching.has(run.id)) return 'watching'; // another pass got here while this one awaited
-    logger.warn(
-      { taskId: run.taskId, runId: run.id, pid: mark.pid },
-      'run.stranded_watching: its agent outlived the fixloop process that started it',
-    );
+    logger.warn({ taskId: run.taskId, runId: run.id, pid: mark.pid }, LOG_EVENTS.RUN_STRANDED_WATCHING);
     let ending = false;
     const timer = setInterval(() => {
       if (ending || liveness(mark) !== 'gone') return;
@@ -379,7 +382,7 @@ export function createDispatcher(deps: DispatchDeps) {
         .catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
     await deps.fault?.('after_start');
     await started(attempt.id, task.id, run.id, `run ${run.id} via ${deps.runner.kind}`);
-    logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, 'dispatch.started');
+    logger.info({ taskId: task.id, attemptId: attempt.id, runId: run.id }, LOG_EVENTS.DISPATCH_STARTED);
     return true;
   }
 
@@ -394,7 +397,7 @@ export function createDispatcher(deps: DispatchDeps) {
       return;
     }
     await decide(attemptId, taskId, 'failed', 'dispatch_failed', why.slice(0, 500));
-    logger.warn({ taskId, attemptId, why }, 'dispatch.dropped');
+    logger.warn({ taskId, attemptId, reason: 'dispatch_failed', why }, LOG_EVENTS.DISPATCH_DROPPED);
   }
 
   /**
@@ -406,6 +409,56 @@ export function createDispatcher(deps: DispatchDeps) {
     const p = dispatch(attemptId, from).catch((err: unknown) => logger.error({ err, attemptId }, 'dispatch failed'));
     starting.add(p);
     void p.finally(() => starting.delete(p));
+  }
+
+  /**
+   * H1, M4: a person's resume. Their message is the prompt (with the protocol block, so the agent can
+   * report); the run is `resume` with `autoResume: false` and answers no attempt, so it spends no
+   * budget and is never taken for the machine's. Refused while a run of the Task is unfinished.
+   */
+  async function resumeByPerson(taskId: number, message: string): Promise<PersonRunStart> {
+    if (!deps.runner) return { kind: 'unavailable', why: 'no runner is configured' };
+    const task = await ledger.getTask(taskId);
+    if (!task) return { kind: 'busy', why: 'no such Task' };
+    const token = deps.random.token(32);
+    const run = await ledger.createPersonRun(task.id, hashToken(token));
+    if (!run) return { kind: 'busy', why: 'a run of this Task is already queued or running' };
+    let mark: ProcessMark | void;
+    try {
+      mark = await deps.runner.start(
+        {
+          taskId: task.id,
+          runId: run.id,
+          attemptId: null,
+          repository: task.repository,
+          pullRequest: task.pullRequest,
+          branch: task.branch,
+          headSha: task.ciHeadSha,
+          resumeRef: task.resumeRef,
+          prompt: `${message}\n\n${protocolBlock(task)}`,
+          runToken: token,
+          apiUrl: deps.apiUrl,
+        },
+        {
+          onExit: (runId, r) => {
+            track(runEnded(runId, null, r).catch((err) => logger.error({ err, runId }, 'run state write failed')));
+          },
+          onOutput: (runId, chunk) => {
+            track(ledger.appendRunLog(runId, chunk, RUN_LOG_MAX_CHARS).catch(() => undefined));
+          },
+        },
+      );
+    } catch (err) {
+      await ledger.setRunState(run.id, ['queued'], 'failed');
+      return { kind: 'unavailable', why: `the runner could not start it: ${String((err as Error)?.message ?? err)}` };
+    }
+    if (mark)
+      await ledger
+        .setRunProcess(run.id, mark)
+        .catch((err) => logger.error({ err, runId: run.id }, 'run process mark not written'));
+    // A runner whose agent already ended (onExit first) leaves the run as it ended.
+    const running = await ledger.setRunState(run.id, ['queued'], 'running');
+    return { kind: 'started', run: running ?? run };
   }
 
   /** Shutdown: stop the runner's agents, then wait for their end to be written. */
@@ -420,7 +473,7 @@ export function createDispatcher(deps: DispatchDeps) {
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, stop };
+  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

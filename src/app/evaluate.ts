@@ -25,6 +25,7 @@ import { wakeVerdict } from '../core/wake-caps.js';
 import { costVerdict, expectedNextCost } from '../core/cost-ceiling.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Dispatcher } from './dispatch.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
@@ -110,7 +111,7 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function refuse(ctx: Ctx, reason: Refusal, detail?: string): Promise<EvaluationResult> {
     await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason, detail: detail ?? null });
-    deps.logger.info({ identity: ctx.base.identity, taskId: ctx.task?.id, reason }, 'dispatch.dropped');
+    deps.logger.info({ identity: ctx.base.identity, taskId: ctx.task?.id, reason }, LOG_EVENTS.DISPATCH_DROPPED);
     return { kind: 'refused', reason, taskId: ctx.task?.id ?? null };
   }
 
@@ -140,7 +141,7 @@ export function createEvaluator(deps: EvaluateDeps) {
   ): Promise<EvaluationResult> {
     if (notice) {
       await log({ ...ctx.base, taskId: ctx.task.id, outcome: 'noticed', reason, detail: notice.message });
-      deps.logger.warn({ taskId: ctx.task.id, reason }, 'ci.autofix_exhausted');
+      deps.logger.warn({ taskId: ctx.task.id, reason }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
       return { kind: 'noticed', taskId: ctx.task.id, reason };
     }
     // Someone else filed it: this delivery is a read and nothing else (G2).
@@ -188,7 +189,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
     if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
-    deps.logger.info({ taskId: task.id, sha: r.sha, check: boundCheckName(r.name) }, 'ci.check_failed');
+    deps.logger.info({ taskId: task.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
 
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';

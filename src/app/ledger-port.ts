@@ -19,6 +19,8 @@ import type { ProcessMark } from '../core/stranded-run.js';
 import type { AttemptState } from '../core/attempt-state.js';
 import type { HeadMove } from '../core/head-order.js';
 import type { Author } from '../core/standing.js';
+import type { CiState } from '../core/types.js';
+import type { LoopState } from '../core/loop-state.js';
 
 /** A stored event, or the reason it was not stored, for one delivery in a group commit. */
 export interface IncomingDelivery {
@@ -151,6 +153,60 @@ export interface TaskStore {
   markAdopted(taskId: number): Promise<void>;
   /** B4: the green gate's last verdict and reasons for the Task's head. */
   setGate(taskId: number, gate: NonNullable<Task['gate']>): Promise<void>;
+  /** M4: a person's per-Task switch; false when there is no such Task or it already was. */
+  setLoopOff(taskId: number, off: boolean): Promise<boolean>;
+  /** M4: a person parks (or unparks) the Task, whatever its stop; false when it already was. */
+  setParked(taskId: number, parked: boolean): Promise<boolean>;
+}
+
+/** One line of the dashboard's board (M4). */
+export interface BoardRow {
+  id: number;
+  repository: string;
+  pullRequest: number;
+  branch: string;
+  state: TaskState;
+  ciState: CiState;
+  attemptsUsed: number;
+  extraAttempts: number;
+  /** What the Task's runs reported spending (model + sandbox). */
+  spend: number;
+  loopState: LoopState;
+  /** The newest rejection's check and first line; null before any. */
+  lastFailure: string | null;
+}
+
+export interface BoardFilter {
+  state?: TaskState;
+  loop?: LoopState;
+  repository?: string;
+  /** A pull request number, or part of a repository or branch name. */
+  search?: string;
+  limit: number;
+  /** Keyset: Tasks with a smaller id (newest first). */
+  before?: number;
+}
+
+/** A notice of a Task's current stop, as the Inbox lists it (G1, M4). */
+export interface InboxRow {
+  id: number;
+  taskId: number;
+  repository: string;
+  pullRequest: number;
+  reason: StopReason;
+  headSha: string | null;
+  attemptsUsed: number;
+  message: string;
+  createdAt: string;
+  parked: boolean;
+}
+
+/** The dashboard's bounded reads (M4): pages of the board and the Inbox, and what the live stream watches. */
+export interface BoardStore {
+  boardPage(f: BoardFilter): Promise<{ rows: BoardRow[]; nextBefore: number | null }>;
+  inboxPage(f: { limit: number; after?: number }): Promise<{ rows: InboxRow[]; nextAfter: number | null }>;
+  /** The newest decision row's id: it moves whenever the loop or a person did something. */
+  latestDecisionId(): Promise<number>;
 }
 
 /** Runs (L1): the agent runs of a Task, their state, where their process lives, their log. */
@@ -176,6 +232,11 @@ export interface RunStore {
   runProcess(id: number): Promise<ProcessMark | null>;
   /** Runs still `queued` or `running` whose agent process was started on `host`. */
   unfinishedRunsOn(host: string): Promise<Array<{ run: Run; process: ProcessMark }>>;
+  /**
+   * H1, M4: a person's run (`resume`, not automatic, no attempt), queued; null while another run of
+   * the Task is queued or running.
+   */
+  createPersonRun(taskId: number, tokenHash: string): Promise<Run | null>;
   appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
   getRunLog(id: number): Promise<string | null>;
 }
@@ -250,6 +311,54 @@ export interface NoticeStore {
   listNotices(): Promise<Notice[]>;
 }
 
+export const OUTBOX_STATES = ['pending', 'delivered', 'failed'] as const;
+export type OutboxState = (typeof OUTBOX_STATES)[number];
+
+/** One delivery of a notice to one configured sink (G1, P4; decision 0025). */
+export interface OutboxDelivery {
+  id: number;
+  noticeId: number;
+  taskId: number;
+  repository: string;
+  pullRequest: number;
+  sink: string;
+  state: OutboxState;
+  /** Tries finished so far (a try cut short by a crash or shutdown is not counted). */
+  attempts: number;
+  nextAt: string;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+/** A claimed delivery: the row, the notice it carries, and the lease it is held under. */
+export interface OutboxClaim {
+  delivery: OutboxDelivery;
+  notice: Notice;
+  lease: string;
+}
+
+export type OutboxResult =
+  { kind: 'delivered' } | { kind: 'retry'; at: string; error: string } | { kind: 'failed'; error: string };
+
+/**
+ * The notice outbox (G1, P4): the rows fileNotice writes in the notice's transaction, claimed by a
+ * lease (compare-and-set, so one replica at a time holds a row) and settled by whoever holds it.
+ */
+export interface OutboxStore {
+  /** Up to `limit` due pending rows of `sink`, each leased to `lease` until `leaseUntil`. */
+  claimOutbox(sink: string, limit: number, lease: string, leaseUntil: string): Promise<OutboxClaim[]>;
+  /** The try's result, written only while `lease` still holds the row; false when it no longer does. */
+  settleOutbox(id: number, lease: string, result: OutboxResult): Promise<boolean>;
+  /** Give the row back uncounted (shutdown cut the try short), so the next worker need not wait out the lease. */
+  releaseOutbox(id: number, lease: string): Promise<void>;
+  /** Pending and failed deliveries, newest first (GET /api/outbox). */
+  listOutbox(filter: { states: readonly OutboxState[]; limit: number }): Promise<OutboxDelivery[]>;
+  /** How many deliveries are pending: cheap, for a gauge. */
+  outboxDepth(): Promise<number>;
+}
+
 /** The global stop flag (D): read fail-closed by the gate, written by a person. */
 export interface StopFlag {
   readStopFlag(): Promise<boolean>;
@@ -261,7 +370,17 @@ export interface StopFlag {
  * takes all of it; it declares the methods it calls (a `Pick` with a line saying why). Every
  * exactly-once rule lives in the database's constraints and compare-and-sets, never here.
  */
-export interface Ledger extends DeliveryLog, TaskStore, RunStore, AttemptStore, RejectionStore, NoticeStore, StopFlag {
+export interface Ledger
+  extends
+    DeliveryLog,
+    TaskStore,
+    RunStore,
+    AttemptStore,
+    RejectionStore,
+    NoticeStore,
+    OutboxStore,
+    StopFlag,
+    BoardStore {
   /** The ledger's clock, as an ISO string: what it stamps rows with. */
   now(): string;
 }

@@ -48,6 +48,8 @@ export interface PollDeps {
   ciMinutes?: (taskId: number, headSha: string, minutes: number) => Promise<void>;
   /** I3: progress of attempts awaiting it, and retries (progress-check.ts). */
   progress?: (task: Task, pr: PullRequestInfo, runs: CheckRunInfo[]) => Promise<void>;
+  /** Told each tick's duration in seconds, failed ones too (metrics, N2). */
+  observeTick?: (seconds: number) => void;
 }
 
 export interface PollReport {
@@ -228,7 +230,14 @@ export function createPoller(deps: PollDeps) {
   return {
     tick(): Promise<PollReport> {
       // Never two ticks at once in one process: a slow GitHub stretches the interval instead.
-      if (!running) running = tick().finally(() => (running = null));
+      if (!running) {
+        // Wall time, not deps.clock: a duration, which a test's fake clock would not move.
+        const started = performance.now();
+        running = tick().finally(() => {
+          running = null;
+          deps.observeTick?.((performance.now() - started) / 1000);
+        });
+      }
       return running;
     },
     start(): void {

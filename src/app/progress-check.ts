@@ -11,6 +11,7 @@ import type { AgentLedger } from './agent-port.js';
 import type { Evaluator } from './evaluate.js';
 import type { CheckRunInfo, GitHubPort, PullRequestInfo } from './github-port.js';
 import type { Clock, Logger } from './ports.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 /** What progress is measured on, read from GitHub as the poll sees it. */
 export async function snapshotOf(
@@ -58,7 +59,10 @@ export async function progressWithoutPoll(
     const t = nextAttemptState(life.state, event);
     if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, [life.state], t.to))) {
       moved++;
-      deps.logger.info({ taskId, attemptId: life.attemptId, to: t.to, why: t.why, headSha }, 'attempt.progress');
+      deps.logger.info(
+        { taskId, attemptId: life.attemptId, to: t.to, why: t.why, headSha },
+        LOG_EVENTS.ATTEMPT_PROGRESS,
+      );
     }
   }
   return moved;
@@ -104,7 +108,10 @@ export function createProgressCheck(deps: {
       if (!event) continue;
       const t = nextAttemptState(life.state, event);
       if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, [life.state], t.to))) {
-        deps.logger.info({ taskId: task.id, attemptId: life.attemptId, to: t.to, why: t.why }, 'attempt.progress');
+        deps.logger.info(
+          { taskId: task.id, attemptId: life.attemptId, to: t.to, why: t.why },
+          LOG_EVENTS.ATTEMPT_PROGRESS,
+        );
       }
     }
     // Retry what is retryable and not retried yet, at most one at a time (K7 holds the rest).

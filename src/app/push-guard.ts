@@ -15,6 +15,7 @@ import type { Task } from '../core/types.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
 import { GitHubError, type ComparedFile, type Comparison, type GitHubPort } from './github-port.js';
 import type { Logger } from './ports.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
 
@@ -211,18 +212,19 @@ export function createPushGuard(
               to: result.push.to,
               detail: result.detail,
             },
-            'guard.push_stopped',
+            LOG_EVENTS.GUARD_PUSH_STOPPED,
           );
           return true;
         case 'allowed':
-          for (const u of result.unreadable) deps.logger.warn({ taskId: task.id, ...u }, 'guard.push_unreadable');
-          for (const c of result.checked) deps.logger.info({ taskId: task.id, ...c }, 'guard.push_checked');
+          for (const u of result.unreadable)
+            deps.logger.warn({ taskId: task.id, ...u }, LOG_EVENTS.GUARD_PUSH_UNREADABLE);
+          for (const c of result.checked) deps.logger.info({ taskId: task.id, ...c }, LOG_EVENTS.GUARD_PUSH_CHECKED);
           return false;
         case 'skipped':
           return false;
       }
     } catch (err) {
-      deps.logger.error({ err, taskId: task.id, headSha }, 'guard.push_failed');
+      deps.logger.error({ err, taskId: task.id, headSha }, LOG_EVENTS.GUARD_PUSH_FAILED);
     }
     return false;
   };

@@ -18,6 +18,7 @@ import { nextAttemptState } from '../core/attempt-state.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { ProcessMark } from '../core/stranded-run.js';
+import { LOG_EVENTS } from '../core/events.js';
 
 /** Reconciliation reads unsettled attempts and unfinished runs and settles each by compare-and-set. */
 export type ReconcileLedger = Pick<
@@ -180,7 +181,7 @@ async function settleStaleDispatches(deps: {
         if (await deps.dispatcher.confirmStarted(a.id, a.taskId, runId)) {
           deps.logger.warn(
             { taskId: a.taskId, attemptId: a.id, runId, pid: found.pid },
-            'dispatch.found_unmarked_agent: its start was never recorded; found by its environment',
+            LOG_EVENTS.DISPATCH_FOUND_UNMARKED_AGENT,
           );
           out.dispatched++;
         }
@@ -313,7 +314,8 @@ async function settleStaleClaims(deps: {
           const settled = await ledger.settleOverBudget(a.id, `${found}: ${why}`, notice);
           if (settled.settled) {
             out.notDispatched++;
-            if (settled.notice) deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, 'ci.autofix_exhausted');
+            if (settled.notice)
+              deps.logger.warn({ taskId: a.taskId, reason: 'budget_spent' }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
             await logSettled(deps, a, [
               refusal,
               ...(settled.notice
@@ -511,7 +513,7 @@ export async function keepLoopsAlive(
       logger.error({ err, ...stall }, 'liveness: a stalled Task could not be moved; tried again on the next pass');
     }
     out.stalled.push(stall);
-    logger.warn(stall, 'liveness.stalled');
+    logger.warn(stall, LOG_EVENTS.LIVENESS_STALLED);
   }
   return out;
 }
@@ -548,7 +550,7 @@ async function undo(deps: KeepAliveDeps, task: Task, stall: Stall): Promise<stri
         headSha: task.ciHeadSha,
       });
       if (notice) {
-        deps.logger.warn({ taskId: task.id, reason: 'dispatch_unconfirmed' }, 'ci.autofix_exhausted');
+        deps.logger.warn({ taskId: task.id, reason: 'dispatch_unconfirmed' }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
         await deps.ledger
           .recordDecisions([
             {

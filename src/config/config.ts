@@ -70,6 +70,19 @@ export interface GitHubConfig {
   apiUrl: string;
 }
 
+/** One notice sink as resolved: its name is unique, and a webhook always has its secret. */
+export type NoticeSinkConfig =
+  | { readonly kind: 'slack'; readonly name: string; readonly url: string }
+  | { readonly kind: 'webhook'; readonly name: string; readonly url: string; readonly secret: string };
+
+export interface NoticesConfig {
+  readonly sinks: readonly NoticeSinkConfig[];
+  readonly retry: { readonly maxAttempts: number; readonly initialMs: number; readonly maxMs: number };
+  readonly timeoutMs: number;
+  /** GitHub's web origin (https://github.com or the GHE host), for links to pull requests. */
+  readonly webUrl: string;
+}
+
 /** Crash tests only (FIXLOOP_FAULT): die by SIGKILL when the pipeline reaches `point`. */
 export interface FaultConfig {
   readonly point: FaultPoint;
@@ -97,6 +110,8 @@ export interface Config {
   readonly apiToken: string | null;
   /** Where `serve` keeps the token it generates when apiToken is null (FIXLOOP_API_TOKEN_FILE). */
   readonly apiTokenFile: string;
+  /** Bearer token that opens /metrics only (FIXLOOP_METRICS_TOKEN, N2); the API token opens it too. */
+  readonly metricsToken: string | null;
   readonly logLevel: LogLevel;
   readonly workDir: string;
   /** Per-Task automatic resume budget, 0–5 (C1); 0 switches the loop off. */
@@ -141,6 +156,8 @@ export interface Config {
    */
   readonly promptTemplate: string | null;
   readonly github: Readonly<GitHubConfig>;
+  /** G1/P4: where notices are also sent, and how a failed delivery is retried (decision 0025). */
+  readonly notices: NoticesConfig;
   /** Absolute path of the config file read, or null. */
   readonly configFile: string | null;
   /** Problems that did not stop start-up (e.g. an unparseable budget); log them once. */
@@ -184,6 +201,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     },
     apiToken: vars.FIXLOOP_API_TOKEN ?? null,
     apiTokenFile: vars.FIXLOOP_API_TOKEN_FILE,
+    metricsToken: vars.FIXLOOP_METRICS_TOKEN ?? null,
     logLevel: vars.LOG_LEVEL,
     workDir: vars.FIXLOOP_WORK_DIR,
     maxAttempts: resolveMaxAttempts(env.TASK_CI_AUTO_RESUME_MAX_ATTEMPTS, fileConfig.maxAttempts, configFile, warnings),
@@ -213,6 +231,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     ].flatMap((f) => (f === undefined ? [] : [resolve(f)])),
     promptTemplate: fileConfig.runner?.promptTemplate ?? null,
     github: resolveGitHub(vars),
+    notices: resolveNotices(fileConfig.notices, vars, configFile, warnings),
     configFile,
     warnings,
   });
@@ -273,6 +292,78 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * G1/P4: the sinks, named (default: the kind), with their secrets. The environment wins for the one
+ * sink of its kind; FIXLOOP_SLACK_WEBHOOK_URL alone adds a `slack` sink. With two sinks of a kind the
+ * variable could mean either, so that is an error.
+ */
+function resolveNotices(
+  n: ConfigFile['notices'],
+  vars: EnvConfig,
+  file: string | null,
+  warnings: string[],
+): NoticesConfig {
+  const where = file ?? 'environment';
+  const raw = [...n.sinks];
+  const slackUrl = vars.FIXLOOP_SLACK_WEBHOOK_URL;
+  const hookSecret = vars.FIXLOOP_NOTICE_WEBHOOK_SECRET;
+  if (slackUrl !== undefined && !raw.some((s) => s.kind === 'slack')) raw.push({ kind: 'slack', url: slackUrl });
+  const ofKind = (kind: string) => raw.filter((s) => s.kind === kind).length;
+  if (slackUrl !== undefined && ofKind('slack') > 1)
+    throw ConfigError.at(
+      'environment',
+      ['FIXLOOP_SLACK_WEBHOOK_URL'],
+      "is ambiguous with more than one slack sink; set each sink's `url` instead",
+    );
+  if (hookSecret !== undefined && ofKind('webhook') > 1)
+    throw ConfigError.at(
+      'environment',
+      ['FIXLOOP_NOTICE_WEBHOOK_SECRET'],
+      "is ambiguous with more than one webhook sink; set each sink's `secret` instead",
+    );
+  if (hookSecret !== undefined && ofKind('webhook') === 0)
+    warnings.push('FIXLOOP_NOTICE_WEBHOOK_SECRET is set but no notices.sinks entry has kind webhook; it is unused');
+  const names = new Set<string>();
+  const sinks = raw.map((s, i): NoticeSinkConfig => {
+    const name = s.name ?? s.kind;
+    if (names.has(name))
+      throw ConfigError.at(
+        where,
+        ['notices', 'sinks', i, 'name'],
+        `two sinks are named "${name}"; give each its own \`name\``,
+      );
+    names.add(name);
+    if (s.kind === 'slack') {
+      const url = slackUrl ?? s.url;
+      if (url === undefined)
+        throw ConfigError.at(
+          where,
+          ['notices', 'sinks', i, 'url'],
+          'is required for a slack sink (or set FIXLOOP_SLACK_WEBHOOK_URL)',
+        );
+      return { kind: 'slack', name, url };
+    }
+    const secret = hookSecret ?? s.secret;
+    if (secret === undefined)
+      throw ConfigError.at(
+        where,
+        ['notices', 'sinks', i, 'secret'],
+        'is required for a webhook sink (or set FIXLOOP_NOTICE_WEBHOOK_SECRET)',
+      );
+    return { kind: 'webhook', name, url: s.url, secret };
+  });
+  return {
+    sinks,
+    retry: {
+      maxAttempts: n.retry.maxAttempts,
+      initialMs: n.retry.initialSeconds * 1000,
+      maxMs: n.retry.maxSeconds * 1000,
+    },
+    timeoutMs: n.timeoutSeconds * 1000,
+    webUrl: defaultCloneUrl(vars).replace(/\/\{repository\}\.git$/, ''),
+  };
 }
 
 /** L3: the environment wins; the default (null) is chosen by the runner's builder. `none` is said out loud. */

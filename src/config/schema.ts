@@ -7,6 +7,7 @@ import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES, MCP_TRANSPORTS } from './preset-options.js';
 import { AUTHOR_ASSOCIATIONS } from '../core/standing.js';
+import { outboundUrlProblem } from '../core/signed-post.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -268,6 +269,45 @@ const httpRunnerSchema = z.strictObject({
   promptTemplate: promptTemplateSchema.optional(),
 });
 
+/** A notice sink's URL: https, or http only to this machine (G1, P4; decision 0025). */
+const sinkUrl = z.string().superRefine((v, ctx) => {
+  const problem = outboundUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+/** A sink's name: its outbox rows and idempotency keys carry it, so it stays short and plain. */
+const sinkName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/i, 'must be letters, digits, "_" or "-" (at most 40)');
+
+/** G1/P4: where Inbox notices are also sent. `url` and `secret` may come from the environment instead. */
+const noticesSchema = z.strictObject({
+  sinks: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('slack'), name: sinkName.optional(), url: sinkUrl.optional() }),
+        z.strictObject({
+          kind: z.literal('webhook'),
+          name: sinkName.optional(),
+          url: sinkUrl,
+          secret: z.string().min(1).optional(),
+        }),
+      ]),
+    )
+    .default([]),
+  /** Tries per delivery, and the backoff between them (decision 0025). */
+  retry: z
+    .strictObject({
+      maxAttempts: z.int().min(1).max(100).default(10),
+      initialSeconds: z.number().min(0.01).max(3600).default(30),
+      maxSeconds: z.number().min(0.01).max(86_400).default(3600),
+    })
+    .refine((r) => r.maxSeconds >= r.initialSeconds, {
+      message: 'maxSeconds must not be less than initialSeconds',
+      path: ['maxSeconds'],
+    })
+    .prefault({}),
+  /** One try's time limit. */
+  timeoutSeconds: z.number().min(0.1).max(120).default(10),
+});
+
 /** The config file (YAML or JSON). Unknown keys are errors, so a typo never silently does nothing. */
 export const configFileSchema = z
   .strictObject({
@@ -297,6 +337,7 @@ export const configFileSchema = z
         wakesSinceHuman: z.int().min(1).default(20),
       })
       .prefault({}),
+    notices: noticesSchema.prefault({}),
   })
   .superRefine((file, ctx) => {
     const names = new Set<string>();
@@ -364,6 +405,9 @@ export const SECRET_FILE_VARIABLES = [
   ['DATABASE_URL', 'DATABASE_URL_FILE'],
   ['GITHUB_TOKEN', 'GITHUB_TOKEN_FILE'],
   ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
+  ['FIXLOOP_SLACK_WEBHOOK_URL', 'FIXLOOP_SLACK_WEBHOOK_URL_FILE'],
+  ['FIXLOOP_NOTICE_WEBHOOK_SECRET', 'FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE'],
+  ['FIXLOOP_METRICS_TOKEN', 'FIXLOOP_METRICS_TOKEN_FILE'],
 ] as const;
 
 /** Is this HOST reachable only from the machine itself? Then the API may run without a token. */
@@ -404,14 +448,23 @@ export const envSchema = z
     /** Open connections at most; at the cap the longest-idle one makes room (src/http/connection-cap.ts). */
     FIXLOOP_MAX_CONNECTIONS: positiveInt.default(512),
     FIXLOOP_API_TOKEN: z.string().optional(),
+    /** N2: a bearer token that opens /metrics only, for a scraper that should not hold the API token. */
+    FIXLOOP_METRICS_TOKEN: z.string().optional(),
     FIXLOOP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
+    /** G1/P4: the Slack incoming webhook of the one `slack` notice sink (one is added when none is configured). */
+    FIXLOOP_SLACK_WEBHOOK_URL: sinkUrl.optional(),
+    /** G1/P4: the signing secret of the one `webhook` notice sink. */
+    FIXLOOP_NOTICE_WEBHOOK_SECRET: z.string().optional(),
     /** The `_FILE` twins of the secrets (L3): read by config.ts before validation, never both with the variable. */
     WEBHOOK_SECRET_FILE: filePath.optional(),
     DATABASE_URL_FILE: filePath.optional(),
     GITHUB_TOKEN_FILE: filePath.optional(),
     FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),
+    FIXLOOP_METRICS_TOKEN_FILE: filePath.optional(),
+    FIXLOOP_SLACK_WEBHOOK_URL_FILE: filePath.optional(),
+    FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE: filePath.optional(),
     FIXLOOP_AGENT_ISOLATION: z.enum(ISOLATION_MODES).optional(),
     FIXLOOP_AGENT_USER: agentUserSpec.optional(),
     /** Where the generated API token is kept when FIXLOOP_API_TOKEN is unset; read as the token when it exists. */

@@ -16,6 +16,7 @@ export const OUTCOMES = [
   'reported', // the resumed run reported its outcome or spend (I2, K6)
   'noticed', // the one Inbox notice was filed (G1)
   'failed', // dispatch or evaluation failed; nothing further was sent
+  'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -43,7 +44,7 @@ export const REFUSALS = [
   'run_question', // a run is parked on a question to a person
   'run_failed', // a person's run failed (a failed automatic run is left to its attempt, I5)
   'run_cancelled', // a person's cancel is never undone by a webhook
-  'loop_off', // budget 0 (C1)
+  'loop_off', // budget 0 (C1), or a person turned the loop off for this Task (M4)
   'coordinate_claimed', // C2: another delivery already claimed this coordinate
   'budget_spent', // C1/G1
   'unchanged_failure', // C5: same fingerprint on a new commit
@@ -71,6 +72,20 @@ export const REFUSALS = [
   'wake_cap_window', // K9: too many automatic wakes in the window; retried once it has room
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
+
+/** What a person did from the dashboard or the API (M4), the reason of an `acted` decision row (H1). */
+export const PERSON_ACTIONS = [
+  'approve_one', // K5: one more automatic attempt, a new stop round
+  'resume', // H1: a person's run, their message as the prompt (`autoResume: false`)
+  'loop_off', // the Task's own switch: the gate refuses `loop_off`
+  'loop_on',
+  'park', // K5: never re-enters the loop on its own
+  'unpark',
+  'cancel_run', // the run is cancelled and its agent stopped
+  'stop_all', // the global stop flag (D)
+  'start_all',
+] as const;
+export type PersonAction = (typeof PERSON_ACTIONS)[number];
 
 /** Why a signed delivery was rejected or ignored at the edge. */
 export const EDGE_REASONS = [

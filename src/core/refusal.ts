@@ -9,7 +9,10 @@ import type { Verdict } from './verdict.js';
 export interface GateSnapshot {
   verdict: Verdict;
   fork: boolean;
-  task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'> & { parkedAt?: string | null };
+  task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'> & {
+    parkedAt?: string | null;
+    loopOff?: boolean;
+  };
   /** `attemptId`: the automatic attempt the run answers; null or absent for a person's run. */
   latestRun: (Pick<Run, 'state'> & Partial<Pick<Run, 'attemptId'>>) | null;
   /** The global stop flag; `unreadable` when it could not be read (fail closed). */
@@ -41,6 +44,8 @@ export function refusalOf(s: GateSnapshot): GateVerdict {
   if (s.task.noticeAt !== null) return refuse('notice_filed');
   if (s.stopFlag === 'unreadable') return refuse('stop_flag_unreadable');
   if (s.stopFlag) return refuse('stop_flag');
+  // M4: a person's per-Task switch, the Task's own stop flag.
+  if (s.task.loopOff) return refuse('loop_off');
   if (s.fork || s.task.isFork) return refuse('fork_pull_request');
   if (s.task.state === 'done') return refuse('task_done');
   if (s.task.state === 'cancelled') return refuse('task_cancelled');

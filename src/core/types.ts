@@ -80,6 +80,8 @@ export interface Task {
     reasons: Array<{ check: string; why: string; seen: string | null; decider?: string }>;
     failing: string[];
   } | null;
+  /** M4: a person turned the loop off for this Task; the gate refuses `loop_off` until they turn it on. */
+  loopOff: boolean;
 }
 
 export interface Run {

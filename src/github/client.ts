@@ -7,7 +7,7 @@ import { GitHubError, type GitHubPort, type IssueCommentInfo } from '../app/gith
 import { EtagCache } from './etag-cache.js';
 import { toGitHubError } from './errors.js';
 import { createClientRouter, type GitHubAuth } from './installations.js';
-import { silentGitHubLog, type GitHubClient, type GitHubLog } from './octokit.js';
+import { silentGitHubLog, type GitHubClient, type GitHubLog, type GitHubRequestObserver } from './octokit.js';
 import {
   toCheckRun,
   toCommitStatus,
@@ -21,7 +21,7 @@ import {
 } from './to-port.js';
 
 export type { GitHubAuth } from './installations.js';
-export type { GitHubLog } from './octokit.js';
+export type { GitHubLog, GitHubRequestObserver } from './octokit.js';
 
 export interface CreateGitHubOptions {
   /** REST base URL: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise. */
@@ -37,6 +37,8 @@ export interface CreateGitHubOptions {
   /** Conditional-request cache entries kept (default 500). */
   etagCacheSize?: number;
   log?: GitHubLog;
+  /** Told of every response GitHub sends (the metrics' request counter and rate-limit gauge). */
+  observe?: GitHubRequestObserver;
 }
 
 const PER_PAGE = 100;
@@ -59,6 +61,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     backoffUnitMs: opts.retry?.backoffUnitMs ?? 1000,
     spaceWrites: opts.throttle?.spaceWrites ?? true,
     log,
+    ...(opts.observe ? { observer: opts.observe } : {}),
   });
   const etags = new EtagCache<Page<unknown>>(opts.etagCacheSize ?? 500);
   let self: Promise<string | null> | null = null;

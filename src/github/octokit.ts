@@ -16,6 +16,37 @@ export interface GitHubLog {
 
 export const silentGitHubLog: GitHubLog = { debug: () => undefined, warn: () => undefined };
 
+/** What an answer said of its rate limit: x-ratelimit-remaining of x-ratelimit-resource (`core` when unsaid). */
+export interface RateLimitSeen {
+  resource: string;
+  remaining: number;
+}
+
+/** Hears each HTTP response from GitHub (metrics, N2); status null: the request got no response. */
+export interface GitHubRequestObserver {
+  response(status: number | null, rateLimit: RateLimitSeen | null): void;
+}
+
+/**
+ * fetch, telling the observer of every response. At this level, not in an Octokit hook: the retry
+ * and throttling plugins wrap the hooks, so only here is each retry seen, as GitHub's limit counts it.
+ */
+function observedFetch(observer: GitHubRequestObserver): typeof fetch {
+  return async (input, init) => {
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (err) {
+      observer.response(null, null);
+      throw err;
+    }
+    const remaining = Number(res.headers.get('x-ratelimit-remaining') ?? NaN);
+    const resource = res.headers.get('x-ratelimit-resource') ?? 'core';
+    observer.response(res.status, Number.isFinite(remaining) ? { resource, remaining } : null);
+    return res;
+  };
+}
+
 export interface RequestPolicy {
   baseUrl: string;
   /** Rate limiters are shared by every client built with the same id (one GitHub identity). */
@@ -30,6 +61,7 @@ export interface RequestPolicy {
   /** GitHub asks for ≥ 1 s between writes (3 s between ones that notify); false only in tests. */
   spaceWrites: boolean;
   log: GitHubLog;
+  observer?: GitHubRequestObserver;
 }
 
 /**
@@ -80,5 +112,6 @@ export function buildOctokit(
       ...(policy.spaceWrites ? {} : { write: UNSPACED, notifications: UNSPACED }),
     },
     retry: { retries: policy.retries, doNotRetry: DO_NOT_RETRY, retryAfterBaseValue: policy.backoffUnitMs },
+    ...(policy.observer ? { request: { fetch: observedFetch(policy.observer) } } : {}),
   });
 }

@@ -20,6 +20,13 @@ import {
   type AgentOpsErrorCode,
   type ResolveRun,
 } from '../app/agent-ops-port.js';
+import {
+  createPersonActions,
+  RESUME_MESSAGE_MAX,
+  type ActionResult,
+  type PersonActions,
+} from '../app/person-actions.js';
+import { LOOP_STATES } from '../core/loop-state.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 
@@ -37,6 +44,8 @@ export interface ApiDeps {
   markHuman?: (taskId: number) => Promise<void>;
   /** I5: a call with a run's own token is its agent reaching fixloop (an agent platform's PATCH too). */
   agentSeen?: (runId: number) => Promise<void>;
+  /** M4: a person's actions, shared with the dashboard; built from the ledger when absent. */
+  actions?: PersonActions;
 }
 
 const newTask = z.object({
@@ -48,6 +57,21 @@ const newTask = z.object({
 const patchTask = z.object({ state: z.enum(TASK_STATES) });
 const patchRun = z.object({ state: z.enum(RUN_STATES) });
 const putStop = z.object({ stopped: z.boolean() });
+const putLoop = z.object({ on: z.boolean() });
+const putParked = z.object({ parked: z.boolean() });
+const postResume = z.object({ message: z.string().trim().min(1).max(RESUME_MESSAGE_MAX) });
+const boardQuery = z.object({
+  state: z.enum(TASK_STATES).optional(),
+  loop: z.enum(LOOP_STATES).optional(),
+  repository: z.string().max(200).optional(),
+  q: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.coerce.number().int().positive().optional(),
+});
+const inboxQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  after: z.coerce.number().int().positive().optional(),
+});
 const digits = z
   .string()
   .regex(/^\d{1,9}$/, 'must be a whole number')
@@ -94,6 +118,8 @@ function idParam(c: Context): number | null {
 
 export function createApi(deps: ApiDeps): Hono {
   const { ledger } = deps;
+  const actions =
+    deps.actions ?? createPersonActions({ ledger, ...(deps.markHuman ? { markHuman: deps.markHuman } : {}) });
   const app = new Hono();
 
   app.get('/healthz', (c) => c.json({ ok: true }));
@@ -199,7 +225,89 @@ export function createApi(deps: ApiDeps): Hono {
     return c.json(moved);
   });
 
-  app.get('/api/inbox', async (c) => c.json({ notices: await ledger.listNotices() }));
+  // Without paging parameters, every notice ever filed (the shape callers have); with `limit` or
+  // `after`, a page of what needs a person now, oldest first (M4).
+  app.get('/api/inbox', async (c) => {
+    const query = c.req.query();
+    if (query.limit === undefined && query.after === undefined) return c.json({ notices: await ledger.listNotices() });
+    const q = inboxQuery.safeParse(query);
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const page = await ledger.inboxPage({ limit: q.data.limit, ...(q.data.after ? { after: q.data.after } : {}) });
+    return c.json({ notices: page.rows, nextAfter: page.nextAfter });
+  });
+
+  // G1/P4: the notice deliveries not done yet or given up, with their last error (decision 0025).
+  app.get('/api/outbox', async (c) => {
+    const q = z
+      .object({
+        state: z.enum(['pending', 'failed']).optional(),
+        limit: z.coerce.number().int().min(1).max(500).default(100),
+      })
+      .safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const states = q.data.state ? [q.data.state] : (['pending', 'failed'] as const);
+    return c.json({ deliveries: await ledger.listOutbox({ states, limit: q.data.limit }) });
+  });
+
+  // M4: the board, a keyset page of Tasks newest first with their loop state (GET /api/tasks keeps its shape).
+  app.get('/api/board', async (c) => {
+    const q = boardQuery.safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const { q: search, ...rest } = q.data;
+    const page = await ledger.boardPage({ ...rest, ...(search ? { search } : {}) });
+    return c.json({ tasks: page.rows, nextBefore: page.nextBefore });
+  });
+
+  /** A person's action answered as the Task (or run) after it, or its refusal. */
+  const acted = async (c: Context, r: ActionResult, after: () => Promise<unknown>) => {
+    if (r.kind === 'not_found') return problem(c, 404, 'not_found', r.message);
+    if (r.kind === 'conflict') return problem(c, 409, 'conflict', r.message);
+    if (r.kind === 'unavailable') return problem(c, 503, 'unavailable', r.message);
+    return c.json(await after());
+  };
+
+  app.post('/api/tasks/:id/approve-one', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    return acted(c, await actions.approveOne(id, 'api'), () => taskView(ledger, id));
+  });
+
+  app.post('/api/tasks/:id/resume', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    const parsed = postResume.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    const r = await actions.resume(id, parsed.data.message, 'api');
+    return acted(c, r, async () => {
+      const { tokenHash: _hidden, ...visible } = (await ledger.getRun(r.kind === 'done' ? r.run!.id : 0))!;
+      return visible;
+    });
+  });
+
+  app.put('/api/tasks/:id/loop', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    const parsed = putLoop.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    return acted(c, await actions.setLoop(id, parsed.data.on, 'api'), () => taskView(ledger, id));
+  });
+
+  app.put('/api/tasks/:id/parked', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    const parsed = putParked.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    return acted(c, await actions.setParked(id, parsed.data.parked, 'api'), () => taskView(ledger, id));
+  });
+
+  app.post('/api/runs/:id/cancel', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such run');
+    return acted(c, await actions.cancelRun(id, 'api'), async () => {
+      const { tokenHash: _hidden, ...visible } = (await ledger.getRun(id))!;
+      return visible;
+    });
+  });
 
   app.get('/api/deliveries', async (c) => {
     const q = z
@@ -231,7 +339,7 @@ export function createApi(deps: ApiDeps): Hono {
   app.put('/api/stop', async (c) => {
     const parsed = putStop.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    await ledger.writeStopFlag(parsed.data.stopped);
+    await actions.setGlobalStop(parsed.data.stopped, 'api');
     deps.logger.warn({ stopped: parsed.data.stopped }, 'global stop flag written');
     return c.json({ stopped: parsed.data.stopped });
   });

@@ -3,9 +3,11 @@
 // route list is checked against the Hono app by openapi.test.ts.
 import { ATTEMPT_STATUSES, CI_STATES, PR_STATES, REJECTION_SOURCES, RUN_STATES, TASK_STATES } from '../core/types.js';
 import { STOP_REASONS } from '../core/reasons.js';
-import { EDGE_REASONS, OUTCOMES, REFUSALS, type Outcome } from '../core/reasons.js';
+import { EDGE_REASONS, OUTCOMES, PERSON_ACTIONS, REFUSALS, type Outcome } from '../core/reasons.js';
 import { ATTEMPT_STATES, FIX_OUTCOMES } from '../core/attempt-state.js';
 import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../app/agent-ops-port.js';
+import { LOOP_STATES } from '../core/loop-state.js';
+import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 
@@ -201,6 +203,10 @@ const taskFields = {
   },
   stateCommentId: { type: ['string', 'null'], description: 'The pull request comment mirroring the loop state (K8).' },
   adopted: { type: 'boolean', description: 'Created from an adoption rule rather than the API.' },
+  loopOff: {
+    type: 'boolean',
+    description: 'A person turned the loop off for this Task (M4); the gate refuses `loop_off`.',
+  },
   gate: {
     type: ['object', 'null'],
     description:
@@ -268,7 +274,7 @@ const decisionReason =
   'Why the outcome happened, or null. When `outcome` is `refused` it is one of the closed refusal list: ' +
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
   `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
-  `(${codeList(STOP_REASONS)}). When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
+  `(${codeList(STOP_REASONS)}). When it is \`acted\` (a person, from the dashboard or the API) it is the action: ${codeList(PERSON_ACTIONS)}. When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
   '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it) or `pull_request_state`.';
 
 const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];
@@ -348,6 +354,28 @@ const schemas = {
   ),
   NoticeSummary: object(noticeSummaryFields, { description: "A Task's Inbox notice as shown inside the Task." }),
   Notice: object(noticeFields, { description: 'An Inbox notice: the loop stopped for a Task and why (G1).' }),
+  OutboxDelivery: object(
+    {
+      id,
+      noticeId: id,
+      taskId: id,
+      repository: { type: 'string' },
+      pullRequest: { type: 'integer', minimum: 1 },
+      sink: { type: 'string', description: 'The configured sink (`notices.sinks[].name`, default its kind).' },
+      state: {
+        type: 'string',
+        enum: ['pending', 'delivered', 'failed'],
+        description: '`pending` until a 2xx answer (`delivered`) or the last configured try failed (`failed`).',
+      },
+      attempts: { type: 'integer', minimum: 0, description: 'Tries finished so far.' },
+      nextAt: { ...timestamp, description: 'When a pending delivery is tried next.' },
+      lastError: { type: ['string', 'null'], description: "The last failed try's error, or null." },
+      createdAt: timestamp,
+      updatedAt: timestamp,
+      deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+    },
+    { description: 'One delivery of a notice to one configured notice sink (G1).' },
+  ),
   Decision: object(
     {
       id,
@@ -396,6 +424,44 @@ const schemas = {
   TaskStatePatch: object({ state: { type: 'string', enum: TASK_STATES } }),
   RunStatePatch: object({ state: { type: 'string', enum: RUN_STATES } }),
   StopFlag: object({ stopped: { type: 'boolean', description: 'True while the global stop flag is set.' } }),
+  LoopSwitch: object({ on: { type: 'boolean', description: 'False turns the loop off for this one Task (M4).' } }),
+  ParkedSwitch: object({ parked: { type: 'boolean', description: 'True parks the Task; false unparks it (K5, M4).' } }),
+  BoardRow: object(
+    {
+      id,
+      repository: { type: 'string' },
+      pullRequest: { type: 'integer', minimum: 1 },
+      branch: { type: 'string' },
+      state: { type: 'string', enum: TASK_STATES },
+      ciState: { type: 'string', enum: CI_STATES },
+      attemptsUsed: { type: 'integer', minimum: 0 },
+      extraAttempts: { type: 'integer', minimum: 0, description: 'Granted past the budget by a person (K5).' },
+      spend: { type: 'number', minimum: 0, description: "What the Task's runs reported spending (model + sandbox)." },
+      loopState: {
+        type: 'string',
+        enum: LOOP_STATES,
+        description:
+          'off (a person turned it off), parked, needs_person (a notice), agent_running, awaiting_progress, idle.',
+      },
+      lastFailure: { type: ['string', 'null'], description: "The newest rejection's check and failing line." },
+    },
+    { description: 'One line of the board (M4).' },
+  ),
+  InboxRow: object(
+    {
+      id,
+      taskId: id,
+      repository: { type: 'string' },
+      pullRequest: { type: 'integer', minimum: 1 },
+      reason: { type: 'string', enum: STOP_REASONS },
+      headSha: { type: ['string', 'null'] },
+      attemptsUsed: { type: 'integer', minimum: 0 },
+      message: { type: 'string' },
+      createdAt: timestamp,
+      parked: { type: 'boolean' },
+    },
+    { description: "The notice of a Task's current stop: what needs a person now (M4)." },
+  ),
   PullRequestChecks: object(
     {
       repository: { type: 'string', description: '`owner/name`, lower-case.' },
@@ -804,6 +870,144 @@ const paths = {
       }),
     },
   },
+  '/api/board': {
+    get: {
+      operationId: 'readBoard',
+      summary: 'A page of the board',
+      description:
+        'Tasks newest first with their CI state, attempts, spend, loop state and last failure (M4); a keyset page: pass `nextBefore` back as `before`. `GET /api/tasks` keeps its unpaged shape.',
+      tags: ['tasks'],
+      parameters: [
+        {
+          name: 'state',
+          in: 'query',
+          required: false,
+          description: "The Task's state.",
+          schema: { type: 'string', enum: TASK_STATES },
+        },
+        {
+          name: 'loop',
+          in: 'query',
+          required: false,
+          description: "The loop's state.",
+          schema: { type: 'string', enum: LOOP_STATES },
+        },
+        { name: 'repository', in: 'query', required: false, description: 'owner/name.', schema: { type: 'string' } },
+        {
+          name: 'q',
+          in: 'query',
+          required: false,
+          description: 'A pull request number, or part of a repository or branch name.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        },
+        { name: 'before', in: 'query', required: false, description: 'Only Tasks with a smaller id.', schema: id },
+      ],
+      responses: withInternal({
+        '200': {
+          description: 'The page.',
+          content: json(
+            object({
+              tasks: { type: 'array', items: schemaRef('BoardRow') },
+              nextBefore: {
+                type: ['integer', 'null'],
+                description: 'The `before` of the next page; null on the last.',
+              },
+            }),
+          ),
+        },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/tasks/{id}/approve-one': {
+    parameters: [parameterRef('TaskId')],
+    post: {
+      operationId: 'approveOne',
+      summary: 'Grant one more attempt',
+      description:
+        "K5 approve-one, as the `fixloop:approve-one` label does: one more automatic attempt past the budget and a new stop round. Recorded in the decision log as a person's (`acted`, `approve_one`).",
+      tags: ['tasks'],
+      responses: withInternal({
+        '200': { description: 'The Task after the grant.', content: json(schemaRef('Task')) },
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+        '409': {
+          description: 'The loop has not stopped for this Task, it is parked, or another grant won (`conflict`).',
+          content: json(schemaRef('Problem')),
+        },
+      }),
+    },
+  },
+  '/api/tasks/{id}/resume': {
+    parameters: [parameterRef('TaskId')],
+    post: {
+      operationId: 'resumeByPerson',
+      summary: 'Resume the agent with a message',
+      description:
+        "A person's run (H1): the message is the prompt (with the protocol block), the run is `resume` with `autoResume: false`, answers no attempt and spends no budget. Recorded as a person's (`resume`).",
+      tags: ['tasks'],
+      requestBody: {
+        description: 'The message.',
+        required: true,
+        content: json(object({ message: { type: 'string', minLength: 1, maxLength: RESUME_MESSAGE_MAX } })),
+      },
+      responses: withInternal({
+        '200': { description: 'The run, started.', content: json(schemaRef('Run')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+        '409': {
+          description: 'The Task is not open, or a run of it is unfinished (`conflict`).',
+          content: json(schemaRef('Problem')),
+        },
+        '503': {
+          description: 'No runner is configured, or it could not start the run (`unavailable`).',
+          content: json(schemaRef('Problem')),
+        },
+      }),
+    },
+  },
+  '/api/tasks/{id}/loop': {
+    parameters: [parameterRef('TaskId')],
+    put: {
+      operationId: 'setTaskLoop',
+      summary: 'Turn the loop off or on for one Task',
+      description:
+        "While off, the gate refuses every red of this Task (`loop_off`). Recorded as a person's (`loop_off`, `loop_on`).",
+      tags: ['tasks'],
+      requestBody: { description: 'On or off.', required: true, content: json(schemaRef('LoopSwitch')) },
+      responses: withInternal({
+        '200': { description: 'The Task after the change.', content: json(schemaRef('Task')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+      }),
+    },
+  },
+  '/api/tasks/{id}/parked': {
+    parameters: [parameterRef('TaskId')],
+    put: {
+      operationId: 'setTaskParked',
+      summary: 'Park or unpark a Task',
+      description: "A parked Task never re-enters the loop on its own (K5). Recorded as a person's (`park`, `unpark`).",
+      tags: ['tasks'],
+      requestBody: { description: 'Parked or not.', required: true, content: json(schemaRef('ParkedSwitch')) },
+      responses: withInternal({
+        '200': { description: 'The Task after the change.', content: json(schemaRef('Task')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+      }),
+    },
+  },
   '/api/tasks/{id}': {
     parameters: [parameterRef('TaskId')],
     get: {
@@ -870,17 +1074,93 @@ const paths = {
       }),
     },
   },
+  '/api/runs/{id}/cancel': {
+    parameters: [parameterRef('RunId')],
+    post: {
+      operationId: 'cancelRun',
+      summary: 'Cancel a run',
+      description:
+        "A queued or running run becomes `cancelled` (never undone by a webhook) and the command runner stops its agent. Recorded as a person's (`cancel_run`).",
+      tags: ['runs'],
+      responses: withInternal({
+        '200': { description: 'The run after the cancel.', content: json(schemaRef('Run')) },
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+        '409': { description: 'The run already ended (`conflict`).', content: json(schemaRef('Problem')) },
+      }),
+    },
+  },
   '/api/inbox': {
     get: {
       operationId: 'listNotices',
       summary: 'The Inbox',
-      description: 'Lists the notices the loop filed for people when it stopped for a Task, newest first.',
+      description:
+        'Without parameters, lists every notice the loop filed for people when it stopped for a Task, newest first. ' +
+        "With `limit` or `after`, a keyset page of what needs a person now (each Task's current stop), oldest first (M4).",
       tags: ['inbox'],
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        },
+        { name: 'after', in: 'query', required: false, description: 'Only notices with a larger id.', schema: id },
+      ],
       responses: withInternal({
         '200': {
-          description: 'The notices.',
-          content: json(object({ notices: { type: 'array', items: schemaRef('Notice') } })),
+          description: 'The notices, or a page of them.',
+          content: json({
+            oneOf: [
+              object({ notices: { type: 'array', items: schemaRef('Notice') } }, { additionalProperties: false }),
+              object(
+                {
+                  notices: { type: 'array', items: schemaRef('InboxRow') },
+                  nextAfter: {
+                    type: ['integer', 'null'],
+                    description: 'The `after` of the next page; null on the last.',
+                  },
+                },
+                { additionalProperties: false },
+              ),
+            ],
+          }),
         },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/outbox': {
+    get: {
+      operationId: 'listOutbox',
+      summary: 'Notice deliveries not done',
+      description:
+        'Lists the deliveries of notices to the configured sinks (Slack, webhooks) that are still pending or were given up, newest first, with their last error.',
+      tags: ['inbox'],
+      parameters: [
+        {
+          name: 'state',
+          in: 'query',
+          required: false,
+          description: 'Only `pending` or only `failed` deliveries (default both).',
+          schema: { type: 'string', enum: ['pending', 'failed'] },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'At most this many deliveries.',
+          schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+        },
+      ],
+      responses: withInternal({
+        '200': {
+          description: 'The deliveries.',
+          content: json(object({ deliveries: { type: 'array', items: schemaRef('OutboxDelivery') } })),
+        },
+        '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
       }),
     },
@@ -944,7 +1224,8 @@ const paths = {
     put: {
       operationId: 'setStopFlag',
       summary: 'Set the stop flag',
-      description: 'Sets or clears the global stop flag durably, for every replica at once.',
+      description:
+        "Sets or clears the global stop flag durably, for every replica at once; recorded as a person's (`stop_all`, `start_all`).",
       tags: ['stop'],
       requestBody: { description: 'The new value.', required: true, content: json(schemaRef('StopFlag')) },
       responses: withInternal({

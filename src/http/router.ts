@@ -1,7 +1,8 @@
 // Every path fixloop serves, declared in one place: the webhook (SPEC A1) and MCP over streamable
 // HTTP (M3) take the raw Node request — the webhook must cap and verify the exact bytes as they
-// stream — and everything else is the JSON API's Hono app (M2: health, readiness, /api/*). The
-// server's edge limits are set here too: slow headers and bodies are cut, open connections capped.
+// stream — Prometheus' /metrics (N2) too, and everything else is the JSON API's Hono app (M2:
+// health, readiness, /api/*). The server's edge limits are set here too: slow headers and bodies
+// are cut, open connections capped.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -12,6 +13,8 @@ import { capConnections } from './connection-cap.js';
 export const WEBHOOK_PATH = '/api/github/webhooks';
 /** Where a resumed agent's MCP client connects with its run token. */
 const MCP_PATH = '/mcp';
+/** Prometheus scrapes here (N2), with the API or the metrics token. */
+const METRICS_PATH = '/metrics';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -26,7 +29,7 @@ export interface EdgeLimits {
 }
 
 export function createRouter(
-  routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger },
+  routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger; metrics?: NodeHandler },
   limits: EdgeLimits,
 ): Server {
   const api = getRequestListener(routes.api.fetch);
@@ -38,6 +41,7 @@ export function createRouter(
   };
   const webhook = raw(routes.webhook, 'webhook');
   const mcp = raw(routes.mcp, 'mcp');
+  const metrics = routes.metrics ? raw(routes.metrics, 'metrics') : null;
   const server = createServer(
     {
       // Node answers 408 and closes the connection; a connection that sends nothing is cut at the headers' bound.
@@ -50,6 +54,7 @@ export function createRouter(
       const path = (req.url ?? '/').split('?')[0];
       if (path === WEBHOOK_PATH) return webhook(req, res);
       if (path === MCP_PATH) return mcp(req, res);
+      if (path === METRICS_PATH && metrics) return metrics(req, res);
       void api(req, res);
     },
   );

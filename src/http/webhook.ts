@@ -22,6 +22,8 @@ export interface WebhookOptions {
   maxInflightBytes?: number;
   ingestor: Ingestor;
   logger: Logger;
+  /** Told how long each request took from reaching the handler to its answer being sent (metrics, N2). */
+  observeAck?: (seconds: number, status: number) => void;
 }
 
 class HttpError extends Error {
@@ -174,7 +176,13 @@ export function createWebhookHandler(opts: WebhookOptions) {
   if (opts.secrets.length === 0) throw new Error('at least one webhook secret is required');
   const allowance = createAllowance(opts.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES);
 
+  const observeAck = opts.observeAck;
   return async function handleWebhook(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (observeAck) {
+      // 'finish': the whole answer is handed to the socket. A listener, so no answer path waits on it.
+      const started = performance.now();
+      res.once('finish', () => observeAck((performance.now() - started) / 1000, res.statusCode));
+    }
     if (req.method !== 'POST') return send(res, 405, { error: 'method_not_allowed' });
     const delivery = { delivery: header(req, 'x-github-delivery'), event: header(req, 'x-github-event') };
     const signature = signatureBytes(header(req, 'x-hub-signature-256'));

@@ -29,7 +29,12 @@ export function unsettledAttempts(k: Kysely<Database>, statuses: readonly Unsett
 /** The lifecycle of an attempt settled never to run: out of flight if it was queued (NEVER_RUN_STATUSES). */
 const outOfFlight = sql<AttemptState>`case when state = 'queued' then 'acknowledged' else state end`;
 
-export function createAttemptStore(k: Kysely<Database>, now: () => string): AttemptStore {
+export function createAttemptStore(
+  k: Kysely<Database>,
+  now: () => string,
+  /** The notice sinks, for the notices the budget's settle and the dispatch's expiry file (outbox.ts). */
+  sinks: readonly string[],
+): AttemptStore {
   /** Compare-and-set of an attempt's status; one that never runs leaves flight in the same write. */
   async function setStatusIn(
     q: Kysely<Database> | Transaction<Database>,
@@ -171,7 +176,7 @@ export function createAttemptStore(k: Kysely<Database>, now: () => string): Atte
     async settleOverBudget(id, detail, notice) {
       return k.transaction().execute(async (trx) => {
         if (!(await setStatusIn(trx, id, ['claimed'], 'over_budget', detail))) return { settled: false, notice: null };
-        return { settled: true, notice: notice ? await fileNoticeIn(trx, notice, now()) : null };
+        return { settled: true, notice: notice ? await fileNoticeIn(trx, notice, now(), sinks) : null };
       });
     },
 
@@ -242,7 +247,7 @@ export function createAttemptStore(k: Kysely<Database>, now: () => string): Atte
             .where('state', '=', 'queued')
             .execute();
         // I5: never re-sent, so a person is told — unless the agent's own outcome already settled it.
-        const filed = notice && row.outcome === null ? await fileNoticeIn(trx, notice, now()) : null;
+        const filed = notice && row.outcome === null ? await fileNoticeIn(trx, notice, now(), sinks) : null;
         return { expired: true, notice: filed };
       });
     },

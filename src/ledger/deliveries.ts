@@ -12,6 +12,7 @@ import type {
   StoredEvent,
 } from '../app/ledger-port.js';
 import type { Outcome } from '../core/reasons.js';
+import type { DecisionObserver } from '../app/metrics-port.js';
 import type { Database, DecisionsTable, EventsTable } from './schema.js';
 
 function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
@@ -55,12 +56,18 @@ function storeDecision(d: IncomingDelivery, r: StoreResult): DecisionInput {
   };
 }
 
-export function createDeliveryLog(k: Kysely<Database>, now: () => string): DeliveryLog {
+export function createDeliveryLog(
+  k: Kysely<Database>,
+  now: () => string,
+  /** Told the rows once their transaction committed (metrics, N2); never awaited. */
+  observer?: DecisionObserver,
+): DeliveryLog {
   return {
     async storeDeliveries(batch, alsoRecord) {
       if (batch.length === 0 && alsoRecord.length === 0) return [];
       const at = now();
-      return k.transaction().execute(async (trx) => {
+      let committed: DecisionInput[] = [];
+      const results = await k.transaction().execute(async (trx) => {
         // The first copy of each identity is offered to the index; later copies in the batch are duplicates.
         const firsts = new Map<string, number>();
         batch.forEach((d, i) => firsts.has(d.identity) || firsts.set(d.identity, i));
@@ -106,8 +113,11 @@ export function createDeliveryLog(k: Kysely<Database>, now: () => string): Deliv
           .insertInto('decisions')
           .values(rows.map((d) => decisionRow(d, at)))
           .execute();
+        committed = rows;
         return results;
       });
+      observer?.committed(committed);
+      return results;
     },
 
     async recordDecisions(rows, evaluated = []) {
@@ -122,6 +132,7 @@ export function createDeliveryLog(k: Kysely<Database>, now: () => string): Deliv
         }
         if (evaluated.length > 0) await trx.deleteFrom('pending_events').where('event_id', 'in', evaluated).execute();
       });
+      if (rows.length > 0) observer?.committed(rows);
     },
 
     async listDecisions({ taskId, deliveryId, limit, beforeId }) {

@@ -6,27 +6,41 @@
 import { sql } from 'kysely';
 import type { Clock } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
+import type { DecisionObserver } from '../app/metrics-port.js';
 import type { Db } from './db.js';
 import { createAttemptStore } from './attempts.js';
+import { createBoardStore } from './board.js';
 import { createDeliveryLog } from './deliveries.js';
 import { createNoticeStore } from './notices.js';
+import { createOutboxStore } from './outbox.js';
 import { createRejectionStore } from './rejections.js';
 import { createRunStore } from './runs.js';
 import { createStopFlag } from './stop-flag.js';
 import { createTaskStore } from './tasks.js';
 
-export function createLedger(db: Db, clock: Clock): Ledger {
+/**
+ * `decisions` hears every decision row once committed (the metrics' counters, N2). `noticeSinks` are
+ * the names of the configured notice sinks: each filed notice queues one delivery per name.
+ */
+export function createLedger(
+  db: Db,
+  clock: Clock,
+  decisions?: DecisionObserver,
+  noticeSinks: readonly string[] = [],
+): Ledger {
   const k = db.kysely;
   const now = () => clock.now().toISOString();
   return {
     now,
-    ...createDeliveryLog(k, now),
+    ...createDeliveryLog(k, now, decisions),
     ...createTaskStore(k, now),
     ...createRunStore(k, now),
-    ...createAttemptStore(k, now),
+    ...createAttemptStore(k, now, noticeSinks),
     ...createRejectionStore(k, now),
-    ...createNoticeStore(k, now),
+    ...createNoticeStore(k, now, noticeSinks),
+    ...createOutboxStore(k, now),
     ...createStopFlag(k),
+    ...createBoardStore(k),
   };
 }
 

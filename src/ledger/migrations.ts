@@ -289,6 +289,49 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('runs').addColumn('agent_seen_at', 'text').execute();
       },
     },
+    '0011_task_loop_off': {
+      async up(db: AnyDb) {
+        // M4: the dashboard's board pages Tasks newest first, filtered by state: an index, so a page
+        // reads its rows, not all 10,000 Tasks. Built first and `if not exists`, the column last: SQLite
+        // runs DDL outside the migrator's transaction (see 0005), so a crash before the column leaves a
+        // migration that applies again cleanly.
+        await db.schema.createIndex('tasks_state_id').ifNotExists().on('tasks').columns(['state', 'id']).execute();
+        // M4: a person's per-Task switch; the gate refuses `loop_off` while it is set.
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('loop_off', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
+    '0012_notice_outbox': {
+      async up(db: AnyDb) {
+        // G1/P4: one row per notice and configured sink, written in the notice's own transaction; a
+        // delivery worker claims due rows by a lease (decision 0025). `if not exists` throughout: SQLite
+        // runs DDL outside the migrator's transaction (see 0005), so a crash in between applies again.
+        await id(db.schema.createTable('notice_outbox').ifNotExists())
+          .addColumn('notice_id', 'integer', (c) => c.notNull())
+          .addColumn('sink', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_at', 'text', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', 'text')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('delivered_at', 'text')
+          .addUniqueConstraint('notice_outbox_notice_sink', ['notice_id', 'sink'])
+          .execute();
+        // The worker's claim and outboxDepth() read only the pending few, never every delivery ever made.
+        await db.schema
+          .createIndex('notice_outbox_pending')
+          .ifNotExists()
+          .on('notice_outbox')
+          .columns(['sink', 'next_at'])
+          .where(sql.ref('state'), '=', 'pending')
+          .execute();
+      },
+    },
   };
 }
 

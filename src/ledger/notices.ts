@@ -1,10 +1,12 @@
 // Notices on Kysely (SPEC G1): the marker on the Task is claimed by compare-and-set and only the
-// winner files the notice, so a Task's stop is told exactly once, however many writers race.
+// winner files the notice, so a Task's stop is told exactly once, however many writers race. The
+// notice's deliveries to the configured sinks are queued in the same transaction (outbox.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { NoticeInput, NoticeStore } from '../app/ledger-port.js';
 import type { Notice } from '../core/types.js';
 import type { Database } from './schema.js';
 import { noticeOf } from './rows.js';
+import { queueDeliveriesIn } from './outbox.js';
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -17,8 +19,16 @@ export async function countAttemptsIn(q: Q, taskId: number): Promise<number> {
   return Number(r.n);
 }
 
-/** G1 inside the caller's transaction (the budget's settle files its notice in the same one). */
-export async function fileNoticeIn(trx: Transaction<Database>, n: NoticeInput, at: string): Promise<Notice | null> {
+/**
+ * G1 inside the caller's transaction (the budget's settle files its notice in the same one), with one
+ * outbox row per sink: every path that files a notice comes here, so none files one unqueued.
+ */
+export async function fileNoticeIn(
+  trx: Transaction<Database>,
+  n: NoticeInput,
+  at: string,
+  sinks: readonly string[],
+): Promise<Notice | null> {
   const won = await trx
     .updateTable('tasks')
     .set({ notice_at: at, updated_at: at })
@@ -46,10 +56,11 @@ export async function fileNoticeIn(trx: Transaction<Database>, n: NoticeInput, a
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await queueDeliveriesIn(trx, row.id, sinks, at);
   return noticeOf({ ...row, ...t });
 }
 
-export function createNoticeStore(k: Kysely<Database>, now: () => string): NoticeStore {
+export function createNoticeStore(k: Kysely<Database>, now: () => string, sinks: readonly string[]): NoticeStore {
   const withPullRequest = () =>
     k
       .selectFrom('notices')
@@ -57,7 +68,7 @@ export function createNoticeStore(k: Kysely<Database>, now: () => string): Notic
       .selectAll('notices')
       .select(['tasks.repository', 'tasks.pr_number']);
   return {
-    fileNotice: (n) => k.transaction().execute((trx) => fileNoticeIn(trx, n, now())),
+    fileNotice: (n) => k.transaction().execute((trx) => fileNoticeIn(trx, n, now(), sinks)),
 
     async getNotice(taskId) {
       const r = await withPullRequest()

@@ -49,6 +49,7 @@ export function taskOf(r: Selectable<TasksTable>): Task {
     stateCommentId: r.state_comment_id,
     adopted: r.adopted === 1,
     gate: r.gate ? (JSON.parse(r.gate) as Task['gate']) : null,
+    loopOff: r.loop_off === 1,
   };
 }
 

@@ -37,6 +37,36 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
       return (await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(runOf);
     },
 
+    async createPersonRun(taskId, tokenHash) {
+      const at = now();
+      return k.transaction().execute(async (trx) => {
+        const busy = await trx
+          .selectFrom('runs')
+          .select('id')
+          .where('task_id', '=', taskId)
+          .where('state', 'in', ['queued', 'running'])
+          .executeTakeFirst();
+        if (busy) return null;
+        const r = await trx
+          .insertInto('runs')
+          .values({
+            task_id: taskId,
+            action: 'resume',
+            auto_resume: 0,
+            state: 'queued',
+            attempt_id: null,
+            token_hash: tokenHash,
+            exit_code: null,
+            log: '',
+            created_at: at,
+            updated_at: at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return runOf(r);
+      });
+    },
+
     async getRun(id) {
       const r = await k.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
       return r ? { ...runOf(r), tokenHash: r.token_hash } : null;

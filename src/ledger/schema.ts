@@ -67,6 +67,8 @@ export interface TasksTable {
   adopted: Generated<number>;
   gate: string | null;
   human_at: string | null;
+  /** M4: a person turned the loop off for this Task (0011). */
+  loop_off: Generated<number>;
 }
 
 export interface RunsTable {
@@ -150,6 +152,22 @@ export interface NoticesTable {
   created_at: string;
 }
 
+/** G1/P4: one delivery of a notice to one configured sink (0012; decision 0025). */
+export interface NoticeOutboxTable {
+  id: Generated<number>;
+  notice_id: number; // unique with sink
+  sink: string;
+  state: string; // pending | delivered | failed
+  attempts: Generated<number>;
+  next_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   events: EventsTable;
@@ -160,6 +178,7 @@ export interface Database {
   attempts: AttemptsTable;
   rejections: RejectionsTable;
   notices: NoticesTable;
+  notice_outbox: NoticeOutboxTable;
   spends: SpendsTable;
   ci_usage: CiUsageTable;
 }

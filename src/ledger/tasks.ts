@@ -246,6 +246,27 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
         .execute();
     },
 
+    async setLoopOff(taskId, off) {
+      const r = await k
+        .updateTable('tasks')
+        .set({ loop_off: off ? 1 : 0, updated_at: now() })
+        .where('id', '=', taskId)
+        .where('loop_off', '=', off ? 0 : 1)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async setParked(taskId, parked) {
+      const at = now();
+      const r = await k
+        .updateTable('tasks')
+        .set({ parked_at: parked ? at : null, updated_at: at })
+        .where('id', '=', taskId)
+        .where('parked_at', parked ? 'is' : 'is not', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async markAdopted(taskId) {
       await k.updateTable('tasks').set({ adopted: 1 }).where('id', '=', taskId).execute();
     },

@@ -1,12 +1,11 @@
 // The `http` runner (SPEC L1): hands the run to an agent platform as a signed JSON POST. The
 // platform reports the run's end later through fixloop's API, so this runner never calls onExit.
 // Signature: `x-fixloop-signature-256: sha256=<hex HMAC-SHA256 of the exact body>`.
-import { createHmac } from 'node:crypto';
 import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
+import { LOOPBACK_HOSTS, signBody } from '../core/signed-post.js';
 import { RunnerError } from './errors.js';
 
 const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export interface HttpRunnerOptions {
   /** https, or http only for a loopback host. */
@@ -15,10 +14,6 @@ export interface HttpRunnerOptions {
   secret: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
-}
-
-function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 
 /** Refuses a URL that would send the run token in clear text over a network. */

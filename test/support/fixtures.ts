@@ -27,6 +27,7 @@ export function taskFixture(over: Partial<Task> = {}): Task {
     stopRound: 0,
     extraAttempts: 0,
     approveOnePending: false,
+    loopOff: false,
     parkedAt: null,
     handoffAt: null,
     stateCommentId: null,

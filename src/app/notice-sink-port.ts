@@ -1,0 +1,16 @@
+// The port of a notice sink (SPEC G1, P4): where the outbox worker hands one notice, once per try.
+// Implemented by src/sinks/ (Slack incoming webhooks, signed webhooks); a failure is a value.
+import type { Notice } from '../core/types.js';
+
+export type SendResult =
+  | { kind: 'delivered' }
+  /** `retryAfterMs`: the sink asked to wait this long (429/503 with Retry-After); null when it did not. */
+  | { kind: 'failed'; error: string; retryAfterMs: number | null };
+
+export interface NoticeSink {
+  /** The configured name: the outbox rows' `sink`, and part of the idempotency key. */
+  readonly name: string;
+  readonly kind: 'slack' | 'webhook';
+  /** One try. `key` is the same on every try of this notice to this sink; `signal` aborts on shutdown. */
+  send(notice: Notice, key: string, signal: AbortSignal): Promise<SendResult>;
+}

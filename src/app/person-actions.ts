@@ -1,0 +1,141 @@
+// A person's actions on the loop (SPEC M4, K5, H1): grant one more attempt, resume with a message,
+// turn the loop off or on for one Task or for all, park and unpark, cancel a run. One use-case behind the dashboard and the
+// API, so both act the same way, and every action leaves an `acted` decision row whose reason names
+// it: the audit trail tells a person's hand from the machine's.
+import type { PersonAction } from '../core/reasons.js';
+import type { Run } from '../core/types.js';
+import type { Ledger } from './ledger-port.js';
+import type { PersonRunStart } from './dispatch.js';
+
+/** The writes a person's actions make, and the reads that tell a refusal why. */
+export type PersonActionsLedger = Pick<
+  Ledger,
+  | 'getTask'
+  | 'getRun'
+  | 'grantApproveOne'
+  | 'setLoopOff'
+  | 'setParked'
+  | 'setRunState'
+  | 'writeStopFlag'
+  | 'recordDecisions'
+>;
+
+export interface PersonActionsDeps {
+  ledger: PersonActionsLedger;
+  /** K9: a person acting on a Task resets its wake cap. */
+  markHuman?: (taskId: number) => Promise<void>;
+  /** Stops a run's agent process where the runner can (the command runner); absent, the state alone changes. */
+  killRun?: (runId: number) => boolean;
+  /** H1: start a person's run with their message as the prompt (the dispatcher's resumeByPerson). */
+  resumeByPerson?: (taskId: number, message: string) => Promise<PersonRunStart>;
+}
+
+/** The longest message a person's resume takes (it becomes the prompt). */
+export const RESUME_MESSAGE_MAX = 10_000;
+
+/** Where the person acted, written into the decision row's detail. */
+export type Via = 'dashboard' | 'api';
+
+export type ActionResult =
+  | { kind: 'done'; changed: boolean; run?: Run }
+  | { kind: 'not_found'; message: string }
+  | { kind: 'conflict'; message: string }
+  | { kind: 'unavailable'; message: string };
+
+const UNFINISHED: readonly Run['state'][] = ['queued', 'running'];
+
+export function createPersonActions(deps: PersonActionsDeps) {
+  const { ledger } = deps;
+
+  async function record(action: PersonAction, via: Via, taskId: number | null, detail: string) {
+    await ledger.recordDecisions([
+      { taskId, outcome: 'acted', reason: action, detail: `a person (${via}): ${detail}` },
+    ]);
+    if (taskId !== null) await deps.markHuman?.(taskId);
+  }
+
+  const noTask: ActionResult = { kind: 'not_found', message: 'no such Task' };
+
+  /** A switch that may already be where the person wants it: recorded only when it moved. */
+  async function toggle(
+    taskId: number,
+    via: Via,
+    action: PersonAction,
+    write: () => Promise<boolean>,
+    detail: string,
+  ): Promise<ActionResult> {
+    if (!(await ledger.getTask(taskId))) return noTask;
+    const changed = await write();
+    if (changed) await record(action, via, taskId, detail);
+    return { kind: 'done', changed };
+  }
+
+  return {
+    /** K5 approve-one, the same compare-and-set on the stop round as the `fixloop:approve-one` label. */
+    async approveOne(taskId: number, via: Via): Promise<ActionResult> {
+      const task = await ledger.getTask(taskId);
+      if (!task) return noTask;
+      if (task.parkedAt !== null) return { kind: 'conflict', message: 'the Task is parked: unpark it first' };
+      if (task.noticeAt === null)
+        return { kind: 'conflict', message: 'the loop has not stopped for this Task: there is nothing to approve' };
+      if (!(await ledger.grantApproveOne(task.id, task.stopRound)))
+        return { kind: 'conflict', message: 'the Task changed meanwhile (another approval won); read it and retry' };
+      await record('approve_one', via, task.id, 'granted exactly one more automatic attempt');
+      return { kind: 'done', changed: true };
+    },
+
+    /** H1: a person's run with their message; refused for a closed Task or while a run is unfinished. */
+    async resume(taskId: number, message: string, via: Via): Promise<ActionResult> {
+      if (!deps.resumeByPerson) return { kind: 'unavailable', message: 'no runner is configured' };
+      const task = await ledger.getTask(taskId);
+      if (!task) return noTask;
+      if (task.state !== 'open') return { kind: 'conflict', message: `the Task is ${task.state}` };
+      const text = message.trim();
+      if (text === '' || text.length > RESUME_MESSAGE_MAX)
+        return { kind: 'conflict', message: `the message must be 1 to ${RESUME_MESSAGE_MAX} characters` };
+      const started = await deps.resumeByPerson(task.id, text);
+      if (started.kind === 'busy') return { kind: 'conflict', message: started.why };
+      if (started.kind === 'unavailable') return { kind: 'unavailable', message: started.why };
+      await record('resume', via, task.id, `started run ${started.run.id} with a message (${text.length} characters)`);
+      return { kind: 'done', changed: true, run: started.run };
+    },
+
+    setLoop(taskId: number, on: boolean, via: Via): Promise<ActionResult> {
+      return on
+        ? toggle(taskId, via, 'loop_on', () => ledger.setLoopOff(taskId, false), 'turned the loop on for this Task')
+        : toggle(taskId, via, 'loop_off', () => ledger.setLoopOff(taskId, true), 'turned the loop off for this Task');
+    },
+
+    setParked(taskId: number, parked: boolean, via: Via): Promise<ActionResult> {
+      return parked
+        ? toggle(taskId, via, 'park', () => ledger.setParked(taskId, true), 'parked the Task')
+        : toggle(taskId, via, 'unpark', () => ledger.setParked(taskId, false), 'unparked the Task');
+    },
+
+    /** The run becomes `cancelled` (a cancel is never undone by a webhook, D) and its agent is stopped. */
+    async cancelRun(runId: number, via: Via): Promise<ActionResult> {
+      const run = await ledger.getRun(runId);
+      if (!run) return { kind: 'not_found', message: 'no such run' };
+      if (!UNFINISHED.includes(run.state))
+        return { kind: 'conflict', message: `run ${runId} already ended (${run.state})` };
+      const moved = await ledger.setRunState(runId, UNFINISHED, 'cancelled');
+      if (!moved) return { kind: 'conflict', message: 'the run ended meanwhile' };
+      const killed = deps.killRun?.(runId) ?? false;
+      await record('cancel_run', via, run.taskId, `cancelled run ${runId}${killed ? ' and stopped its agent' : ''}`);
+      return { kind: 'done', changed: true };
+    },
+
+    async setGlobalStop(stopped: boolean, via: Via): Promise<ActionResult> {
+      await ledger.writeStopFlag(stopped);
+      await record(
+        stopped ? 'stop_all' : 'start_all',
+        via,
+        null,
+        stopped ? 'set the global stop flag' : 'cleared the global stop flag',
+      );
+      return { kind: 'done', changed: true };
+    },
+  };
+}
+
+export type PersonActions = ReturnType<typeof createPersonActions>;

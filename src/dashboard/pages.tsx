@@ -1,0 +1,283 @@
+// The dashboard's pages (SPEC M4), rendered on the server with hono/jsx: the sign-in, the board, a
+// Task's timeline and the Inbox. Each action is a plain form carrying the session's CSRF token, so
+// the pages work without script; the small client script (client.ts) only refreshes `#live`.
+import type { Child, FC } from 'hono/jsx';
+import type { BoardFilter, BoardRow, InboxRow } from '../app/ledger-port.js';
+import { LOOP_STATES, LOOP_STATE_WORDS } from '../core/loop-state.js';
+import { STOP_WHY } from '../core/notice.js';
+import { TASK_STATES, type Task } from '../core/types.js';
+import { CSRF_FIELD } from './csrf.js';
+import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
+import type { TimelineEntry } from './timeline.js';
+
+export interface PageContext {
+  csrf: string;
+  stopped: boolean | null;
+  maxAttempts: number;
+  costCeiling: number | null;
+}
+
+const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> = ({ title, page, children }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>{title} · fixloop</title>
+      <link rel="stylesheet" href="/static/dashboard.css" />
+      {page ? <script src="/static/dashboard.js" defer></script> : null}
+    </head>
+    <body>
+      {page ? (
+        <header>
+          <strong>fixloop</strong>
+          <nav>
+            <a href="/">Board</a> <a href="/inbox">Inbox</a>
+          </nav>
+          <Action path="/stop" csrf={page.csrf} fields={{ stopped: page.stopped ? '0' : '1' }}>
+            {page.stopped ? 'Start the loop everywhere' : 'Stop the loop everywhere'}
+          </Action>
+          <Action path="/sign-out" csrf={page.csrf}>
+            Sign out
+          </Action>
+        </header>
+      ) : null}
+      {page?.stopped ? <p class="banner">The global stop flag is set: no Task is resumed.</p> : null}
+      <main>{children}</main>
+    </body>
+  </html>
+);
+
+/** One action: a POST form with the CSRF token and where to come back to. */
+const Action: FC<{ path: string; csrf: string; fields?: Record<string, string>; children?: Child }> = ({
+  path,
+  csrf,
+  fields = {},
+  children,
+}) => (
+  <form method="post" action={path} class="action">
+    <input type="hidden" name={CSRF_FIELD} value={csrf} />
+    {Object.entries(fields).map(([k, v]) => (
+      <input type="hidden" name={k} value={v} />
+    ))}
+    <button type="submit">{children}</button>
+  </form>
+);
+
+export function signInPage(error: string | null) {
+  return (
+    <Layout title="Sign in" page={null}>
+      <h1>Sign in to fixloop</h1>
+      {error ? <p class="error">{error}</p> : null}
+      <form method="post" action="/sign-in">
+        <label>
+          API token <input type="password" name="token" autocomplete="current-password" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+    </Layout>
+  );
+}
+
+const Dot: FC<{ ci: Task['ciState'] }> = ({ ci }) => {
+  const word = ci === 'red' ? 'red' : ci === 'pending' ? 'pending' : ci === 'passing' ? 'passing' : 'unknown';
+  return <span class={`dot dot-${word}`} title={`CI ${word}`} data-ci={word}></span>;
+};
+
+const pullRequestUrl = (repository: string, n: number) => `https://github.com/${repository}/pull/${n}`;
+
+export function boardPage(
+  page: PageContext,
+  filter: Omit<BoardFilter, 'limit'>,
+  rows: BoardRow[],
+  nextBefore: number | null,
+) {
+  const query = (extra: Record<string, string>) =>
+    new URLSearchParams(
+      Object.entries({
+        state: filter.state ?? '',
+        loop: filter.loop ?? '',
+        repository: filter.repository ?? '',
+        q: filter.search ?? '',
+        ...extra,
+      }).filter(([, v]) => v !== ''),
+    ).toString();
+  return (
+    <Layout title="Board" page={page}>
+      <h1>Board</h1>
+      <form method="get" action="/" class="filters">
+        <select name="state">
+          <option value="">any state</option>
+          {TASK_STATES.map((s) => (
+            <option value={s} selected={filter.state === s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <select name="loop">
+          <option value="">any loop state</option>
+          {LOOP_STATES.map((s) => (
+            <option value={s} selected={filter.loop === s}>
+              {LOOP_STATE_WORDS[s]}
+            </option>
+          ))}
+        </select>
+        <input name="repository" placeholder="owner/name" value={filter.repository ?? ''} />
+        <input name="q" type="search" placeholder="search: #number, repository, branch" value={filter.search ?? ''} />
+        <button type="submit">Filter</button>
+      </form>
+      <div id="live">
+        <table class="board">
+          <thead>
+            <tr>
+              <th>Pull request</th>
+              <th>CI</th>
+              <th>Attempts</th>
+              {page.costCeiling !== null ? <th>Spend</th> : null}
+              <th>Loop</th>
+              <th>Last failure</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr data-task={String(r.id)}>
+                <td>
+                  <a href={`/tasks/${r.id}`}>
+                    {r.repository}#{r.pullRequest}
+                  </a>{' '}
+                  <a href={pullRequestUrl(r.repository, r.pullRequest)} class="ext" rel="noreferrer">
+                    ↗
+                  </a>
+                  {r.state !== 'open' ? <span class="state"> ({r.state})</span> : null}
+                </td>
+                <td>
+                  <Dot ci={r.ciState} />
+                </td>
+                <td class="attempts">
+                  {r.attemptsUsed} of {page.maxAttempts + r.extraAttempts}
+                </td>
+                {page.costCeiling !== null ? (
+                  <td class="spend">
+                    {r.spend.toFixed(2)} of {page.costCeiling.toFixed(2)}
+                  </td>
+                ) : null}
+                <td class={`loop loop-${r.loopState}`}>{LOOP_STATE_WORDS[r.loopState]}</td>
+                <td class="failure">{r.lastFailure ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 ? <p>No Tasks match.</p> : null}
+        {nextBefore !== null ? (
+          <p>
+            <a href={`/?${query({ before: String(nextBefore) })}`} rel="next">
+              Older Tasks
+            </a>
+          </p>
+        ) : null}
+      </div>
+    </Layout>
+  );
+}
+
+export function timelinePage(page: PageContext, task: Task, entries: TimelineEntry[], attemptsUsed: number) {
+  const stopped = task.noticeAt !== null;
+  return (
+    <Layout title={`${task.repository}#${task.pullRequest}`} page={page}>
+      <h1>
+        {task.repository}#{task.pullRequest}{' '}
+        <a href={pullRequestUrl(task.repository, task.pullRequest)} rel="noreferrer">
+          ↗
+        </a>
+      </h1>
+      {/* Outside #live, so a live refresh never wipes a message being typed. */}
+      <form method="post" action={`/tasks/${task.id}/resume`} class="resume">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf} />
+        <label>
+          Resume the agent with a message{' '}
+          <textarea name="message" rows={2} cols={60} maxlength={RESUME_MESSAGE_MAX} required></textarea>
+        </label>
+        <button type="submit">Resume with this message</button>
+      </form>
+      <div id="live">
+        <p class="facts">
+          <Dot ci={task.ciState} /> {task.state} · branch {task.branch} · {attemptsUsed} of{' '}
+          {page.maxAttempts + task.extraAttempts} attempts
+          {task.loopOff ? ' · loop off' : ''}
+          {task.parkedAt ? ' · parked' : ''}
+          {stopped && !task.parkedAt ? ' · needs a person' : ''}
+        </p>
+        <div class="actions">
+          {stopped && !task.parkedAt ? (
+            <Action path={`/tasks/${task.id}/approve-one`} csrf={page.csrf}>
+              Grant one more attempt
+            </Action>
+          ) : null}
+          <Action path={`/tasks/${task.id}/loop`} csrf={page.csrf} fields={{ on: task.loopOff ? '1' : '0' }}>
+            {task.loopOff ? 'Start the loop for this Task' : 'Stop the loop for this Task'}
+          </Action>
+          <Action path={`/tasks/${task.id}/park`} csrf={page.csrf} fields={{ parked: task.parkedAt ? '0' : '1' }}>
+            {task.parkedAt ? 'Unpark' : 'Park'}
+          </Action>
+        </div>
+        <ol class="timeline">
+          {entries.map((e) => (
+            <li class={`entry entry-${e.kind}`}>
+              <time>{e.at}</time> <strong>{e.title}</strong>
+              {e.words ? <span class="words"> — {e.words}</span> : null}
+              {e.cancellableRunId !== undefined ? (
+                <Action path={`/runs/${e.cancellableRunId}/cancel`} csrf={page.csrf}>
+                  Cancel this run
+                </Action>
+              ) : null}
+              {e.text ? (
+                <details>
+                  <summary>text</summary>
+                  <pre>{e.text}</pre>
+                </details>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </div>
+    </Layout>
+  );
+}
+
+export function inboxPage(page: PageContext, rows: InboxRow[], nextAfter: number | null) {
+  return (
+    <Layout title="Inbox" page={page}>
+      <h1>Inbox</h1>
+      <div id="live">
+        {rows.length === 0 ? <p>Nothing needs a person.</p> : null}
+        <ol class="inbox">
+          {rows.map((n) => (
+            <li data-notice={String(n.id)}>
+              <a href={`/tasks/${n.taskId}`}>
+                {n.repository}#{n.pullRequest}
+              </a>{' '}
+              <time>{n.createdAt}</time> — <span class="reason">{STOP_WHY[n.reason] ?? n.reason}</span> (
+              {n.attemptsUsed} attempts used{n.parked ? ', parked' : ''})
+              <div class="actions">
+                {n.parked ? null : (
+                  <Action path={`/tasks/${n.taskId}/approve-one`} csrf={page.csrf}>
+                    Grant one more attempt
+                  </Action>
+                )}
+                <Action path={`/tasks/${n.taskId}/park`} csrf={page.csrf} fields={{ parked: n.parked ? '0' : '1' }}>
+                  {n.parked ? 'Unpark' : 'Park'}
+                </Action>
+              </div>
+            </li>
+          ))}
+        </ol>
+        {nextAfter !== null ? (
+          <p>
+            <a href={`/inbox?after=${nextAfter}`} rel="next">
+              Newer notices
+            </a>
+          </p>
+        ) : null}
+      </div>
+    </Layout>
+  );
+}

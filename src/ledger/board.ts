@@ -1,0 +1,164 @@
+// The dashboard's reads (SPEC M4): a page of the board, a page of the Inbox, and the newest decision
+// id the live stream watches. Every read is bounded: a keyset page of Tasks by id, then the page's
+// counts, spend and last failure by `task_id in (…)` over indexed columns, so a page costs the same
+// with 10,000 Tasks as with ten and never holds the event loop while webhooks wait.
+import { sql, type Kysely } from 'kysely';
+import type { BoardRow, BoardStore, InboxRow } from '../app/ledger-port.js';
+import type { LoopState } from '../core/loop-state.js';
+import type { CiState, TaskState } from '../core/types.js';
+import type { Database } from './schema.js';
+
+/** The loop's state of the Task `t` in words the board filters on; the order is the precedence. */
+const LOOP_STATE = sql<LoopState>`case
+  when t.loop_off = 1 then 'off'
+  when t.parked_at is not null then 'parked'
+  when t.notice_at is not null then 'needs_person'
+  when exists (select 1 from runs r where r.task_id = t.id and r.state in ('queued', 'running')) then 'agent_running'
+  when exists (select 1 from attempts a where a.task_id = t.id and a.state = 'awaiting_progress') then 'awaiting_progress'
+  else 'idle' end`;
+
+/** The board shows one line of the last failure, at most this long. */
+const LINE_CHARS = 160;
+/** A line that names the failure, rather than a check's title ("Tests failed"). */
+const SAYS_WHAT_FAILED = /\b(FAIL|FAILED|Error|ERROR|error|AssertionError|expected|panic)\b/;
+
+/** The line of a failure's head that says what failed, else its first non-empty line. */
+export function failureLine(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const t = (lines.find((l) => SAYS_WHAT_FAILED.test(l)) ?? lines[0] ?? '').trim();
+  return t.length > LINE_CHARS ? `${t.slice(0, LINE_CHARS - 1)}…` : t;
+}
+
+export function createBoardStore(k: Kysely<Database>): BoardStore {
+  return {
+    async boardPage(f) {
+      let q = k
+        .selectFrom('tasks as t')
+        .select(['t.id', 't.repository', 't.pr_number', 't.branch', 't.state', 't.ci_state', 't.extra_attempts'])
+        .select(LOOP_STATE.as('loop_state'))
+        .orderBy('t.id', 'desc')
+        .limit(f.limit + 1);
+      if (f.before !== undefined) q = q.where('t.id', '<', f.before);
+      if (f.state) q = q.where('t.state', '=', f.state);
+      if (f.repository) q = q.where('t.repository', '=', f.repository.toLowerCase());
+      if (f.loop) q = q.where(LOOP_STATE, '=', f.loop);
+      if (f.search) {
+        const term = f.search.trim().toLowerCase();
+        const number = /^#?(\d{1,9})$/.exec(term);
+        q = number
+          ? q.where('t.pr_number', '=', Number(number[1]))
+          : q.where((eb) =>
+              eb.or([
+                eb('t.repository', 'like', `%${escapeLike(term)}%`),
+                eb('t.branch', 'like', `%${escapeLike(term)}%`),
+              ]),
+            );
+      }
+      const rows = await q.execute();
+      const page = rows.slice(0, f.limit);
+      const ids = page.map((r) => r.id);
+      if (ids.length === 0) return { rows: [], nextBefore: null };
+      const [attempts, spends, failures] = await Promise.all([
+        k
+          .selectFrom('attempts')
+          .select(['task_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('task_id', 'in', ids)
+          .groupBy('task_id')
+          .execute(),
+        k
+          .selectFrom('spends')
+          .select(['task_id', (eb) => eb.fn.sum<number>(eb('model', '+', eb.ref('sandbox'))).as('total')])
+          .where('task_id', 'in', ids)
+          .groupBy('task_id')
+          .execute(),
+        k
+          .selectFrom('rejections')
+          .select(['task_id', 'check_name', sql<string>`substr(body, 1, 400)`.as('head')])
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('rejections')
+              .select((e) => e.fn.max('id').as('id'))
+              .where('task_id', 'in', ids)
+              .groupBy('task_id'),
+          )
+          .execute(),
+      ]);
+      const count = new Map(attempts.map((a) => [a.task_id, Number(a.n)]));
+      const spent = new Map(spends.map((s) => [s.task_id, Number(s.total)]));
+      const failure = new Map(
+        failures.map((r) => [r.task_id, [r.check_name, failureLine(r.head)].filter((x) => x).join(': ')]),
+      );
+      return {
+        rows: page.map((r): BoardRow => ({
+          id: r.id,
+          repository: r.repository,
+          pullRequest: r.pr_number,
+          branch: r.branch,
+          state: r.state as TaskState,
+          ciState: r.ci_state as CiState,
+          attemptsUsed: count.get(r.id) ?? 0,
+          extraAttempts: r.extra_attempts,
+          spend: spent.get(r.id) ?? 0,
+          loopState: r.loop_state,
+          lastFailure: failure.get(r.id) || null,
+        })),
+        nextBefore: rows.length > f.limit ? page.at(-1)!.id : null,
+      };
+    },
+
+    async inboxPage(f) {
+      // What needs a person: the notice of each Task's current stop (a granted attempt opens a new
+      // round, and the old notice is answered), oldest first.
+      let q = k
+        .selectFrom('notices as n')
+        .innerJoin('tasks as t', 't.id', 'n.task_id')
+        .select([
+          'n.id',
+          'n.task_id',
+          'n.reason',
+          'n.head_sha',
+          'n.attempts_used',
+          'n.message',
+          'n.created_at',
+          't.repository',
+          't.pr_number',
+          't.parked_at',
+        ])
+        .where('t.notice_at', 'is not', null)
+        .whereRef('n.round', '=', 't.stop_round')
+        .orderBy('n.id', 'asc')
+        .limit(f.limit + 1);
+      if (f.after !== undefined) q = q.where('n.id', '>', f.after);
+      const rows = await q.execute();
+      const page = rows.slice(0, f.limit);
+      return {
+        rows: page.map((r): InboxRow => ({
+          id: r.id,
+          taskId: r.task_id,
+          repository: r.repository,
+          pullRequest: r.pr_number,
+          reason: r.reason as InboxRow['reason'],
+          headSha: r.head_sha,
+          attemptsUsed: r.attempts_used,
+          message: r.message,
+          createdAt: r.created_at,
+          parked: r.parked_at !== null,
+        })),
+        nextAfter: rows.length > f.limit ? page.at(-1)!.id : null,
+      };
+    },
+
+    async latestDecisionId() {
+      const r = await k
+        .selectFrom('decisions')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(r?.id ?? 0);
+    },
+  };
+}
+
+function escapeLike(s: string): string {
+  // Neither dialect escapes by default in LIKE without ESCAPE; wildcards typed by a person are dropped.
+  return s.replace(/[%_\\]/g, '');
+}

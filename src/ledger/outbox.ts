@@ -1,0 +1,145 @@
+// The notice outbox on Kysely (SPEC G1, P4, N1; decision 0025). fileNoticeIn queues one row per
+// configured sink in the notice's own transaction; a worker takes a due row by compare-and-set of
+// its lease, so across replicas one holds it at a time, and settles it only while it still holds it.
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { OutboxDelivery, OutboxState, OutboxStore } from '../app/ledger-port.js';
+import type { Database, NoticeOutboxTable } from './schema.js';
+import { noticeOf } from './rows.js';
+
+/** G1: the deliveries of a notice just filed, in the transaction that files it (never one without the other). */
+export async function queueDeliveriesIn(
+  trx: Transaction<Database>,
+  noticeId: number,
+  sinks: readonly string[],
+  at: string,
+): Promise<void> {
+  if (sinks.length === 0) return;
+  await trx
+    .insertInto('notice_outbox')
+    .values(
+      sinks.map((sink) => ({
+        notice_id: noticeId,
+        sink,
+        state: 'pending',
+        next_at: at,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .execute();
+}
+
+type Row = Selectable<NoticeOutboxTable> & { task_id: number; repository: string; pr_number: number };
+
+function deliveryOf(r: Row): OutboxDelivery {
+  return {
+    id: r.id,
+    noticeId: r.notice_id,
+    taskId: r.task_id,
+    repository: r.repository,
+    pullRequest: r.pr_number,
+    sink: r.sink,
+    state: r.state as OutboxState,
+    attempts: Number(r.attempts),
+    nextAt: r.next_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+export function createOutboxStore(k: Kysely<Database>, now: () => string): OutboxStore {
+  const withNotice = () =>
+    k
+      .selectFrom('notice_outbox')
+      .innerJoin('notices', 'notices.id', 'notice_outbox.notice_id')
+      .innerJoin('tasks', 'tasks.id', 'notices.task_id')
+      .selectAll('notice_outbox')
+      .select(['notices.task_id', 'tasks.repository', 'tasks.pr_number']);
+
+  return {
+    async claimOutbox(sink, limit, lease, leaseUntil) {
+      const at = now();
+      const due = (q: ReturnType<typeof withNotice>) =>
+        q
+          .where('notice_outbox.state', '=', 'pending')
+          .where('notice_outbox.sink', '=', sink)
+          .where('notice_outbox.next_at', '<=', at)
+          .where((eb) =>
+            eb.or([eb('notice_outbox.lease_until', 'is', null), eb('notice_outbox.lease_until', '<=', at)]),
+          );
+      const candidates = await due(withNotice()).orderBy('notice_outbox.next_at').limit(limit).execute();
+      const claimed = [];
+      for (const c of candidates) {
+        // The compare-and-set: of replicas that read the same candidate, one moves its lease.
+        const won = await k
+          .updateTable('notice_outbox')
+          .set({ lease_owner: lease, lease_until: leaseUntil, updated_at: at })
+          .where('id', '=', c.id)
+          .where('state', '=', 'pending')
+          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+          .executeTakeFirst();
+        if (Number(won.numUpdatedRows) !== 1) continue;
+        const n = await k
+          .selectFrom('notices')
+          .innerJoin('tasks', 'tasks.id', 'notices.task_id')
+          .selectAll('notices')
+          .select(['tasks.repository', 'tasks.pr_number'])
+          .where('notices.id', '=', c.notice_id)
+          .executeTakeFirstOrThrow();
+        claimed.push({
+          delivery: deliveryOf({ ...c, lease_owner: lease, lease_until: leaseUntil }),
+          notice: noticeOf(n),
+          lease,
+        });
+      }
+      return claimed;
+    },
+
+    async settleOutbox(id, lease, result) {
+      const at = now();
+      const base = { lease_owner: null, lease_until: null, updated_at: at };
+      const q = k.updateTable('notice_outbox').where('id', '=', id).where('lease_owner', '=', lease);
+      const set =
+        result.kind === 'delivered'
+          ? { ...base, state: 'delivered', delivered_at: at, last_error: null }
+          : result.kind === 'retry'
+            ? { ...base, next_at: result.at, last_error: result.error }
+            : { ...base, state: 'failed', last_error: result.error };
+      const r = await q
+        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async releaseOutbox(id, lease) {
+      await k
+        .updateTable('notice_outbox')
+        .set({ lease_owner: null, lease_until: null, updated_at: now() })
+        .where('id', '=', id)
+        .where('lease_owner', '=', lease)
+        .execute();
+    },
+
+    async listOutbox({ states, limit }) {
+      if (states.length === 0) return [];
+      const rows = await withNotice()
+        .where('notice_outbox.state', 'in', [...states])
+        .orderBy('notice_outbox.id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(deliveryOf);
+    },
+
+    async outboxDepth() {
+      const r = await k
+        .selectFrom('notice_outbox')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('state', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// app.yml, the GitHub App manifest (SPEC M5): it subscribes to exactly the events the classifier
+// handles, and asks for exactly the permissions fixloop's GitHub calls need — each permission used by
+// at least one call, each call covered. The table below is the map from each GitHubPort method (and
+// the workspace token) to the permission GitHub's REST docs name for its endpoint; a new method fails
+// the test until it is added here, and its permission to app.yml.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { HANDLED_EVENTS } from '../../src/core/payloads.js';
+import { createGitHub } from '../../src/github/client.js';
+import { createScopedTokens } from '../../src/github/scoped-token.js';
+import { startFakeGitHub } from '../support/fake-github/server.js';
+
+type Level = 'read' | 'write';
+interface Manifest {
+  default_permissions: Record<string, Level>;
+  default_events: string[];
+}
+const manifest = parse(readFileSync(new URL('../../app.yml', import.meta.url), 'utf8')) as Manifest;
+
+/** Delivered to every App whether it subscribes or not; a manifest cannot list them. */
+const ALWAYS_DELIVERED = ['ping', 'installation', 'installation_repositories'];
+
+/**
+ * Each client method → the permission its endpoint needs. `null`: no repository permission (the
+ * App's JWT, or the token's own user). `optional`: GitHub may refuse it and fixloop goes on without
+ * it — branch protection needs Administration, which the manifest leaves out (`requiredChecks` in the
+ * config names the checks instead; the client answers "unknown" on 403).
+ */
+const USES: Record<string, { permission: string; level: Level; optional?: true } | null> = {
+  getPullRequest: { permission: 'pull_requests', level: 'read' },
+  listReviews: { permission: 'pull_requests', level: 'read' },
+  listCheckRuns: { permission: 'checks', level: 'read' },
+  listStatuses: { permission: 'statuses', level: 'read' },
+  requiredChecks: { permission: 'administration', level: 'read', optional: true },
+  jobLogUrl: { permission: 'actions', level: 'read' },
+  compareCommits: { permission: 'contents', level: 'read' },
+  addLabels: { permission: 'issues', level: 'write' },
+  removeLabel: { permission: 'issues', level: 'write' },
+  listIssueComments: { permission: 'issues', level: 'read' },
+  createIssueComment: { permission: 'issues', level: 'write' },
+  updateIssueComment: { permission: 'issues', level: 'write' },
+  selfLogin: null,
+};
+
+const covers = (granted: Level | undefined, needed: Level): boolean =>
+  granted === 'write' || (granted === 'read' && needed === 'read');
+
+describe('app.yml (SPEC M5)', () => {
+  test("its events are the classifier's handled events, less those every App receives", () => {
+    const handled = Object.keys(HANDLED_EVENTS).filter((e) => !ALWAYS_DELIVERED.includes(e));
+    assert.deepEqual([...manifest.default_events].sort(), handled.sort());
+  });
+
+  test('the table names every method of the GitHub client, so none goes unaccounted', () => {
+    const client = createGitHub({ apiUrl: 'http://127.0.0.1:9', auth: { kind: 'token', token: 't' } });
+    assert.deepEqual(Object.keys(client).sort(), Object.keys(USES).sort());
+  });
+
+  test('every call the client makes is granted by the manifest, except those fixloop can do without', () => {
+    for (const [method, use] of Object.entries(USES)) {
+      if (use === null || use.optional) continue;
+      assert.ok(covers(manifest.default_permissions[use.permission], use.level), `${method}: ${use.permission}`);
+    }
+  });
+
+  test("the workspace token's permissions are within the manifest's (an App cannot grant more than it has)", async () => {
+    const fake = await startFakeGitHub();
+    try {
+      const app = fake.createApp();
+      fake.addInstallation('acme');
+      await createScopedTokens({ apiUrl: fake.url, auth: { kind: 'app', ...app }, retries: 0 }).forRepository(
+        'acme/shop',
+      );
+      const [request] = fake.requestsTo(/\/access_tokens$/);
+      const asked = (request?.body as { permissions: Record<string, Level> }).permissions;
+      assert.ok(Object.keys(asked).length > 0);
+      for (const [permission, level] of Object.entries(asked))
+        assert.ok(covers(manifest.default_permissions[permission], level), permission);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('every permission the manifest asks for is used, at its level, by a call (metadata is every App’s)', () => {
+    const needed = new Map<string, Level>([
+      ['metadata', 'read'],
+      ['contents', 'write'], // the workspace token above
+    ]);
+    for (const use of Object.values(USES)) {
+      if (use === null || use.optional) continue;
+      if (needed.get(use.permission) !== 'write') needed.set(use.permission, use.level);
+    }
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(manifest.default_permissions).sort()),
+      Object.fromEntries([...needed].sort()),
+    );
+  });
+});
