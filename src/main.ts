@@ -39,6 +39,7 @@ import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
 import { createPersonActions } from './app/person-actions.js';
+import { createCommentCommands } from './app/comment-commands.js';
 import { createRouter } from './http/router.js';
 import { createMetricsHandler } from './http/metrics.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -172,7 +173,11 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   });
   // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
   let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
+  // Comment commands act through the person actions, built further down: bound late as well.
+  let commentCommand: ReturnType<typeof createCommentCommands> | null = null;
   const evaluator = createEvaluator({
+    command: (task, command, author) =>
+      commentCommand ? commentCommand(task, command, author) : Promise.resolve('not ready yet'),
     judgePush: (task, headSha) => (judgePush ? judgePush(task, headSha) : Promise.resolve(false)),
     ledger,
     logger,
@@ -292,6 +297,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
       : {}),
   });
+  commentCommand = createCommentCommands({ actions, ledger, github, maxAttempts: config.maxAttempts });
   const api = createApi({
     actions,
     resolveRun,

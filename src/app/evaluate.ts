@@ -26,6 +26,7 @@ import { costVerdict, expectedNextCost } from '../core/cost-ceiling.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Dispatcher } from './dispatch.js';
 import { LOG_EVENTS } from '../core/events.js';
+import type { CommentCommand } from '../core/comment-command.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
@@ -94,6 +95,11 @@ export interface EvaluateDeps {
   newHead?: (taskId: number, headSha: string) => Promise<unknown>;
   /** Test fault points around the claim (crash tests kill the process, race tests act there); production wiring passes nothing. */
   fault?(point: 'before_claim' | 'after_claim'): void | Promise<void>;
+  /**
+   * `/fixloop off|on|retry|status` from a person with standing (core/comment-command.ts), applied as
+   * that person's action; resolves to null when done, else why it was not applied. Absent: refused.
+   */
+  command?(task: Task, command: CommentCommand, author: string): Promise<string | null>;
 }
 
 export type EvaluationResult =
@@ -464,9 +470,19 @@ export function createEvaluator(deps: EvaluateDeps) {
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
     const rules = await standingRules(route.work);
+    const standing = standingOf({ login: e.author, type: e.authorType, association: e.authorAssociation }, rules);
     // K9: "a person acted" only for a person with standing; a stranger's comment never resets the cap.
-    if (standingOf({ login: e.author, type: e.authorType, association: e.authorAssociation }, rules).kind === 'person')
-      await deps.agent.markHuman(task.id, ledger.now());
+    if (standing.kind === 'person') await deps.agent.markHuman(task.id, ledger.now());
+    if (e.command !== null) {
+      const what = `/fixloop ${e.command} by ${e.author ?? 'an unknown author'}`;
+      // Commands are a person's: a bot, even an allow-listed reviewer, steers only through findings.
+      if (standing.kind !== 'person') return refuse(ctx, 'command_without_standing', what);
+      const refused = deps.command
+        ? await deps.command(task, e.command, e.author ?? 'unknown')
+        : 'comment commands are not available';
+      if (refused !== null) return refuse(ctx, 'command_not_applied', `${what}: ${refused}`);
+      return { kind: 'recorded', taskId: task.id };
+    }
     const row = (await ledger.listRejections(task.id)).at(-1) ?? null;
     const consumed = row
       ? (await ledger.listAttempts(task.id)).some(

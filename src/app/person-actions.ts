@@ -33,8 +33,8 @@ export interface PersonActionsDeps {
 /** The longest message a person's resume takes (it becomes the prompt). */
 export const RESUME_MESSAGE_MAX = 10_000;
 
-/** Where the person acted, written into the decision row's detail. */
-export type Via = 'dashboard' | 'api';
+/** Where the person acted, written into the decision row's detail (a comment names its author). */
+export type Via = 'dashboard' | 'api' | `comment by @${string}`;
 
 export type ActionResult =
   | { kind: 'done'; changed: boolean; run?: Run }

@@ -14,6 +14,7 @@ import {
 } from './payloads.js';
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from './verdict.js';
 import type { z } from 'zod';
+import { commentCommand, type CommentCommand } from './comment-command.js';
 
 export type CiKind = 'run' | 'suite' | 'workflow' | 'status';
 
@@ -86,6 +87,8 @@ export interface CommentRang {
   authorType: string | null;
   authorAssociation: string | null; // F2: standing (standing.ts)
   createdAt: string | null;
+  /** `/fixloop off|on|retry|status` on the comment's first line (comment-command.ts); null for none. */
+  command: CommentCommand | null;
 }
 
 export type Classification =
@@ -359,6 +362,7 @@ function fromComment(
       user: { login: string; type?: string | undefined } | null;
       author_association?: string | null | undefined;
       created_at?: string | null | undefined;
+      body?: string | null | undefined;
     };
     issue?: { number: number; pull_request?: unknown };
     pull_request?: { number: number };
@@ -388,6 +392,8 @@ function fromComment(
       authorType: p.comment.user?.type ?? null,
       authorAssociation: p.comment.author_association ?? null,
       createdAt: usableTime(p.comment.created_at),
+      // A command only from a comment on the conversation (issue_comment), not one on a diff line.
+      command: eventName === 'issue_comment' ? commentCommand(p.comment.body) : null,
     },
   };
 }

@@ -148,6 +148,7 @@ const issueCommentPayload = z.object({
     user: user.nullable(),
     author_association: authorAssociation,
     created_at: nullableString,
+    body: nullableString,
   }),
 });
 

@@ -67,6 +67,10 @@ export const REFUSALS = [
   'doorbell_author_without_standing',
   'doorbell_bot_lookalike',
   'doorbell_row_without_standing',
+  // `/fixloop <command>` on the pull request (comment-command.ts): whose author has no standing, or
+  // that could not be applied (e.g. `retry` while the loop has not stopped).
+  'command_without_standing',
+  'command_not_applied',
   'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
   'attempt_in_flight', // K7: one attempt in flight per pull request; retried by the poll
   'wake_cap_window', // K9: too many automatic wakes in the window; retried once it has room

@@ -1,0 +1,54 @@
+// `/fixloop off|on|retry|status` on the pull request (core/comment-command.ts), applied as the
+// commenting person's action through the same use-case as the dashboard's, so the audit trail says who
+// (H1). `status` answers on the pull request with the loop's state as the board shows it.
+import type { CommentCommand } from '../core/comment-command.js';
+import { LOOP_STATE_WORDS } from '../core/loop-state.js';
+import type { Task } from '../core/types.js';
+import type { GitHubPort } from './github-port.js';
+import type { Ledger } from './ledger-port.js';
+import type { ActionResult, createPersonActions } from './person-actions.js';
+
+export interface CommentCommandDeps {
+  actions: Pick<ReturnType<typeof createPersonActions>, 'setLoop' | 'approveOne'>;
+  /** The board's row of the Task, for `status`. */
+  ledger: Pick<Ledger, 'boardPage'>;
+  /** To answer `status`; null without GitHub credentials. */
+  github: Pick<GitHubPort, 'createIssueComment'> | null;
+  maxAttempts: number;
+}
+
+/** Null when the command was applied; else why not, for the decision log. */
+export function createCommentCommands(deps: CommentCommandDeps) {
+  return async (task: Task, command: CommentCommand, author: string): Promise<string | null> => {
+    const via = `comment by @${author}` as const;
+    const why = (r: ActionResult): string | null => (r.kind === 'done' ? null : r.message);
+    switch (command) {
+      case 'off':
+        return why(await deps.actions.setLoop(task.id, false, via));
+      case 'on':
+        return why(await deps.actions.setLoop(task.id, true, via));
+      case 'retry':
+        return why(await deps.actions.approveOne(task.id, via));
+      case 'status': {
+        if (!deps.github) return 'fixloop has no GitHub credentials to answer with';
+        const page = await deps.ledger.boardPage({
+          repository: task.repository,
+          search: `#${task.pullRequest}`,
+          limit: 5,
+        });
+        const row = page.rows.find((r) => r.id === task.id);
+        if (!row) return 'the Task is not on the board';
+        const budget = deps.maxAttempts + row.extraAttempts;
+        await deps.github.createIssueComment(
+          task.repository,
+          task.pullRequest,
+          `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this pull request — ` +
+            `${row.attemptsUsed} of ${budget} automatic attempts used, CI ${row.ciState}` +
+            `${row.lastFailure ? `, last failure: \`${row.lastFailure.replace(/`/g, "'")}\`` : ''}. ` +
+            `Commands: \`/fixloop off\`, \`/fixloop on\`, \`/fixloop retry\`, \`/fixloop status\`.`,
+        );
+        return null;
+      }
+    }
+  };
+}

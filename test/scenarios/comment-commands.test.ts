@@ -1,0 +1,108 @@
+// Controls on the pull request (issue 16, F1 standing, K5, H1): `/fixloop off|on|retry|status` from a
+// person with standing steers the loop, recorded as that person's action; from anyone else it is
+// recorded and changes nothing.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { REPO, SECRET } from '../support/harness.js';
+import { redHead, sha, startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
+import { delivery, post, prCommentPayload } from '../support/deliveries.js';
+
+const REPO_NAME = 'acme/shop';
+
+async function comment(h: GitHubHarness, pr: number, body: string, association = 'MEMBER', author = 'alice') {
+  const d = delivery('issue_comment', prCommentPayload({ repo: REPO, number: pr, body, author, association }));
+  assert.equal((await post(h.url, d, SECRET)).status, 202);
+  await h.app.settle();
+}
+
+async function decisions(h: GitHubHarness, taskId: number): Promise<Array<[string, string | null, string | null]>> {
+  const rows = (await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=200`)).body.decisions as any[];
+  return rows.map((d) => [d.outcome, d.reason, d.detail]);
+}
+
+async function task(h: GitHubHarness, pr: number): Promise<number> {
+  const { body } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: pr, branch: 'agent/a' });
+  h.fake.addPull(REPO_NAME, pr, { headSha: sha('0'), headRef: 'agent/a' });
+  return body.id;
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`comment commands on the pull request (${kind})`, () => {
+    test('/fixloop off keeps the loop away (a red resumes nothing), /fixloop on brings it back; each recorded as the person’s', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 31);
+        await comment(h, 31, '/fixloop off');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, true);
+        assert.ok(
+          (await decisions(h, id)).some(
+            ([o, r, d]) => o === 'acted' && r === 'loop_off' && /a person \(comment by @alice\)/.test(d ?? ''),
+          ),
+        );
+        await redHead(h, 31, '1', 'failure one');
+        assert.equal(h.runner.starts.length, 0, 'off: nothing resumed');
+
+        await comment(h, 31, '/fixloop on\nthanks');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, false);
+        await redHead(h, 31, '2', 'failure two');
+        assert.equal(h.runner.starts.length, 1, 'on again: the next red resumes the agent');
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('a command from an author without standing is recorded and changes nothing', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 32);
+        await comment(h, 32, '/fixloop off', 'CONTRIBUTOR', 'stranger');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, false);
+        const refused = (await decisions(h, id)).find(([, r]) => r === 'command_without_standing');
+        assert.ok(refused, 'recorded');
+        assert.match(refused[2] ?? '', /\/fixloop off by stranger/);
+        assert.ok(!(await decisions(h, id)).some(([o]) => o === 'acted'));
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('/fixloop retry after a stop grants exactly one more attempt; before any stop it is refused with why', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const id = await task(h, 33);
+        await comment(h, 33, '/fixloop retry');
+        const early = (await decisions(h, id)).find(([, r]) => r === 'command_not_applied');
+        assert.match(early?.[2] ?? '', /nothing to approve/);
+
+        await redHead(h, 33, '1', 'failure one');
+        await redHead(h, 33, '2', 'failure two'); // the budget of 1 is spent: the loop stops
+        assert.equal(h.runner.starts.length, 1);
+        assert.ok((await h.api('GET', `/api/tasks/${id}`)).body.notice);
+        await comment(h, 33, '/fixloop retry');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.extraAttempts, 1);
+        await redHead(h, 33, '3', 'failure three');
+        assert.equal(h.runner.starts.length, 2, 'one more attempt past the cap');
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('/fixloop status answers on the pull request with the loop’s state', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 34);
+        await comment(h, 34, '/fixloop off');
+        await comment(h, 34, '/fixloop status');
+        const answers = (h.fake.state.comments[`${REPO_NAME}#34`] ?? []).map((c) => c.body);
+        const answer = answers.find((b) => b.startsWith('fixloop: the loop is'));
+        assert.ok(answer, `answered: ${JSON.stringify(answers)}`);
+        assert.match(answer, /\*\*off\*\*/);
+        assert.match(answer, /0 of 2 automatic attempts used/);
+        assert.ok(!(await decisions(h, id)).some(([, r]) => r === 'command_not_applied'));
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
