@@ -36,6 +36,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0010_run_agent_seen',
       '0011_task_loop_off',
       '0012_notice_outbox',
+      '0013_task_skip_label',
     ]);
   } finally {
     await a.close();

@@ -27,6 +27,7 @@ import type { AgentLedger } from './agent-port.js';
 import type { Dispatcher } from './dispatch.js';
 import { LOG_EVENTS } from '../core/events.js';
 import type { CommentCommand } from '../core/comment-command.js';
+import { mirrorSkipLabel } from './skip-label.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
@@ -48,6 +49,7 @@ export interface StoredLoopEvent {
 export type EvaluateLedger = Pick<
   Ledger,
   | 'now'
+  | 'setSkipLabel'
   | 'getTask'
   | 'findTaskByPullRequest'
   | 'findTaskByBranch'
@@ -396,6 +398,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     }
     ctx.task = task;
     await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
+    await mirrorSkipLabel(ledger, (row) => log({ ...ctx.base, ...row }), task, e.labels, 'webhook');
     // B1, B5: the pull request's own head is the truest pointer there is; a push moves the head off
     // the commit it replaced whatever the clock says, anything else by the clock (decision 0019).
     const head = decidePullRequestHead(e, task);

@@ -155,6 +155,8 @@ export interface TaskStore {
   setGate(taskId: number, gate: NonNullable<Task['gate']>): Promise<void>;
   /** M4: a person's per-Task switch; false when there is no such Task or it already was. */
   setLoopOff(taskId: number, off: boolean): Promise<boolean>;
+  /** The `fixloop:skip` label as the pull request shows it now; true when that changed the Task. */
+  setSkipLabel(taskId: number, on: boolean): Promise<boolean>;
   /** M4: a person parks (or unparks) the Task, whatever its stop; false when it already was. */
   setParked(taskId: number, parked: boolean): Promise<boolean>;
 }

@@ -13,11 +13,14 @@ import type { Evaluator } from './evaluate.js';
 import type { CheckRunInfo, CommitStatusInfo, GitHubPort, PullRequestInfo } from './github-port.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
+import { mirrorSkipLabel } from './skip-label.js';
 
 /** The poll leases a Task, moves its head and CI state by the same compare-and-sets as the webhook (E1, B1, B2). */
 export type PollLedger = Pick<
   Ledger,
   | 'advanceHead'
+  | 'setSkipLabel'
+  | 'recordDecisions'
   | 'getTask'
   | 'leasePoll'
   | 'listAttempts'
@@ -165,6 +168,7 @@ export function createPoller(deps: PollDeps) {
       branchState: pr.headRepository === null ? 'deleted' : 'present',
       isFork: pr.headRepository !== null && pr.headRepository !== task.repository,
     });
+    await mirrorSkipLabel(ledger, (row) => ledger.recordDecisions([row]), task, pr.labels, 'poll');
     let outcome: 'polled' | 'reoffered' = 'polled';
     if (pr.state === 'open') {
       // B1: the same compare-and-set as the webhook; the poll's time is when it read the head.

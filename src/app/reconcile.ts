@@ -14,7 +14,7 @@ import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim } from '../core/budget.js';
 import type { Dispatcher } from './dispatch.js';
 import type { AgentLedger } from './agent-port.js';
-import { nextAttemptState } from '../core/attempt-state.js';
+import { nextAttemptState, type AttemptState, type FixOutcome } from '../core/attempt-state.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { ProcessMark } from '../core/stranded-run.js';
@@ -98,6 +98,10 @@ export async function reconcileAttempts(deps: {
     const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
     const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
     const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
+    if (ended && (await applyRecordedOutcome(deps.agent, life))) {
+      out.retryable++;
+      continue;
+    }
     const t = nextAttemptState(life.state, { kind: 'restarted', runEnded: ended, hadOutcome: life.outcome !== null });
     if (
       t.kind === 'move' &&
@@ -454,6 +458,32 @@ export interface KeepAliveDeps {
  * and what it finds stalled is undone: a retry offered, a red offered again, a person told. What
  * cannot be undone here is logged (`liveness.stalled`), never left silent.
  */
+/**
+ * I2, I5: an outcome is two writes, the first-write outcome and then its lifecycle move; a process
+ * killed between the two leaves a running attempt that holds its outcome, which its run's end does
+ * not move (the outcome decides). Once the run has ended, the move is applied here. True when moved.
+ */
+async function applyRecordedOutcome(
+  agent: Pick<AgentLedger, 'moveAttempt'>,
+  life: {
+    attemptId: number;
+    state: AttemptState;
+    outcome: FixOutcome | null;
+    outcomeReason: string | null;
+    outcomeAt: string | null;
+  },
+): Promise<boolean> {
+  if (life.outcome === null) return false;
+  const t = nextAttemptState(life.state, {
+    kind: 'outcome_reported',
+    outcome: life.outcome,
+    reason: life.outcomeReason ?? undefined,
+  });
+  if (t.kind !== 'move') return false;
+  const extra = t.to === 'awaiting_progress' && life.outcomeAt ? { actionTakenAt: life.outcomeAt } : undefined;
+  return agent.moveAttempt(life.attemptId, [life.state], t.to, extra);
+}
+
 export async function keepLoopsAlive(
   deps: KeepAliveDeps,
 ): Promise<{ moved: number; retried: number; reoffered: number; noticed: number; stalled: Stall[] }> {
@@ -466,6 +496,10 @@ export async function keepLoopsAlive(
     // I4 while running: nothing to apply until its run has ended.
     const run = attempt?.runId != null ? ((await ledger.getRun(attempt.runId))?.state ?? null) : null;
     if (run === null || run === 'queued' || run === 'running' || run === 'question') continue;
+    if (await applyRecordedOutcome(agent, life)) {
+      out.moved++;
+      continue;
+    }
     const t = nextAttemptState(life.state, { kind: 'run_ended', hadOutcome: life.outcome !== null });
     if (t.kind === 'move' && (await agent.moveAttempt(life.attemptId, ['running'], t.to, { withoutOutcome: true })))
       out.moved++;

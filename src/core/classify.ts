@@ -60,6 +60,8 @@ export interface PullRequestChange {
   author: string | null;
   draft: boolean;
   headRepository: string | null; // lower-case owner/name; null when the head repository is gone
+  /** The pull request's labels as the event shows them (`fixloop:skip`, skip-label.ts). */
+  labels: string[];
 }
 
 export interface ReviewSubmitted {
@@ -329,6 +331,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       author: pr.user?.login ?? null,
       draft: pr.draft ?? false,
       headRepository: pr.head.repo ? lower(pr.head.repo.full_name) : null,
+      labels: (pr.labels ?? []).map((l) => l.name),
     },
   };
 }

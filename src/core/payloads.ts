@@ -100,6 +100,7 @@ export const pullRequestPayload = z.object({
     draft: z.boolean().optional(),
     user: z.object({ login: z.string() }).nullable().optional(),
     updated_at: nullableString,
+    labels: z.array(z.object({ name: z.string() })).optional(),
     head: z.object({
       sha: z.string(),
       ref: z.string(),

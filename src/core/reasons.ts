@@ -70,6 +70,7 @@ export const REFUSALS = [
   // `/fixloop <command>` on the pull request (comment-command.ts): whose author has no standing, or
   // that could not be applied (e.g. `retry` while the loop has not stopped).
   'command_without_standing',
+  'skip_label', // the pull request carries `fixloop:skip` (skip-label.ts)
   'command_not_applied',
   'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
   'attempt_in_flight', // K7: one attempt in flight per pull request; retried by the poll

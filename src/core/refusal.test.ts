@@ -41,6 +41,7 @@ const ROWS: ReadonlyArray<[string, Change, Refusal]> = [
   ],
   ['D: the global stop flag is set', (s) => ({ ...s, stopFlag: true }), 'stop_flag'],
   ['M4: a person turned the loop off for this Task', task({ loopOff: true }), 'loop_off'],
+  ['the pull request carries fixloop:skip', task({ skipLabel: true }), 'skip_label'],
   [
     'D/C4: the global stop flag is unreadable (fail closed)',
     (s) => ({ ...s, stopFlag: 'unreadable' }),

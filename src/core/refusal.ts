@@ -12,6 +12,7 @@ export interface GateSnapshot {
   task: Pick<Task, 'state' | 'prState' | 'branchState' | 'isFork' | 'noticeAt'> & {
     parkedAt?: string | null;
     loopOff?: boolean;
+    skipLabel?: boolean;
   };
   /** `attemptId`: the automatic attempt the run answers; null or absent for a person's run. */
   latestRun: (Pick<Run, 'state'> & Partial<Pick<Run, 'attemptId'>>) | null;
@@ -46,6 +47,7 @@ export function refusalOf(s: GateSnapshot): GateVerdict {
   if (s.stopFlag) return refuse('stop_flag');
   // M4: a person's per-Task switch, the Task's own stop flag.
   if (s.task.loopOff) return refuse('loop_off');
+  if (s.task.skipLabel) return refuse('skip_label');
   if (s.fork || s.task.isFork) return refuse('fork_pull_request');
   if (s.task.state === 'done') return refuse('task_done');
   if (s.task.state === 'cancelled') return refuse('task_cancelled');

@@ -82,6 +82,8 @@ export interface Task {
   } | null;
   /** M4: a person turned the loop off for this Task; the gate refuses `loop_off` until they turn it on. */
   loopOff: boolean;
+  /** The pull request carries `fixloop:skip` (core/skip-label.ts); the gate refuses `skip_label`. */
+  skipLabel: boolean;
 }
 
 export interface Run {

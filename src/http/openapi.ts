@@ -207,6 +207,10 @@ const taskFields = {
     type: 'boolean',
     description: 'A person turned the loop off for this Task (M4); the gate refuses `loop_off`.',
   },
+  skipLabel: {
+    type: 'boolean',
+    description: 'The pull request carries the label `fixloop:skip`; the gate refuses `skip_label` while it does.',
+  },
   gate: {
     type: ['object', 'null'],
     description:

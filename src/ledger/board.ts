@@ -10,7 +10,7 @@ import type { Database } from './schema.js';
 
 /** The loop's state of the Task `t` in words the board filters on; the order is the precedence. */
 const LOOP_STATE = sql<LoopState>`case
-  when t.loop_off = 1 then 'off'
+  when t.loop_off = 1 or t.skip_label = 1 then 'off'
   when t.parked_at is not null then 'parked'
   when t.notice_at is not null then 'needs_person'
   when exists (select 1 from runs r where r.task_id = t.id and r.state in ('queued', 'running')) then 'agent_running'

@@ -332,6 +332,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0013_task_skip_label': {
+      async up(db: AnyDb) {
+        // The pull request's `fixloop:skip` label, mirrored by its webhooks and the poll. One column,
+        // one statement (see 0005).
+        await db.schema
+          .alterTable('tasks')
+          .addColumn('skip_label', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

@@ -50,6 +50,7 @@ export function taskOf(r: Selectable<TasksTable>): Task {
     adopted: r.adopted === 1,
     gate: r.gate ? (JSON.parse(r.gate) as Task['gate']) : null,
     loopOff: r.loop_off === 1,
+    skipLabel: r.skip_label === 1,
   };
 }
 

@@ -69,6 +69,8 @@ export interface TasksTable {
   human_at: string | null;
   /** M4: a person turned the loop off for this Task (0011). */
   loop_off: Generated<number>;
+  /** Migration 0013: the pull request carries `fixloop:skip`. */
+  skip_label: Generated<number>;
 }
 
 export interface RunsTable {

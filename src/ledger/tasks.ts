@@ -256,6 +256,16 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async setSkipLabel(taskId, on) {
+      const r = await k
+        .updateTable('tasks')
+        .set({ skip_label: on ? 1 : 0, updated_at: now() })
+        .where('id', '=', taskId)
+        .where('skip_label', '=', on ? 0 : 1)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async setParked(taskId, parked) {
       const at = now();
       const r = await k

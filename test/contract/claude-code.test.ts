@@ -4,12 +4,10 @@
 // it and fixloop — the CLI, its session store, its MCP client, its Bash tool, git — is real.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BIN,
   BRANCH,
   deliverRed,
   endedRun,
@@ -17,6 +15,7 @@ import {
   makeRemote,
   registerTask,
   remoteHead,
+  runCli,
   startContractWorld,
   taskView,
   story,
@@ -35,7 +34,6 @@ import {
 import { claudeProjectDir } from '../../src/runners/claude-session.js';
 import { freePort, until } from '../support/server-process.js';
 
-const CLAUDE = join(BIN, 'claude');
 const OPENING_PROMPT = 'Make test/sum.test.js pass and open a pull request. [opening-prompt-7f3a]';
 const OPENING_REPLY = 'Opened acme/shop#7 from agent/fix. [opening-reply-91c2]';
 const FIXED_SUM = 'export const sum = (a, b) => a + b;\n';
@@ -126,25 +124,13 @@ async function recordOpeningSession(): Promise<typeof opening> {
   }
 }
 
-function runClaude(
+async function runClaude(
   cwd: string,
   env: Record<string, string>,
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string; events: any[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, events: jsonLines(stdout) });
-    });
-    child.stdin.end(OPENING_PROMPT);
-  });
+  const r = await runCli('claude', args, { cwd, env, stdin: OPENING_PROMPT });
+  return { ...r, events: jsonLines(r.stdout) };
 }
 
 /**

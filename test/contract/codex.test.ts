@@ -4,11 +4,9 @@
 // `$CODEX_HOME/config.toml`, never through the preset's argv, so what runs is what a user's config runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BIN,
   BRANCH,
   git,
   PR,
@@ -16,6 +14,7 @@ import {
   endedRun,
   registerTask,
   remoteHead,
+  runCli,
   startContractWorld,
   taskView,
   story,
@@ -61,27 +60,6 @@ function byLastCall(first: FakeReply, next: Record<string, FakeReply>): (req: Re
     const reply = last?.call_id !== undefined ? next[last.call_id] : undefined;
     return reply ?? turn(say(`fake model: unexpected request ending in ${JSON.stringify(last).slice(0, 300)}`));
   };
-}
-
-/** `codex …` with the prompt on stdin, as the agent that opened the pull request ran it. */
-function runCodex(
-  args: string[],
-  o: { cwd: string; env: Record<string, string>; stdin: string },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(BIN, 'codex'), args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(o.stdin);
-  });
 }
 
 /** fixloop with the real preset; the agent gets CODEX_HOME and CODEX_API_KEY through the preset's envAllow. */
@@ -151,7 +129,7 @@ before(async () => {
   mkdirSync(opener);
   git(opener, 'init', '-q');
   script = () => turn(say(OPENING_ANSWER));
-  const opened = await runCodex(['exec', '--json', '--sandbox', 'read-only', '-'], {
+  const opened = await runCli('codex', ['exec', '--json', '--sandbox', 'read-only', '-'], {
     cwd: opener,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -1,7 +1,7 @@
 // What the contract tests with the real agent CLIs share (SPEC L1, M3, I2): `fixloop serve` as a user
 // runs it, on the fake GitHub, with its real command runner and a preset; a local bare repository
 // the workspace clones from and the agent pushes to; and the Task's red head delivered by webhook.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -202,6 +202,31 @@ export async function endedRun(w: ContractWorld, taskId: number, attemptIndex = 
     timeoutMs,
     200,
   );
+}
+
+/**
+ * An agent CLI from node_modules/.bin run as the agent that opened the pull request did, the prompt on
+ * stdin; killed after a minute so a hung CLI fails the test instead of holding it.
+ */
+export function runCli(
+  name: 'claude' | 'codex',
+  args: string[],
+  o: { cwd: string; env: Record<string, string>; stdin: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(BIN, name), args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(o.stdin);
+  });
 }
 
 /** The Task as `GET /api/tasks/{id}` shows it. */

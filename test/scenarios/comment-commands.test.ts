@@ -1,12 +1,12 @@
 // Controls on the pull request (issue 16, F1 standing, K5, H1): `/fixloop off|on|retry|status` from a
 // person with standing steers the loop, recorded as that person's action; from anyone else it is
-// recorded and changes nothing.
+// recorded and changes nothing. The label `fixloop:skip` keeps the loop away while it is on.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { REPO, SECRET } from '../support/harness.js';
 import { redHead, sha, startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
-import { delivery, post, prCommentPayload } from '../support/deliveries.js';
+import { delivery, post, prCommentPayload, pullRequestPayload } from '../support/deliveries.js';
 
 const REPO_NAME = 'acme/shop';
 
@@ -100,6 +100,51 @@ for (const kind of DATABASE_KINDS) {
         assert.match(answer, /\*\*off\*\*/);
         assert.match(answer, /0 of 2 automatic attempts used/);
         assert.ok(!(await decisions(h, id)).some(([, r]) => r === 'command_not_applied'));
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('the fixloop:skip label keeps the loop away while it is on, seen by the poll; removing it brings it back', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 35);
+        h.fake.state.pulls[`${REPO_NAME}#35`]!.labels = ['fixloop:skip'];
+        await redHead(h, 35, '1', 'failure one');
+        assert.equal(h.runner.starts.length, 0, 'skipped: nothing resumed');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.skipLabel, true);
+        assert.ok((await decisions(h, id)).some(([o, r]) => o === 'refused' && r === 'skip_label'));
+        assert.ok(
+          (await decisions(h, id)).some(
+            ([o, r, d]) =>
+              o === 'acted' && r === 'loop_off' && /label fixloop:skip added, seen by the poll/.test(d ?? ''),
+          ),
+        );
+        h.fake.state.pulls[`${REPO_NAME}#35`]!.labels = [];
+        await redHead(h, 35, '2', 'failure two');
+        assert.equal(h.runner.starts.length, 1, 'label removed: the next red resumes the agent');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.skipLabel, false);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('the fixloop:skip label seen by a pull_request webhook turns the loop away at once', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 36);
+        const labeled = pullRequestPayload({
+          repo: REPO,
+          number: 36,
+          action: 'labeled',
+          headSha: sha('0'),
+          branch: 'agent/a',
+          labels: ['bug', 'fixloop:skip'],
+        });
+        assert.equal((await post(h.url, delivery('pull_request', labeled), SECRET)).status, 202);
+        await h.app.settle();
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.skipLabel, true);
+        assert.ok((await decisions(h, id)).some(([o, , d]) => o === 'acted' && /seen by the webhook/.test(d ?? '')));
       } finally {
         await h.close();
       }

@@ -319,6 +319,31 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('I5/I2: an outcome recorded but not yet applied when the process died is applied by the periodic pass once its run has ended', async () => {
+      const clock = new FakeClock();
+      const h = await webhookOnly(kind, new RecordingRunner(), clock);
+      try {
+        const agent = createAgentLedger(h.app.db, h.app.ledger);
+        const taskId = await newTask(h, 69);
+        await red(h, 69, sha(691), 6901);
+        const run = h.runner.starts[0]!;
+        // The report's first write only (the outcome), as a kill -9 between its two writes leaves it.
+        assert.ok(await agent.recordOutcome(run.attemptId!, 'non_actionable', 'not ours', clock.now().toISOString()));
+        h.runner.finish(run.runId);
+        await until('the run to end', async () => (await h.app.ledger.getRun(run.runId))?.state === 'completed');
+        // Its run's end leaves it to the outcome (run_ended with an outcome stays); without the pass
+        // that applies the recorded outcome it would stay running for good.
+        const settled = await until('the outcome to be applied', async () => {
+          const [a] = await attemptRows(h.app, taskId);
+          return a!.state === 'acknowledged' && a;
+        });
+        assert.equal(settled.outcome, 'non_actionable');
+        assert.deepEqual(await stallsIn(h.db.url, strict(ADOPT_EVERY_MS), () => clock.now()), []);
+      } finally {
+        await h.close();
+      }
+    });
+
     test('I5/I2: an outcome never lands on an attempt its run’s end settled, and a run’s end never overrides an outcome recorded first', async () => {
       const h = await webhookOnly(kind, new RecordingRunner(), new FakeClock());
       try {

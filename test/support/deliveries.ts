@@ -178,6 +178,8 @@ export function pullRequestPayload(s: {
   state?: 'open' | 'closed';
   merged?: boolean;
   branch?: string;
+  /** The pull request's labels' names; the example's own when absent. */
+  labels?: string[];
 }): any {
   const p = example('pull_request', (e) => e.action === (s.action === 'synchronize' ? 'synchronize' : 'opened'));
   setRepository(p, s.repo);
@@ -193,6 +195,7 @@ export function pullRequestPayload(s: {
   p.pull_request.head.repo.full_name = `${s.repo.owner}/${s.repo.name}`;
   p.pull_request.base.repo.full_name = `${s.repo.owner}/${s.repo.name}`;
   p.pull_request.updated_at = payloadTime();
+  if (s.labels) p.pull_request.labels = s.labels.map((name, i) => ({ id: 9000 + i, name, color: 'ededed' }));
   return p;
 }
 

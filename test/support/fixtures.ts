@@ -28,6 +28,7 @@ export function taskFixture(over: Partial<Task> = {}): Task {
     extraAttempts: 0,
     approveOnePending: false,
     loopOff: false,
+    skipLabel: false,
     parkedAt: null,
     handoffAt: null,
     stateCommentId: null,
