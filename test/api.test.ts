@@ -94,6 +94,63 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(run.tokenHash, undefined, 'the token hash is never shown');
     });
 
+    test('GET /api/tasks pages by id when asked (limit, after), filters by state and repository; without paging, every Task', async () => {
+      const made: number[] = [];
+      for (const pr of [201, 202, 203, 204, 205]) {
+        const r = await h.api('POST', '/api/tasks', {
+          repository: 'acme/shop',
+          pullRequest: pr,
+          branch: `agent/${pr}`,
+        });
+        assert.equal(r.status, 201);
+        made.push(r.body.id);
+      }
+      const seen: number[] = [];
+      let after: number | null = made[0]! - 1;
+      for (let pages = 0; after !== null; pages++) {
+        assert.ok(pages < 10, 'the pages end');
+        const page = await h.api('GET', `/api/tasks?repository=acme/shop&limit=2&after=${after}`);
+        assert.equal(page.status, 200);
+        assert.ok(page.body.tasks.length <= 2);
+        seen.push(...page.body.tasks.map((t: any) => t.id));
+        after = page.body.nextAfter;
+      }
+      assert.deepEqual(seen, made, 'every Task once, in creation order');
+      const all = await h.api('GET', '/api/tasks');
+      assert.equal(all.body.nextAfter, undefined, 'no paging parameter: the shape callers have always had');
+      assert.ok(made.every((id) => all.body.tasks.some((t: any) => t.id === id)));
+      assert.deepEqual((await h.api('GET', '/api/tasks?repository=acme/other&limit=5')).body, {
+        tasks: [],
+        nextAfter: null,
+      });
+      assert.equal((await h.api('GET', '/api/tasks?limit=0')).status, 400);
+      assert.equal((await h.api('GET', '/api/tasks?state=lost')).status, 400);
+    });
+
+    test('GET /api/runs pages runs newest first, by Task and state, without their logs', async () => {
+      const a = (await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 301, branch: 'agent/r1' }))
+        .body.id;
+      const b = (await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 302, branch: 'agent/r2' }))
+        .body.id;
+      const mine = await h.api('GET', `/api/runs?taskId=${a}`);
+      assert.equal(mine.status, 200);
+      assert.deepEqual(
+        mine.body.runs.map((r: any) => [r.taskId, r.action, r.state]),
+        [[a, 'start', 'completed']],
+        "the Task's opening run",
+      );
+      assert.equal(mine.body.runs[0].log, undefined, 'no log in a list');
+      const first = await h.api('GET', '/api/runs?limit=1');
+      assert.equal(first.body.runs[0].taskId, b, 'newest first');
+      const next = await h.api('GET', `/api/runs?limit=1&before=${first.body.nextBefore}`);
+      assert.equal(next.body.runs[0].taskId, a);
+      assert.deepEqual((await h.api('GET', `/api/runs?taskId=${a}&state=running`)).body, {
+        runs: [],
+        nextBefore: null,
+      });
+      assert.equal((await h.api('GET', '/api/runs?state=lost')).status, 400);
+    });
+
     test('PUT /api/stop and GET /api/stop round-trip the global stop flag', async () => {
       assert.deepEqual((await h.api('PUT', '/api/stop', { stopped: true })).body, { stopped: true });
       assert.deepEqual((await h.api('GET', '/api/stop')).body, { stopped: true });

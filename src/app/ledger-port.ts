@@ -124,7 +124,8 @@ export interface TaskStore {
   getTask(id: number): Promise<Task | null>;
   findTaskByPullRequest(repository: string, numbers: number[]): Promise<Task | null>;
   findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
-  listTasks(filter: { state?: TaskState }): Promise<Task[]>;
+  /** In creation order; with `limit`, at most that many with an id above `after` (a keyset page). */
+  listTasks(filter: { state?: TaskState; repository?: string; after?: number; limit?: number }): Promise<Task[]>;
   setTaskState(id: number, state: TaskState): Promise<Task | null>;
   updatePullRequest(
     id: number,
@@ -215,6 +216,8 @@ export interface BoardStore {
 export interface RunStore {
   latestRun(taskId: number): Promise<Run | null>;
   listRuns(taskId: number): Promise<Run[]>;
+  /** M2: a keyset page of runs, newest first (id below `before`), without their logs. */
+  pageRuns(filter: { taskId?: number; state?: RunState; before?: number; limit: number }): Promise<Run[]>;
   getRun(id: number): Promise<(Run & { tokenHash: string | null }) | null>;
   /** Compare-and-set on the run's state; returns the run when it moved. */
   setRunState(

@@ -55,6 +55,24 @@ const newTask = z.object({
   resumeRef: z.string().max(500).optional(),
 });
 const patchTask = z.object({ state: z.enum(TASK_STATES) });
+const RUN_PAGE_DEFAULT = 50;
+const runListQuery = z.object({
+  taskId: z.coerce.number().int().min(1).optional(),
+  state: z.enum(RUN_STATES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  before: z.coerce.number().int().min(1).optional(),
+});
+/** A page of `GET /api/tasks` when a paging parameter is given: 10,000 Tasks are megabytes at once. */
+const TASK_PAGE_DEFAULT = 100;
+const taskListQuery = z.object({
+  state: z.enum(TASK_STATES).optional(),
+  repository: z
+    .string()
+    .regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name')
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after: z.coerce.number().int().min(0).optional(),
+});
 const patchRun = z.object({ state: z.enum(RUN_STATES) });
 const putStop = z.object({ stopped: z.boolean() });
 const putLoop = z.object({ on: z.boolean() });
@@ -174,10 +192,16 @@ export function createApi(deps: ApiDeps): Hono {
   });
 
   app.get('/api/tasks', async (c) => {
-    const state = c.req.query('state');
-    const parsed = state === undefined ? undefined : z.enum(TASK_STATES).safeParse(state);
-    if (parsed && !parsed.success) return problem(c, 400, 'invalid_query', 'state must be open, done or cancelled');
-    return c.json({ tasks: await ledger.listTasks({ state: parsed?.data }) });
+    const q = taskListQuery.safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const { state, repository, limit, after } = q.data;
+    // No paging parameter: every Task, the shape callers have always had.
+    if (limit === undefined && after === undefined)
+      return c.json({ tasks: await ledger.listTasks({ state, repository }) });
+    const size = limit ?? TASK_PAGE_DEFAULT;
+    const page = await ledger.listTasks({ state, repository, after, limit: size + 1 });
+    const tasks = page.slice(0, size);
+    return c.json({ tasks, nextAfter: page.length > size ? tasks.at(-1)!.id : null });
   });
 
   app.get('/api/tasks/:id', async (c) => {
@@ -194,6 +218,15 @@ export function createApi(deps: ApiDeps): Hono {
     const task = await ledger.setTaskState(id, parsed.data.state);
     if (task) await deps.markHuman?.(id);
     return task ? c.json(await taskView(ledger, id)) : problem(c, 404, 'not_found', 'no such Task');
+  });
+
+  app.get('/api/runs', async (c) => {
+    const q = runListQuery.safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const limit = q.data.limit ?? RUN_PAGE_DEFAULT;
+    const page = await ledger.pageRuns({ ...q.data, limit: limit + 1 });
+    const runs = page.slice(0, limit);
+    return c.json({ runs, nextBefore: page.length > limit ? runs.at(-1)!.id : null });
   });
 
   app.get('/api/runs/:id', async (c) => {

@@ -853,7 +853,8 @@ const paths = {
     get: {
       operationId: 'listTasks',
       summary: 'List Tasks',
-      description: 'Lists every Task in creation order, optionally only those in one state.',
+      description:
+        'Lists Tasks in creation order, optionally only those in one state or repository. Without `limit` or `after` every Task at once; with either, a page and the `after` of the next.',
       tags: ['tasks'],
       parameters: [
         {
@@ -863,11 +864,40 @@ const paths = {
           description: 'Only Tasks in this state.',
           schema: { type: 'string', enum: TASK_STATES },
         },
+        {
+          name: 'repository',
+          in: 'query',
+          required: false,
+          description: 'Only Tasks of this repository (`owner/name`).',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+        },
+        { name: 'after', in: 'query', required: false, description: 'Only Tasks with a larger id.', schema: id },
       ],
       responses: withInternal({
         '200': {
-          description: 'The Tasks.',
-          content: json(object({ tasks: { type: 'array', items: schemaRef('TaskSummary') } })),
+          description: 'The Tasks, or a page of them.',
+          content: json({
+            oneOf: [
+              object({ tasks: { type: 'array', items: schemaRef('TaskSummary') } }, { additionalProperties: false }),
+              object(
+                {
+                  tasks: { type: 'array', items: schemaRef('TaskSummary') },
+                  nextAfter: {
+                    type: ['integer', 'null'],
+                    description: 'The `after` of the next page; null on the last.',
+                  },
+                },
+                { additionalProperties: false },
+              ),
+            ],
+          }),
         },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
@@ -1036,6 +1066,52 @@ const paths = {
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
         '404': responseRef('NotFound'),
+      }),
+    },
+  },
+  '/api/runs': {
+    get: {
+      operationId: 'listRuns',
+      summary: 'List runs',
+      description:
+        "A page of runs, newest first, optionally of one Task or in one state; each run's log is `GET /api/runs/{id}`.",
+      tags: ['runs'],
+      parameters: [
+        { name: 'taskId', in: 'query', required: false, description: 'Only runs of this Task.', schema: id },
+        {
+          name: 'state',
+          in: 'query',
+          required: false,
+          description: 'Only runs in this state.',
+          schema: { type: 'string', enum: RUN_STATES },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        },
+        { name: 'before', in: 'query', required: false, description: 'Only runs with a smaller id.', schema: id },
+      ],
+      responses: withInternal({
+        '200': {
+          description: 'A page of runs.',
+          content: json(
+            object(
+              {
+                runs: { type: 'array', items: schemaRef('Run') },
+                nextBefore: {
+                  type: ['integer', 'null'],
+                  description: 'The `before` of the next page; null on the last.',
+                },
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
       }),
     },
   },

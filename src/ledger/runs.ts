@@ -37,6 +37,21 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
       return (await k.selectFrom('runs').selectAll().where('task_id', '=', taskId).orderBy('id').execute()).map(runOf);
     },
 
+    async pageRuns({ taskId, state, before, limit }) {
+      // Never the log column: a page of runs is a list, each run's log is GET /api/runs/{id}.
+      let q = k
+        .selectFrom('runs')
+        .select(['id', 'task_id', 'action', 'auto_resume', 'state', 'attempt_id', 'agent_seen_at', 'created_at'])
+        .orderBy('id', 'desc')
+        .limit(limit);
+      if (taskId !== undefined) q = q.where('task_id', '=', taskId);
+      if (state !== undefined) q = q.where('state', '=', state);
+      if (before !== undefined) q = q.where('id', '<', before);
+      return (await q.execute()).map((r) =>
+        runOf({ ...r, token_hash: null, exit_code: null, log: '', updated_at: r.created_at, process: null }),
+      );
+    },
+
     async createPersonRun(taskId, tokenHash) {
       const at = now();
       return k.transaction().execute(async (trx) => {

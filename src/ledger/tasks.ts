@@ -99,9 +99,12 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       return r ? taskOf(r) : null;
     },
 
-    async listTasks({ state }) {
+    async listTasks({ state, repository, after, limit }) {
       let q = k.selectFrom('tasks').selectAll().orderBy('id');
       if (state) q = q.where('state', '=', state);
+      if (repository) q = q.where('repository', '=', repository.toLowerCase());
+      if (after !== undefined) q = q.where('id', '>', after);
+      if (limit !== undefined) q = q.limit(limit);
       return (await q.execute()).map(taskOf);
     },
 
