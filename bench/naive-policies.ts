@@ -3,6 +3,8 @@
 // A change request is a red delivery to them too (the check name "review"). `simulate` replays a
 // lifecycle through one of them: the deliveries of each step in order, then the runs they started
 // (runs take minutes, a burst of deliveries milliseconds), each for the commit its delivery was about.
+// None of them triages: no re-run of failed jobs is ever asked, and a red on the base branch, an
+// approval gate or an empty output is a red like any other.
 import { isRed, World, type StreamEvent } from './spend-world.js';
 import type { Lifecycle } from './spend-corpus.js';
 

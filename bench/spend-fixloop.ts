@@ -4,17 +4,24 @@
 // acts for each run fixloop starts — it applies the lifecycle's push to the fake (new head, compare
 // diffs), reports its outcome over the run API with its run token (or dies without one) and exits.
 // Between steps, and after the last one until nothing moves, the clock advances one poll interval
-// and the poll ticks, so progress checks, retries, re-offers and the push guards all run.
+// and the poll ticks, so progress checks, retries, re-offers and the push guards all run. A re-run of
+// failed jobs fixloop asks the fake GitHub for (rerun-failed-jobs) becomes the re-run's check runs
+// and deliveries on the same commit, as the lifecycle scripts them. The pull request's base (`main`)
+// has its own checks in the fake, for triage to read.
 import { createHash } from 'node:crypto';
 import { startGitHubHarness, type GitHubHarness } from '../test/support/github-harness.js';
 import { RecordingRunner, SECRET } from '../test/support/harness.js';
 import { post } from '../test/support/deliveries.js';
+import { pullKey } from '../test/support/fake-github/state.js';
 import type { Random, RunSpec } from '../src/app/ports.js';
 import type { Lifecycle } from './spend-corpus.js';
-import { SPEND_REPO_NAME, World, type Emitted } from './spend-world.js';
+import { SPEND_REPO_NAME, World, type Emitted, type EmittedCheckRun } from './spend-world.js';
 
-/** Ticks with no run started, after the last step, before the lifecycle is over. */
-const QUIET_TICKS = 4;
+/**
+ * Fake time with no run started, after the last step, before the lifecycle is over: past the waits
+ * fixloop has (a re-run's hold of 30 minutes, a matrix's settle time of 20, no CI for a head after 10).
+ */
+const QUIET_MS = 35 * 60_000;
 
 export interface FixloopResult {
   budget: number;
@@ -24,6 +31,8 @@ export interface FixloopResult {
   falseFixes: number;
   deliveries: number;
   attempts: number;
+  /** Re-runs of failed jobs fixloop asked GitHub for. */
+  reruns: number;
   /** The notice fixloop filed (why the loop stopped), if any. */
   stop: string | null;
   /** Refusal reasons of the decision log, counted. */
@@ -94,6 +103,21 @@ class ScriptedAgentRunner extends RecordingRunner {
   }
 }
 
+/** A check run GitHub holds for a commit from now on (its id is the Actions job id, in its workflow run). */
+function addCheckRun(h: GitHubHarness, r: EmittedCheckRun): void {
+  h.fake.addCheckRun(SPEND_REPO_NAME, r.sha, {
+    id: r.id,
+    name: r.name,
+    status: 'completed',
+    conclusion: r.conclusion,
+    startedAt: r.startedAt,
+    completedAt: r.completedAt,
+    outputTitle: r.output ? 'Tests failed' : null,
+    outputSummary: r.output,
+    runId: r.runId,
+  });
+}
+
 /** The runner's exit is written asynchronously: wait until the ledger shows the run ended. */
 async function runEnded(h: GitHubHarness, runId: number): Promise<void> {
   for (let i = 0; i < 500; i++) {
@@ -116,8 +140,12 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
     h.fake.addPull(SPEND_REPO_NAME, lc.pr, {
       headSha: world.sha(lc.firstHead),
       headRef: world.branch,
+      baseRef: 'main',
+      baseSha: world.baseSha,
       author: 'fixloop-agent',
     });
+    h.fake.setBranch(SPEND_REPO_NAME, 'main', world.baseSha);
+    for (const r of world.baseCheckRuns()) addCheckRun(h, r);
     const created = await h.api('POST', '/api/tasks', {
       repository: SPEND_REPO_NAME,
       pullRequest: lc.pr,
@@ -128,19 +156,21 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
     const interval = h.app.config.pollIntervalMs;
     let deliveries = 0;
 
+    /** Re-runs fixloop asked for since the last look become the world's next steps. */
+    let rerunsSeen = 0;
+    const takeReruns = (): void => {
+      for (const r of h.fake.state.reruns.slice(rerunsSeen)) {
+        if (!world.rerun(r.runId)) throw new Error(`re-run of an unknown workflow run ${r.runId}`);
+      }
+      rerunsSeen = h.fake.state.reruns.length;
+    };
     const apply = async (e: Emitted): Promise<void> => {
       if (e.moved) h.fake.setHead(SPEND_REPO_NAME, lc.pr, world.sha(e.moved));
-      for (const r of e.checkRuns) {
-        h.fake.addCheckRun(SPEND_REPO_NAME, r.sha, {
-          id: r.id,
-          name: r.name,
-          status: 'completed',
-          conclusion: r.conclusion,
-          startedAt: r.startedAt,
-          completedAt: r.completedAt,
-          outputTitle: r.output ? 'Tests failed' : null,
-          outputSummary: r.output,
-        });
+      if (e.base) {
+        // main moves on: the pull request's base is its new head, with its own checks.
+        h.fake.state.pulls[pullKey(SPEND_REPO_NAME, lc.pr)]!.baseSha = e.base.sha;
+        h.fake.setBranch(SPEND_REPO_NAME, 'main', e.base.sha);
+        for (const r of e.base.checkRuns) addCheckRun(h, r);
       }
       if (e.review)
         h.fake.addReview(SPEND_REPO_NAME, lc.pr, {
@@ -152,19 +182,32 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
           commitId: e.review.sha,
           submittedAt: e.review.submittedAt,
         });
-      for (const { delivery } of e.items) {
-        const res = await post(h.url, delivery, SECRET);
+      let burst = 0;
+      for (const item of e.items) {
+        if (item.burst > burst) {
+          // The next jobs of the matrix finish a poll interval later; the poll reads what is in meanwhile.
+          await h.app.settle();
+          h.clock.advance(interval);
+          await h.tick();
+          burst = item.burst;
+        }
+        if (item.checkRun) addCheckRun(h, item.checkRun);
+        const res = await post(h.url, item.delivery, SECRET);
         if (res.status >= 300)
-          throw new Error(`delivery ${delivery.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+          throw new Error(`delivery ${item.delivery.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
         deliveries++;
       }
       await h.app.settle();
+      takeReruns();
     };
     /** One poll interval passes: the clock moves, the poll ticks, the runs it started act. */
     const interval1 = async (): Promise<number> => {
       h.clock.advance(interval);
       await h.tick();
-      return runner.act(h, world);
+      takeReruns();
+      const acted = await runner.act(h, world);
+      takeReruns();
+      return acted;
     };
 
     for (;;) {
@@ -173,11 +216,12 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
         h.clock.advance(30_000);
         await apply(world.emit(step));
         await runner.act(h, world);
+        takeReruns();
         await interval1();
         continue;
       }
-      let quiet = 0;
-      while (!world.pending && quiet < QUIET_TICKS) quiet = (await interval1()) > 0 ? 0 : quiet + 1;
+      let quietMs = 0;
+      while (!world.pending && quietMs < QUIET_MS) quietMs = (await interval1()) > 0 ? 0 : quietMs + interval;
       if (!world.pending) break;
     }
 
@@ -189,6 +233,10 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
       outcome: string;
       reason: string | null;
     }>;
+    // SPEND_TRACE=1 prints fixloop's decision log per lifecycle (for finding where a run went).
+    if (process.env.SPEND_TRACE)
+      for (const d of [...decisions].reverse())
+        process.stderr.write(`${lc.id} b${opts.budget}: ${JSON.stringify(d)}\n`);
     const refusals: Record<string, number> = {};
     for (const d of decisions)
       if (d.outcome === 'refused' && d.reason) refusals[d.reason] = (refusals[d.reason] ?? 0) + 1;
@@ -202,6 +250,7 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
       falseFixes: stop === 'forbidden_change' ? 0 : world.tally.falseFixes,
       deliveries,
       attempts: (view.attempts as unknown[]).length,
+      reruns: world.tally.reruns,
       stop,
       refusals,
     };

@@ -2,7 +2,8 @@
 // deliveries GitHub sends for each step (signed payloads built from GitHub's own examples by the test
 // suite's builders, and the same stream as plain events for the naive policies), and the scripted
 // agent: a run started for a head does what the lifecycle says, and its push moves the head and
-// queues what follows it. Every policy replays the lifecycle through its own World, so each sees
+// queues what follows it. A re-run of failed jobs fixloop asks GitHub for queues what the lifecycle
+// says the re-run reports (new check runs on the same commit). Every policy replays the lifecycle through its own World, so each sees
 // exactly the stream its own decisions lead to — and the same stream for the same decisions.
 import { createHash } from 'node:crypto';
 import {
@@ -14,7 +15,7 @@ import {
   type Delivery,
   type RepoSpec,
 } from '../test/support/deliveries.js';
-import type { AgentAction, AgentPush, CiStep, Lifecycle, WorldStep } from './spend-corpus.js';
+import type { AgentAction, AgentPush, CiStep, Job, Lifecycle, WorldStep } from './spend-corpus.js';
 
 export const SPEND_REPO: RepoSpec = { owner: 'acme', name: 'shop', id: 4242 };
 export const SPEND_REPO_NAME = `${SPEND_REPO.owner}/${SPEND_REPO.name}`;
@@ -35,6 +36,10 @@ export interface StreamItem {
   event: StreamEvent;
   /** The signed-ready delivery fixloop receives for it. */
   delivery: Delivery;
+  /** The completed check run GitHub holds from this delivery on (what the poll and pr checks read). */
+  checkRun?: EmittedCheckRun;
+  /** Which of the step's bursts it arrives in (0 first; a poll interval between bursts). */
+  burst: number;
 }
 
 /** A check run GitHub holds for a commit after the step (what the poll and pr checks read). */
@@ -46,11 +51,12 @@ export interface EmittedCheckRun {
   output: string | null;
   startedAt: string;
   completedAt: string;
+  /** The workflow run the job belongs to (GET actions/jobs/{id} → run_id; what a re-run names). */
+  runId: number;
 }
 
 export interface Emitted {
   items: StreamItem[];
-  checkRuns: EmittedCheckRun[];
   review: {
     id: number;
     sha: string;
@@ -60,12 +66,16 @@ export interface Emitted {
   } | null;
   /** The branch's new head, when the step moved it. */
   moved: string | null;
+  /** The base branch's new head and its checks, when the step moved it. */
+  base?: { sha: string; checkRuns: EmittedCheckRun[] };
 }
 
 export interface Tally {
   runs: number;
   fixes: number;
   falseFixes: number;
+  /** Re-runs of failed jobs asked for (fixloop only: the naive policies never ask). */
+  reruns: number;
 }
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -77,7 +87,7 @@ export class World {
   head: string;
   /** Every head the branch has had, oldest first. */
   readonly heads: string[];
-  readonly tally: Tally = { runs: 0, fixes: 0, falseFixes: 0 };
+  readonly tally: Tally = { runs: 0, fixes: 0, falseFixes: 0, reruns: 0 };
   /** Pushes the agent made, in order, with the head they came from. */
   readonly pushes: Array<{ from: string; push: AgentPush }> = [];
   private readonly queue: WorldStep[];
@@ -88,6 +98,16 @@ export class World {
   private nextReview: number;
   /** Workflow run and suite ids per head and workflow (a re-run keeps them, with the next attempt number). */
   private readonly workflowRuns = new Map<string, { id: number; suite: number; attempt: number }>();
+  /** The latest result of each job per head and workflow (what a re-run of the failed ones starts from). */
+  private readonly latestJobs = new Map<string, Map<string, Job>>();
+  /** Re-runs asked per head and workflow. */
+  private readonly rerunsAsked = new Map<string, number>();
+  /** Heads with a failure to read (a failed job, a change request): a run for any other head has nothing to fix. */
+  private readonly failing = new Set<string>();
+  /** Workflow runs started so far (their ids follow from it). */
+  private runsStarted = 0;
+  /** How often the base branch moved. */
+  private baseMoves = 0;
 
   constructor(lc: Lifecycle, opts: { now: () => Date }) {
     this.lc = lc;
@@ -98,6 +118,45 @@ export class World {
     this.now = opts.now;
     this.nextCheckRun = lc.pr * 10_000;
     this.nextReview = lc.pr * 100;
+  }
+
+  /** The base branch's head commit (`main`). */
+  get baseSha(): string {
+    return this.sha(`base#${this.baseMoves}`);
+  }
+
+  /** The base branch head's check runs: as GitHub holds them before the lifecycle starts, or after a base step. */
+  baseCheckRuns(jobs: readonly Job[] = this.lc.base ?? [{ name: 'test', conclusion: 'success' }]): EmittedCheckRun[] {
+    const at = iso(new Date(this.now().getTime() - 600_000));
+    return jobs.map((job, i) => ({
+      sha: this.baseSha,
+      id: this.lc.pr * 10_000 + 9_000 + 10 * this.baseMoves + i,
+      name: job.name,
+      conclusion: job.conclusion,
+      output: job.output ?? null,
+      startedAt: at,
+      completedAt: at,
+      runId: this.lc.pr * 1000 + 900 + this.baseMoves,
+    }));
+  }
+
+  /**
+   * fixloop asked GitHub to re-run the failed jobs of workflow run `runId`: what the lifecycle says
+   * the re-run reports is queued ahead of the rest of the world (by default the same failures).
+   */
+  rerun(runId: number): CiStep | null {
+    for (const [key, run] of this.workflowRuns) {
+      if (run.id !== runId) continue;
+      const [head, workflow] = key.split('\u0000') as [string, string];
+      const n = this.rerunsAsked.get(key) ?? 0;
+      this.rerunsAsked.set(key, n + 1);
+      this.tally.reruns++;
+      const failed = [...(this.latestJobs.get(key)?.values() ?? [])].filter((j) => j.conclusion === 'failure');
+      const step: CiStep = { kind: 'ci', head, workflow, jobs: this.lc.reruns?.[head]?.[n] ?? failed, rerun: true };
+      this.queue.unshift(step);
+      return step;
+    }
+    return null;
   }
 
   /** The commit SHA of a head label (40 hex, fixed per lifecycle). */
@@ -123,7 +182,15 @@ export class World {
     switch (step.kind) {
       case 'push':
         this.moveTo(step.to);
-        return { items: [], checkRuns: [], review: null, moved: step.to };
+        return { items: [], review: null, moved: step.to };
+      case 'base':
+        this.baseMoves++;
+        return {
+          items: [],
+          review: null,
+          moved: null,
+          base: { sha: this.baseSha, checkRuns: this.baseCheckRuns(step.jobs) },
+        };
       case 'review':
         return this.emitReview(step.head, step.state, step.body);
       case 'ci':
@@ -139,6 +206,8 @@ export class World {
   act(head: string | null): AgentAction {
     this.tally.runs++;
     const label = head ?? this.head;
+    // A run for a head with nothing failing yet (a gate awaiting approval) finds nothing to fix.
+    if (!this.failing.has(label)) return { kind: 'nothing' };
     const n = this.runsFor.get(label) ?? 0;
     this.runsFor.set(label, n + 1);
     const action: AgentAction =
@@ -184,10 +253,11 @@ export class World {
     const item: StreamItem = {
       event: { kind: 'review', sha, state },
       delivery: delivery('pull_request_review', p, this.deliveryId()),
+      burst: 0,
     };
+    if (state === 'changes_requested') this.failing.add(head);
     return {
       items: [item],
-      checkRuns: [],
       review: { id, sha, state: state === 'approved' ? 'APPROVED' : 'CHANGES_REQUESTED', body, submittedAt },
       moved: null,
     };
@@ -201,22 +271,26 @@ export class World {
     const startedAt = iso(new Date(now.getTime() - 90_000));
     const key = `${step.head}\u0000${step.workflow}`;
     let run = this.workflowRuns.get(key);
-    if (!run || !step.rerun) {
-      run = {
-        id: this.lc.pr * 1000 + this.workflowRuns.size * 2,
-        suite: this.lc.pr * 1000 + this.workflowRuns.size * 2 + 1,
-        attempt: 1,
-      };
+    if (!run || !(step.rerun || step.approved)) {
+      const n = this.runsStarted++;
+      run = { id: this.lc.pr * 1000 + n * 2, suite: this.lc.pr * 1000 + n * 2 + 1, attempt: 1 };
       this.workflowRuns.set(key, run);
-    } else run.attempt++;
-    const red = step.jobs.some((j) => j.conclusion === 'failure');
+    } else if (step.rerun) run.attempt++;
+    // A re-run reports only the jobs it re-ran: the others keep their results.
+    const latest = step.rerun ? (this.latestJobs.get(key) ?? new Map<string, Job>()) : new Map<string, Job>();
+    for (const job of step.jobs) latest.set(job.name, job);
+    this.latestJobs.set(key, latest);
+    const red = [...latest.values()].some((j) => j.conclusion === 'failure');
+    if (step.jobs.some((j) => j.conclusion === 'failure')) this.failing.add(step.head);
     const items: StreamItem[] = [];
-    const checkRuns: EmittedCheckRun[] = [];
     const common = { repo: SPEND_REPO, sha, pr: pointer, branch: this.branch };
+    const bursts = Math.max(1, Math.min(step.bursts ?? 1, step.jobs.length));
+    const perBurst = Math.ceil(step.jobs.length / bursts);
 
-    for (const job of step.jobs) {
+    for (const [i, job] of step.jobs.entries()) {
       const id = this.nextCheckRun++;
-      checkRuns.push({
+      const burst = Math.floor(i / perBurst);
+      const checkRun: EmittedCheckRun = {
         sha,
         id,
         name: job.name,
@@ -224,7 +298,8 @@ export class World {
         output: job.output ?? null,
         startedAt,
         completedAt: iso(now),
-      });
+        runId: run.id,
+      };
       const base = { ...common, id, name: job.name };
       if (step.progress) {
         for (const status of ['queued', 'in_progress'] as const) {
@@ -232,6 +307,7 @@ export class World {
           items.push({
             event: { kind: 'check_run', sha, name: job.name, status, conclusion: null },
             delivery: delivery('check_run', p, this.deliveryId()),
+            burst,
           });
         }
       }
@@ -246,9 +322,12 @@ export class World {
       items.push({
         event: { kind: 'check_run', sha, name: job.name, status: 'completed', conclusion: job.conclusion },
         delivery: delivery('check_run', p, this.deliveryId()),
+        checkRun,
+        burst,
       });
     }
-    const conclusion = red ? 'failure' : 'success';
+    const last = bursts - 1;
+    const conclusion = step.awaitingApproval ? 'action_required' : red ? 'failure' : 'success';
     const suite = checkSuitePayload({
       repo: SPEND_REPO,
       sha,
@@ -262,6 +341,7 @@ export class World {
     items.push({
       event: { kind: 'check_suite', sha, name: 'suite:github-actions', conclusion },
       delivery: delivery('check_suite', suite, this.deliveryId()),
+      burst: last,
     });
     const wf = workflowRunPayload({
       repo: SPEND_REPO,
@@ -277,11 +357,12 @@ export class World {
     items.push({
       event: { kind: 'workflow_run', sha, name: `workflow:${step.workflow}`, conclusion },
       delivery: delivery('workflow_run', wf, this.deliveryId()),
+      burst: last,
     });
 
     // A redelivery is byte-identical and keeps its delivery id.
-    if (step.redeliver) items.push(...items.map((i) => ({ event: i.event, delivery: { ...i.delivery } })));
-    return { items, checkRuns, review: null, moved: null };
+    if (step.redeliver) items.push(...items.map((i) => ({ event: i.event, delivery: { ...i.delivery }, burst: last })));
+    return { items, review: null, moved: null };
   }
 }
 

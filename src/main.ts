@@ -14,7 +14,7 @@ import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
 import { createLedger, ping } from './ledger/ledger.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createIngestor, type Ingestor } from './app/ingest.js';
-import { createEvaluator } from './app/evaluate.js';
+import { createEvaluator, type BaseChecks, type RequestRerun } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
@@ -23,6 +23,9 @@ import { createProgressCheck, progressWithoutPoll, snapshotOf } from './app/prog
 import { reconcileAttempts, startPeriodicReconciliation, type FindAgent } from './app/reconcile.js';
 import { createPoller, type Poller } from './app/poll.js';
 import { createHandoff } from './app/handoff.js';
+import { createCommitStatusPublisher } from './app/commit-status.js';
+import { createBaseChecks } from './app/base-checks.js';
+import { createNoCiCheck } from './app/no-ci.js';
 import { prChecks } from './app/pr-checks.js';
 import { createResolveRun } from './app/agent-ops.js';
 import type { Clock, Logger, Random, Runner } from './app/ports.js';
@@ -35,6 +38,8 @@ import type { FetchLogTailOptions } from './github/job-log.js';
 import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
 import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
 import { createWebhookHandler } from './http/webhook.js';
+import { createGitlabWebhookHandler } from './http/gitlab-webhook.js';
+import { withoutGitlabProjects } from './github/without-gitlab-projects.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
@@ -46,7 +51,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
 import type { McpHttpHandler } from './mcp/http.js';
 import { createLogger } from './logging.js';
-import { githubFromConfig, jobLogReader, noticeSinksFromConfig, runnerFromConfig } from './wiring.js';
+import { githubFromConfig, jobLogReader, noticeSinksFromConfig, rerunFromConfig, runnerFromConfig } from './wiring.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
@@ -94,6 +99,12 @@ export interface FixloopAdapters {
   startOutbox?: boolean;
   /** How often the dashboard's live stream reads the ledger (ms; default 1 s); tests shorten it. */
   dashboardLivePollMs?: number;
+  /** How often the commit status watches the decision log (ms; default 2 s); tests shorten it. */
+  commitStatusEveryMs?: number;
+  /** T2: re-runs a head's failed jobs instead of an attempt (tests: a fake); default GitHub's, when configured (app/rerun.ts). */
+  requestRerun?: RequestRerun;
+  /** T1: the base branch's failing checks (tests: a fake); default none. */
+  baseChecks?: (repository: string, pullRequest: number, baseRef: string | null) => Promise<BaseChecks | null>;
 }
 
 export interface Fixloop {
@@ -138,7 +149,11 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config);
-  const github = adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github);
+  // N3: conditional requests' answers are kept in the ledger, shared by replicas and restarts.
+  const github = withoutGitlabProjects(
+    adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github, ledger),
+    config.works,
+  );
   const fetchLog = jobLogReader(adapters.logFetch);
   let self: Promise<string | null> | null = null;
   const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
@@ -175,6 +190,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
   // Comment commands act through the person actions, built further down: bound late as well.
   let commentCommand: ReturnType<typeof createCommentCommands> | null = null;
+  // T2: a transient failure's failed jobs are re-run once per head before the agent is paid to look.
+  const requestRerun = adapters.requestRerun ?? rerunFromConfig(config, ledger, github, logger);
+  // T1: what fails on the base branch, read when a red is judged, cached for a poll interval.
+  const baseChecks =
+    adapters.baseChecks ??
+    (github && config.redOnBase ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs }) : undefined);
   const evaluator = createEvaluator({
     command: (task, command, author) =>
       commentCommand ? commentCommand(task, command, author) : Promise.resolve('not ready yet'),
@@ -189,6 +210,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     agent,
     cost: config.cost,
     wakeCaps: config.wakeCaps,
+    matrixSettleMs: config.matrixSettleMs,
+    ...(requestRerun ? { requestRerun } : {}),
+    ...(baseChecks ? { baseChecks } : {}),
     dispatcher,
     ...(adapters.fault ? { fault: adapters.fault } : {}),
     // I3/I5: with no poll to read progress, a head a webhook moved is progress.
@@ -199,7 +223,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
   // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
   // commit does not hold every ack back (see ingest.ts).
-  const ingestor = createIngestor({ ledger, logger, queue, maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : 2 });
+  const ingestor = createIngestor({
+    ledger,
+    logger,
+    queue,
+    maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : 2,
+    works: config.works, // a delivery for another provider's Work is ignored (decision 0032)
+  });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
   await reconcileAttempts({
@@ -216,7 +246,19 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
   let poller: Poller | null = null;
+  let stopCommitStatus: (() => Promise<void>) | null = null;
   if (github) {
+    // P3: the `fixloop` status on the head, from every Task the poll reads and from new decisions.
+    const commitStatus = config.commitStatus
+      ? createCommitStatusPublisher({
+          ledger,
+          github,
+          logger,
+          maxAttempts: config.maxAttempts,
+          dashboardUrl: config.publicUrl,
+        })
+      : null;
+    if (commitStatus) stopCommitStatus = commitStatus.watch(adapters.commitStatusEveryMs ?? 2_000);
     const handoff = createHandoff({
       ledger,
       github,
@@ -245,6 +287,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       intervalMs: config.pollIntervalMs,
       evaluator,
     });
+    // T4: a head after an attempt that no CI runs on is told to a person, not waited on for ever.
+    const noCi = createNoCiCheck({ agent, github, evaluator, clock, waitMs: config.noCiMs });
     poller = createPoller({
       ledger,
       github,
@@ -253,11 +297,20 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       evaluator,
       works: config.works,
       intervalMs: config.pollIntervalMs,
-      afterPoll: (t, pr) => handoff.sync(t, pr),
+      afterPoll: async (t, pr) => {
+        await handoff.sync(t, pr);
+        await commitStatus?.publish(t.id, pr.headSha);
+      },
       pushGuard,
-      progress,
+      progress: async (task, pr, runs) => {
+        await progress(task, pr, runs);
+        await noCi(task, pr, runs);
+      },
       ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
       observeTick: (seconds) => metrics.pollTick(seconds),
+      observeDeferred: () => metrics.pollDeferred(),
+      concurrency: config.poll.concurrency,
+      reserveFraction: config.poll.rateLimitReserve,
     });
     if (adapters.startPoll !== false) poller.start();
   }
@@ -339,6 +392,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         logger,
         observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
       }),
+      // Q1: answers 404 while GITLAB_WEBHOOK_SECRET is unset (decision 0032).
+      gitlabWebhook: createGitlabWebhookHandler({
+        secrets: config.gitlabWebhookSecrets,
+        maxBytes: config.webhookMaxBytes,
+        ingestor,
+        logger,
+        observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
+      }),
       mcp: handleMcp,
       api,
       logger,
@@ -390,6 +451,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     poller,
     outbox,
     async settle() {
+      await poller?.drain(); // the hand-off's writes the last tick queued (N3)
       await ingestor.flush();
       await queue.idle();
       await decisions.drain();
@@ -410,6 +472,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       await periodic.stop();
       await outbox.stop();
       await poller?.stop();
+      await stopCommitStatus?.();
       dashboard.close(); // its live streams would hold the server open
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();

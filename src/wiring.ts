@@ -9,6 +9,7 @@ import type { GitHubPort } from './app/github-port.js';
 import type { FetchLog } from './app/pr-checks.js';
 import type { CommandRunnerConfig, Config, GitHubConfig } from './config/config.js';
 import { createGitHub, type GitHubRequestObserver } from './github/client.js';
+import type { ConditionalStore } from './github/etag-cache.js';
 import { createGitHubFromEnv } from './github/from-env.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js';
@@ -20,15 +21,24 @@ import { createWorkspacePreparer } from './runners/workspace.js';
 import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolation.js';
 import type { NoticeSink } from './app/notice-sink-port.js';
 import { createSlackSink, createWebhookSink } from './sinks/http-sinks.js';
+import { createRerun, type RerunLedger, type RequestRerun } from './app/rerun.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
 export function githubFromConfig(
-  config: Pick<Config, 'github'>,
+  config: Pick<Config, 'github'> & Partial<Pick<Config, 'poll'>>,
   logger: Logger,
   observe?: GitHubRequestObserver,
+  etags?: ConditionalStore,
 ): GitHubPort | null {
   const g = config.github;
-  const extra = { log: logger, ...(observe ? { observe } : {}) };
+  const extra = {
+    log: logger,
+    ...(observe ? { observe } : {}),
+    ...(etags ? { etags } : {}),
+    ...(config.poll
+      ? { protectionTtlSeconds: config.poll.protectionTtlSeconds, bulkReads: config.poll.bulkReads }
+      : {}),
+  };
   if (g.token) return createGitHub({ apiUrl: g.apiUrl, auth: { kind: 'token', token: g.token }, ...extra });
   if (g.appId && g.privateKey) {
     return createGitHub({
@@ -158,4 +168,17 @@ export function noticeSinksFromConfig(config: Pick<Config, 'notices'>, fetchImpl
     const base = { name: s.name, url: s.url, webUrl, timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
     return s.kind === 'slack' ? createSlackSink(base) : createWebhookSink({ ...base, secret: s.secret });
   });
+}
+
+/**
+ * T2 (issue 17): the durable re-run of a head's failed jobs, as the gate's `requestRerun`; null
+ * without GitHub access (a transient failure then goes to the agent).
+ */
+export function rerunFromConfig(
+  config: Pick<Config, 'rerunsPerHead'>,
+  ledger: RerunLedger,
+  github: GitHubPort | null,
+  logger: Logger,
+): RequestRerun | null {
+  return github ? createRerun({ ledger, github, perHead: config.rerunsPerHead, logger }) : null;
 }

@@ -37,6 +37,11 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0011_task_loop_off',
       '0012_notice_outbox',
       '0013_task_skip_label',
+      '0014_task_commit_status',
+      '0015_reruns',
+      '0016_poll_at_scale',
+      '0017_events_by_head',
+      '0018_task_base_ref',
     ]);
   } finally {
     await a.close();

@@ -31,12 +31,7 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         return why(await deps.actions.approveOne(task.id, via));
       case 'status': {
         if (!deps.github) return 'fixloop has no GitHub credentials to answer with';
-        const page = await deps.ledger.boardPage({
-          repository: task.repository,
-          search: `#${task.pullRequest}`,
-          limit: 5,
-        });
-        const row = page.rows.find((r) => r.id === task.id);
+        const row = (await deps.ledger.boardPage({ taskId: task.id, limit: 1 })).rows[0];
         if (!row) return 'the Task is not on the board';
         const budget = deps.maxAttempts + row.extraAttempts;
         await deps.github.createIssueComment(

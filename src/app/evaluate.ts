@@ -1,21 +1,26 @@
 // Evaluate one stored event against the Task it is about: the gate of the fix loop.
 // classify (done at ingest) → route and resolve the Task (A5, A6) → head order (B1, B2, B5) →
-// refusals (D, G2) → fingerprint and budget (C1, C5) → claim (C2, C3) → notice (G1) → dispatch.
+// refusals (D, G2) → triage (T1–T3) → unchanged failure over the head's whole matrix (C5, T5, T6) →
+// budget (C1) → claim (C2, C3) → notice (G1) → dispatch.
 // Every step ends in a decision-log row with its outcome and reason.
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../core/classify.js';
 import { decideHead, decidePullRequestHead } from '../core/head-order.js';
 import { refusalOf } from '../core/refusal.js';
 import { budgetAfterClaim, budgetBeforeClaim } from '../core/budget.js';
-import { fingerprint } from '../core/fingerprint.js';
+import { evidenceOf, fingerprint } from '../core/fingerprint.js';
+import { checkRunIdOf, headChecksOf, type HeadChecks } from '../core/head-checks.js';
+import { triage } from '../core/triage.js';
+import { DEFAULT_MATRIX_SETTLE_MINUTES, unchangedFailure, type HeadCheck } from '../core/unchanged-failure.js';
 import { boundCheckName, boundRejectionBody } from '../core/bounded-text.js';
 import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
-import type { Notice, Rejection, Task, Work } from '../core/types.js';
-import type { StopReason } from '../core/reasons.js';
+import type { Attempt, Notice, Rejection, Task, Work } from '../core/types.js';
+import type { RerunFallback, StopReason } from '../core/reasons.js';
 import type { Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
+import type { RequestRerun } from './rerun.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
 import { standingOf, type Author, type StandingRules } from '../core/standing.js';
@@ -31,6 +36,17 @@ import { mirrorSkipLabel } from './skip-label.js';
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
+/** The newest stored CI deliveries of a head read back to judge it: a matrix and its retries fit many times over. */
+const HEAD_EVENTS_MAX = 500;
+
+// T2: the gate asks for re-runs through app/rerun.ts's port (optional: absent, the agent gets the failure).
+export type { RerunOutcome, RerunRequest, RequestRerun } from './rerun.js';
+
+/** T1: the base branch's head and the checks failing on it, as last read from GitHub. */
+export interface BaseChecks {
+  ref: string;
+  failing: readonly string[];
+}
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
 
@@ -65,9 +81,11 @@ export type EvaluateLedger = Pick<
   | 'consumeApproveOne'
   | 'settleOverBudget'
   | 'createRejection'
+  | 'getRejection'
   | 'listRejections'
   | 'fileNotice'
   | 'getNotice'
+  | 'headCheckEvents'
 >;
 
 export interface EvaluateDeps {
@@ -102,6 +120,12 @@ export interface EvaluateDeps {
    * that person's action; resolves to null when done, else why it was not applied. Absent: refused.
    */
   command?(task: Task, command: CommentCommand, author: string): Promise<string | null>;
+  /** T6: how long a new head's checks get to report before a failure still missing counts as changed (decision 0029). */
+  matrixSettleMs?: number;
+  /** T2: re-runs a head's failed jobs instead of an attempt (app/rerun.ts); absent: a transient failure goes to the agent. */
+  requestRerun?: RequestRerun;
+  /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
+  baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
 }
 
 export type EvaluationResult =
@@ -191,14 +215,46 @@ export function createEvaluator(deps: EvaluateDeps) {
       }
       await deps.newHead?.(task.id, r.sha); // I3: without a poll, a new head seen by webhook is progress
     }
-    // Only a completed failure is actionable: nothing more to read for any other verdict.
+    // Only a completed failure is actionable: nothing more to read for any other verdict, unless the
+    // judgement of the head's failures waited for this very result (T6, decision 0029).
     const notRed = verdictRefusal(r.verdict);
-    if (notRed) return refuse(ctx, notRed);
+    if (notRed) {
+      const waited = r.verdict === 'green' && !head.advance ? await redAwaitingMatrix(task, r) : null;
+      if (!waited) return refuse(ctx, notRed);
+      return judgeRed(ctx, waited.eventId, waited.result, task, false);
+    }
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
     if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
     deps.logger.info({ taskId: task.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
+    return judgeRed(ctx, eventId, r, task, head.advance);
+  }
 
+  /**
+   * T6: a green result may be the one an undecided judgement waited for (a check of the last head
+   * passing now, half a matrix fixed). When the head is red, not yet claimed and an earlier
+   * head was answered, the head's newest red is judged again with everything stored for it.
+   */
+  async function redAwaitingMatrix(
+    task: Task,
+    r: CheckResult,
+  ): Promise<{ eventId: number | null; result: CheckResult } | null> {
+    if (task.ciHeadSha !== r.sha || task.ciState !== 'red' || task.noticeAt !== null) return null;
+    const attempts = await ledger.listAttempts(task.id);
+    if (attempts.some((a) => a.coordinate === r.sha)) return null;
+    const last = attempts.filter((a) => a.source === 'gate').at(-1);
+    if (!last || last.headSha === r.sha) return null;
+    return headChecksOf(await ledger.headCheckEvents(r.repository, r.sha, HEAD_EVENTS_MAX)).newestRed;
+  }
+
+  /** D, then everything before the claim: a red result of the Task's head, judged. */
+  async function judgeRed(
+    ctx: Ctx,
+    eventId: number | null,
+    r: CheckResult,
+    task: Task,
+    moved: boolean,
+  ): Promise<EvaluationResult> {
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';
     try {
@@ -207,7 +263,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       stopFlag = 'unreadable';
     }
     // When the head moved above, the gate decides on the Task as it is now, read again.
-    const fresh = head.advance ? ((await ledger.getTask(task.id)) ?? task) : task;
+    const fresh = moved ? ((await ledger.getTask(task.id)) ?? task) : task;
     ctx.task = fresh;
     const gate = refusalOf({
       verdict: r.verdict,
@@ -227,9 +283,143 @@ export function createEvaluator(deps: EvaluateDeps) {
       source: 'gate',
       headSha: r.sha,
       fingerprint: fingerprint([r.name], r.output),
+      red: r,
       // A1/H2: the payload holds the full text once; the rejection keeps a bounded copy.
       rejection: { checkName: boundCheckName(r.name), body: boundRejectionBody(r.output), eventId },
     });
+  }
+
+  /** What triage and the comparison with the last head came to: a result already, or on to the claim. */
+  type Judged =
+    { kind: 'done'; result: EvaluationResult } | { kind: 'go'; reason: RerunFallback | null; detail: string | null };
+
+  /**
+   * T1–T3, then C5/K2/T5/T6: whether this red is the agent's to fix, and whether it is the last
+   * head's failures all over again. Reads the head's stored deliveries, and those of the heads
+   * earlier attempts answered (for flaky checks and the last head's failures), each once.
+   */
+  async function judgeFailure(ctx: Ctx & { task: Task }, red: CheckResult, attempts: Attempt[]): Promise<Judged> {
+    const read = new Map<string, HeadChecks>();
+    const headOf = async (sha: string): Promise<HeadChecks> => {
+      let h = read.get(sha);
+      if (!h) read.set(sha, (h = headChecksOf(await ledger.headCheckEvents(red.repository, sha, HEAD_EVENTS_MAX))));
+      return h;
+    };
+    const answered = attempts.filter((a) => a.source === 'gate');
+    const triaged = await triageFailure(ctx, red, answered, headOf);
+    if (triaged.kind === 'done') return triaged;
+    const compared = await compareWithLastHead(ctx, red, answered.at(-1), headOf);
+    if (compared.kind === 'done') return compared;
+    const detail = [triaged.detail, compared.detail].filter((d) => d !== null).join('; ');
+    return { kind: 'go', reason: triaged.reason, detail: detail || null };
+  }
+
+  /** T1–T3: an approval gate, a check red on the base too, or a transient failure a re-run answers. */
+  async function triageFailure(
+    ctx: Ctx & { task: Task },
+    red: CheckResult,
+    answered: Attempt[],
+    headOf: (sha: string) => Promise<HeadChecks>,
+  ): Promise<Judged> {
+    const task = ctx.task;
+    const done = async (result: Promise<EvaluationResult>): Promise<Judged> => ({ kind: 'done', result: await result });
+    const current = await headOf(red.sha);
+    const flaky = new Set(current.flaky);
+    for (const sha of new Set(answered.map((a) => a.headSha))) {
+      if (sha !== null && sha !== red.sha) for (const f of (await headOf(sha)).flaky) flaky.add(f);
+    }
+    // A base that cannot be read is not known: triage then goes on without it.
+    const base = deps.baseChecks
+      ? await deps.baseChecks(task.repository, task.pullRequest, task.baseRef).catch(() => null)
+      : null;
+    const verdict = triage({
+      result: { name: red.name, conclusion: red.conclusion, output: red.output },
+      flakyChecks: [...flaky],
+      base,
+    });
+    const fallback = (reason: RerunFallback, detail: string): Judged => ({ kind: 'go', reason, detail });
+    switch (verdict.kind) {
+      case 'agent':
+        return { kind: 'go', reason: null, detail: null };
+      case 'approval_gate':
+        return done(fileNotice(ctx, 'approval_required', red.sha, verdict.detail));
+      case 'red_on_base':
+        return done(refuse(ctx, 'red_on_base', verdict.detail));
+      case 'transient': {
+        // T2: a re-run answers this for much less than a model run; when none can be had, the agent does.
+        // A red only the poll saw has no stored deliveries: its own check run id is what can be re-run.
+        const polled = checkRunIdOf(red.identity);
+        const checkRunIds =
+          current.redCheckRunIds.length > 0 ? current.redCheckRunIds : polled !== null ? [polled] : [];
+        if (!deps.requestRerun || checkRunIds.length === 0)
+          return fallback('rerun_unavailable', `${verdict.detail}; no re-run could be asked for`);
+        const rerun = await deps.requestRerun({
+          taskId: task.id,
+          repository: task.repository,
+          headSha: red.sha,
+          checkRunIds,
+          reason: verdict.detail,
+        });
+        switch (rerun.kind) {
+          case 'requested':
+            return done(refuse(ctx, 'rerun_requested', verdict.detail));
+          case 'in_flight':
+            return done(refuse(ctx, 'rerun_in_flight', verdict.detail));
+          case 'budget_spent':
+            return fallback('rerun_budget_spent', `${verdict.detail}; the head's re-run budget is spent`);
+          case 'refused':
+            return fallback(
+              'rerun_refused',
+              `${verdict.detail}; GitHub refused the re-run (${rerun.status}: ${rerun.message.slice(0, 200)})`,
+            );
+        }
+      }
+    }
+  }
+
+  /**
+   * C5/K2/T5/T6: the same failures on a new commit mean the last fix changed nothing. A person's
+   * approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
+   */
+  async function compareWithLastHead(
+    ctx: Ctx & { task: Task },
+    red: CheckResult,
+    last: Attempt | undefined,
+    headOf: (sha: string) => Promise<HeadChecks>,
+  ): Promise<Judged> {
+    const task = ctx.task;
+    if (!last || last.headSha === null || last.headSha === red.sha || task.approveOnePending)
+      return { kind: 'go', reason: null, detail: null };
+    const before = await previousHeadChecks(last, await headOf(last.headSha));
+    const current = await headOf(red.sha);
+    const now = [...current.checks];
+    // The poll's red is not a stored delivery: it joins what was stored, unless that has it already.
+    // A suite or workflow run sums up its jobs and is never one of the head's checks (head-checks.ts).
+    if ((red.ciKind === 'run' || red.ciKind === 'status') && !now.some((c) => c.name === red.name.trim()))
+      now.push({ name: red.name.trim(), verdict: 'red', evidence: evidenceOf(red.output) });
+    const since = current.firstAt ?? task.ciHeadSeenAt ?? ledger.now();
+    const settleMs = deps.matrixSettleMs ?? DEFAULT_MATRIX_SETTLE_MINUTES * 60_000;
+    const settled = Date.parse(ledger.now()) - Date.parse(since) >= settleMs;
+    const same = unchangedFailure({ previous: before, current: now, settled });
+    switch (same.kind) {
+      case 'unchanged':
+        return { kind: 'done', result: await fileNotice(ctx, 'unchanged_failure', red.sha, same.detail) };
+      case 'undecided':
+        return { kind: 'done', result: await refuse(ctx, 'awaiting_matrix', same.detail) };
+      case 'changed':
+        return { kind: 'go', reason: null, detail: `${same.why}: ${same.detail}` };
+    }
+  }
+
+  /**
+   * The last answered head's failures: what was stored for it or, when nothing was (a head the poll
+   * alone saw), the one failure the attempt answered, from its rejection row.
+   */
+  async function previousHeadChecks(last: Attempt, stored: HeadChecks): Promise<HeadCheck[]> {
+    if (stored.checks.length > 0) return stored.checks;
+    const row = last.rejectionId !== null ? await ledger.getRejection(last.rejectionId) : null;
+    const name = row?.checkName?.trim();
+    return row && name ? [{ name, verdict: 'red', evidence: evidenceOf(row.body) }] : [];
   }
 
   type GuardStop =
@@ -271,6 +461,8 @@ export function createEvaluator(deps: EvaluateDeps) {
       source: 'gate' | 'review' | 'bot';
       headSha: string | null;
       fingerprint: string;
+      /** The red result a gate attempt answers: triaged and compared with the last head first (T). */
+      red?: CheckResult;
       rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
     },
   ): Promise<EvaluationResult> {
@@ -280,18 +472,14 @@ export function createEvaluator(deps: EvaluateDeps) {
       // re-offered by the poll): nothing else to decide, nothing to spend, no stop to file.
       const attempts = await ledger.listAttempts(task.id);
       if (attempts.some((a) => a.coordinate === c.coordinate)) return refuse(ctx, 'coordinate_claimed');
-      // C5/K2: the same failure on a new commit means the last fix changed nothing.
-      // A person's approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
-      if (c.source === 'gate' && !task.approveOnePending && c.retryOf === undefined) {
-        const last = attempts.filter((a) => a.source === 'gate').at(-1);
-        if (last && last.fingerprint === c.fingerprint) return fileNotice(ctx, 'unchanged_failure', c.headSha);
-      }
       const max = deps.maxAttempts + task.extraAttempts; // K5: approve-one grants one past the cap
       const budget = budgetBeforeClaim(attempts.length, max);
-      if (budget.kind === 'refuse') {
-        if (budget.reason === 'loop_off') return refuse(ctx, 'loop_off');
-        return fileNotice(ctx, 'budget_spent', c.headSha);
-      }
+      if (budget.kind === 'refuse' && budget.reason === 'loop_off') return refuse(ctx, 'loop_off');
+      // T, C5: triage and the last head's failures, before the budget's own stop, so a failure the
+      // agent cannot fix, or one unchanged, is told as such rather than as a spent budget.
+      const judged = c.red && c.retryOf === undefined ? await judgeFailure(ctx, c.red, attempts) : null;
+      if (judged?.kind === 'done') return judged.result;
+      if (budget.kind === 'refuse') return fileNotice(ctx, 'budget_spent', c.headSha);
       // K7, K9, K6: the guards that look at the Task's attempts and spend, before anything is claimed.
       const guard = await guardsBeforeClaim(task);
       if (guard)
@@ -317,8 +505,9 @@ export function createEvaluator(deps: EvaluateDeps) {
         taskId: task.id,
         attemptId: claim.attempt.id,
         outcome: 'claimed',
-        reason: null,
-        detail: `coordinate ${c.coordinate}`,
+        // T2: a transient failure no re-run could answer says why it reached the agent after all.
+        reason: judged?.reason ?? null,
+        detail: `coordinate ${c.coordinate}${judged?.detail ? `; ${judged.detail}` : ''}`,
       });
       await deps.fault?.('after_claim');
       // C3: the count re-read inside the claim decides; a claim past the budget keeps its row.
@@ -397,7 +586,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       }
     }
     ctx.task = task;
-    await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork });
+    await ledger.updatePullRequest(task.id, { prState: e.prState, isFork: e.fork, baseRef: e.baseRef });
     await mirrorSkipLabel(ledger, (row) => log({ ...ctx.base, ...row }), task, e.labels, 'webhook');
     // B1, B5: the pull request's own head is the truest pointer there is; a push moves the head off
     // the commit it replaced whatever the clock says, anything else by the clock (decision 0019).

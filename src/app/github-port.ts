@@ -41,6 +41,14 @@ export interface CommitStatusInfo {
   updatedAt: string | null;
 }
 
+export interface CommitStatusWrite {
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string;
+  /** Where the status links to (the Task's timeline on the dashboard); null for none. */
+  targetUrl: string | null;
+}
+
 export interface IssueCommentInfo {
   id: number;
   body: string;
@@ -79,6 +87,33 @@ export interface Comparison {
   truncated: boolean;
 }
 
+/** What one bulk read tells of a pull request (N3): enough to see whether anything changed since. */
+export interface PullRequestGlance {
+  number: number;
+  state: 'open' | 'closed';
+  merged: boolean;
+  headSha: string;
+  /** Moves with labels, title, reviews and pushes. */
+  updatedAt: string;
+  /** The head commit's check rollup (SUCCESS, FAILURE, PENDING, ERROR, EXPECTED); null without any check. */
+  rollup: string | null;
+}
+
+/** A pull request with every check run and status of its head, read in bulk with others (N3). */
+export interface PullRequestReading {
+  pr: PullRequestInfo;
+  runs: CheckRunInfo[];
+  statuses: CommitStatusInfo[];
+}
+
+/** The rate limit of one of GitHub's resources (core, graphql, …) as its last answer said. */
+export interface RateLimitState {
+  resource: string;
+  remaining: number;
+  limit: number;
+  resetAt: string;
+}
+
 /** A GitHub answer fixloop can act on: its status, and whether trying again later may help. */
 export class GitHubError extends Error {
   constructor(
@@ -101,6 +136,15 @@ export interface GitHubPort {
   requiredChecks(repository: string, branch: string): Promise<string[] | null>;
   /** The signed URL the jobs-logs endpoint redirects to (302 Location); never followed with credentials. */
   jobLogUrl(repository: string, jobId: number): Promise<string>;
+  /**
+   * The workflow run an Actions job belongs to (an Actions check run's id is its job id), from the
+   * jobs API; a 404 (GitHubError) when the check run is no Actions job (issue 17).
+   */
+  workflowRunOfJob(repository: string, jobId: number): Promise<number>;
+  /** Re-runs the failed jobs of a completed workflow run (needs `actions: write`; issue 17). */
+  rerunFailedJobs(repository: string, runId: number): Promise<void>;
+  /** M4: writes a commit status on the sha (fixloop's own `fixloop` context). */
+  createCommitStatus(repository: string, sha: string, status: CommitStatusWrite): Promise<void>;
   addLabels(repository: string, number: number, labels: string[]): Promise<void>;
   removeLabel(repository: string, number: number, label: string): Promise<void>;
   listIssueComments(repository: string, number: number): Promise<IssueCommentInfo[]>;
@@ -109,6 +153,15 @@ export interface GitHubPort {
   listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
   /** The files changed from `base` to `head` (three-dot: from their merge base), as one comparison. */
   compareCommits(repository: string, base: string, head: string): Promise<Comparison>;
+  /**
+   * N3: many pull requests of one repository in one GraphQL query, by number; a pull request the
+   * answer lacks (not found) is absent from the map. Optional: without it the poll reads by REST.
+   */
+  glancePullRequests?(repository: string, numbers: number[]): Promise<Map<number, PullRequestGlance>>;
+  /** N3: as glancePullRequests, with each head's check runs and statuses; one that did not fit is absent. */
+  readPullRequests?(repository: string, numbers: number[]): Promise<Map<number, PullRequestReading>>;
+  /** What GitHub's answers last said of each rate limit (x-ratelimit-*). */
+  rateLimits?(): RateLimitState[];
   /** The login fixloop acts as (its own identity never rings a doorbell, F2). */
   selfLogin(): Promise<string | null>;
 }

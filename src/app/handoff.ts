@@ -140,6 +140,12 @@ export function createHandoff(deps: HandoffDeps) {
     async sync(task: Task, pr: PullRequestInfo): Promise<void> {
       const attempts = await ledger.countAttempts(task.id);
       if (task.noticeAt === null) {
+        // K5: a grant made away from the pull request (the dashboard, the API, `/fixloop retry`) re-opened
+        // the loop: the stop's label goes, as it does when the approve-one label is used.
+        if (hasLabel(pr.labels, HANDOFF_LABEL)) {
+          await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL);
+          await record(task, 'handoff_cleared', `the loop is on again: label ${HANDOFF_LABEL} removed`);
+        }
         // K8: once the loop has acted, the comment mirrors it; nothing is posted before that.
         if (attempts > 0) await upsertStateComment(task);
         return;

@@ -3,6 +3,9 @@
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
 // commit: a 2xx to GitHub always means stored.
 import { classifyDelivery, type Classification } from '../core/classify.js';
+import { isGitlabEventName } from '../core/gitlab-payloads.js';
+import { providerMismatch } from '../core/route.js';
+import type { Provider, Work } from '../core/types.js';
 import type { Logger } from './ports.js';
 import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
@@ -13,19 +16,32 @@ export interface Delivery {
   eventName: string;
   /** The body exactly as signed. */
   raw: string;
+  /** Which receiver verified it (decision 0032); absent = github. */
+  provider?: Provider;
 }
 
-/** What a body reads as: not JSON at all, or its classification. */
-type Reading = { kind: 'malformed'; detail: string } | Classification;
+/** What a body reads as: not JSON at all, its classification, or a delivery for another provider's Work. */
+type Reading =
+  | { kind: 'malformed'; detail: string }
+  | Classification
+  | { kind: 'ignored'; reason: 'no_gitlab_work' | 'no_github_work'; identity: string; repository: string };
 
-function read(d: Delivery): Reading {
+function read(d: Delivery, works: readonly Work[] | undefined): Reading {
   let body: unknown;
   try {
     body = JSON.parse(d.raw);
   } catch (err) {
     return { kind: 'malformed', detail: `body is not JSON: ${(err as Error).message}`.slice(0, 300) };
   }
-  return classifyDelivery(d.eventName, body, d.deliveryId);
+  const provider = d.provider ?? 'github';
+  // Each receiver classifies only its own provider's events: a GitLab name on the GitHub route is unknown.
+  if (isGitlabEventName(d.eventName) !== (provider === 'gitlab')) return { kind: 'unknown_event' };
+  const c = classifyDelivery(d.eventName, body, d.deliveryId);
+  const about = c.kind === 'event' ? c.event : c.kind === 'dropped' ? c : null;
+  const mismatch = about && works ? providerMismatch(works, about.repository, provider) : null;
+  return mismatch && about
+    ? { kind: 'ignored', reason: mismatch, identity: about.identity, repository: about.repository }
+    : c;
 }
 
 export type IngestAnswer =
@@ -67,6 +83,8 @@ export function createIngestor(deps: {
    * batch, which is what makes batches big under load.
    */
   maxConcurrentCommits?: number;
+  /** The Works, to ignore a delivery for another provider's Work (decision 0032); absent: none is. */
+  works?: readonly Work[];
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
   const slots = deps.maxConcurrentCommits ?? 1;
@@ -129,7 +147,7 @@ export function createIngestor(deps: {
 
   return {
     ingest(d) {
-      const c = read(d);
+      const c = read(d, deps.works);
       switch (c.kind) {
         case 'malformed': {
           const detail = c.detail;

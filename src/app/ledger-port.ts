@@ -21,6 +21,7 @@ import type { HeadMove } from '../core/head-order.js';
 import type { Author } from '../core/standing.js';
 import type { CiState } from '../core/types.js';
 import type { LoopState } from '../core/loop-state.js';
+import type { EtagStore, PollStateStore } from './poll-state-port.js';
 
 /** A stored event, or the reason it was not stored, for one delivery in a group commit. */
 export interface IncomingDelivery {
@@ -64,6 +65,12 @@ export interface StoredEvent {
   eventName: string;
   deliveryId: string;
   payload: string;
+}
+
+/** A stored CI event with what the ledger kept beside it: its verdict and when it arrived (T6). */
+export interface StoredCheckEvent extends StoredEvent {
+  verdict: string | null;
+  receivedAt: string;
 }
 
 export interface NewTask {
@@ -116,6 +123,11 @@ export interface DeliveryLog {
   pendingEvents(limit: number, afterId: number): Promise<StoredEvent[]>;
   /** The newest stored red CI event of `sha` in `repository`, evaluated or not (I5: offered again without a poll). */
   lastRedEvent(repository: string, sha: string): Promise<StoredEvent | null>;
+  /**
+   * T6: the stored CI events of `sha` in `repository`, oldest first, evaluated or not, at most the
+   * newest `limit`: a head's whole matrix, as far as it has reported.
+   */
+  headCheckEvents(repository: string, sha: string, limit: number): Promise<StoredCheckEvent[]>;
 }
 
 /** Tasks: one per pull request, its CI head (B1, B2) and what the poll and the hand-off write on it (E1, K5, K8). */
@@ -129,7 +141,7 @@ export interface TaskStore {
   setTaskState(id: number, state: TaskState): Promise<Task | null>;
   updatePullRequest(
     id: number,
-    p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean },
+    p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean; baseRef?: string | null },
   ): Promise<void>;
   /** B1: move the head forward only, ordered as `move` says (default: by the clock); false when another writer got there first. */
   advanceHead(
@@ -158,6 +170,8 @@ export interface TaskStore {
   setLoopOff(taskId: number, off: boolean): Promise<boolean>;
   /** The `fixloop:skip` label as the pull request shows it now; true when that changed the Task. */
   setSkipLabel(taskId: number, on: boolean): Promise<boolean>;
+  /** P3: the `fixloop` commit status just written to GitHub (`sha state:description`). */
+  setCommitStatus(taskId: number, written: string): Promise<void>;
   /** M4: a person parks (or unparks) the Task, whatever its stop; false when it already was. */
   setParked(taskId: number, parked: boolean): Promise<boolean>;
 }
@@ -177,9 +191,13 @@ export interface BoardRow {
   loopState: LoopState;
   /** The newest rejection's check and first line; null before any. */
   lastFailure: string | null;
+  /** Why triage holds the newest red back (T1, T2, T6: "test is failing on main too"); null when it does not. */
+  triage: string | null;
 }
 
 export interface BoardFilter {
+  /** One Task's row (the commit status, `/fixloop status`). */
+  taskId?: number;
   state?: TaskState;
   loop?: LoopState;
   repository?: string;
@@ -210,6 +228,8 @@ export interface BoardStore {
   inboxPage(f: { limit: number; after?: number }): Promise<{ rows: InboxRow[]; nextAfter: number | null }>;
   /** The newest decision row's id: it moves whenever the loop or a person did something. */
   latestDecisionId(): Promise<number>;
+  /** The Tasks with a decision after `afterId` (at most `limit` decisions read), and the last id read. */
+  taskIdsDecidedAfter(afterId: number, limit: number): Promise<{ taskIds: number[]; latest: number }>;
 }
 
 /** Runs (L1): the agent runs of a Task, their state, where their process lives, their log. */
@@ -362,6 +382,57 @@ export interface OutboxStore {
   listOutbox(filter: { states: readonly OutboxState[]; limit: number }): Promise<OutboxDelivery[]>;
   /** How many deliveries are pending: cheap, for a gauge. */
   outboxDepth(): Promise<number>;
+  /** A person sends a given-up delivery again: `failed` → `pending` with its tries reset; null when none. */
+  resendOutbox(id: number): Promise<{ resent: boolean; delivery: OutboxDelivery } | null>;
+}
+
+/**
+ * `claimed`: its holder is asking GitHub now; `waiting`: claimed, but the head's Actions jobs were still
+ * running (GitHub re-runs only a finished workflow run), so not asked yet; then settled `requested`,
+ * `refused` or `unconfirmed` (asked, no answer: never asked again).
+ */
+export const RERUN_STATUSES = ['claimed', 'waiting', 'requested', 'refused', 'unconfirmed'] as const;
+export type RerunStatus = (typeof RERUN_STATUSES)[number];
+
+/** One re-run of a head's failed jobs (issue 17, decision 0030): claimed, then asked of GitHub once. */
+export interface Rerun {
+  id: number;
+  taskId: number;
+  headSha: string;
+  /** 1 for the head's first re-run, up to the per-head budget. */
+  ordinal: number;
+  checkRunIds: number[];
+  reason: string;
+  status: RerunStatus;
+  workflowRunIds: number[] | null;
+  httpStatus: number | null;
+  detail: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Re-runs (issue 17): the claim is the unique (task, head, ordinal) index, so one claim wins each of a
+ * head's re-runs across every replica; `taken` when another won it. Settled once, by compare-and-set.
+ */
+export interface RerunStore {
+  /** The head's re-runs, oldest first. */
+  listReruns(taskId: number, headSha: string): Promise<Rerun[]>;
+  claimRerun(c: {
+    taskId: number;
+    headSha: string;
+    ordinal: number;
+    checkRunIds: readonly number[];
+    reason: string;
+  }): Promise<{ kind: 'claimed'; rerun: Rerun } | { kind: 'taken' }>;
+  /** waiting → claimed by compare-and-set: the caller now holds it; null when another evaluation does. */
+  resumeRerun(id: number): Promise<Rerun | null>;
+  /** claimed → `to`, with what GitHub said; false when it was no longer `claimed`. */
+  settleRerun(
+    id: number,
+    to: Exclude<RerunStatus, 'claimed'>,
+    result: { workflowRunIds: readonly number[]; httpStatus: number | null; detail: string | null },
+  ): Promise<boolean>;
 }
 
 /** The global stop flag (D): read fail-closed by the gate, written by a person. */
@@ -384,8 +455,11 @@ export interface Ledger
     RejectionStore,
     NoticeStore,
     OutboxStore,
+    RerunStore,
     StopFlag,
-    BoardStore {
+    BoardStore,
+    PollStateStore,
+    EtagStore {
   /** The ledger's clock, as an ISO string: what it stamps rows with. */
   now(): string;
 }

@@ -18,6 +18,7 @@ export type PersonActionsLedger = Pick<
   | 'setRunState'
   | 'writeStopFlag'
   | 'recordDecisions'
+  | 'resendOutbox'
 >;
 
 export interface PersonActionsDeps {
@@ -122,6 +123,27 @@ export function createPersonActions(deps: PersonActionsDeps) {
       if (!moved) return { kind: 'conflict', message: 'the run ended meanwhile' };
       const killed = deps.killRun?.(runId) ?? false;
       await record('cancel_run', via, run.taskId, `cancelled run ${runId}${killed ? ' and stopped its agent' : ''}`);
+      return { kind: 'done', changed: true };
+    },
+
+    /** G1/P4: a notice delivery a sink never took is sent again, with its tries counted afresh. */
+    async resendNotice(deliveryId: number, via: Via): Promise<ActionResult> {
+      const r = await ledger.resendOutbox(deliveryId);
+      if (!r) return { kind: 'not_found', message: 'no such notice delivery' };
+      if (!r.resent)
+        return {
+          kind: 'conflict',
+          message:
+            r.delivery.state === 'failed'
+              ? 'someone sent it again meanwhile'
+              : `the delivery is ${r.delivery.state}: only a failed one is sent again`,
+        };
+      await record(
+        'resend_notice',
+        via,
+        r.delivery.taskId,
+        `sent notice ${r.delivery.noticeId} to sink ${r.delivery.sink} again after ${r.delivery.attempts} failed tries`,
+      );
       return { kind: 'done', changed: true };
     },
 

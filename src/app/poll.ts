@@ -3,6 +3,10 @@
 // the head and every check of it, writes ciHeadSha/ciState through the same compare-and-sets as the
 // webhook (passing only here), and re-offers a red head to the same evaluator — safe, because the
 // claim on the head refuses a commit already resumed for. One replica polls a PR per tick (lease).
+// At scale (N3, decision 0031): due Tasks are claimed in slices by that lease, so replicas split
+// them; each slice is glanced at in one GraphQL query and only pull requests that show something
+// new, or whose Task waits on a read, are read in full, a few at a time; the hand-off's writes go
+// to their own queue; and a tick spends no more of the rate limit than is left to spread.
 import { greenGate, type GateResult } from '../core/green-gate.js';
 import { ciBillableMinutes } from '../core/cost-ceiling.js';
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
@@ -10,10 +14,14 @@ import { boundCheckName } from '../core/bounded-text.js';
 import type { CheckResult } from '../core/classify.js';
 import type { Task, Work } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
-import type { CheckRunInfo, CommitStatusInfo, GitHubPort, PullRequestInfo } from './github-port.js';
+import type { CheckRunInfo, CommitStatusInfo, GitHubPort, PullRequestInfo, PullRequestReading } from './github-port.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import { mirrorSkipLabel } from './skip-label.js';
+import { pollDepth, pollSignature, type Glance } from '../core/poll-depth.js';
+import { tickBudget, tightest, type TickBudget } from '../core/poll-budget.js';
+import type { ClaimedPoll } from './poll-state-port.js';
+import { createWriteQueue, type WriteQueue } from './write-queue.js';
 
 /** The poll leases a Task, moves its head and CI state by the same compare-and-sets as the webhook (E1, B1, B2). */
 export type PollLedger = Pick<
@@ -22,10 +30,11 @@ export type PollLedger = Pick<
   | 'setSkipLabel'
   | 'recordDecisions'
   | 'getTask'
-  | 'leasePoll'
+  | 'claimDuePolls'
   | 'listAttempts'
-  | 'listTasks'
-  | 'markPolled'
+  | 'markPolledSeen'
+  | 'markPolledUnchanged'
+  | 'pruneEtags'
   | 'markRed'
   | 'setCiStateForHead'
   | 'setGate'
@@ -53,25 +62,55 @@ export interface PollDeps {
   progress?: (task: Task, pr: PullRequestInfo, runs: CheckRunInfo[]) => Promise<void>;
   /** Told each tick's duration in seconds, failed ones too (metrics, N2). */
   observeTick?: (seconds: number) => void;
+  /** N3: Tasks leased per claim (default 100, also the most pull requests per GraphQL query). */
+  sliceSize?: number;
+  /** N3: pull requests read in full at once (default 8: GitHub's secondary limits ask for few in flight). */
+  concurrency?: number;
+  /** N3: the share of each rate limit the poll leaves for everything else (default 0.2). */
+  reserveFraction?: number;
+  /** Told when a tick stopped short to stay within the rate limit (metrics). */
+  observeDeferred?: () => void;
+  /** Where the hand-off's writes wait (default: a queue of this poller's own). */
+  writes?: WriteQueue;
+  /** Conditional-request answers not used for this long are forgotten (default two days). */
+  etagMaxAgeMs?: number;
 }
 
 export interface PollReport {
   polled: number;
+  /** Of `polled`: the glance showed nothing new and nothing waited on a read. */
+  unchanged: number;
+  /** Due Tasks this replica did not claim: another one holds their lease (counted by claims, so 0 here). */
   leasedElsewhere: number;
   failed: number;
   reoffered: number;
+  /** The tick stopped before every due Task was read, to stay within the rate limit. */
+  deferred: boolean;
 }
 
-/** A Task is due when its verdict may have changed: not yet passing, or not read for a while. */
-function isDue(task: Pick<Task, 'ciState' | 'polledAt' | 'noticeAt'>, now: Date, intervalMs: number): boolean {
-  if (task.ciState !== 'passing' || task.noticeAt !== null) return true;
-  return task.polledAt === null || now.getTime() - Date.parse(task.polledAt) >= 10 * intervalMs;
+/**
+ * Lets I/O in (a webhook waiting for its acknowledgement): the ledger's queries on SQLite resolve as
+ * microtasks, so a slice walked without this would hold the event loop for all of its Tasks.
+ */
+const letIoIn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The stored gate already says this of this head (its reasons and failing checks included). */
+function sameGate(stored: Task['gate'], headSha: string, gate: GateResult): boolean {
+  if (stored === null || stored.headSha !== headSha) return false;
+  const { headSha: _h, at: _a, ...rest } = stored;
+  return JSON.stringify(rest) === JSON.stringify({ ...gate });
 }
+
+/** A passing Task with no notice is read again after this many intervals (a verdict that may still change). */
+const PASSING_EVERY_INTERVALS = 10;
 
 export function createPoller(deps: PollDeps) {
   const { ledger, github, logger } = deps;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<PollReport> | null = null;
+  const sliceSize = deps.sliceSize ?? 100;
+  const concurrency = deps.concurrency ?? 8;
+  const writes = deps.writes ?? createWriteQueue({ clock: deps.clock, logger });
 
   function repoConfig(repository: string) {
     for (const w of deps.works) {
@@ -106,10 +145,18 @@ export function createPoller(deps: PollDeps) {
     runs: CheckRunInfo[],
     statuses: CommitStatusInfo[],
   ): CheckResult | null {
-    const reds: Array<{ name: string; conclusion: string; at: string; output: string; url: string | null }> = [];
+    const reds: Array<{
+      name: string;
+      conclusion: string;
+      at: string;
+      output: string;
+      url: string | null;
+      runId?: number;
+    }> = [];
     for (const r of runs) {
       if (r.status === 'completed' && verdictOfConclusion(r.conclusion) === 'red') {
         reds.push({
+          runId: r.id,
           name: r.name,
           conclusion: r.conclusion!,
           at: r.completedAt ?? r.startedAt ?? '',
@@ -136,7 +183,8 @@ export function createPoller(deps: PollDeps) {
       source: 'github',
       kind: 'github.check',
       ciKind: 'run',
-      identity: `poll:${task.repository}@${pr.headSha}:${boundCheckName(first.name)}`, // A1: the decision log's copy is bounded
+      // A1: the decision log's copy is bounded; a check run's id is kept, so triage can re-run its job (T2).
+      identity: `poll:${task.repository}@${pr.headSha}:${first.runId !== undefined ? `run:${first.runId}:` : ''}${boundCheckName(first.name)}`,
       repository: task.repository,
       sha: pr.headSha,
       name: first.name,
@@ -151,23 +199,36 @@ export function createPoller(deps: PollDeps) {
     };
   }
 
-  async function pollTask(task: Task): Promise<'polled' | 'leased' | 'failed' | 'reoffered'> {
+  /** One Task read in full: from its bulk reading when there is one, else by (conditional) REST. */
+  async function pollTask(
+    task: Task,
+    reading: PullRequestReading | undefined,
+    signature: string | null,
+    leaseUntil: string,
+  ): Promise<'polled' | 'failed' | 'reoffered'> {
     const now = deps.clock.now();
-    // E1 across replicas: the lease is a compare-and-set; the loser skips this PR this tick.
-    if (!(await ledger.leasePoll(task.id, new Date(now.getTime() + Math.floor(deps.intervalMs * 0.9)).toISOString())))
-      return 'leased';
     let pr: PullRequestInfo;
     try {
-      pr = await github.getPullRequest(task.repository, task.pullRequest);
+      pr = reading?.pr ?? (await github.getPullRequest(task.repository, task.pullRequest));
     } catch (err) {
       logger.warn({ err, taskId: task.id }, 'poll: pull request could not be read');
       return 'failed';
     }
-    await ledger.updatePullRequest(task.id, {
-      prState: pr.merged ? 'merged' : pr.state === 'closed' ? 'closed' : 'open',
-      branchState: pr.headRepository === null ? 'deleted' : 'present',
+    const seen = {
+      baseRef: pr.baseRef,
+      prState: pr.merged ? ('merged' as const) : pr.state === 'closed' ? ('closed' as const) : ('open' as const),
+      branchState: pr.headRepository === null ? ('deleted' as const) : ('present' as const),
       isFork: pr.headRepository !== null && pr.headRepository !== task.repository,
-    });
+    };
+    // N3: written only when it changed — every write grows SQLite's log, whose checkpoints stall
+    // the webhook's commits.
+    if (
+      seen.baseRef !== task.baseRef ||
+      seen.prState !== task.prState ||
+      seen.branchState !== task.branchState ||
+      seen.isFork !== task.isFork
+    )
+      await ledger.updatePullRequest(task.id, seen);
     await mirrorSkipLabel(ledger, (row) => ledger.recordDecisions([row]), task, pr.labels, 'poll');
     let outcome: 'polled' | 'reoffered' = 'polled';
     if (pr.state === 'open') {
@@ -176,14 +237,18 @@ export function createPoller(deps: PollDeps) {
       const fresh = await ledger.getTask(task.id);
       if (fresh && fresh.ciHeadSha === pr.headSha) {
         await deps.pushGuard?.(fresh, pr.headSha);
-        const [runs, statuses] = await Promise.all([
-          github.listCheckRuns(task.repository, pr.headSha),
-          github.listStatuses(task.repository, pr.headSha),
-        ]);
+        const [runs, statuses] = reading
+          ? [reading.runs, reading.statuses]
+          : await Promise.all([
+              github.listCheckRuns(task.repository, pr.headSha),
+              github.listStatuses(task.repository, pr.headSha),
+            ]);
         const gate = await gateFor(fresh, pr, runs, statuses);
         // K6: the head's CI minutes, from its check runs' durations, count toward the cost ceiling.
         await deps.ciMinutes?.(task.id, pr.headSha, ciBillableMinutes(runs));
-        await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
+        // Written when the verdict for the head changed: `at` is when the gate first read it so.
+        if (!sameGate(fresh.gate, pr.headSha, gate))
+          await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
         if (gate.verdict === 'passing') await ledger.setCiStateForHead(task.id, pr.headSha, 'passing');
         else if (gate.verdict === 'red') {
           await ledger.markRed(task.id, pr.headSha);
@@ -202,32 +267,175 @@ export function createPoller(deps: PollDeps) {
       // F1: a review rejection refused at a bad moment is offered again, like a red head.
       await deps.evaluator.reofferRejections(task.id);
     }
-    await ledger.markPolled(task.id);
-    const after = await ledger.getTask(task.id);
-    if (after && deps.afterPoll) await deps.afterPoll(after, pr);
+    await ledger.markPolledSeen(task.id, signature);
+    // N3: the hand-off's writes wait on their own queue, never on this tick; the job reads the Task
+    // as it is when it runs, and is dropped if this replica's lease on the pull request ran out.
+    const afterPoll = deps.afterPoll;
+    if (afterPoll) {
+      writes.enqueue(task.id, leaseUntil, async () => {
+        const after = await ledger.getTask(task.id);
+        if (after) await afterPoll(after, pr);
+      });
+    }
     return outcome;
   }
 
-  async function tick(): Promise<PollReport> {
-    const report: PollReport = { polled: 0, leasedElsewhere: 0, failed: 0, reoffered: 0 };
-    const now = deps.clock.now();
-    const tasks = (await ledger.listTasks({ state: 'open' })).filter(
-      (t) => t.prState === 'open' && t.parkedAt === null && isDue(t, now, deps.intervalMs),
-    );
-    for (const task of tasks) {
+  /** Runs `work` on every item, at most `limit` at a time. */
+  async function bounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await letIoIn();
+        await work(item);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  }
+
+  /** A bulk read that failed is not fatal: the Tasks it was for are read one by one instead. */
+  async function inBulk<V>(
+    what: string,
+    repository: string,
+    numbers: number[],
+    read: ((repository: string, numbers: number[]) => Promise<Map<number, V>>) | undefined,
+  ): Promise<Map<number, V>> {
+    if (!read || numbers.length === 0) return new Map();
+    try {
+      return await read.call(github, repository, numbers);
+    } catch (err) {
+      logger.warn({ err, repository, count: numbers.length }, `poll: ${what} failed; reading one by one`);
+      return new Map();
+    }
+  }
+
+  /** One claimed slice: glanced at in bulk per repository, then read in full where it needs to be. */
+  async function pollSlice(slice: ClaimedPoll[], leaseUntil: string, report: PollReport): Promise<void> {
+    const byRepository = new Map<string, ClaimedPoll[]>();
+    for (const c of slice) byRepository.set(c.task.repository, [...(byRepository.get(c.task.repository) ?? []), c]);
+    const toRead: Array<{ claimed: ClaimedPoll; glance: Glance | null; reading?: PullRequestReading }> = [];
+    for (const [repository, claims] of byRepository) {
+      const glances = await inBulk(
+        'glancing at pull requests',
+        repository,
+        claims.map((c) => c.task.pullRequest),
+        github.glancePullRequests,
+      );
+      const reads: typeof toRead = [];
+      const unchanged: number[] = [];
+      for (const claimed of claims) {
+        const glance = glances.get(claimed.task.pullRequest) ?? null;
+        const depth = pollDepth(claimed.task, claimed.signature, glance, claimed.movedSinceRead);
+        if (depth.kind === 'read') {
+          reads.push({ claimed, glance });
+          continue;
+        }
+        // Nothing GitHub shows has moved and nothing waits on a read: marked polled, and a review
+        // rejection refused at a bad moment is still offered again (F1), as on a full read.
+        await letIoIn();
+        try {
+          await deps.evaluator.reofferRejections(claimed.task.id);
+          unchanged.push(claimed.task.id);
+        } catch (err) {
+          report.failed++;
+          logger.error({ err, taskId: claimed.task.id }, 'poll failed for a Task');
+        }
+      }
+      // One write for all of them: a write per Task would grow SQLite's log, and its checkpoints
+      // stall every other writer (webhook acknowledgements included) for a moment each.
       try {
-        const r = await pollTask(task);
-        if (r === 'leased') report.leasedElsewhere++;
-        else if (r === 'failed') report.failed++;
+        await ledger.markPolledUnchanged(unchanged);
+        report.polled += unchanged.length;
+        report.unchanged += unchanged.length;
+      } catch (err) {
+        report.failed += unchanged.length;
+        logger.error({ err, repository }, 'poll: marking unchanged Tasks polled failed');
+      }
+      const readings = await inBulk(
+        'reading pull requests',
+        repository,
+        reads.map((r) => r.claimed.task.pullRequest),
+        github.readPullRequests,
+      );
+      for (const r of reads) {
+        const reading = readings.get(r.claimed.task.pullRequest);
+        toRead.push(reading ? { ...r, reading } : r);
+      }
+    }
+    await bounded(toRead, concurrency, async ({ claimed, glance, reading }) => {
+      try {
+        const r = await pollTask(claimed.task, reading, glance ? pollSignature(glance) : null, leaseUntil);
+        if (r === 'failed') report.failed++;
         else {
           report.polled++;
           if (r === 'reoffered') report.reoffered++;
         }
       } catch (err) {
         report.failed++;
-        logger.error({ err, taskId: task.id }, 'poll failed for a Task');
+        logger.error({ err, taskId: claimed.task.id }, 'poll failed for a Task');
       }
+    });
+  }
+
+  /** E4, N3: what this tick may spend of each rate limit GitHub reported, the tightest deciding. */
+  function budgetNow(nowMs: number): { budget: TickBudget; used: () => number; known: boolean } {
+    const seen = github.rateLimits?.() ?? [];
+    const reserve = deps.reserveFraction ?? 0.2;
+    const budget = tightest(
+      seen.map((l) =>
+        tickBudget(
+          { remaining: l.remaining, limit: l.limit, resetAtMs: Date.parse(l.resetAt) },
+          nowMs,
+          deps.intervalMs,
+          reserve,
+        ),
+      ),
+    );
+    const before = new Map(seen.map((l) => [l.resource, l.remaining]));
+    // What this tick used, as the remaining counts say (other users of the installation included).
+    const used = () =>
+      Math.max(
+        0,
+        ...(github.rateLimits?.() ?? []).map((l) =>
+          before.has(l.resource) ? before.get(l.resource)! - l.remaining : 0,
+        ),
+      );
+    return { budget, used, known: seen.length > 0 };
+  }
+
+  async function tick(): Promise<PollReport> {
+    const report: PollReport = {
+      polled: 0,
+      unchanged: 0,
+      leasedElsewhere: 0,
+      failed: 0,
+      reoffered: 0,
+      deferred: false,
+    };
+    const now = deps.clock.now().getTime();
+    // E1 across replicas: each slice is leased by compare-and-set for most of an interval, so a
+    // Task one replica claimed is skipped by the others this tick.
+    const leaseUntil = new Date(now + Math.floor(deps.intervalMs * 0.9)).toISOString();
+    const passingPolledBefore = new Date(now - PASSING_EVERY_INTERVALS * deps.intervalMs).toISOString();
+    let { budget, used, known } = budgetNow(now);
+    for (;;) {
+      // The first answers of a process tell the limits: from then on this tick is bounded too.
+      if (!known) ({ budget, used, known } = budgetNow(now));
+      if (budget.kind === 'exhausted' || (budget.kind === 'bounded' && used() >= budget.spend)) {
+        // Before the limit runs out, not after: the rest are due again next tick, oldest read first.
+        report.deferred = true;
+        deps.observeDeferred?.();
+        logger.warn({ budget, polled: report.polled }, 'poll: slowing down to stay within the GitHub rate limit');
+        break;
+      }
+      const slice = await ledger.claimDuePolls({ limit: sliceSize, leaseUntil, passingPolledBefore });
+      if (slice.length === 0) break;
+      await pollSlice(slice, leaseUntil, report);
+      if (slice.length < sliceSize) break;
     }
+    await ledger
+      .pruneEtags(new Date(now - (deps.etagMaxAgeMs ?? 2 * 86_400_000)).toISOString())
+      .catch((err: unknown) => logger.warn({ err }, 'poll: forgetting old conditional-request answers failed'));
     return report;
   }
 
@@ -252,10 +460,15 @@ export function createPoller(deps: PollDeps) {
       );
       timer.unref();
     },
+    /** Resolves once the writes queued so far (the hand-off's) are done. */
+    drain(): Promise<void> {
+      return writes.drain();
+    },
     async stop(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = null;
       if (running) await running.catch(() => undefined);
+      await writes.drain();
     },
   };
 }

@@ -92,6 +92,15 @@ class FakeGitHub implements GitHubPort {
   requiredChecks(): Promise<string[] | null> {
     throw new Error('not used by pr checks');
   }
+  workflowRunOfJob(): Promise<number> {
+    throw new Error('not used by pr checks');
+  }
+  rerunFailedJobs(): Promise<void> {
+    throw new Error('not used by pr checks');
+  }
+  createCommitStatus(): Promise<void> {
+    throw new Error('not used');
+  }
   addLabels(): Promise<void> {
     throw new Error('not used by pr checks');
   }

@@ -59,6 +59,18 @@ export interface CommandRunnerConfig {
 export type RunnerConfig =
   CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
 
+/** N3: the poll at scale (decision 0031). */
+export interface PollConfig {
+  /** Pull requests read in full at once. */
+  concurrency: number;
+  /** Share of each GitHub rate limit the poll leaves for everything else. */
+  rateLimitReserve: number;
+  /** How long a base branch's required checks are reused, 404 included. */
+  protectionTtlSeconds: number;
+  /** Glance at many pull requests in one GraphQL query, and read in full only those that changed. */
+  bulkReads: boolean;
+}
+
 export interface GitHubConfig {
   /** GitHub App id (APP_ID); null when fixloop uses a token or no GitHub access. */
   appId: string | null;
@@ -97,6 +109,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** WEBHOOK_SECRET split on commas; the first signs, all verify (rotation, A1). */
   readonly webhookSecrets: readonly string[];
+  /** GITLAB_WEBHOOK_SECRET split on commas, every entry accepted (rotation); empty = no GitLab route (decision 0032). */
+  readonly gitlabWebhookSecrets: readonly string[];
   readonly webhookMaxBytes: number;
   /** Bytes held at once, across requests, for webhook bodies whose signature is not yet checked (A1). */
   readonly webhookMaxInflightBytes: number;
@@ -121,8 +135,12 @@ export interface Config {
   readonly reviewBots: readonly string[];
   /** The poll's interval (E1); it runs only when GitHub credentials are configured. */
   readonly pollIntervalMs: number;
+  /** N3: how the poll spends GitHub's rate limit (decision 0031). */
+  readonly poll: Readonly<PollConfig>;
   /** A stopped Task with no answer for this long is parked (K5). */
   readonly parkAfterMs: number;
+  /** M4: write the `fixloop` commit status on each pull request's head (handoff.commitStatus). */
+  readonly commitStatus: boolean;
   /**
    * Attempts untouched this long are reconciled at start-up (FIXLOOP_RECONCILE_GRACE_MS); null = the
    * dialect's default, 0 on SQLite and 30 s on PostgreSQL, decided by createFixloop (decision 0014).
@@ -140,6 +158,14 @@ export interface Config {
   };
   /** K9: at most `perWindow` automatic wakes in `windowMs`, and `sinceHuman` since a person acted. */
   readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
+  /** T2: re-runs of a head's failed jobs per (Task, head) before the agent (`triage.rerunsPerHead`); 0 = off. */
+  readonly rerunsPerHead: number;
+  /** T6: how long a new head's checks get to report before a missing failure counts as changed (`triage.matrixSettleMinutes`). */
+  readonly matrixSettleMs: number;
+  /** T1: refuse an attempt for a check that is red on the base branch too (triage.redOnBase). */
+  readonly redOnBase: boolean;
+  /** T4: how long a new head after an attempt may go without CI before the notice (ms; 0 = off). */
+  readonly noCiMs: number;
   /** null = no runner configured: the app must refuse to dispatch. */
   readonly runner: RunnerConfig | null;
   /**
@@ -191,6 +217,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     publicUrl,
     databaseUrl: vars.DATABASE_URL,
     webhookSecrets: vars.WEBHOOK_SECRET,
+    gitlabWebhookSecrets: vars.GITLAB_WEBHOOK_SECRET ?? [],
     webhookMaxBytes: vars.WEBHOOK_MAX_BYTES,
     webhookMaxInflightBytes:
       vars.WEBHOOK_MAX_INFLIGHT_BYTES ?? Math.max(DEFAULT_MAX_INFLIGHT_BYTES, vars.WEBHOOK_MAX_BYTES),
@@ -208,7 +235,14 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     works: fileConfig.works,
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
+    poll: {
+      concurrency: fileConfig.poll.concurrency,
+      rateLimitReserve: fileConfig.poll.rateLimitReserve,
+      protectionTtlSeconds: fileConfig.poll.protectionTtlSeconds,
+      bulkReads: fileConfig.poll.bulkReads,
+    },
     parkAfterMs: fileConfig.handoff.parkAfterHours * 3_600_000,
+    commitStatus: fileConfig.handoff.commitStatus,
     reconcileGraceMs: vars.FIXLOOP_RECONCILE_GRACE_MS ?? null,
     adoptEveryMs: vars.FIXLOOP_ADOPT_EVERY_MS,
     fault: vars.FIXLOOP_FAULT ?? null,
@@ -222,6 +256,10 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
       windowMs: fileConfig.guards.wakeWindowMinutes * 60_000,
       sinceHuman: fileConfig.guards.wakesSinceHuman,
     },
+    rerunsPerHead: fileConfig.triage.rerunsPerHead,
+    matrixSettleMs: fileConfig.triage.matrixSettleMinutes * 60_000,
+    redOnBase: fileConfig.triage.redOnBase,
+    noCiMs: fileConfig.triage.noCiMinutes * 60_000,
     runner: resolveRunner(fileConfig.runner, vars, configFile, warnings),
     agentIsolation: resolveIsolation(fileConfig.runner, vars, warnings),
     secretFiles: [

@@ -7,13 +7,17 @@ import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES, MCP_TRANSPORTS } from './preset-options.js';
 import { AUTHOR_ASSOCIATIONS } from '../core/standing.js';
+import { DEFAULT_MATRIX_SETTLE_MINUTES } from '../core/unchanged-failure.js';
+import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
 import { outboundUrlProblem } from '../core/signed-post.js';
+import { PROVIDERS } from '../core/types.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const repositoryName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"');
+/** `owner/name`; a GitLab project may sit in subgroups (`group/sub/name`), checked per Work below. */
+const repositoryName = z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/, 'must be "owner/name"');
 
 const repositorySchema = z.strictObject({
   name: repositoryName,
@@ -35,6 +39,8 @@ const workSchema = z
   .strictObject({
     name: z.string().trim().min(1),
     account: z.string().trim().min(1),
+    /** Where the repositories live (issue 19): GitLab Works take GitLab's webhooks only (decision 0032). */
+    provider: z.enum(PROVIDERS).default('github'),
     repositories: z.array(repositorySchema).min(1).max(3),
     /** F1/F2: whose reviews and comments count, by `author_association`; absent → OWNER, MEMBER, COLLABORATOR. */
     trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
@@ -60,6 +66,13 @@ const workSchema = z
       }
       if (seen.has(name)) {
         ctx.addIssue({ code: 'custom', path: ['repositories', i, 'name'], message: `"${r.name}" is listed twice` });
+      }
+      if (work.provider === 'github' && name.split('/').length !== 2) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['repositories', i, 'name'],
+          message: `"${r.name}" must be "owner/name" (only a gitlab Work's projects may sit in subgroups)`,
+        });
       }
       seen.add(name);
     });
@@ -316,7 +329,19 @@ export const configFileSchema = z
     maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
     /** Reviewer bots whose findings count as rejections (F1); any other bot never rings (F2). */
     reviewBots: z.array(z.string().min(1)).default([]),
-    poll: z.strictObject({ intervalSeconds: z.int().min(5).max(3600).default(120) }).default({ intervalSeconds: 120 }),
+    poll: z
+      .strictObject({
+        intervalSeconds: z.int().min(5).max(3600).default(120),
+        /** N3: pull requests read in full at once; GitHub's secondary limits ask for few in flight. */
+        concurrency: z.int().min(1).max(32).default(8),
+        /** N3: the share of each rate limit the poll leaves for webhooks' reads, writes and `pr checks`. */
+        rateLimitReserve: z.number().min(0).max(0.9).default(0.2),
+        /** N3: a base branch's required checks (its protection's answer, 404 included) are reused this long. */
+        protectionTtlSeconds: z.int().min(0).max(86_400).default(600),
+        /** N3: glance at many pull requests per GraphQL query; false reads each by REST (ETags). */
+        bulkReads: z.boolean().default(true),
+      })
+      .prefault({}),
     handoff: z
       .strictObject({
         parkAfterHours: z
@@ -324,8 +349,10 @@ export const configFileSchema = z
           .positive()
           .max(24 * 30)
           .default(8),
+        /** P3: the `fixloop` commit status on the head, saying what the loop is doing. */
+        commitStatus: z.boolean().default(true),
       })
-      .default({ parkAfterHours: 8 }),
+      .default({ parkAfterHours: 8, commitStatus: true }),
     /** K6, K9: the cost ceiling per Task and the wake-up caps. Amounts are in one currency (USD by convention). */
     guards: z
       .strictObject({
@@ -338,6 +365,27 @@ export const configFileSchema = z
       })
       .prefault({}),
     notices: noticesSchema.prefault({}),
+    /** T2 (issue 17): re-runs of a head's failed jobs before the agent is paid to look (app/rerun.ts). */
+    triage: z
+      .strictObject({
+        /** Re-runs per (Task, head commit), claimed in the ledger like attempts; 0 turns re-runs off. */
+        rerunsPerHead: z.int().min(0).max(5).default(1),
+        /** T4: minutes a new head after an attempt may go without any check run or status; 0 turns it off. */
+        noCiMinutes: z
+          .number()
+          .min(0)
+          .max(24 * 60)
+          .default(DEFAULT_NO_CI_MINUTES),
+        /** T1: read the base branch's checks, and refuse an attempt for a check red there too. */
+        redOnBase: z.boolean().default(true),
+        /** T6: minutes a new head's checks get to report before a failure still missing counts as changed (decision 0029). */
+        matrixSettleMinutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .default(DEFAULT_MATRIX_SETTLE_MINUTES),
+      })
+      .prefault({}),
   })
   .superRefine((file, ctx) => {
     const names = new Set<string>();
@@ -402,6 +450,7 @@ const filePath = z.string().refine((v) => !v.includes('\0'), 'must be a file pat
 /** Each secret that may instead be read from a file, and the variable naming that file (L3). */
 export const SECRET_FILE_VARIABLES = [
   ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_FILE'],
+  ['GITLAB_WEBHOOK_SECRET', 'GITLAB_WEBHOOK_SECRET_FILE'],
   ['DATABASE_URL', 'DATABASE_URL_FILE'],
   ['GITHUB_TOKEN', 'GITHUB_TOKEN_FILE'],
   ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
@@ -439,6 +488,17 @@ export const envSchema = z
           .filter((s) => s !== ''),
       )
       .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret')),
+    /** Q1 (decision 0032): the GitLab webhooks' secret token(s), comma-separated to rotate; unset, the GitLab route answers 404. */
+    GITLAB_WEBHOOK_SECRET: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      )
+      .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'))
+      .optional(),
     WEBHOOK_MAX_BYTES: positiveInt.default(25 * 1024 * 1024),
     /** Bytes held at once for bodies not yet verified (A1); unset → DEFAULT_MAX_INFLIGHT_BYTES, or WEBHOOK_MAX_BYTES if larger. */
     WEBHOOK_MAX_INFLIGHT_BYTES: positiveInt.optional(),
@@ -459,6 +519,7 @@ export const envSchema = z
     FIXLOOP_NOTICE_WEBHOOK_SECRET: z.string().optional(),
     /** The `_FILE` twins of the secrets (L3): read by config.ts before validation, never both with the variable. */
     WEBHOOK_SECRET_FILE: filePath.optional(),
+    GITLAB_WEBHOOK_SECRET_FILE: filePath.optional(),
     DATABASE_URL_FILE: filePath.optional(),
     GITHUB_TOKEN_FILE: filePath.optional(),
     FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),

@@ -538,6 +538,21 @@ describe('B5: head pointers and forks', () => {
     assert.equal(e.fork, false);
   });
 
+  test("P3: fixloop's own `fixloop` status is ignored, whatever its state, so it never rings the loop", () => {
+    for (const state of ['failure', 'error', 'pending', 'success']) {
+      const p = clone(examplesOf('status')[0]);
+      p.state = state;
+      p.context = 'fixloop';
+      const c = classifyDelivery('status', p, GUID);
+      assert.equal(c.kind, 'ignored', state);
+      assert.equal(c.kind === 'ignored' && c.reason, 'own_status');
+    }
+    const other = clone(examplesOf('status')[0]);
+    other.state = 'failure';
+    other.context = 'ci/fixloop';
+    assert.equal(classifyDelivery('status', other, GUID).kind, 'event');
+  });
+
   test('B5: a commit status names its branch only when exactly one branch holds the commit', () => {
     const p = clone(examplesOf('status')[0]);
     assert.equal(asEvent(classifyDelivery('status', p, GUID)).branch, null); // the example lists three

@@ -1,5 +1,6 @@
 // Classify one verified delivery: what it is, its identity, and whether it is kept (SPEC A2–A4, B3).
 // Pure: takes the event name, the parsed body and the delivery GUID; returns a value, never throws.
+import { isOwnStatusContext } from './commit-status.js';
 import { ciIdentity, deliveryIdentity } from './identity.js';
 import { boundCheckName } from './bounded-text.js';
 import {
@@ -15,6 +16,8 @@ import {
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from './verdict.js';
 import type { z } from 'zod';
 import { commentCommand, type CommentCommand } from './comment-command.js';
+import { classifyGitlabDelivery } from './classify-gitlab.js';
+import { isGitlabEventName } from './gitlab-payloads.js';
 
 export type CiKind = 'run' | 'suite' | 'workflow' | 'status';
 
@@ -25,9 +28,9 @@ export interface HeadPointer {
   fork: boolean;
 }
 
-/** A completed CI result: a `github.check` event (A3, A5). */
+/** A completed CI result: a `github.check` event (A3, A5), from GitHub or, by its kind's name still, GitLab (Q1). */
 export interface CheckResult {
-  source: 'github';
+  source: 'github' | 'gitlab';
   kind: 'github.check';
   ciKind: CiKind;
   identity: string;
@@ -62,6 +65,8 @@ export interface PullRequestChange {
   headRepository: string | null; // lower-case owner/name; null when the head repository is gone
   /** The pull request's labels as the event shows them (`fixloop:skip`, skip-label.ts). */
   labels: string[];
+  /** The branch it merges into (T1: the base whose checks triage reads). */
+  baseRef: string | null;
 }
 
 export interface ReviewSubmitted {
@@ -98,7 +103,7 @@ export type Classification =
   | { kind: 'rejected'; reason: 'shape_mismatch'; detail: string }
   | {
       kind: 'ignored';
-      reason: 'ping' | 'installation' | 'not_actionable_event';
+      reason: 'ping' | 'installation' | 'not_actionable_event' | 'own_status';
       identity: string;
       repository: string | null;
     }
@@ -106,6 +111,8 @@ export type Classification =
   | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
 
 export function classifyDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
+  // A stored GitLab delivery classifies again by its own event name (decision 0032).
+  if (isGitlabEventName(eventName)) return classifyGitlabDelivery(eventName, body, deliveryId);
   if (!isHandledEvent(eventName)) return { kind: 'unknown_event' };
   const parsed = HANDLED_EVENTS[eventName].safeParse(body);
   if (!parsed.success) {
@@ -286,6 +293,8 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
 function fromStatus(p: z.infer<typeof statusPayload>): Classification {
   const repository = lower(p.repository.full_name);
   const identity = ciIdentity({ kind: 'status', repository, sha: p.sha, context: p.context, state: p.state });
+  // P3: the `fixloop` status is fixloop's own report of the loop, never a CI result that could ring it.
+  if (isOwnStatusContext(p.context)) return { kind: 'ignored', reason: 'own_status', identity, repository };
   if (NOT_COMPLETED_STATUSES.has(p.state)) return { kind: 'dropped', reason: 'not_completed', identity, repository };
   const branches = p.branches ?? [];
   return {
@@ -332,6 +341,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       draft: pr.draft ?? false,
       headRepository: pr.head.repo ? lower(pr.head.repo.full_name) : null,
       labels: (pr.labels ?? []).map((l) => l.name),
+      baseRef: pr.base.ref,
     },
   };
 }

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { fingerprint, normalizeOutput } from './fingerprint.js';
+import { evidenceOf, fingerprint, normalizeOutput } from './fingerprint.js';
 
 const CHECKS = ['test (ubuntu-latest)'];
 const fp = (out: string, checks: readonly string[] = CHECKS) => fingerprint(checks, out);
@@ -148,5 +148,38 @@ describe('C5: fingerprint format and normal form', () => {
 
   test('C5: plain words that happen to be hex letters are not erased', () => {
     assert.equal(normalizeOutput('deadbeef facade accede'), 'deadbeef facade accede');
+  });
+});
+
+describe('T5: degraded evidence', () => {
+  const table: ReadonlyArray<[string, string, { unreadable: boolean } | undefined, string]> = [
+    ['an empty output', '', undefined, 'empty_output'],
+    ['whitespace and blank lines only', '  \r\n\n\t ', undefined, 'empty_output'],
+    ['the runner exit line only', 'Process completed with exit code 1.', undefined, 'no_failure_text'],
+    [
+      'the exit line as an error annotation, twice',
+      'Error: Process completed with exit code 2.\n\nError: Process completed with exit code 137.',
+      undefined,
+      'no_failure_text',
+    ],
+    [
+      'a log that could not be read, whatever the output says',
+      'FAIL src/a.test.ts',
+      { unreadable: true },
+      'log_unreadable',
+    ],
+  ];
+  for (const [what, output, log, why] of table) {
+    test(`T5: ${what} is degraded evidence (${why})`, () => {
+      assert.deepEqual(evidenceOf(output, log), { kind: 'degraded', why });
+    });
+  }
+
+  test('T5: a failure text with an exit line is evidence, and noise does not change its digest', () => {
+    const a = evidenceOf('FAIL src/a.test.ts at 12:00:01\nProcess completed with exit code 1.');
+    const b = evidenceOf('FAIL src/a.test.ts at 13:45:09\nProcess completed with exit code 1.');
+    assert.equal(a.kind, 'text');
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a, evidenceOf('FAIL src/b.test.ts'));
   });
 });

@@ -1,6 +1,7 @@
 // The failure fingerprint (SPEC C5, K2): failing check names plus a digest of the reported output,
 // normalised so run-to-run noise — digits, hex ids, timestamps, temp paths — does not make two
-// identical failures differ. Same fingerprint on a new commit = the fix changed nothing.
+// identical failures differ. The attempt row keeps it; whether a new head fails the same way is
+// decided over each check's evidence (below, T5) by unchanged-failure.ts (T6, decision 0029).
 import { createHash } from 'node:crypto';
 
 const RULES: ReadonlyArray<[RegExp, string]> = [
@@ -40,4 +41,30 @@ export function fingerprint(failingChecks: readonly string[], output: string): s
     .update(normalizeOutput(output))
     .digest('hex');
   return `fp1:${digest.slice(0, 32)}`;
+}
+
+/** Why a failure's evidence cannot show what failed (T5). */
+export const DEGRADED_WHYS = [
+  'empty_output', // nothing but whitespace and noise was reported
+  'no_failure_text', // only the runner's exit line ("Process completed with exit code 1."), which every failure shares
+  'log_unreadable', // the log that should hold the failure could not be read
+] as const;
+export type DegradedWhy = (typeof DEGRADED_WHYS)[number];
+
+/**
+ * What one failing result says about the failure: a digest of its normalised output, or why it says
+ * nothing. Two degraded evidences are never "the same failure" (T5): an empty output, or a log that
+ * could not be read, tells nothing about what failed, so it cannot show that nothing changed.
+ */
+export type Evidence = { kind: 'text'; digest: string } | { kind: 'degraded'; why: DegradedWhy };
+
+/** Lines every failing job of a runner prints whatever failed: they carry no evidence of their own. */
+const CONTENT_FREE_LINE = /^(?:error: )?process completed with exit code <n>\.?$/i;
+
+export function evidenceOf(output: string, log: { unreadable: boolean } = { unreadable: false }): Evidence {
+  if (log.unreadable) return { kind: 'degraded', why: 'log_unreadable' };
+  const normal = normalizeOutput(output);
+  if (normal.length === 0) return { kind: 'degraded', why: 'empty_output' };
+  if (normal.split('\n').every((l) => CONTENT_FREE_LINE.test(l))) return { kind: 'degraded', why: 'no_failure_text' };
+  return { kind: 'text', digest: createHash('sha256').update(normal).digest('hex').slice(0, 32) };
 }

@@ -14,7 +14,9 @@ export type CiIdentityInput =
       status: string;
       conclusion: string | null;
     }
-  | { kind: 'status'; repository: string; sha: string; context: string; state: string };
+  | { kind: 'status'; repository: string; sha: string; context: string; state: string }
+  /** GitLab (issue 19): a job and a pipeline, by GitLab's id; a retried job is a new job id. */
+  | { kind: 'job' | 'pipeline'; repository: string; sha: string; id: number; status: string };
 
 export function ciIdentity(i: CiIdentityInput): string {
   const head = `check:${i.repository}@${i.sha}`;
@@ -26,6 +28,9 @@ export function ciIdentity(i: CiIdentityInput): string {
       return `${head}:workflow:${i.id}#${i.attempt}:${i.status}${i.conclusion ? `:${i.conclusion}` : ''}`;
     case 'status':
       return `${head}:status:${contextPart(i.context)}:${i.state}`;
+    case 'job':
+    case 'pipeline':
+      return `${head}:${i.kind}:${i.id}:${i.status}`;
   }
 }
 
@@ -40,7 +45,7 @@ function contextPart(context: string): string {
   return `${head}…#${digest}`;
 }
 
-/** Non-CI deliveries dedupe on GitHub's delivery GUID, which a redelivery keeps. */
+/** Non-CI deliveries dedupe on the delivery's id, which a redelivery keeps (GitHub's GUID, GitLab's Idempotency-Key). */
 export function deliveryIdentity(event: string, deliveryId: string): string {
   return `delivery:${event}:${deliveryId}`;
 }

@@ -20,6 +20,8 @@ const WHY: Record<StopReason, RegExp> = {
   parked: /parked/,
   dispatch_unconfirmed: /cannot tell whether it started/,
   agent_unreachable: /without a single call to fixloop/,
+  approval_required: /waiting for a person to approve it \(action_required\)/,
+  no_ci: /no CI ran on the new head/,
   thrash_repeat: /repeats an earlier attempt/,
   thrash_aba: /alternate between two changes/,
   forbidden_change: /changed what judges the fix/,

@@ -22,6 +22,10 @@ export const STOP_WHY: Record<StopReason, string> = {
     'fixloop died while starting the agent and cannot tell whether it started, so it will not start it again on its own',
   agent_unreachable:
     "the agent's run ended without a single call to fixloop, so it never read the checks nor reported an outcome, and a retry would most likely fail the same way",
+  approval_required:
+    'a check is waiting for a person to approve it (action_required), which resuming the agent cannot clear',
+  no_ci:
+    'no CI ran on the new head after the attempt (a token whose pushes start no workflows, a path filter, a disabled workflow), so there is nothing to judge the fix by',
   ...GUARD_STOP_WHY,
 };
 

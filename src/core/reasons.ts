@@ -1,7 +1,7 @@
 // Every closed list of reasons, in one file: what can become of a delivery, why the loop refused to
 // resume, why it stopped and filed its one notice, and why the edge rejected a delivery. Shared by
 // the verdicts, the decision log rows, the API and the events, so a reason never drifts between them.
-// SPEC: A1–A4, D, C2–C5, G1–G2, K3–K9.
+// SPEC: A1–A4, D, C2–C5, G1–G2, K3–K9, T1–T6.
 
 /** What became of a delivery or an evaluation step (the decision log's `outcome`). */
 export const OUTCOMES = [
@@ -17,8 +17,17 @@ export const OUTCOMES = [
   'noticed', // the one Inbox notice was filed (G1)
   'failed', // dispatch or evaluation failed; nothing further was sent
   'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
+  'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** What became of a re-run of a head's failed jobs (app/rerun.ts): the reason of a `rerun` decision row. */
+export const RERUN_REASONS = [
+  'rerun_requested', // GitHub accepted rerun-failed-jobs for every workflow run asked
+  'rerun_refused', // not re-run: GitHub refused (403: no actions: write; not an Actions job), or the job was unreadable
+  'rerun_unconfirmed', // no answer, or a 5xx, to the request: GitHub may have started it, so it is never sent again
+] as const;
+export type RerunReason = (typeof RERUN_REASONS)[number];
 
 /** Why the loop refused to resume (SPEC D plus the budget and ledger rules). */
 export const REFUSALS = [
@@ -47,7 +56,11 @@ export const REFUSALS = [
   'loop_off', // budget 0 (C1), or a person turned the loop off for this Task (M4)
   'coordinate_claimed', // C2: another delivery already claimed this coordinate
   'budget_spent', // C1/G1
-  'unchanged_failure', // C5: same fingerprint on a new commit
+  'unchanged_failure', // C5, T6: the last head's failures, all of them, on a new commit (unchanged-failure.ts)
+  'awaiting_matrix', // T6: every failure so far is one of the last head's; the rest of the head decides
+  'red_on_base', // T1: the check fails on the base branch's head too (triage.ts)
+  'rerun_requested', // T2: transient; the failed jobs were asked to run again instead of an attempt
+  'rerun_in_flight', // T2: transient; another evaluation already asked for this head's re-run
   'over_budget_after_claim', // C3: the claim pushed the Task past its budget
   'ledger_unavailable', // C4: fail closed
   'not_a_rejection', // a review that requested nothing, or a bot that is not allow-listed (F1)
@@ -78,6 +91,17 @@ export const REFUSALS = [
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
 
+/**
+ * T2: why a transient failure went on to the agent after all; the reason of its `claimed` row (a
+ * re-run could not be had, so the failure is treated as any other).
+ */
+export const RERUN_FALLBACKS = [
+  'rerun_unavailable', // no re-run mechanism, or no check run to re-run
+  'rerun_budget_spent', // the head's re-run budget is used, or configured 0
+  'rerun_refused', // GitHub refused the re-run (e.g. 403 without `actions: write`)
+] as const;
+export type RerunFallback = (typeof RERUN_FALLBACKS)[number];
+
 /** What a person did from the dashboard or the API (M4), the reason of an `acted` decision row (H1). */
 export const PERSON_ACTIONS = [
   'approve_one', // K5: one more automatic attempt, a new stop round
@@ -87,6 +111,7 @@ export const PERSON_ACTIONS = [
   'park', // K5: never re-enters the loop on its own
   'unpark',
   'cancel_run', // the run is cancelled and its agent stopped
+  'resend_notice', // a notice delivery that was given up is sent again (G1, P4)
   'stop_all', // the global stop flag (D)
   'start_all',
 ] as const;
@@ -101,6 +126,9 @@ export const EDGE_REASONS = [
   'ping',
   'installation',
   'not_actionable_event',
+  'own_status', // M4: fixloop's own `fixloop` commit status
+  'no_gitlab_work', // Q1: a GitLab delivery for a project no gitlab Work lists (decision 0032)
+  'no_github_work', // Q1: a GitHub delivery for a repository a gitlab Work lists
 ] as const;
 
 /**
@@ -128,6 +156,8 @@ export const STOP_REASONS = [
   'parked',
   'dispatch_unconfirmed', // I5: a dispatch died before its start was known; never re-sent, so a person decides
   'agent_unreachable', // I5: the run ended without one call from its agent; a retry would fail the same way
+  'approval_required', // T3: a check waits for a person's approval (action_required); the agent cannot clear it
+  'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
   ...GUARD_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -84,6 +84,10 @@ export interface Task {
   loopOff: boolean;
   /** The pull request carries `fixloop:skip` (core/skip-label.ts); the gate refuses `skip_label`. */
   skipLabel: boolean;
+  /** P3: the `fixloop` commit status last written (`sha state:description`); null before any. */
+  commitStatus: string | null;
+  /** T1: the branch the pull request merges into, as last seen; null before the poll or a webhook told. */
+  baseRef: string | null;
 }
 
 export interface Run {
@@ -151,9 +155,15 @@ export interface RepositoryRef {
   adopt?: { branches: readonly string[]; authors: readonly string[] } | undefined;
 }
 
+/** Where a Work's repositories live (issue 19); every repository of a Work is on one provider. */
+export const PROVIDERS = ['github', 'gitlab'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
 export interface Work {
   name: string;
   account: string;
+  /** Absent = github. A GitLab Work's repositories are its projects' `path_with_namespace`. */
+  provider?: Provider | undefined;
   repositories: RepositoryRef[];
   /** F1/F2: whose reviews and comments count; absent = OWNER, MEMBER, COLLABORATOR (standing.ts). */
   trustedAssociations?: readonly AuthorAssociation[] | undefined;

@@ -39,6 +39,7 @@ table.board th, table.board td { text-align: left; padding: .3rem .5rem; border-
 .dot-red { background: #dc2626; } .dot-pending { background: #f59e0b; } .dot-passing { background: #16a34a; }
 .failure { font-family: ui-monospace, monospace; font-size: 12px; max-width: 40rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .loop-needs_person { color: #b91c1c; font-weight: 600; } .loop-agent_running { color: #1d4ed8; }
+.triage { color: #92400e; font-size: 12px; font-weight: 400; }
 .timeline li { margin-bottom: .4rem; } .timeline time, .inbox time { color: #6b7280; font-size: 12px; }
 pre { white-space: pre-wrap; background: #f9fafb; padding: .5rem; max-height: 20rem; overflow: auto; }
 .filters { margin-bottom: 1rem; display: flex; gap: .5rem; }

@@ -18,7 +18,10 @@ import { issueSession, readSession, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, 
 import { taskTimeline, type TimelineLedger } from './timeline.js';
 
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
-export type DashboardLedger = Pick<Ledger, 'boardPage' | 'inboxPage' | 'latestDecisionId' | 'readStopFlag'> &
+export type DashboardLedger = Pick<
+  Ledger,
+  'boardPage' | 'inboxPage' | 'latestDecisionId' | 'readStopFlag' | 'listOutbox'
+> &
   TimelineLedger;
 
 export interface DashboardDeps {
@@ -107,13 +110,19 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     c.header('cache-control', 'no-store');
     return next();
   }
-  for (const path of ['/', '/inbox', '/tasks/*', '/runs/*', '/stop', '/events', '/sign-out']) app.use(path, guard);
+  for (const path of ['/', '/inbox', '/tasks/*', '/runs/*', '/outbox/*', '/stop', '/events', '/sign-out'])
+    app.use(path, guard);
 
   async function pageContext(c: Context<Env>): Promise<PageContext> {
-    const stopped = await ledger.readStopFlag().catch(() => null);
+    const [stopped, failed] = await Promise.all([
+      ledger.readStopFlag().catch(() => null),
+      // G1/P4: a sink that gave up is shown on every page (bounded: the banner only counts to 100).
+      ledger.listOutbox({ states: ['failed'], limit: 100 }).catch(() => []),
+    ]);
     return {
       csrf: csrfToken(key!, c.get('session')),
       stopped,
+      failedDeliveries: failed.length,
       maxAttempts: deps.maxAttempts,
       costCeiling: deps.costCeiling,
     };
@@ -146,7 +155,16 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       limit: INBOX_PAGE,
       ...(Number.isSafeInteger(after) && after > 0 ? { after } : {}),
     });
-    return c.html(inboxPage(await pageContext(c), page.rows, page.nextAfter));
+    const deliveries = await ledger.listOutbox({ states: ['failed', 'pending'], limit: 50 });
+    return c.html(
+      inboxPage(
+        await pageContext(c),
+        page.rows,
+        page.nextAfter,
+        // Pending ones only once they have failed a try: a delivery on its way is not news.
+        deliveries.filter((d) => d.state === 'failed' || d.lastError !== null),
+      ),
+    );
   });
 
   // The live stream: the newest decision id, read every livePollMs (one indexed max()); the page
@@ -210,6 +228,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     answered(c, await actions.setParked(idOf(c), await field(c, 'parked'), 'dashboard')),
   );
   app.post('/runs/:id/cancel', async (c) => answered(c, await actions.cancelRun(idOf(c), 'dashboard')));
+  app.post('/outbox/:id/resend', async (c) => answered(c, await actions.resendNotice(idOf(c), 'dashboard')));
   app.post('/stop', async (c) => answered(c, await actions.setGlobalStop(await field(c, 'stopped'), 'dashboard')));
 
   app.post('/sign-out', (c) => {

@@ -2,7 +2,7 @@
 // Task's timeline and the Inbox. Each action is a plain form carrying the session's CSRF token, so
 // the pages work without script; the small client script (client.ts) only refreshes `#live`.
 import type { Child, FC } from 'hono/jsx';
-import type { BoardFilter, BoardRow, InboxRow } from '../app/ledger-port.js';
+import type { BoardFilter, BoardRow, InboxRow, OutboxDelivery } from '../app/ledger-port.js';
 import { LOOP_STATES, LOOP_STATE_WORDS } from '../core/loop-state.js';
 import { STOP_WHY } from '../core/notice.js';
 import { TASK_STATES, type Task } from '../core/types.js';
@@ -13,6 +13,8 @@ import type { TimelineEntry } from './timeline.js';
 export interface PageContext {
   csrf: string;
   stopped: boolean | null;
+  /** Notice deliveries a sink never took (G1, P4), up to 100. */
+  failedDeliveries: number;
   maxAttempts: number;
   costCeiling: number | null;
 }
@@ -42,6 +44,13 @@ const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> 
         </header>
       ) : null}
       {page?.stopped ? <p class="banner">The global stop flag is set: no Task is resumed.</p> : null}
+      {page && page.failedDeliveries > 0 ? (
+        <p class="banner" data-failed-deliveries={String(page.failedDeliveries)}>
+          {page.failedDeliveries === 100 ? '100 or more' : page.failedDeliveries} notice{' '}
+          {page.failedDeliveries === 1 ? 'delivery' : 'deliveries'} failed:{' '}
+          <a href="/inbox#deliveries">see the Inbox</a>.
+        </p>
+      ) : null}
       <main>{children}</main>
     </body>
   </html>
@@ -160,7 +169,10 @@ export function boardPage(
                     {r.spend.toFixed(2)} of {page.costCeiling.toFixed(2)}
                   </td>
                 ) : null}
-                <td class={`loop loop-${r.loopState}`}>{LOOP_STATE_WORDS[r.loopState]}</td>
+                <td class={`loop loop-${r.loopState}`}>
+                  {LOOP_STATE_WORDS[r.loopState]}
+                  {r.triage ? <div class="triage">{r.triage}</div> : null}
+                </td>
                 <td class="failure">{r.lastFailure ?? ''}</td>
               </tr>
             ))}
@@ -243,7 +255,12 @@ export function timelinePage(page: PageContext, task: Task, entries: TimelineEnt
   );
 }
 
-export function inboxPage(page: PageContext, rows: InboxRow[], nextAfter: number | null) {
+export function inboxPage(
+  page: PageContext,
+  rows: InboxRow[],
+  nextAfter: number | null,
+  deliveries: OutboxDelivery[] = [],
+) {
   return (
     <Layout title="Inbox" page={page}>
       <h1>Inbox</h1>
@@ -277,6 +294,32 @@ export function inboxPage(page: PageContext, rows: InboxRow[], nextAfter: number
             </a>
           </p>
         ) : null}
+        <h2 id="deliveries">Notice deliveries that failed</h2>
+        {deliveries.length === 0 ? <p>Every notice reached its sinks.</p> : null}
+        <ol class="deliveries">
+          {deliveries.map((d) => (
+            <li data-delivery={String(d.id)} data-state={d.state}>
+              <a href={`/tasks/${d.taskId}`}>
+                {d.repository}#{d.pullRequest}
+              </a>{' '}
+              to <strong>{d.sink}</strong>: {d.state === 'failed' ? 'given up' : `trying again at ${d.nextAt}`} after{' '}
+              {d.attempts} {d.attempts === 1 ? 'try' : 'tries'}
+              {d.lastError ? (
+                <>
+                  {' '}
+                  — <code>{d.lastError}</code>
+                </>
+              ) : null}
+              {d.state === 'failed' ? (
+                <div class="actions">
+                  <Action path={`/outbox/${d.id}/resend`} csrf={page.csrf}>
+                    Send again
+                  </Action>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ol>
       </div>
     </Layout>
   );

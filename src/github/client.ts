@@ -1,10 +1,13 @@
 // The GitHub adapter: implements the GitHubPort over Octokit with App or token auth, GitHub
-// Enterprise base URLs, conditional requests (ETag) for the reads the poll repeats, and the jobs-logs
+// Enterprise base URLs, conditional requests (ETag, kept where the caller says: the ledger for the
+// server) for the reads the poll repeats, the poll's bulk GraphQL reads (graphql-poll.ts), and the jobs-logs
 // redirect read without following it, so no credential ever reaches the signed log host.
 // SPEC B4, E1–E4, J1–J2, K3–K5, K8, M5.
 import { randomUUID } from 'node:crypto';
 import { GitHubError, type GitHubPort, type IssueCommentInfo } from '../app/github-port.js';
-import { EtagCache } from './etag-cache.js';
+import { isOwnStatusContext } from '../core/commit-status.js';
+import { memoryEtagStore, type ConditionalStore } from './etag-cache.js';
+import { glanceQuery, readingQuery, toGlances, toReadings, type PollQueryAnswer } from './graphql-poll.js';
 import { toGitHubError } from './errors.js';
 import { createClientRouter, type GitHubAuth } from './installations.js';
 import { silentGitHubLog, type GitHubClient, type GitHubLog, type GitHubRequestObserver } from './octokit.js';
@@ -34,8 +37,21 @@ export interface CreateGitHubOptions {
   throttle?: { onRateLimitRetries?: number; maxWaitSeconds?: number; spaceWrites?: boolean };
   /** 5xx and network failures: retries (default 3), the n-th after n² × backoffUnitMs (default 1000). */
   retry?: { retries?: number; backoffUnitMs?: number };
-  /** Conditional-request cache entries kept (default 500). */
+  /** Conditional-request cache entries kept in memory (default 500) when no `etags` store is given. */
   etagCacheSize?: number;
+  /** Where conditional requests' answers are kept (the server: the ledger, for every open Task). */
+  etags?: ConditionalStore;
+  /**
+   * How long a branch's required checks (its protection's answer, 404 included) are reused before
+   * being read again (default 600 s; 0 reads every time). Decision 0031.
+   */
+  protectionTtlSeconds?: number;
+  /**
+   * N3: offer the poll's bulk GraphQL reads (glancePullRequests, readPullRequests); default false —
+   * a client on its own (`fixloop pr checks`) reads one pull request at a time. The server turns
+   * them on (`poll.bulkReads`).
+   */
+  bulkReads?: boolean;
   log?: GitHubLog;
   /** Told of every response GitHub sends (the metrics' request counter and rate-limit gauge). */
   observe?: GitHubRequestObserver;
@@ -52,6 +68,15 @@ interface Page<T> {
 
 export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
   const log = opts.log ?? silentGitHubLog;
+  /** The last rate limit each resource's answers carried (x-ratelimit-*). */
+  const limits = new Map<string, { remaining: number; limit: number; reset: number }>();
+  const observe: GitHubRequestObserver = {
+    response(status, seen) {
+      if (seen !== null && seen.limit !== undefined && seen.reset !== undefined)
+        limits.set(seen.resource, { remaining: seen.remaining, limit: seen.limit, reset: seen.reset });
+      opts.observe?.response(status, seen);
+    },
+  };
   const router = createClientRouter(opts.auth, {
     baseUrl: opts.apiUrl.replace(/\/+$/, ''),
     throttleId: `fixloop-${randomUUID()}`,
@@ -61,9 +86,34 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     backoffUnitMs: opts.retry?.backoffUnitMs ?? 1000,
     spaceWrites: opts.throttle?.spaceWrites ?? true,
     log,
-    ...(opts.observe ? { observer: opts.observe } : {}),
+    observer: observe,
   });
-  const etags = new EtagCache<Page<unknown>>(opts.etagCacheSize ?? 500);
+  const etags = opts.etags ?? memoryEtagStore(opts.etagCacheSize ?? 500);
+  const protectionTtlMs = (opts.protectionTtlSeconds ?? 600) * 1000;
+  /** Required checks by owner/repo:branch, with when they were read (one read per base branch, N3). */
+  const protection = new Map<string, { at: number; answer: Promise<string[] | null> }>();
+
+  /** A branch's required checks as last read within protectionTtlMs; a failed read is not kept. */
+  function keptProtection(repository: string, branch: string, read: () => Promise<string[] | null>) {
+    const key = `${repository.toLowerCase()}:${branch}`;
+    const kept = protection.get(key);
+    if (kept !== undefined && Date.now() - kept.at < protectionTtlMs) return kept.answer;
+    const answer = read();
+    protection.set(key, { at: Date.now(), answer });
+    answer.catch(() => protection.delete(key));
+    return answer;
+  }
+
+  /** One of the poll's bulk GraphQL reads; a partial answer (some pull requests not found) is still an answer. */
+  async function pollQuery(gh: GitHubClient, query: string, owner: string, repo: string): Promise<PollQueryAnswer> {
+    try {
+      return await gh.graphql<PollQueryAnswer>(query, { owner, name: repo });
+    } catch (err) {
+      const partial = (err as { data?: PollQueryAnswer }).data;
+      if (partial?.repository) return partial;
+      throw err;
+    }
+  }
   let self: Promise<string | null> | null = null;
 
   /** Runs one call on the repository's client, mapping what GitHub refuses to GitHubError. */
@@ -71,28 +121,49 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     repository: string,
     what: string,
     call: (gh: GitHubClient, owner: string, repo: string) => Promise<T>,
+    lane: 'default' | 'bulk-read' = 'default',
   ): Promise<T> {
     const [owner, repo] = splitRepository(repository);
     try {
-      return await call(await router.forRepository(owner, repo), owner, repo);
+      const gh = await (lane === 'default' ? router.forRepository(owner, repo) : router.forBulkReads(owner, repo));
+      return await call(gh, owner, repo);
     } catch (err) {
       throw toGitHubError(err, `${what} ${owner}/${repo}`);
     }
   }
 
-  /** A GET sent with If-None-Match when an earlier answer is cached; a 304 returns that answer. */
-  async function conditional<T>(
+  /**
+   * A GET sent with If-None-Match when an earlier answer is kept; a 304 returns that answer. What is
+   * kept is the answer as `map` makes it (the port's records, not GitHub's whole JSON). The store
+   * failing only costs the request: it is read as a miss, and a write to it is skipped.
+   */
+  async function conditional<T, V>(
     key: string,
     send: (headers: Record<string, string>) => Promise<{ data: T; headers: { etag?: string; link?: string } }>,
-  ): Promise<Page<T>> {
-    const cached = etags.get(key) as { etag: string; value: Page<T> } | undefined;
+    map: (data: T) => V,
+  ): Promise<Page<V>> {
+    const kept = await etags.getEtag(key).catch(() => null);
+    let cached: Page<V> | null = null;
+    if (kept !== null) {
+      try {
+        cached = JSON.parse(kept.value) as Page<V>;
+      } catch {
+        cached = null;
+      }
+    }
     try {
-      const res = await send(cached === undefined ? {} : { 'if-none-match': cached.etag });
-      const page: Page<T> = { data: res.data, link: res.headers.link ?? null };
-      if (res.headers.etag !== undefined) etags.set(key, { etag: res.headers.etag, value: page });
+      const res = await send(cached === null ? {} : { 'if-none-match': kept!.etag });
+      const page: Page<V> = { data: map(res.data), link: res.headers.link ?? null };
+      if (res.headers.etag !== undefined)
+        await etags.putEtag(key, res.headers.etag, JSON.stringify(page)).catch(() => undefined);
       return page;
     } catch (err) {
-      if (cached !== undefined && (err as { status?: unknown }).status === 304) return cached.value;
+      if (cached !== null && (err as { status?: unknown }).status === 304) {
+        // Still in use: written again once an hour, so pruning by age never drops a live answer.
+        if (Date.now() - Date.parse(kept!.storedAt) > 3_600_000)
+          await etags.putEtag(key, kept!.etag, kept!.value).catch(() => undefined);
+        return cached;
+      }
       throw err;
     }
   }
@@ -112,46 +183,98 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
     getPullRequest: (repository, number) =>
       onRepo(repository, 'GET pull request', async (gh, owner, repo) => {
         const key = `pull ${owner}/${repo}#${number}`;
-        const { data } = await conditional(key, (headers) =>
-          gh.rest.pulls.get({ owner, repo, pull_number: number, headers }),
+        const { data } = await conditional(
+          key,
+          (headers) => gh.rest.pulls.get({ owner, repo, pull_number: number, headers }),
+          toPullRequest,
         );
-        return toPullRequest(data);
+        return data;
       }),
 
     listCheckRuns: (repository, ref) =>
       onRepo(repository, 'GET check runs', async (gh, owner, repo) => {
         const pages = await allPages(`check-runs ${owner}/${repo}@${ref}`, (page, key) =>
-          conditional(key, (headers) =>
-            gh.rest.checks.listForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+          conditional(
+            key,
+            (headers) => gh.rest.checks.listForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+            (data) => data.check_runs.map((run) => toCheckRun(run as CheckRunJson)),
           ),
         );
-        return pages.flatMap((page) => page.check_runs.map((run) => toCheckRun(run as CheckRunJson)));
+        return pages.flat();
       }),
 
     listStatuses: (repository, ref) =>
       onRepo(repository, 'GET combined status', async (gh, owner, repo) => {
         // The combined status already holds the latest status per context.
         const pages = await allPages(`status ${owner}/${repo}@${ref}`, (page, key) =>
-          conditional(key, (headers) =>
-            gh.rest.repos.getCombinedStatusForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+          conditional(
+            key,
+            (headers) => gh.rest.repos.getCombinedStatusForRef({ owner, repo, ref, per_page: PER_PAGE, page, headers }),
+            (data) => data.statuses.map((status) => toCommitStatus(status as CommitStatusJson)),
           ),
         );
-        return pages.flatMap((page) => page.statuses.map((status) => toCommitStatus(status as CommitStatusJson)));
+        // fixloop's own `fixloop` status says what the loop does, not what CI found (P3).
+        return pages.flat().filter((status) => !isOwnStatusContext(status.context));
+      }),
+
+    createCommitStatus: (repository, sha, status) =>
+      onRepo(repository, 'POST commit status', async (gh, owner, repo) => {
+        await gh.rest.repos.createCommitStatus({
+          owner,
+          repo,
+          sha,
+          state: status.state,
+          description: status.description,
+          context: status.context,
+          ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
+        });
       }),
 
     requiredChecks: (repository, branch) =>
-      onRepo(repository, 'GET required status checks', async (gh, owner, repo) => {
-        try {
-          const { data } = await gh.rest.repos.getStatusChecksProtection({ owner, repo, branch });
-          const contexts = [...(data.contexts ?? []), ...(data.checks ?? []).map((check) => check.context)];
-          return [...new Set(contexts)];
-        } catch (err) {
-          // Not protected (404), or these credentials may not read protection (403): config decides.
-          const status = (err as { status?: unknown }).status;
-          if (status === 403 || status === 404) return null;
-          throw err;
-        }
-      }),
+      // N3: read once per base branch and kept with its answer, "not protected" included (decision 0031).
+      keptProtection(repository, branch, () =>
+        onRepo(repository, 'GET required status checks', async (gh, owner, repo) => {
+          try {
+            const { data } = await gh.rest.repos.getStatusChecksProtection({ owner, repo, branch });
+            const contexts = [...(data.contexts ?? []), ...(data.checks ?? []).map((check) => check.context)];
+            return [...new Set(contexts)];
+          } catch (err) {
+            // Not protected (404), or these credentials may not read protection (403): config decides.
+            const status = (err as { status?: unknown }).status;
+            if (status === 403 || status === 404) return null;
+            throw err;
+          }
+        }),
+      ),
+
+    glancePullRequests: !opts.bulkReads
+      ? undefined
+      : (repository, numbers) =>
+          onRepo(
+            repository,
+            'POST graphql (pull requests)',
+            async (gh, owner, repo) => toGlances(await pollQuery(gh, glanceQuery(numbers), owner, repo)),
+            'bulk-read',
+          ),
+
+    readPullRequests: !opts.bulkReads
+      ? undefined
+      : (repository, numbers) =>
+          onRepo(
+            repository,
+            'POST graphql (pull requests and checks)',
+            async (gh, owner, repo) =>
+              toReadings(await pollQuery(gh, readingQuery(numbers), owner, repo), repository.toLowerCase()),
+            'bulk-read',
+          ),
+
+    rateLimits: () =>
+      [...limits].map(([resource, l]) => ({
+        resource,
+        remaining: l.remaining,
+        limit: l.limit,
+        resetAt: new Date(l.reset * 1000).toISOString(),
+      })),
 
     jobLogUrl: (repository, jobId) =>
       onRepo(repository, 'GET job logs', async (gh, owner, repo) => {
@@ -174,6 +297,20 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
         return location;
       }),
 
+    workflowRunOfJob: (repository, jobId) =>
+      onRepo(repository, 'GET job', async (gh, owner, repo) => {
+        // The jobs API names the run (`run_id`), and answers 404 for a check run that is no Actions job.
+        const { data } = await gh.rest.actions.getJobForWorkflowRun({ owner, repo, job_id: jobId });
+        return Number(data.run_id);
+      }),
+
+    rerunFailedJobs: (repository, runId) =>
+      onRepo(repository, 'POST rerun-failed-jobs', async (gh, owner, repo) => {
+        // Sent once, never retried on a 5xx or a lost answer: GitHub may have started the re-run, and a
+        // second request would re-run the jobs again once the first finished (decision 0030).
+        await gh.rest.actions.reRunWorkflowFailedJobs({ owner, repo, run_id: runId, request: { retries: 0 } });
+      }),
+
     addLabels: (repository, number, labels) =>
       onRepo(repository, 'POST labels', async (gh, owner, repo) => {
         if (labels.length === 0) return;
@@ -192,13 +329,16 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
 
     listIssueComments: (repository, number) =>
       onRepo(repository, 'GET issue comments', async (gh, owner, repo) => {
-        const comments = await gh.paginate(gh.rest.issues.listComments, {
-          owner,
-          repo,
-          issue_number: number,
-          per_page: PER_PAGE,
-        });
-        return comments.map(toIssueComment);
+        // Conditional (N3): the hand-off reads an acted-on pull request's comments every tick (K8).
+        const pages = await allPages(`comments ${owner}/${repo}#${number}`, (page, key) =>
+          conditional(
+            key,
+            (headers) =>
+              gh.rest.issues.listComments({ owner, repo, issue_number: number, per_page: PER_PAGE, page, headers }),
+            (data) => data.map(toIssueComment),
+          ),
+        );
+        return pages.flat();
       }),
 
     createIssueComment: (repository, number, body): Promise<IssueCommentInfo> =>
@@ -215,13 +355,16 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
 
     listReviews: (repository, number) =>
       onRepo(repository, 'GET reviews', async (gh, owner, repo) => {
-        const reviews = await gh.paginate(gh.rest.pulls.listReviews, {
-          owner,
-          repo,
-          pull_number: number,
-          per_page: PER_PAGE,
-        });
-        return reviews.map(toReview);
+        // Conditional (N3): progress (I3) reads them each tick an attempt awaits progress.
+        const pages = await allPages(`reviews ${owner}/${repo}#${number}`, (page, key) =>
+          conditional(
+            key,
+            (headers) =>
+              gh.rest.pulls.listReviews({ owner, repo, pull_number: number, per_page: PER_PAGE, page, headers }),
+            (data) => data.map(toReview),
+          ),
+        );
+        return pages.flat();
       }),
 
     compareCommits: (repository, base, head) =>

@@ -11,6 +11,8 @@ export type GitHubAuth =
 export interface ClientRouter {
   /** The client for calls on owner/repo. */
   forRepository(owner: string, repo: string): Promise<GitHubClient>;
+  /** The client for the poll's bulk GraphQL queries on owner/repo: same credentials, its own pacing (N3). */
+  forBulkReads(owner: string, repo: string): Promise<GitHubClient>;
   /** The App-level client (JWT: GET /app…); null when authenticated with a token. */
   readonly app: GitHubClient | null;
   /** The token client; null for an App. */
@@ -20,19 +22,27 @@ export interface ClientRouter {
 export function createClientRouter(auth: GitHubAuth, policy: RequestPolicy): ClientRouter {
   if (auth.kind === 'token') {
     const client = buildOctokit(policy, { auth: auth.token });
-    return { forRepository: async () => client, app: null, token: client };
+    let bulk: GitHubClient | null = null;
+    return {
+      forRepository: async () => client,
+      forBulkReads: async () => (bulk ??= buildOctokit(policy, { auth: auth.token }, 'bulk-read')),
+      app: null,
+      token: client,
+    };
   }
 
   const appAuth = { appId: auth.appId, privateKey: auth.privateKey };
   const app = buildOctokit(policy, { authStrategy: createAppAuth, auth: appAuth });
   const byInstallation = new Map<number, GitHubClient>();
+  const bulkByInstallation = new Map<number, GitHubClient>();
   const byOwner = new Map<string, Promise<number>>();
 
-  const installationClient = (installationId: number): GitHubClient => {
-    let client = byInstallation.get(installationId);
+  const installationClient = (installationId: number, lane: 'default' | 'bulk-read' = 'default'): GitHubClient => {
+    const clients = lane === 'default' ? byInstallation : bulkByInstallation;
+    let client = clients.get(installationId);
     if (client === undefined) {
-      client = buildOctokit(policy, { authStrategy: createAppAuth, auth: { ...appAuth, installationId } });
-      byInstallation.set(installationId, client);
+      client = buildOctokit(policy, { authStrategy: createAppAuth, auth: { ...appAuth, installationId } }, lane);
+      clients.set(installationId, client);
     }
     return client;
   };
@@ -54,5 +64,7 @@ export function createClientRouter(auth: GitHubAuth, policy: RequestPolicy): Cli
     token: null,
     forRepository: async (owner, repo) =>
       installationClient(auth.installationId ?? (await installationFor(owner, repo))),
+    forBulkReads: async (owner, repo) =>
+      installationClient(auth.installationId ?? (await installationFor(owner, repo)), 'bulk-read'),
   };
 }

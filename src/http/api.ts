@@ -342,6 +342,17 @@ export function createApi(deps: ApiDeps): Hono {
     });
   });
 
+  // G1/P4: a person sends a given-up notice delivery again (its tries counted afresh).
+  app.post('/api/outbox/:id/resend', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such notice delivery');
+    return acted(c, await actions.resendNotice(id, 'api'), async () => ({
+      deliveries: await ledger
+        .listOutbox({ states: ['pending'], limit: 500 })
+        .then((d) => d.filter((x) => x.id === id)),
+    }));
+  });
+
   app.get('/api/deliveries', async (c) => {
     const q = z
       .object({

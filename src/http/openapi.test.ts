@@ -26,6 +26,7 @@ import { listenLoopback } from '../../test/support/loopback.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const WEBHOOK = '/api/github/webhooks';
+const GITLAB_WEBHOOK = '/api/gitlab/webhooks';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -125,15 +126,16 @@ describe('OpenAPI document vs the Hono app', () => {
   });
 
   it('documents nothing the app does not serve, except the webhook served in front of it', () => {
-    const extra = [...documented].filter((r) => !appRoutes.has(r) && r !== `POST ${WEBHOOK}`);
+    const webhooks = [`POST ${WEBHOOK}`, `POST ${GITLAB_WEBHOOK}`];
+    const extra = [...documented].filter((r) => !appRoutes.has(r) && !webhooks.includes(r));
     assert.deepEqual(extra, [], 'routes documented but not served');
-    assert.ok(documented.has(`POST ${WEBHOOK}`), 'the webhook is documented');
+    for (const w of webhooks) assert.ok(documented.has(w), `${w} is documented`);
   });
 
   it('requires the bearer token everywhere but the probes and the webhook; the run report also takes a run token', () => {
     assert.deepEqual(doc.security, [{ bearer: [] }]);
     for (const { method, path, op } of documentedOperations()) {
-      const open = ['/healthz', '/readyz', '/ping', WEBHOOK].includes(path);
+      const open = ['/healthz', '/readyz', '/ping', WEBHOOK, GITLAB_WEBHOOK].includes(path);
       if (open) assert.deepEqual(op.security, [], `${method} ${path} is open`);
       else if (method === 'PATCH' && path === '/api/runs/{id}')
         assert.deepEqual(op.security, [{ bearer: [] }, { runToken: [] }]);
@@ -394,6 +396,7 @@ function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
           spend: 0.5,
           loopState: 'needs_person',
           lastFailure: 'test: FAIL a',
+          triage: null,
         },
       ],
       nextBefore: null,

@@ -211,6 +211,16 @@ const taskFields = {
     type: 'boolean',
     description: 'The pull request carries the label `fixloop:skip`; the gate refuses `skip_label` while it does.',
   },
+  baseRef: {
+    type: ['string', 'null'],
+    description:
+      'The branch the pull request merges into, as the poll or a pull_request webhook last showed it (triage reads its checks, T1); null before either did.',
+  },
+  commitStatus: {
+    type: ['string', 'null'],
+    description:
+      'The `fixloop` commit status last written on the head (M4), as `<sha> <state>:<description>`, e.g. `… pending:attempt 1 of 2 running`; null before any.',
+  },
   gate: {
     type: ['object', 'null'],
     description:
@@ -448,6 +458,11 @@ const schemas = {
           'off (a person turned it off), parked, needs_person (a notice), agent_running, awaiting_progress, idle.',
       },
       lastFailure: { type: ['string', 'null'], description: "The newest rejection's check and failing line." },
+      triage: {
+        type: ['string', 'null'],
+        description:
+          'Why triage holds the newest red back from the agent (T1, T2, T6), e.g. "test is failing on main too"; null when it does not.',
+      },
     },
     { description: 'One line of the board (M4).' },
   ),
@@ -1245,6 +1260,33 @@ const paths = {
       }),
     },
   },
+  '/api/outbox/{id}/resend': {
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'The notice delivery id (`id` of an OutboxDelivery).',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    ],
+    post: {
+      operationId: 'resendNotice',
+      summary: 'Send a given-up notice delivery again',
+      description:
+        "A `failed` delivery becomes `pending` with its tries counted afresh, and the outbox sends it on its next pass. Recorded as a person's (`resend_notice`).",
+      tags: ['inbox'],
+      responses: withInternal({
+        '200': {
+          description: 'The delivery, pending again.',
+          content: json(object({ deliveries: { type: 'array', items: schemaRef('OutboxDelivery') } })),
+        },
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+        '409': { description: 'The delivery is not `failed` (`conflict`).', content: json(schemaRef('Problem')) },
+      }),
+    },
+  },
   '/api/deliveries': {
     get: {
       operationId: 'listDecisions',
@@ -1496,6 +1538,63 @@ const paths = {
           },
           content: json(schemaRef('Problem')),
         },
+      },
+    },
+  },
+  '/api/gitlab/webhooks': {
+    post: {
+      operationId: 'receiveGitLabWebhook',
+      summary: 'GitLab webhook',
+      description:
+        'Receives a GitLab delivery (Pipeline, Job, Merge Request and Note hooks, SPEC Q1), checks its X-Gitlab-Token in constant time against GITLAB_WEBHOOK_SECRET (any configured secret, for rotation) before reading the body, and answers only once what it carries has been durably committed. 404 when no GitLab secret is configured.',
+      tags: ['webhooks'],
+      security: open,
+      parameters: [
+        {
+          name: 'X-Gitlab-Event',
+          in: 'header',
+          required: true,
+          description: 'The hook, e.g. `Job Hook` or `Merge Request Hook`.',
+          schema: { type: 'string', minLength: 1 },
+        },
+        {
+          name: 'X-Gitlab-Token',
+          in: 'header',
+          required: true,
+          description: "The webhook's secret token; this, not a bearer token, authenticates the request.",
+          schema: { type: 'string' },
+        },
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'The same for every retry of one delivery (else `X-Gitlab-Event-UUID`): a redelivery is a duplicate.',
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: {
+        description: 'The hook payload as GitLab sends it.',
+        required: true,
+        content: json({ type: 'object' }),
+      },
+      responses: {
+        '200': {
+          description: 'Accepted; nothing new stored (duplicate, dropped or ignored, an unknown hook included).',
+          content: json(schemaRef('WebhookNotStored')),
+        },
+        '202': { description: 'Stored as a new event.', content: json(schemaRef('WebhookStored')) },
+        '400': {
+          description: 'Malformed JSON, a body that does not match the hook, or a missing X-Gitlab-Event.',
+          content: json({ anyOf: [schemaRef('WebhookRejected'), schemaRef('Problem')] }),
+        },
+        '401': {
+          description: 'X-Gitlab-Token is missing or matches no configured secret; nothing is read or stored.',
+          content: json(schemaRef('Problem')),
+        },
+        '404': { description: 'No GitLab secret is configured: the route is not set up.' },
+        '413': { description: 'The body is over the size cap; the connection is closed.' },
+        '503': { description: 'The delivery could not be stored (GitLab should retry it).' },
       },
     },
   },

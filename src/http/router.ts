@@ -11,6 +11,8 @@ import { capConnections } from './connection-cap.js';
 
 /** Where GitHub delivers (Probot's convention). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
+/** Where GitLab delivers (issue 19, decision 0032): raw like GitHub's, the token checked before the body is read. */
+export const GITLAB_WEBHOOK_PATH = '/api/gitlab/webhooks';
 /** Where a resumed agent's MCP client connects with its run token. */
 const MCP_PATH = '/mcp';
 /** Prometheus scrapes here (N2), with the API or the metrics token. */
@@ -29,7 +31,14 @@ export interface EdgeLimits {
 }
 
 export function createRouter(
-  routes: { webhook: NodeHandler; mcp: NodeHandler; api: Hono; logger: Logger; metrics?: NodeHandler },
+  routes: {
+    webhook: NodeHandler;
+    gitlabWebhook?: NodeHandler;
+    mcp: NodeHandler;
+    api: Hono;
+    logger: Logger;
+    metrics?: NodeHandler;
+  },
   limits: EdgeLimits,
 ): Server {
   const api = getRequestListener(routes.api.fetch);
@@ -40,6 +49,7 @@ export function createRouter(
     });
   };
   const webhook = raw(routes.webhook, 'webhook');
+  const gitlabWebhook = routes.gitlabWebhook ? raw(routes.gitlabWebhook, 'gitlab webhook') : null;
   const mcp = raw(routes.mcp, 'mcp');
   const metrics = routes.metrics ? raw(routes.metrics, 'metrics') : null;
   const server = createServer(
@@ -53,6 +63,7 @@ export function createRouter(
     (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === WEBHOOK_PATH) return webhook(req, res);
+      if (path === GITLAB_WEBHOOK_PATH && gitlabWebhook) return gitlabWebhook(req, res);
       if (path === MCP_PATH) return mcp(req, res);
       if (path === METRICS_PATH && metrics) return metrics(req, res);
       void api(req, res);

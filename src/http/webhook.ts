@@ -26,7 +26,8 @@ export interface WebhookOptions {
   observeAck?: (seconds: number, status: number) => void;
 }
 
-class HttpError extends Error {
+/** An edge refusal with its HTTP status (shared with gitlab-webhook.ts). */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -36,7 +37,7 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -54,7 +55,12 @@ const LINGER_MS = 1_000;
  * destroySoon(), and a socket destroyed with unread bytes sends a reset, which can cost the sender
  * an answer it has not read yet: so the socket stops reading, half-closes, and is let go a moment later.
  */
-function refuse(req: IncomingMessage, res: ServerResponse, e: HttpError, headers: Record<string, string> = {}): void {
+export function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: HttpError,
+  headers: Record<string, string> = {},
+): void {
   const socket = req.socket;
   socket.destroySoon = () => {
     // Marked as paused by the server itself (Node 18–22), or Node resumes it to drain the unread body.
@@ -167,7 +173,7 @@ function readVerified(
   });
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

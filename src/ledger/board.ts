@@ -17,6 +17,9 @@ const LOOP_STATE = sql<LoopState>`case
   when exists (select 1 from attempts a where a.task_id = t.id and a.state = 'awaiting_progress') then 'awaiting_progress'
   else 'idle' end`;
 
+/** Triage's answers that hold a red back from the agent (the board says why: "failing on main too"). */
+const TRIAGE_HOLDS = ['red_on_base', 'rerun_requested', 'awaiting_matrix'] as const;
+
 /** The board shows one line of the last failure, at most this long. */
 const LINE_CHARS = 160;
 /** A line that names the failure, rather than a check's title ("Tests failed"). */
@@ -39,6 +42,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
         .orderBy('t.id', 'desc')
         .limit(f.limit + 1);
       if (f.before !== undefined) q = q.where('t.id', '<', f.before);
+      if (f.taskId !== undefined) q = q.where('t.id', '=', f.taskId);
       if (f.state) q = q.where('t.state', '=', f.state);
       if (f.repository) q = q.where('t.repository', '=', f.repository.toLowerCase());
       if (f.loop) q = q.where(LOOP_STATE, '=', f.loop);
@@ -58,7 +62,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
       const page = rows.slice(0, f.limit);
       const ids = page.map((r) => r.id);
       if (ids.length === 0) return { rows: [], nextBefore: null };
-      const [attempts, spends, failures] = await Promise.all([
+      const [attempts, spends, failures, holds] = await Promise.all([
         k
           .selectFrom('attempts')
           .select(['task_id', (eb) => eb.fn.countAll<number>().as('n')])
@@ -82,7 +86,25 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
               .groupBy('task_id'),
           )
           .execute(),
+        // T1, T2, T6: the newest triage hold, unless an attempt was claimed after it.
+        k
+          .selectFrom('decisions')
+          .select(['task_id', 'reason', 'detail'])
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('decisions')
+              .select((e) => e.fn.max('id').as('id'))
+              .where('task_id', 'in', ids)
+              .where((e) => e.or([e('reason', 'in', [...TRIAGE_HOLDS]), e('outcome', '=', 'claimed')]))
+              .groupBy('task_id'),
+          )
+          .execute(),
       ]);
+      const held = new Map(
+        holds
+          .filter((d) => d.task_id !== null && (TRIAGE_HOLDS as readonly (string | null)[]).includes(d.reason))
+          .map((d) => [d.task_id!, d.detail ?? d.reason!]),
+      );
       const count = new Map(attempts.map((a) => [a.task_id, Number(a.n)]));
       const spent = new Map(spends.map((s) => [s.task_id, Number(s.total)]));
       const failure = new Map(
@@ -101,6 +123,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           spend: spent.get(r.id) ?? 0,
           loopState: r.loop_state,
           lastFailure: failure.get(r.id) || null,
+          triage: held.get(r.id) ?? null,
         })),
         nextBefore: rows.length > f.limit ? page.at(-1)!.id : null,
       };
@@ -154,6 +177,18 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
         .select((eb) => eb.fn.max('id').as('id'))
         .executeTakeFirst();
       return Number(r?.id ?? 0);
+    },
+
+    async taskIdsDecidedAfter(afterId, limit) {
+      const rows = await k
+        .selectFrom('decisions')
+        .select(['id', 'task_id'])
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      const taskIds = [...new Set(rows.map((r) => r.task_id).filter((id): id is number => id !== null))];
+      return { taskIds, latest: rows.length ? Number(rows[rows.length - 1]!.id) : afterId };
     },
   };
 }

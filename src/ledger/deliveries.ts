@@ -177,6 +177,19 @@ export function createDeliveryLog(
       return r ? storedEventOf(r) : null;
     },
 
+    async headCheckEvents(repository, sha, limit) {
+      const rows = await k
+        .selectFrom('events')
+        .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'payload', 'verdict', 'received_at'])
+        .where('kind', '=', 'github.check')
+        .where('repository', '=', repository)
+        .where('sha', '=', sha)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.reverse().map((r) => ({ ...storedEventOf(r), verdict: r.verdict, receivedAt: r.received_at }));
+    },
+
     async pendingEvents(limit, afterId) {
       const rows = await k
         .selectFrom('pending_events')

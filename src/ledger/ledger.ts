@@ -2,7 +2,8 @@
 // assembled from one adapter per aggregate (deliveries, tasks, runs, attempts, rejections,
 // notices, the stop flag). Every exactly-once rule is a constraint or a compare-and-set there,
 // never process memory (N1, decision 0003): events.identity (A3), attempts(task_id, coordinate)
-// (C2), attempts_one_in_flight (K7), runs.attempt_id, the notice marker CAS (G1), the head CAS (B1).
+// (C2), attempts_one_in_flight (K7), runs.attempt_id, the notice marker CAS (G1), the head CAS (B1),
+// reruns(task_id, head_sha, ordinal) (issue 17).
 import { sql } from 'kysely';
 import type { Clock } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
@@ -14,9 +15,11 @@ import { createDeliveryLog } from './deliveries.js';
 import { createNoticeStore } from './notices.js';
 import { createOutboxStore } from './outbox.js';
 import { createRejectionStore } from './rejections.js';
+import { createRerunStore } from './reruns.js';
 import { createRunStore } from './runs.js';
 import { createStopFlag } from './stop-flag.js';
 import { createTaskStore } from './tasks.js';
+import { createPollStateStore } from './poll-state.js';
 
 /**
  * `decisions` hears every decision row once committed (the metrics' counters, N2). `noticeSinks` are
@@ -39,8 +42,10 @@ export function createLedger(
     ...createRejectionStore(k, now),
     ...createNoticeStore(k, now, noticeSinks),
     ...createOutboxStore(k, now),
+    ...createRerunStore(k, now),
     ...createStopFlag(k),
     ...createBoardStore(k),
+    ...createPollStateStore(k, now, db.dialect),
   };
 }
 

@@ -342,6 +342,81 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0014_task_commit_status': {
+      async up(db: AnyDb) {
+        // P3: the `fixloop` commit status last written, as `sha state:description`, so a tick writes
+        // only what changed. One column, one statement (see 0005).
+        await db.schema.alterTable('tasks').addColumn('commit_status', 'text').execute();
+      },
+    },
+    '0015_reruns': {
+      async up(db: AnyDb) {
+        // Issue 17: a re-run of a head's failed jobs is claimed like an attempt, before GitHub is asked;
+        // the unique (task, head, ordinal) is the claim, so under a storm or across replicas one wins
+        // each of the head's re-runs (decision 0030). One statement (see 0005).
+        await id(db.schema.createTable('reruns').ifNotExists())
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('head_sha', 'text', (c) => c.notNull())
+          .addColumn('ordinal', 'integer', (c) => c.notNull())
+          .addColumn('check_run_ids', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('workflow_run_ids', 'text')
+          .addColumn('http_status', 'integer')
+          .addColumn('detail', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addUniqueConstraint('reruns_task_head_ordinal', ['task_id', 'head_sha', 'ordinal'])
+          .execute();
+      },
+    },
+    '0016_poll_at_scale': {
+      async up(db: AnyDb) {
+        // N3 (decision 0031): the poll claims slices of due open Tasks by this index, oldest read
+        // first, instead of scanning every Task. `if not exists` throughout and the column last:
+        // SQLite runs DDL outside the migrator's transaction (see 0005), so a crash in between applies
+        // again cleanly.
+        await db.schema
+          .createIndex('tasks_poll_due')
+          .ifNotExists()
+          .on('tasks')
+          .columns(['state', 'pr_state', 'polled_at'])
+          .execute();
+        // The answers of GitHub's conditional requests, kept for every open Task so replicas and
+        // restarts send If-None-Match (a 304 costs no rate limit); pruned by age.
+        await db.schema
+          .createTable('github_etags')
+          .ifNotExists()
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('etag', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('stored_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('github_etags_stored_at')
+          .ifNotExists()
+          .on('github_etags')
+          .columns(['stored_at'])
+          .execute();
+        // What the poll last saw of the pull request (head, state, update time, check rollup): an
+        // unchanged one is not read deeper.
+        await db.schema.alterTable('tasks').addColumn('poll_signature', 'text').execute();
+      },
+    },
+    '0017_events_by_head': {
+      async up(db: AnyDb) {
+        // T6 (decision 0029): the gate reads a head's stored CI deliveries back to judge its whole
+        // matrix; by this index, not a scan of every event ever stored. One statement (see 0005).
+        await db.schema.createIndex('events_head').ifNotExists().on('events').columns(['repository', 'sha']).execute();
+      },
+    },
+    '0018_task_base_ref': {
+      async up(db: AnyDb) {
+        // T1: the branch the pull request merges into, mirrored by the poll and pull_request webhooks,
+        // so triage reads the base's checks without reading the pull request again. One statement (0005).
+        await db.schema.alterTable('tasks').addColumn('base_ref', 'text').execute();
+      },
+    },
   };
 }
 

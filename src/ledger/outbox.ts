@@ -133,6 +133,22 @@ export function createOutboxStore(k: Kysely<Database>, now: () => string): Outbo
       return rows.map(deliveryOf);
     },
 
+    async resendOutbox(id) {
+      const row = await withNotice().where('notice_outbox.id', '=', id).executeTakeFirst();
+      if (!row) return null;
+      const before = deliveryOf(row);
+      if (before.state !== 'failed') return { resent: false, delivery: before };
+      const at = now();
+      // Compare-and-set on `failed`: a double click, or two people, send it again once.
+      const r = await k
+        .updateTable('notice_outbox')
+        .set({ state: 'pending', attempts: 0, next_at: at, updated_at: at })
+        .where('id', '=', id)
+        .where('state', '=', 'failed')
+        .executeTakeFirst();
+      return { resent: Number(r.numUpdatedRows) === 1, delivery: before };
+    },
+
     async outboxDepth() {
       const r = await k
         .selectFrom('notice_outbox')

@@ -51,6 +51,8 @@ export function taskOf(r: Selectable<TasksTable>): Task {
     gate: r.gate ? (JSON.parse(r.gate) as Task['gate']) : null,
     loopOff: r.loop_off === 1,
     skipLabel: r.skip_label === 1,
+    commitStatus: r.commit_status,
+    baseRef: r.base_ref,
   };
 }
 

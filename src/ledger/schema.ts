@@ -71,6 +71,12 @@ export interface TasksTable {
   loop_off: Generated<number>;
   /** Migration 0013: the pull request carries `fixloop:skip`. */
   skip_label: Generated<number>;
+  /** Migration 0014: the `fixloop` commit status last written, `sha state:description`. */
+  commit_status: string | null;
+  /** Migration 0016: what the poll last saw of the pull request (src/ledger/poll-state.ts). */
+  poll_signature: string | null;
+  /** Migration 0018: the branch the pull request merges into (T1), as the poll or a webhook last showed it. */
+  base_ref: string | null;
 }
 
 export interface RunsTable {
@@ -170,6 +176,26 @@ export interface NoticeOutboxTable {
   delivered_at: string | null;
 }
 
+/** One re-run of a head's failed jobs, claimed before it is asked of GitHub (migration 0015; decision 0030). */
+export interface RerunsTable {
+  id: Generated<number>;
+  task_id: number; // unique with head_sha and ordinal: the claim
+  head_sha: string;
+  /** 1 for the head's first re-run, up to the per-head budget. */
+  ordinal: number;
+  /** JSON list of the check run (job) ids whose failure asked for it. */
+  check_run_ids: string;
+  reason: string;
+  status: string; // claimed | waiting | requested | refused | unconfirmed
+  /** JSON list of the workflow run ids asked to re-run; null until known. */
+  workflow_run_ids: string | null;
+  /** GitHub's HTTP status for a refused or unconfirmed request. */
+  http_status: number | null;
+  detail: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   events: EventsTable;
@@ -183,4 +209,15 @@ export interface Database {
   notice_outbox: NoticeOutboxTable;
   spends: SpendsTable;
   ci_usage: CiUsageTable;
+  reruns: RerunsTable;
+  github_etags: GithubEtagsTable;
+}
+
+/** Migration 0016: GitHub's answers to conditional requests, by request (decision 0031). */
+export interface GithubEtagsTable {
+  key: string;
+  etag: string;
+  /** The answer as the adapter maps it, JSON. */
+  value: string;
+  stored_at: string;
 }

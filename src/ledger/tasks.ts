@@ -120,6 +120,7 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
           pr_state: p.prState,
           is_fork: p.isFork ? 1 : 0,
           ...(p.branchState ? { branch_state: p.branchState } : {}),
+          ...(p.baseRef ? { base_ref: p.baseRef } : {}),
           updated_at: now(),
         })
         .where('id', '=', id)
@@ -267,6 +268,11 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
         .where('skip_label', '=', on ? 0 : 1)
         .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1;
+    },
+
+    async setCommitStatus(taskId, written) {
+      // A mirror of what GitHub shows, not a change of the Task: updated_at stays.
+      await k.updateTable('tasks').set({ commit_status: written }).where('id', '=', taskId).execute();
     },
 
     async setParked(taskId, parked) {

@@ -16,12 +16,14 @@ export interface Metrics {
   readonly decisions: DecisionObserver;
   /** Hears every HTTP response from GitHub (null status: no response, a network failure). */
   readonly github: {
-    response(status: number | null, rateLimit: { resource: string; remaining: number } | null): void;
+    response(status: number | null, rateLimit: { resource: string; remaining: number; limit?: number } | null): void;
   };
   /** A webhook request answered, `seconds` after its handler started. */
   webhookAck(seconds: number, status: number): void;
   /** A poll tick ended after `seconds`. */
   pollTick(seconds: number): void;
+  /** A poll tick stopped short to stay within GitHub's rate limit (N3). */
+  pollDeferred(): void;
   /** Where the ledger-derived series are read at scrape time (main.ts: readLedgerGauges on the database). */
   ledgerFrom(read: ReadLedgerGauges): void;
   /** The notice outbox (P4) reports its depth here; until it does, fixloop_outbox_depth reads 0. */
@@ -82,6 +84,17 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['status_class'],
     registers,
   });
+  const rateLimitLimit = new Gauge({
+    name: 'fixloop_github_rate_limit_limit',
+    help: 'x-ratelimit-limit of the last GitHub API response that carried it, by x-ratelimit-resource: the window fixloop_github_rate_limit_remaining counts down (N3).',
+    labelNames: ['resource'],
+    registers,
+  });
+  const pollDeferred = new Counter({
+    name: 'fixloop_poll_deferred_total',
+    help: 'Poll ticks that stopped before reading every due pull request, to stay within the GitHub rate limit (N3); the rest were read on later ticks.',
+    registers,
+  });
   const rateLimit = new Gauge({
     name: 'fixloop_github_rate_limit_remaining',
     help: 'x-ratelimit-remaining of the last GitHub API response that carried it, by x-ratelimit-resource (absent until one did).',
@@ -115,10 +128,14 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       response(status, limit) {
         githubRequests.inc({ status_class: statusClass(status) });
         if (limit !== null) rateLimit.set({ resource: limit.resource }, limit.remaining);
+        if (limit?.limit !== undefined) rateLimitLimit.set({ resource: limit.resource }, limit.limit);
       },
     },
     webhookAck(seconds, status) {
       ack.observe({ status: String(status) }, seconds);
+    },
+    pollDeferred() {
+      pollDeferred.inc();
     },
     pollTick(seconds) {
       tick.observe(seconds);

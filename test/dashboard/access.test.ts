@@ -52,7 +52,13 @@ describe('the dashboard refuses whoever has no session (M4)', () => {
 
   test('M4: the live stream and every action answer 401 without the session', async () => {
     assert.equal((await fetch(`${h.url}/events`)).status, 401);
-    for (const path of [`/tasks/${taskId}/loop`, `/tasks/${taskId}/park`, `/tasks/${taskId}/approve-one`, '/stop']) {
+    for (const path of [
+      `/tasks/${taskId}/loop`,
+      `/tasks/${taskId}/park`,
+      `/tasks/${taskId}/approve-one`,
+      '/outbox/1/resend',
+      '/stop',
+    ]) {
       const res = await fetch(`${h.url}${path}`, form({ _csrf: csrf, on: '0', parked: '1', stopped: '1' }));
       assert.equal(res.status, 401, path);
     }

@@ -33,14 +33,23 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   listReviews: { permission: 'pull_requests', level: 'read' },
   listCheckRuns: { permission: 'checks', level: 'read' },
   listStatuses: { permission: 'statuses', level: 'read' },
+  createCommitStatus: { permission: 'statuses', level: 'write' },
   requiredChecks: { permission: 'administration', level: 'read', optional: true },
   jobLogUrl: { permission: 'actions', level: 'read' },
+  workflowRunOfJob: { permission: 'actions', level: 'read' },
+  rerunFailedJobs: { permission: 'actions', level: 'write' },
   compareCommits: { permission: 'contents', level: 'read' },
   addLabels: { permission: 'issues', level: 'write' },
   removeLabel: { permission: 'issues', level: 'write' },
   listIssueComments: { permission: 'issues', level: 'read' },
   createIssueComment: { permission: 'issues', level: 'write' },
   updateIssueComment: { permission: 'issues', level: 'write' },
+  // N3: GraphQL reads of many pull requests at once; the reading also holds the head's check runs
+  // and statuses (checks and statuses read, both granted above), the glance only pull requests.
+  glancePullRequests: { permission: 'pull_requests', level: 'read' },
+  readPullRequests: { permission: 'checks', level: 'read' },
+  // The rate-limit headers GitHub already sent: no request of its own.
+  rateLimits: null,
   selfLogin: null,
 };
 

@@ -67,6 +67,30 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('K5: a grant from the dashboard or the API clears the needs-human label at the next poll', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const { body: task } = await h.api('POST', '/api/tasks', {
+          repository: REPO_NAME,
+          pullRequest: 24,
+          branch: 'agent/d',
+        });
+        h.fake.addPull(REPO_NAME, 24, { headSha: sha('0'), headRef: 'agent/d' });
+        await redHead(h, 24, 'a', 'one');
+        await redHead(h, 24, 'b', 'two'); // stop
+        assert.deepEqual(labels(h, 24), ['fixloop:needs-human']);
+
+        assert.equal((await h.api('POST', `/api/tasks/${task.id}/approve-one`)).status, 200);
+        await nextTick(h);
+        assert.deepEqual(labels(h, 24), [], 'the loop is on again: the label went');
+        assert.equal(h.runner.starts.length, 2, 'the granted attempt');
+        const log = (await h.api('GET', `/api/deliveries?taskId=${task.id}&limit=200`)).body.decisions;
+        assert.equal(log.filter((d: any) => d.reason === 'handoff_cleared').length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
     test('K5: with no answer within 8 hours the Task is parked and never re-enters the loop on its own', async () => {
       const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
       try {

@@ -273,6 +273,68 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('G1/P4: a person sends a given-up delivery again, from the API or the dashboard: the sink gets it once more, recorded as theirs', async () => {
+      let up = false;
+      const sink = await new SinkServer(() => ({ status: up ? 200 : 500 })).start();
+      const h = await start(
+        kind,
+        noticesConfig([{ kind: 'slack', name: 'team', url: `${sink.url}/slack` }], {
+          maxAttempts: 2,
+          initialSeconds: 0.01,
+          maxSeconds: 0.02,
+        }),
+      );
+      try {
+        const taskId = await causeNotice(h, 11);
+        await until('given up', async () => (await outboxRows(h)).some((r) => r.state === 'failed'));
+        const [row] = await outboxRows(h);
+
+        // The dashboard shows it, with the banner on every page and the button in the Inbox.
+        const signIn = await fetch(`${h.url}/sign-in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: API_TOKEN }).toString(),
+          redirect: 'manual',
+        });
+        const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+        const inbox = await (await fetch(`${h.url}/inbox`, { headers: { cookie } })).text();
+        assert.match(inbox, /1 notice delivery failed/);
+        assert.match(inbox, new RegExp(`data-delivery="${row!.id}" data-state="failed"`));
+        assert.match(inbox, /HTTP 500: down/);
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(inbox)![1]!;
+
+        // A person clicks "Send again" while the sink is still down: it is tried afresh, and fails again.
+        const resend = await fetch(`${h.url}/outbox/${row!.id}/resend`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: h.url },
+          body: new URLSearchParams({ _csrf: csrf }).toString(),
+          redirect: 'manual',
+        });
+        assert.equal(resend.status, 303);
+        await until('tried twice more and given up again', async () => sink.to('/slack').length === 4);
+        await until('failed again', async () => (await outboxRows(h))[0]!.state === 'failed');
+
+        // Over the API, once the sink is back: delivered, once.
+        up = true;
+        const again = await h.api('POST', `/api/outbox/${row!.id}/resend`);
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        await until('delivered', async () => (await outboxRows(h))[0]!.state === 'delivered');
+        assert.equal(sink.to('/slack').length, 5);
+        assert.equal((await h.api('POST', `/api/outbox/${row!.id}/resend`)).status, 409, 'only a failed one');
+        assert.equal((await h.api('POST', '/api/outbox/999999/resend')).status, 404);
+
+        const acted = ((await h.api('GET', `/api/deliveries?taskId=${taskId}&limit=500`)).body.decisions as any[])
+          .filter((d) => d.outcome === 'acted' && d.reason === 'resend_notice')
+          .map((d) => d.detail);
+        assert.equal(acted.length, 2);
+        assert.match(acted.join('\n'), /a person \(dashboard\)/);
+        assert.match(acted.join('\n'), /a person \(api\)/);
+      } finally {
+        await h.close();
+        await sink.close();
+      }
+    });
+
     test('G1: the notice and its outbox rows are written together — a failing outbox insert files no notice', async () => {
       const sink = await new SinkServer(() => ({ status: 200 })).start();
       const h = await start(

@@ -68,11 +68,21 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(view.ciState, 'passing');
         assert.equal(view.gate.verdict, 'passing');
         assert.equal(h.runner.starts.length, 1);
+        const writes = h.fake.requestsTo(/./).filter((r) => r.method !== 'GET');
         assert.equal(
-          h.fake.requestsTo(/./).filter((r) => r.method !== 'GET').length,
+          writes.filter((r) => r.operation !== 'POST /repos/{owner}/{repo}/statuses/{sha}').length,
           1,
-          'only the state comment was written',
+          'only the state comment was written, besides the fixloop status (M4)',
         );
+        // The fixloop status is written when it changes, never twice the same on one head.
+        for (const [key, statuses] of Object.entries(h.fake.state.statuses)) {
+          const own = statuses.filter((st) => st.context === 'fixloop').map((st) => `${st.state}:${st.description}`);
+          assert.deepEqual(
+            own,
+            own.filter((v, i) => v !== own[i - 1]),
+            key,
+          );
+        }
       } finally {
         await h.close();
       }

@@ -29,6 +29,8 @@ export function taskFixture(over: Partial<Task> = {}): Task {
     approveOnePending: false,
     loopOff: false,
     skipLabel: false,
+    commitStatus: null,
+    baseRef: null,
     parkedAt: null,
     handoffAt: null,
     stateCommentId: null,

@@ -69,10 +69,37 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.getPullRequest('acme/shop', 7);
     await asApp.getPullRequest('acme/shop', 8);
     await asApp.listCheckRuns('acme/shop', HEAD);
-    await asApp.listStatuses('acme/shop', HEAD);
+    await asApp.createCommitStatus('acme/shop', HEAD, {
+      context: 'fixloop',
+      state: 'pending',
+      description: 'attempt 1 of 2 running',
+      targetUrl: 'https://fixloop.example/tasks/1',
+    });
+    // fixloop's own context is not read back as a CI status (P3).
+    assert.deepEqual(
+      (await asApp.listStatuses('acme/shop', HEAD)).map((s) => s.context),
+      ['ci/legacy'],
+    );
     await asApp.requiredChecks('acme/shop', 'main');
     await asApp.requiredChecks('acme/shop', 'unprotected');
     await asApp.jobLogUrl('acme/shop', fake.state.checkRuns[`acme/shop@${HEAD}`]![0]!.id);
+    // Issue 17: an Actions job's workflow run, its failed jobs re-run once the run has finished; a
+    // check run of another app is no job.
+    const [testJob, , otherApp] = fake.state.checkRuns[`acme/shop@${HEAD}`]!;
+    const running = await asApp.workflowRunOfJob('acme/shop', testJob!.id); // `lint` is still going
+    await assert.rejects(asApp.rerunFailedJobs('acme/shop', running), { status: 403 });
+    const e2e = fake.addCheckRun('acme/shop', HEAD, { name: 'e2e', conclusion: 'failure', runId: 31 });
+    const runId = await asApp.workflowRunOfJob('acme/shop', e2e.id);
+    assert.equal(runId, 31);
+    await asApp.rerunFailedJobs('acme/shop', runId);
+    assert.deepEqual(
+      fake.state.reruns.map((r) => [r.repo, r.runId]),
+      [['acme/shop', 31]],
+    );
+    await assert.rejects(asApp.workflowRunOfJob('acme/shop', otherApp!.id), { status: 404 });
+    fake.setRerunPolicy('acme/shop', 'forbidden');
+    await assert.rejects(asApp.rerunFailedJobs('acme/shop', runId), { status: 403 });
+    fake.setRerunPolicy('acme/shop', null);
     await asApp.addLabels('acme/shop', 7, ['fixloop:needs-human']);
     await asApp.removeLabel('acme/shop', 7, 'bug');
     await asApp.removeLabel('acme/shop', 7, 'absent');

@@ -305,8 +305,13 @@ export function integration(urls: Urls, id: number, slug: string): Record<string
   };
 }
 
+/** A check run's status as answered: as set, else completed when it has a conclusion, else queued. */
+export function checkRunStatus(run: FakeCheckRun): string {
+  return run.status ?? (run.conclusion === undefined || run.conclusion === null ? 'queued' : 'completed');
+}
+
 export function checkRun(urls: Urls, repo: FakeRepo, sha: string, run: FakeCheckRun): Record<string, unknown> {
-  const status = run.status ?? (run.conclusion === undefined || run.conclusion === null ? 'queued' : 'completed');
+  const status = checkRunStatus(run);
   const slug = run.appSlug ?? 'github-actions';
   const url = `${urls.api}/repos/${repo.fullName}/check-runs/${run.id}`;
   return {
@@ -317,7 +322,9 @@ export function checkRun(urls: Urls, repo: FakeRepo, sha: string, run: FakeCheck
     url,
     html_url: `${urls.web}/${repo.fullName}/runs/${run.id}`,
     details_url:
-      run.detailsUrl === undefined ? `${urls.web}/${repo.fullName}/actions/runs/1/job/${run.id}` : run.detailsUrl,
+      run.detailsUrl === undefined
+        ? `${urls.web}/${repo.fullName}/actions/runs/${run.runId ?? 1}/job/${run.id}`
+        : run.detailsUrl,
     status,
     conclusion: run.conclusion ?? null,
     started_at: run.startedAt === undefined ? EPOCH : run.startedAt,
@@ -333,6 +340,47 @@ export function checkRun(urls: Urls, repo: FakeRepo, sha: string, run: FakeCheck
     check_suite: { id: 1 },
     app: integration(urls, slug === 'github-actions' ? 15368 : accountId(slug), slug),
     pull_requests: [],
+  };
+}
+
+/** The conclusions a workflow job can have (a check run's `stale` is GitHub's own, never a job's). */
+const JOB_CONCLUSIONS = ['success', 'failure', 'neutral', 'cancelled', 'skipped', 'timed_out', 'action_required'];
+
+/** An Actions job (GET actions/jobs/{job_id}): the check run seen from the workflow run it belongs to. */
+export function job(
+  urls: Urls,
+  repo: FakeRepo,
+  sha: string,
+  run: FakeCheckRun,
+  runId: number,
+): Record<string, unknown> {
+  const status = checkRunStatus(run);
+  const conclusion = run.conclusion != null && JOB_CONCLUSIONS.includes(run.conclusion) ? run.conclusion : null;
+  const startedAt = run.startedAt ?? EPOCH;
+  return {
+    id: run.id,
+    run_id: runId,
+    run_url: `${urls.api}/repos/${repo.fullName}/actions/runs/${runId}`,
+    run_attempt: 1,
+    node_id: `CR_${run.id}`,
+    head_sha: sha,
+    url: `${urls.api}/repos/${repo.fullName}/actions/jobs/${run.id}`,
+    html_url: `${urls.web}/${repo.fullName}/actions/runs/${runId}/job/${run.id}`,
+    status,
+    conclusion,
+    created_at: startedAt,
+    started_at: startedAt,
+    completed_at: run.completedAt === undefined ? (status === 'completed' ? EPOCH : null) : run.completedAt,
+    name: run.name,
+    steps: [],
+    check_run_url: `${urls.api}/repos/${repo.fullName}/check-runs/${run.id}`,
+    labels: ['ubuntu-latest'],
+    runner_id: null,
+    runner_name: null,
+    runner_group_id: null,
+    runner_group_name: null,
+    workflow_name: 'CI',
+    head_branch: null,
   };
 }
 

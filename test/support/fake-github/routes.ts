@@ -15,6 +15,8 @@ import {
   branchKey,
   compareKey,
   repoKey,
+  resolveRef,
+  type FakeCheckRun,
   type FakeComment,
   type FakeRepo,
   type FakeState,
@@ -87,7 +89,7 @@ export const ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const ref = input.params.ref!;
+      const ref = resolveRef(input.state, repo.fullName, input.params.ref!);
       let runs = input.state.checkRuns[refKey(repo.fullName, ref)] ?? [];
       if (input.query.get('filter') !== 'all') {
         // filter=latest (GitHub's default): the most recent run of each name.
@@ -106,7 +108,7 @@ export const ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const ref = input.params.ref!;
+      const ref = resolveRef(input.state, repo.fullName, input.params.ref!);
       const latest = latestStatuses(input.state.statuses[refKey(repo.fullName, ref)] ?? []);
       return {
         status: 200,
@@ -128,9 +130,36 @@ export const ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const ref = input.params.ref!;
+      const ref = resolveRef(input.state, repo.fullName, input.params.ref!);
       const all = [...(input.state.statuses[refKey(repo.fullName, ref)] ?? [])].reverse();
       return { status: 200, list: all.map((status) => gh.commitStatus(input.urls, repo, ref, status)) };
+    },
+  },
+  {
+    operation: 'POST /repos/{owner}/{repo}/statuses/{sha}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const body = input.body as { state?: unknown; context?: unknown; description?: unknown; target_url?: unknown };
+      const states = ['error', 'failure', 'pending', 'success'] as const;
+      const state = states.find((s) => s === body?.state);
+      if (!state) return invalid('state must be one of error, failure, pending, success');
+      if (body.context !== undefined && typeof body.context !== 'string') return invalid('context must be a string');
+      if (typeof body.description === 'string' && body.description.length > 140)
+        return invalid('description is too long (maximum is 140 characters)');
+      const now = isoNow(input.state);
+      const status: FakeStatus = {
+        id: nextId(input.state),
+        context: (body.context as string | undefined) ?? 'default',
+        state,
+        description: typeof body.description === 'string' ? body.description : null,
+        targetUrl: typeof body.target_url === 'string' ? body.target_url : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const key = refKey(repo.fullName, input.params.sha!);
+      (input.state.statuses[key] ??= []).push(status);
+      return { status: 201, body: gh.commitStatus(input.urls, repo, input.params.sha!, status) };
     },
   },
   {
@@ -153,6 +182,33 @@ export const ROUTES: readonly Route[] = [
       if (elsewhere !== undefined) return { status: 302, headers: { location: elsewhere } };
       if (input.state.logs[jobId] === undefined) return notFound();
       return { status: 302, headers: { location: input.blobUrl(jobId) } };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const found = findActionsJob(input.state, repo.fullName, Number(input.params.job_id));
+      if (found === null) return notFound();
+      return { status: 200, body: gh.job(input.urls, repo, found.sha, found.run, found.runId) };
+    },
+  },
+  {
+    operation: 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const runId = Number(input.params.run_id);
+      // As GitHub answers a token without actions: write (an App installed without it, a read-only PAT).
+      if (input.state.rerunPolicy[repoKey(repo.fullName)] === 'forbidden')
+        return { status: 403, body: gh.error('Resource not accessible by integration', 403) };
+      if (!workflowRunExists(input.state, repo.fullName, runId)) return notFound();
+      // GitHub re-runs only a finished workflow run.
+      if (jobsOfRun(input.state, repo.fullName, runId).some((r) => gh.checkRunStatus(r) !== 'completed'))
+        return { status: 403, body: gh.error('This workflow is already running', 403) };
+      input.state.reruns.push({ repo: repoKey(repo.fullName), runId, at: isoNow(input.state) });
+      return { status: 201, body: {} };
     },
   },
   {
@@ -316,6 +372,47 @@ export const ROUTES: readonly Route[] = [
     },
   },
 ];
+
+/** The workflow run of a commit's Actions jobs that name none: one per commit, made when first asked. */
+function defaultRunId(state: FakeState, key: string): number {
+  return (state.workflowRuns[key] ??= nextId(state));
+}
+
+/** The Actions job with this id in the repository (a check run of the github-actions app), and its run. */
+function findActionsJob(
+  state: FakeState,
+  repo: string,
+  jobId: number,
+): { sha: string; run: FakeCheckRun; runId: number } | null {
+  const prefix = `${repoKey(repo)}@`;
+  for (const [key, runs] of Object.entries(state.checkRuns)) {
+    const run = key.startsWith(prefix) ? runs.find((r) => r.id === jobId) : undefined;
+    if (run === undefined) continue;
+    if ((run.appSlug ?? 'github-actions') !== 'github-actions') return null;
+    return { sha: key.slice(prefix.length), run, runId: run.runId ?? defaultRunId(state, key) };
+  }
+  return null;
+}
+
+function workflowRunExists(state: FakeState, repo: string, runId: number): boolean {
+  const prefix = `${repoKey(repo)}@`;
+  return Object.entries(state.checkRuns).some(
+    ([key, runs]) =>
+      key.startsWith(prefix) && (state.workflowRuns[key] === runId || runs.some((r) => r.runId === runId)),
+  );
+}
+
+/** The Actions jobs of a workflow run: those naming it, and a commit's unnamed ones when it is their default. */
+function jobsOfRun(state: FakeState, repo: string, runId: number): FakeCheckRun[] {
+  const prefix = `${repoKey(repo)}@`;
+  return Object.entries(state.checkRuns).flatMap(([key, runs]) =>
+    key.startsWith(prefix)
+      ? runs.filter(
+          (r) => (r.appSlug ?? 'github-actions') === 'github-actions' && (r.runId ?? state.workflowRuns[key]) === runId,
+        )
+      : [],
+  );
+}
 
 /** A route's path template as a regular expression capturing its parameters. */
 export function compileRoute(route: Route): { method: string; pattern: RegExp; names: string[] } {

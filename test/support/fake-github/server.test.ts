@@ -124,6 +124,24 @@ describe('fake GitHub', () => {
     assert.equal(r?.operation, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels');
   });
 
+  test('a branch set with setBranch names its head commit in commits/{ref}/…; any other ref is a sha', async () => {
+    const main = 'b'.repeat(40);
+    fake.addCheckRun('acme/shop', main, { name: 'base test', conclusion: 'failure' });
+    const read = async (ref: string) => {
+      const res = await fetch(`${fake.url}/repos/acme/shop/commits/${ref}/check-runs`, { headers: auth });
+      return ((await res.json()) as { check_runs: Array<{ name: string; head_sha: string }> }).check_runs;
+    };
+    assert.deepEqual(await read('main'), []);
+    fake.setBranch('acme/shop', 'main', main);
+    assert.deepEqual(
+      (await read('main')).map((r) => [r.name, r.head_sha]),
+      [['base test', main]],
+    );
+    assert.equal((await read(SHA)).length, 5);
+    fake.setBranch('acme/shop', 'main', null);
+    assert.deepEqual(await read('main'), []);
+  });
+
   test("an answer outside GitHub's schema is recorded as a violation and assertNoViolations throws", async () => {
     fake.state.pulls['acme/shop#66'] = { headSha: 66 as unknown as string };
     await fetch(`${fake.url}/repos/acme/shop/pulls/66`, { headers: auth });

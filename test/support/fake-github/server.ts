@@ -37,6 +37,7 @@ import {
 } from './state.js';
 import { loadResponseValidator, type ResponseValidator, type Violation } from './validate.js';
 import { sendWebhook, type SentWebhook, type WebhookOptions } from './webhook.js';
+import { answerGraphQL } from './graphql.js';
 
 const TLS_DIR = new URL('./tls/', import.meta.url);
 /** PEM of the blob host's self-signed certificate (test-only): trust it to read logs over https. */
@@ -61,6 +62,23 @@ export interface FakeGitHubOptions {
   prefix?: string;
   /** Validate JSON answers against GitHub's OpenAPI schemas (default true). */
   validate?: boolean;
+  /** Each API answer waits this long first: a simulated round trip to GitHub (default 0). */
+  latencyMs?: number;
+  /**
+   * Count the rate limit as GitHub does (a 304 free, GraphQL by its point cost) in the
+   * x-ratelimit-* headers, from `limit` per window per resource; default: a fixed 4999 remaining.
+   */
+  rateLimit?: { limit: number };
+}
+
+/** What the requests so far cost against the rate limit, counted as GitHub counts (N3). */
+export interface FakeSpend {
+  /** REST requests answered with anything but 304. */
+  rest: number;
+  /** GraphQL points (each query's documented score). */
+  graphql: number;
+  /** GraphQL queries answered. */
+  graphqlQueries: number;
 }
 
 export interface RateLimitOptions {
@@ -82,9 +100,14 @@ export interface FakeGitHub {
   readonly requests: RecordedRequest[];
   /** Answers that did not match GitHub's schema. */
   readonly violations: Violation[];
+  /** The rate limit spent since start (or resetSpend), as GitHub counts it. */
+  readonly spend: FakeSpend;
+  resetSpend(): void;
 
   addPull(repo: string, number: number, pull: FakePull): FakePull;
   setHead(repo: string, number: number, sha: string): void;
+  /** Branch `branch` points at `sha`: `commits/{branch}/…` reads that commit (null forgets the branch). */
+  setBranch(repo: string, branch: string, sha: string | null): void;
   addCheckRun(repo: string, sha: string, run: Omit<FakeCheckRun, 'id'> & { id?: number }): FakeCheckRun;
   addStatus(repo: string, sha: string, status: FakeStatus): FakeStatus;
   /** null removes protection (404); 'forbidden' answers 403. */
@@ -100,6 +123,11 @@ export interface FakeGitHub {
     files: FakeCompareFile[],
     opts?: Omit<FakeCompare, 'files'>,
   ): FakeCompare;
+  /**
+   * 'forbidden': rerun-failed-jobs in `repo` answers 403, as for a token without actions: write; null
+   * allows it again. Accepted re-runs are recorded in `state.reruns`.
+   */
+  setRerunPolicy(repo: string, policy: 'forbidden' | null): void;
   /** A personal token for `login` (generated unless given). */
   addUserToken(login: string, token?: string): string;
   /** Registers the GitHub App; returns what fixloop is configured with. */
@@ -145,6 +173,19 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   const requests: RecordedRequest[] = [];
   const violations: Violation[] = [];
   const faults: Fault[] = [];
+  const spend: FakeSpend = { rest: 0, graphql: 0, graphqlQueries: 0 };
+  const graphqlPath = prefix === '/api/v3' ? '/api/graphql' : `${prefix}/graphql`;
+  const limitHeaders = (resource: 'core' | 'graphql'): Record<string, string> => {
+    if (opts.rateLimit === undefined) return rateHeaders(state);
+    const used = resource === 'core' ? spend.rest : spend.graphql;
+    return {
+      ...rateHeaders(state),
+      'x-ratelimit-limit': String(opts.rateLimit.limit),
+      'x-ratelimit-remaining': String(Math.max(0, opts.rateLimit.limit - used)),
+      'x-ratelimit-used': String(used),
+      'x-ratelimit-resource': resource,
+    };
+  };
   const validator: ResponseValidator | null = opts.validate === false ? null : loadResponseValidator();
   const blobSecret = randomBytes(16).toString('hex');
   let apiOrigin = '';
@@ -189,6 +230,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     body: string | Buffer | null,
   ): void {
     entry.status = status;
+    if (entry.host === 'api' && status !== 304 && entry.operation !== 'POST /graphql') spend.rest++;
     res.writeHead(status, headers);
     res.end(body ?? undefined);
   }
@@ -208,7 +250,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     }
     const all: Record<string, string> = {
       'content-type': 'application/json; charset=utf-8',
-      ...rateHeaders(state),
+      ...limitHeaders('core'),
       ...headers,
     };
     if ((req.method === 'GET' || req.method === 'HEAD') && status === 200) {
@@ -235,6 +277,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       );
       return;
     }
+    if (url.pathname === graphqlPath && req.method === 'POST') return answerGraphQLRequest(req, res, entry);
     if (!url.pathname.startsWith(`${prefix}/`)) return sendJson(req, res, entry, 404, {}, gh.error('Not Found', 404));
     const path = url.pathname.slice(prefix.length);
     let matched: { route: Route; params: Record<string, string> } | null = null;
@@ -267,6 +310,38 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     if (answer.body === undefined)
       return send(res, entry, answer.status, { ...rateHeaders(state), ...answer.headers }, null);
     sendJson(req, res, entry, answer.status, answer.headers ?? {}, answer.body);
+  }
+
+  /** N3: the poll's bulk reads (graphql.ts); priced by GitHub's formula, never checked against REST schemas. */
+  function answerGraphQLRequest(req: IncomingMessage, res: ServerResponse, entry: RecordedRequest): void {
+    entry.operation = 'POST /graphql';
+    const caller = identify(state, header(req.headers.authorization));
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    if (caller === null || caller.kind === 'app') {
+      send(
+        res,
+        entry,
+        401,
+        json,
+        JSON.stringify({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/graphql' }),
+      );
+      return;
+    }
+    const limit = opts.rateLimit?.limit ?? 5000;
+    const answer = answerGraphQL(
+      entry.body,
+      state,
+      { account: caller.kind === 'installation' ? caller.account : null },
+      {
+        remaining: limit - spend.graphql,
+        resetAt: new Date(Math.ceil(state.now().getTime() / 1000 + 3600) * 1000)
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
+      },
+    );
+    spend.graphql += answer.cost;
+    if (answer.cost > 0) spend.graphqlQueries++;
+    send(res, entry, answer.status, { ...json, ...limitHeaders('graphql') }, JSON.stringify(answer.body));
   }
 
   function refuse(
@@ -346,17 +421,21 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       }
       const entry = record(host, req, body);
       const url = new URL(req.url ?? '/', host === 'api' ? apiOrigin : blobOrigin);
-      try {
-        (host === 'api' ? answerApi : answerBlob)(req, res, entry, url);
-      } catch (err) {
-        send(
-          res,
-          entry,
-          500,
-          { 'content-type': 'text/plain' },
-          `fake GitHub bug: ${(err as Error).stack ?? String(err)}`,
-        );
-      }
+      const answer = () => {
+        try {
+          (host === 'api' ? answerApi : answerBlob)(req, res, entry, url);
+        } catch (err) {
+          send(
+            res,
+            entry,
+            500,
+            { 'content-type': 'text/plain' },
+            `fake GitHub bug: ${(err as Error).stack ?? String(err)}`,
+          );
+        }
+      };
+      if (host === 'api' && (opts.latencyMs ?? 0) > 0) setTimeout(answer, opts.latencyMs);
+      else answer();
     });
   };
 
@@ -375,6 +454,12 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     state,
     requests,
     violations,
+    spend,
+    resetSpend() {
+      spend.rest = 0;
+      spend.graphql = 0;
+      spend.graphqlQueries = 0;
+    },
 
     addPull(repo, number, pull) {
       ensureRepo(state, repo);
@@ -387,6 +472,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       if (pull === undefined) throw new Error(`no pull request ${pullKey(repo, number)} in the fake`);
       pull.headSha = sha;
       pull.updatedAt = isoNow(state);
+    },
+    setBranch(repo, branch, sha) {
+      ensureRepo(state, repo);
+      if (sha === null) delete state.branches[branchKey(repo, branch)];
+      else state.branches[branchKey(repo, branch)] = sha;
     },
     addCheckRun(repo, sha, run) {
       ensureRepo(state, repo);
@@ -432,6 +522,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const record: FakeCompare = { ...opts, files };
       state.compares[compareKey(repo, base, head)] = record;
       return record;
+    },
+    setRerunPolicy(repo, policy) {
+      ensureRepo(state, repo);
+      if (policy === null) delete state.rerunPolicy[repo.toLowerCase()];
+      else state.rerunPolicy[repo.toLowerCase()] = policy;
     },
     addUserToken(login, token = `ghp_${randomBytes(18).toString('base64url')}`) {
       state.userTokens[token] = login;

@@ -42,6 +42,16 @@ export interface FakeCheckRun {
   appSlug?: string;
   outputTitle?: string | null;
   outputSummary?: string | null;
+  /** The workflow run an Actions job belongs to (GET actions/jobs/{id} → run_id); default one per commit. */
+  runId?: number;
+}
+
+/** A re-run the fake was asked for (POST actions/runs/{run_id}/rerun-failed-jobs, answered 201). */
+export interface FakeRerun {
+  /** Lower-case owner/name. */
+  repo: string;
+  runId: number;
+  at: string;
 }
 
 export interface FakeStatus {
@@ -128,6 +138,17 @@ export interface FakeState {
   reviews: Record<string, FakeReview[]>;
   /** 'acme/shop@<base>...<head>': what GET compare answers; absent = 404, as for an unknown commit. */
   compares: Record<string, FakeCompare>;
+  /** Re-runs of failed jobs asked for and accepted, in order. */
+  reruns: FakeRerun[];
+  /** 'acme/shop' → 'forbidden': rerun-failed-jobs answers 403, as for a token without actions: write. */
+  rerunPolicy: Record<string, 'forbidden'>;
+  /** 'acme/shop@<sha>' → the workflow run id the commit's Actions jobs belong to unless they name one. */
+  workflowRuns: Record<string, number>;
+  /**
+   * 'acme/shop:main' → the branch's head sha: `commits/{ref}/…` given that branch's name reads that
+   * commit, as GitHub does; any other ref is taken as a sha.
+   */
+  branches: Record<string, string>;
   /** personal token → login. */
   userTokens: Record<string, string>;
   app: FakeApp | null;
@@ -153,6 +174,10 @@ export function createState(): FakeState {
     comments: {},
     reviews: {},
     compares: {},
+    reruns: [],
+    rerunPolicy: {},
+    workflowRuns: {},
+    branches: {},
     userTokens: {},
     app: null,
     installations: {},
@@ -167,6 +192,11 @@ export const pullKey = (repo: string, number: number): string => `${repoKey(repo
 export const refKey = (repo: string, sha: string): string => `${repoKey(repo)}@${sha}`;
 export const compareKey = (repo: string, base: string, head: string): string => `${repoKey(repo)}@${base}...${head}`;
 export const branchKey = (repo: string, branch: string): string => `${repoKey(repo)}:${branch}`;
+
+/** The commit `ref` names in `commits/{ref}/…`: a branch set with setBranch is its head; anything else a sha. */
+export function resolveRef(state: FakeState, repo: string, ref: string): string {
+  return state.branches[branchKey(repo, ref)] ?? ref;
+}
 
 export function nextId(state: FakeState): number {
   return state.nextId++;

@@ -1,0 +1,189 @@
+// The poll's bulk reads as GraphQL (SPEC N3, E1; decision 0031): one query asks for many pull
+// requests of a repository by number (aliases `pr<number>`), so a tick's GitHub cost follows what
+// changed, not how many Tasks are open. The glance costs about a point per 100 pull requests (one
+// connection each: the head commit); the reading adds labels and the head's check rollup contexts
+// (about three points per 100). Fields are named as GitHub's public schema names them.
+import type {
+  CheckRunInfo,
+  CommitStatusInfo,
+  PullRequestGlance,
+  PullRequestInfo,
+  PullRequestReading,
+} from '../app/github-port.js';
+import { isOwnStatusContext } from '../core/commit-status.js';
+
+/** Contexts read per head in one query; a head with more is read by REST instead. */
+const CONTEXTS = 100;
+const LABELS = 100;
+
+const GLANCE_FIELDS = `number state merged headRefOid updatedAt
+      commits(last: 1) { nodes { commit { oid statusCheckRollup { state } } } }`;
+
+const READING_FIELDS = `number state merged headRefOid headRefName baseRefName isDraft mergeStateStatus updatedAt
+      author { login }
+      headRepository { nameWithOwner }
+      labels(first: ${LABELS}) { nodes { name } }
+      commits(last: 1) { nodes { commit { oid statusCheckRollup { state
+        contexts(first: ${CONTEXTS}) {
+          pageInfo { hasNextPage }
+          nodes {
+            __typename
+            ... on CheckRun { databaseId name status conclusion startedAt completedAt detailsUrl title summary
+              checkSuite { app { slug } } }
+            ... on StatusContext { context state description targetUrl createdAt }
+          }
+        } } } } }`;
+
+function query(numbers: readonly number[], fields: string): string {
+  const wanted = [...new Set(numbers)].filter((n) => Number.isSafeInteger(n) && n > 0);
+  const aliases = wanted.map((n) => `    pr${n}: pullRequest(number: ${n}) {\n      ${fields}\n    }`).join('\n');
+  return `query($owner: String!, $name: String!) {
+  rateLimit { cost remaining resetAt }
+  repository(owner: $owner, name: $name) {
+${aliases}
+  }
+}`;
+}
+
+export const glanceQuery = (numbers: readonly number[]): string => query(numbers, GLANCE_FIELDS);
+export const readingQuery = (numbers: readonly number[]): string => query(numbers, READING_FIELDS);
+
+interface ContextNode {
+  __typename: string;
+  databaseId?: number | null;
+  name?: string;
+  status?: string;
+  conclusion?: string | null;
+  startedAt?: string | null;
+  completedAt?: string | null;
+  detailsUrl?: string | null;
+  title?: string | null;
+  summary?: string | null;
+  checkSuite?: { app: { slug: string } | null } | null;
+  context?: string;
+  state?: string;
+  description?: string | null;
+  targetUrl?: string | null;
+  createdAt?: string;
+}
+
+interface PullRequestNode {
+  number: number;
+  state: string;
+  merged: boolean;
+  headRefOid: string;
+  updatedAt: string;
+  headRefName?: string;
+  baseRefName?: string;
+  isDraft?: boolean;
+  mergeStateStatus?: string | null;
+  author?: { login: string } | null;
+  headRepository?: { nameWithOwner: string } | null;
+  labels?: { nodes: Array<{ name: string } | null> | null } | null;
+  commits: {
+    nodes: Array<{
+      commit: {
+        oid: string;
+        statusCheckRollup: {
+          state: string;
+          contexts?: { pageInfo: { hasNextPage: boolean }; nodes: Array<ContextNode | null> | null };
+        } | null;
+      };
+    } | null> | null;
+  };
+}
+
+export interface PollQueryAnswer {
+  repository: Record<string, PullRequestNode | null> | null;
+}
+
+function nodesOf(answer: PollQueryAnswer): PullRequestNode[] {
+  return Object.values(answer.repository ?? {}).filter((n): n is PullRequestNode => n !== null && n !== undefined);
+}
+
+function headOf(node: PullRequestNode) {
+  return node.commits.nodes?.[0]?.commit ?? null;
+}
+
+export function toGlances(answer: PollQueryAnswer): Map<number, PullRequestGlance> {
+  const out = new Map<number, PullRequestGlance>();
+  for (const node of nodesOf(answer)) {
+    out.set(node.number, {
+      number: node.number,
+      state: node.state === 'OPEN' ? 'open' : 'closed',
+      merged: node.merged,
+      headSha: node.headRefOid,
+      updatedAt: node.updatedAt,
+      rollup: headOf(node)?.statusCheckRollup?.state ?? null,
+    });
+  }
+  return out;
+}
+
+const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
+
+function toRun(n: ContextNode): CheckRunInfo {
+  return {
+    id: n.databaseId ?? 0,
+    name: n.name ?? '',
+    status: (n.status ?? 'queued').toLowerCase(),
+    conclusion: n.conclusion ? n.conclusion.toLowerCase() : null,
+    startedAt: n.startedAt ?? null,
+    completedAt: n.completedAt ?? null,
+    detailsUrl: n.detailsUrl ?? null,
+    appSlug: n.checkSuite?.app?.slug ?? null,
+    outputTitle: n.title ?? null,
+    outputSummary: n.summary ?? null,
+  };
+}
+
+function toStatus(n: ContextNode): CommitStatusInfo {
+  // EXPECTED (a required status not reported yet) and anything unknown are still pending (B4).
+  const state = (n.state ?? '').toLowerCase();
+  return {
+    context: n.context ?? '',
+    state: (STATUS_STATES as readonly string[]).includes(state) ? (state as CommitStatusInfo['state']) : 'pending',
+    description: n.description ?? null,
+    targetUrl: n.targetUrl ?? null,
+    updatedAt: n.createdAt ?? null,
+  };
+}
+
+/**
+ * The readings of the answer's pull requests. One whose head is not the commit read (a push in
+ * between) or whose contexts did not fit in one page is left out: the poll reads it by REST.
+ */
+export function toReadings(answer: PollQueryAnswer, repository: string): Map<number, PullRequestReading> {
+  const out = new Map<number, PullRequestReading>();
+  for (const node of nodesOf(answer)) {
+    const head = headOf(node);
+    const contexts = head?.statusCheckRollup?.contexts;
+    if (head === null || head.oid !== node.headRefOid || contexts?.pageInfo.hasNextPage) continue;
+    const nodes = (contexts?.nodes ?? []).filter((c): c is ContextNode => c !== null);
+    const pr: PullRequestInfo = {
+      repository,
+      number: node.number,
+      state: node.state === 'OPEN' ? 'open' : 'closed',
+      merged: node.merged,
+      headSha: node.headRefOid,
+      headRef: node.headRefName ?? '',
+      headRepository: node.headRepository ? node.headRepository.nameWithOwner.toLowerCase() : null,
+      baseRef: node.baseRefName ?? '',
+      author: node.author?.login ?? null,
+      draft: node.isDraft ?? false,
+      labels: (node.labels?.nodes ?? []).flatMap((l) => (l === null ? [] : [l.name])),
+      mergeableState: node.mergeStateStatus ? node.mergeStateStatus.toLowerCase() : null,
+      updatedAt: node.updatedAt,
+    };
+    out.set(node.number, {
+      pr,
+      runs: nodes.filter((c) => c.__typename === 'CheckRun').map(toRun),
+      // fixloop's own `fixloop` status says what the loop does, not what CI found (M4), as by REST.
+      statuses: nodes
+        .filter((c) => c.__typename === 'StatusContext')
+        .map(toStatus)
+        .filter((s) => !isOwnStatusContext(s.context)),
+    });
+  }
+  return out;
+}

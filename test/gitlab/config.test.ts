@@ -1,0 +1,31 @@
+// Issue 19 (decision 0032): a Work names its provider; GitLab's webhook secret rotates like GitHub's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { configFileSchema, envSchema } from '../../src/config/schema.js';
+
+const work = (extra: Record<string, unknown>, name = 'gitlab-org/gitlab-test') => ({
+  works: [{ name: 'lab', account: 'gitlab-org', repositories: [{ name, role: 'data' }], ...extra }],
+});
+
+test('a Work is on GitHub unless it says gitlab', () => {
+  assert.equal(configFileSchema.parse(work({})).works[0]!.provider, 'github');
+  assert.equal(configFileSchema.parse(work({ provider: 'gitlab' })).works[0]!.provider, 'gitlab');
+  assert.equal(configFileSchema.safeParse(work({ provider: 'bitbucket' })).success, false);
+});
+
+test("a gitlab Work's project may sit in subgroups; a GitHub repository is owner/name", () => {
+  assert.equal(configFileSchema.safeParse(work({ provider: 'gitlab' }, 'gitlab-org/ci/gitlab-test')).success, true);
+  const github = configFileSchema.safeParse(work({}, 'gitlab-org/ci/gitlab-test'));
+  assert.equal(github.success, false);
+  assert.match(JSON.stringify(github.error?.issues), /only a gitlab Work's projects may sit in subgroups/);
+});
+
+test('GITLAB_WEBHOOK_SECRET: optional, comma-separated to rotate, blank entries dropped', () => {
+  const base = { WEBHOOK_SECRET: 's' };
+  assert.equal(envSchema.parse(base).GITLAB_WEBHOOK_SECRET, undefined);
+  assert.deepEqual(envSchema.parse({ ...base, GITLAB_WEBHOOK_SECRET: ' old , ,new ' }).GITLAB_WEBHOOK_SECRET, [
+    'old',
+    'new',
+  ]);
+  assert.equal(envSchema.safeParse({ ...base, GITLAB_WEBHOOK_SECRET: ' , ' }).success, false);
+});
