@@ -42,6 +42,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0016_poll_at_scale',
       '0017_events_by_head',
       '0018_task_base_ref',
+      '0019_base_holds',
     ]);
   } finally {
     await a.close();

@@ -34,6 +34,12 @@ import { LOG_EVENTS } from '../core/events.js';
 import type { CommentCommand } from '../core/comment-command.js';
 import { mirrorSkipLabel } from './skip-label.js';
 
+/** T1: a red result as a base hold names it: the check and its run (a re-run is another), else its time. */
+function baseHoldKey(r: CheckResult): string {
+  const run = checkRunIdOf(r.identity);
+  return run !== null ? `${r.name.trim()}#${run}` : `${r.name.trim()}@${r.completedAt ?? ''}`;
+}
+
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
 /** The newest stored CI deliveries of a head read back to judge it: a matrix and its retries fit many times over. */
@@ -86,6 +92,9 @@ export type EvaluateLedger = Pick<
   | 'fileNotice'
   | 'getNotice'
   | 'headCheckEvents'
+  | 'reopenStop'
+  | 'holdOnBase'
+  | 'heldOnBase'
 >;
 
 export interface EvaluateDeps {
@@ -215,19 +224,44 @@ export function createEvaluator(deps: EvaluateDeps) {
       }
       await deps.newHead?.(task.id, r.sha); // I3: without a poll, a new head seen by webhook is progress
     }
+    const current = await reopenedByApproval(ctx, task, r);
     // Only a completed failure is actionable: nothing more to read for any other verdict, unless the
     // judgement of the head's failures waited for this very result (T6, decision 0029).
     const notRed = verdictRefusal(r.verdict);
     if (notRed) {
-      const waited = r.verdict === 'green' && !head.advance ? await redAwaitingMatrix(task, r) : null;
+      const waited = r.verdict === 'green' && !head.advance ? await redAwaitingMatrix(current, r) : null;
       if (!waited) return refuse(ctx, notRed);
-      return judgeRed(ctx, waited.eventId, waited.result, task, false);
+      return judgeRed(ctx, waited.eventId, waited.result, current, false);
     }
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
-    if (head.advance || task.ciState !== 'red') await ledger.markRed(task.id, r.sha);
-    deps.logger.info({ taskId: task.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
-    return judgeRed(ctx, eventId, r, task, head.advance);
+    if (head.advance || current.ciState !== 'red') await ledger.markRed(current.id, r.sha);
+    deps.logger.info({ taskId: current.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
+    return judgeRed(ctx, eventId, r, current, head.advance || current !== task);
+  }
+
+  /**
+   * T3: a stop that waited for a person to approve a run on this head is answered once a completed
+   * result other than `action_required` arrives for that head: the run was approved and ran. The loop
+   * opens a new stop round (no attempt granted past the budget), and the result is judged as any other.
+   */
+  async function reopenedByApproval(ctx: Ctx, task: Task, r: CheckResult): Promise<Task> {
+    if (task.noticeAt === null || task.parkedAt !== null || r.conclusion === 'action_required') return task;
+    if (task.ciHeadSha !== r.sha) return task;
+    const notice = await ledger.getNotice(task.id);
+    if (notice?.reason !== 'approval_required' || notice.headSha !== r.sha) return task;
+    if (await ledger.reopenStop(task.id, task.stopRound)) {
+      await log({
+        ...ctx.base,
+        taskId: task.id,
+        outcome: 'reopened',
+        reason: 'approval_given',
+        detail: `${boundCheckName(r.name)} completed (${r.conclusion ?? 'no conclusion'}) on ${r.sha.slice(0, 12)}: the run was approved`,
+      });
+    }
+    const fresh = (await ledger.getTask(task.id)) ?? task;
+    ctx.task = fresh;
+    return fresh;
   }
 
   /**
@@ -324,6 +358,10 @@ export function createEvaluator(deps: EvaluateDeps) {
     const task = ctx.task;
     const done = async (result: Promise<EvaluationResult>): Promise<Judged> => ({ kind: 'done', result: await result });
     const current = await headOf(red.sha);
+    // A suite or workflow run only sums up its jobs: when the head's failing jobs are stored, each was
+    // triaged on its own (a re-run asked, a base that fails too), and the sum must not undo that.
+    if ((red.ciKind === 'suite' || red.ciKind === 'workflow') && current.checks.some((c) => c.verdict === 'red'))
+      return done(refuse(ctx, 'summary_of_jobs', `${boundCheckName(red.name)} sums up the head's failing jobs`));
     const flaky = new Set(current.flaky);
     for (const sha of new Set(answered.map((a) => a.headSha))) {
       if (sha !== null && sha !== red.sha) for (const f of (await headOf(sha)).flaky) flaky.add(f);
@@ -336,6 +374,8 @@ export function createEvaluator(deps: EvaluateDeps) {
       result: { name: red.name, conclusion: red.conclusion, output: red.output },
       flakyChecks: [...flaky],
       base,
+      // T1: this very result was held before (re-offered, redelivered): still the base's.
+      heldOnBase: (await ledger.heldOnBase(task.id, red.sha)).includes(baseHoldKey(red)) ? [red.name] : [],
     });
     const fallback = (reason: RerunFallback, detail: string): Judged => ({ kind: 'go', reason, detail });
     switch (verdict.kind) {
@@ -344,6 +384,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       case 'approval_gate':
         return done(fileNotice(ctx, 'approval_required', red.sha, verdict.detail));
       case 'red_on_base':
+        await ledger.holdOnBase(task.id, red.sha, baseHoldKey(red), base?.ref ?? task.baseRef ?? 'the base');
         return done(refuse(ctx, 'red_on_base', verdict.detail));
       case 'transient': {
         // T2: a re-run answers this for much less than a model run; when none can be had, the agent does.

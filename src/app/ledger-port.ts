@@ -160,6 +160,8 @@ export interface TaskStore {
   setCiStateForHead(taskId: number, sha: string, state: Task['ciState']): Promise<void>;
   grantApproveOne(taskId: number, round: number): Promise<boolean>;
   consumeApproveOne(taskId: number): Promise<void>;
+  /** T3: the stop of `round` is answered without a grant (an approval given on GitHub); false when another did it. */
+  reopenStop(taskId: number, round: number): Promise<boolean>;
   park(taskId: number, round: number): Promise<boolean>;
   setHandoff(taskId: number, round: number, commentId: string | null): Promise<void>;
   setStateCommentId(taskId: number, commentId: string): Promise<void>;
@@ -435,6 +437,16 @@ export interface RerunStore {
   ): Promise<boolean>;
 }
 
+/**
+ * T1: the red results triage held back because the base failed their check too, by result (a check
+ * and its run): offered again (the poll's re-offer, a redelivery) a held result stays held, whatever
+ * the base does later, since it was produced against the failing base; a new run decides again.
+ */
+export interface BaseHoldStore {
+  holdOnBase(taskId: number, headSha: string, resultKey: string, baseRef: string): Promise<void>;
+  heldOnBase(taskId: number, headSha: string): Promise<string[]>;
+}
+
 /** The global stop flag (D): read fail-closed by the gate, written by a person. */
 export interface StopFlag {
   readStopFlag(): Promise<boolean>;
@@ -456,6 +468,7 @@ export interface Ledger
     NoticeStore,
     OutboxStore,
     RerunStore,
+    BaseHoldStore,
     StopFlag,
     BoardStore,
     PollStateStore,

@@ -18,6 +18,7 @@ export const OUTCOMES = [
   'failed', // dispatch or evaluation failed; nothing further was sent
   'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
   'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
+  'reopened', // T3: the approval an `approval_required` stop waited for was given (a completed result on its head)
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -61,6 +62,7 @@ export const REFUSALS = [
   'red_on_base', // T1: the check fails on the base branch's head too (triage.ts)
   'rerun_requested', // T2: transient; the failed jobs were asked to run again instead of an attempt
   'rerun_in_flight', // T2: transient; another evaluation already asked for this head's re-run
+  'summary_of_jobs', // T1, T2: a suite or workflow run only sums up the head's failing jobs, each judged on its own
   'over_budget_after_claim', // C3: the claim pushed the Task past its budget
   'ledger_unavailable', // C4: fail closed
   'not_a_rejection', // a review that requested nothing, or a bot that is not allow-listed (F1)

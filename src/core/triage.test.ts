@@ -11,6 +11,7 @@ const input = (over: Partial<TriageInput> & { output?: string; conclusion?: stri
   },
   flakyChecks: over.flakyChecks ?? [],
   base: over.base ?? null,
+  ...(over.heldOnBase ? { heldOnBase: over.heldOnBase } : {}),
 });
 const kindOf = (v: TriageVerdict) => (v.kind === 'transient' ? `transient:${v.why}` : v.kind);
 const MAIN_RED = { ref: 'main', failing: ['test (ubuntu-latest)'] };
@@ -32,6 +33,21 @@ const TABLE: ReadonlyArray<[string, TriageInput, string]> = [
   ['T1: another check red on base does not count', input({ base: { ref: 'main', failing: ['lint'] } }), 'agent'],
   ['T1: a base whose checks pass', input({ base: { ref: 'main', failing: [] } }), 'agent'],
   ['T1: a base not known', input({ base: null }), 'agent'],
+  [
+    'T1: this result held before, the base green now: still held (it was made against the failing base)',
+    input({ base: { ref: 'main', failing: [] }, heldOnBase: ['test (ubuntu-latest)'] }),
+    'red_on_base',
+  ],
+  [
+    'T1: another check held does not hold this one',
+    input({ base: { ref: 'main', failing: [] }, heldOnBase: ['lint'] }),
+    'agent',
+  ],
+  [
+    'T3: the approval gate wins over a hold on base',
+    input({ conclusion: 'action_required', heldOnBase: ['test (ubuntu-latest)'] }),
+    'approval_gate',
+  ],
   [
     'T2: the runner received a shutdown signal',
     input({

@@ -19,6 +19,11 @@ export interface TriageInput {
   flakyChecks: readonly string[];
   /** The base branch's head as last read: its failing checks; null when not known. */
   base: { ref: string; failing: readonly string[] } | null;
+  /**
+   * Checks whose very result (this run, offered again) was held back because the base failed them
+   * (T1): it was produced against the failing base, so it stays held whatever the base does later.
+   */
+  heldOnBase?: readonly string[];
 }
 
 export type TriageVerdict =
@@ -35,6 +40,11 @@ export function triage(input: TriageInput): TriageVerdict {
   // T1: what the pull request did not break, the agent cannot fix.
   if (input.base && input.base.failing.some((f) => f.trim() === name))
     return { kind: 'red_on_base', detail: `${name} is failing on ${input.base.ref} too` };
+  if (input.heldOnBase?.some((f) => f.trim() === name))
+    return {
+      kind: 'red_on_base',
+      detail: `${name} failed on the base too when this result was judged; a new run decides again`,
+    };
   // T2: the machine, not the code.
   const sign = INFRASTRUCTURE_SIGNATURES.find(([, re]) => re.test(input.result.output));
   if (sign) return { kind: 'transient', why: 'infrastructure', detail: `${name}: ${sign[0]}` };

@@ -16,6 +16,7 @@ import { createNoticeStore } from './notices.js';
 import { createOutboxStore } from './outbox.js';
 import { createRejectionStore } from './rejections.js';
 import { createRerunStore } from './reruns.js';
+import { createBaseHoldStore } from './base-holds.js';
 import { createRunStore } from './runs.js';
 import { createStopFlag } from './stop-flag.js';
 import { createTaskStore } from './tasks.js';
@@ -43,6 +44,7 @@ export function createLedger(
     ...createNoticeStore(k, now, noticeSinks),
     ...createOutboxStore(k, now),
     ...createRerunStore(k, now),
+    ...createBaseHoldStore(k, now),
     ...createStopFlag(k),
     ...createBoardStore(k),
     ...createPollStateStore(k, now, db.dialect),

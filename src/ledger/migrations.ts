@@ -417,6 +417,23 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('tasks').addColumn('base_ref', 'text').execute();
       },
     },
+    '0019_base_holds': {
+      async up(db: AnyDb) {
+        // T1: a red result held back because the base failed its check too stays held when it is offered
+        // again (the poll's re-offer, a redelivery), whatever the base does later; the primary key holds
+        // it once. One statement (see 0005).
+        await db.schema
+          .createTable('base_holds')
+          .ifNotExists()
+          .addColumn('task_id', 'integer', (c) => c.notNull())
+          .addColumn('head_sha', 'text', (c) => c.notNull())
+          .addColumn('result_key', 'text', (c) => c.notNull())
+          .addColumn('base_ref', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('base_holds_pk', ['task_id', 'head_sha', 'result_key'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -211,6 +211,16 @@ export interface Database {
   ci_usage: CiUsageTable;
   reruns: RerunsTable;
   github_etags: GithubEtagsTable;
+  base_holds: BaseHoldsTable;
+}
+
+/** Migration 0019: a red result held back because the base failed its check too (T1); `result_key` is check and run. */
+export interface BaseHoldsTable {
+  task_id: number;
+  head_sha: string;
+  result_key: string;
+  base_ref: string;
+  created_at: string;
 }
 
 /** Migration 0016: GitHub's answers to conditional requests, by request (decision 0031). */

@@ -216,6 +216,16 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async reopenStop(taskId, round) {
+      // T3: the stop is answered, a new round opens; unlike approve-one no attempt is granted past the budget.
+      const r = await k
+        .updateTable('tasks')
+        .set((eb) => ({ notice_at: null, handoff_at: null, stop_round: eb('stop_round', '+', 1), updated_at: now() }))
+        .where((eb) => stoppedIn(eb, taskId, round))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async consumeApproveOne(taskId) {
       await k.updateTable('tasks').set({ approve_one_pending: 0 }).where('id', '=', taskId).execute();
     },

@@ -62,6 +62,33 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('T1: a red held on base stays held when the poll offers it again after main turned green; a new run decides again', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        await h.api('POST', '/api/tasks', { repository: REPO, pullRequest: 43, branch: 'q/r' });
+        h.fake.addPull(REPO, 43, { headSha: sha('6'), headRef: 'q/r' });
+        h.fake.addCheckRun(REPO, 'main', { name: 'test', status: 'completed', conclusion: 'failure' });
+        await redPush(h, 43, '7');
+        assert.equal(h.runner.starts.length, 0);
+        // main is fixed; the pull request's head is the same commit, built on the old main.
+        h.fake.addCheckRun(REPO, 'main', { name: 'test', status: 'completed', conclusion: 'success' });
+        for (let i = 0; i < 3; i++) await nextTick(h); // the poll re-offers the red head each tick
+        assert.equal(h.runner.starts.length, 0, 'that run failed against the failing main: no run for it');
+        // The job is re-run on the same head, against the fixed main, and still fails: the pull request's own.
+        h.clock.advance(120_000);
+        h.fake.addCheckRun(REPO, sha('7'), {
+          name: 'test',
+          status: 'completed',
+          conclusion: 'failure',
+          outputSummary: 'FAIL test',
+        });
+        await h.tick();
+        assert.equal(h.runner.starts.length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
     test('T1: a status failing on main too is refused as well', async () => {
       const h = await startGitHubHarness(kind);
       try {

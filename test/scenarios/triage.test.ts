@@ -6,7 +6,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
-import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { checkRunPayload, checkSuitePayload, delivery, post } from '../support/deliveries.js';
 import { startGitHubHarness, sha as repeated } from '../support/github-harness.js';
 import type { BaseChecks, RerunOutcome, RerunRequest } from '../../src/app/evaluate.js';
 
@@ -85,6 +85,45 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(v.notice?.reason, 'approval_required');
       assert.match(v.notice.message, /waiting for a person to approve it \(action_required\)/);
       assert.ok((await decisions(task)).some((d) => d.outcome === 'noticed' && d.reason === 'approval_required'));
+    });
+
+    test('T3: once the run is approved, its real failure on that head reaches the agent; a green answers the stop too', async () => {
+      const task = await newTask();
+      await result(task, 1, 1101, { conclusion: 'action_required', output: '' });
+      assert.equal((await view(task)).notice?.reason, 'approval_required');
+      // A person approves the workflow run on GitHub; it runs and fails for real on the same head.
+      await result(task, 1, 1102, { output: 'FAIL src/cart.test.ts > totals\nexpected 3 to be 4' });
+      const v = await view(task);
+      assert.equal(v.noticeAt, null, 'the stop is answered');
+      assert.equal(v.attempts.length, 1, 'the real failure is the agent’s');
+      assert.ok((await decisions(task)).some((d) => d.outcome === 'reopened' && d.reason === 'approval_given'));
+
+      const other = await newTask();
+      await result(other, 1, 1201, { conclusion: 'action_required', output: '' });
+      await result(other, 1, 1202, { conclusion: 'success', output: '' });
+      const w = await view(other);
+      assert.equal(w.noticeAt, null, 'approved and green: nothing needs a person');
+      assert.equal(w.attempts.length, 0);
+      // Another approval gate on a new head stops the loop again, with a notice of its own.
+      await result(other, 2, 1203, { conclusion: 'action_required', output: '' });
+      const again = await view(other);
+      assert.notEqual(again.noticeAt, null);
+      assert.equal(again.notice?.reason, 'approval_required');
+      const inbox = (await h.api('GET', '/api/inbox')).body.notices.filter((n: any) => n.taskId === other.id);
+      assert.equal(inbox.length, 2, 'one notice per stop round');
+    });
+
+    test('T1/T2: a check suite that sums up jobs triage held back buys no run', async () => {
+      const task = await newTask();
+      rerun.answer = { kind: 'requested' };
+      await result(task, 1, 4101, { output: RUNNER_LOST });
+      assert.equal((await view(task)).attempts.length, 0);
+      const s = sha(task.pr, 1);
+      const suite = checkSuitePayload({ repo: REPO, sha: s, id: 4190, pr: { number: task.pr, headSha: s } });
+      assert.equal((await post(h.url, delivery('check_suite', suite), SECRET)).status, 202);
+      await h.app.settle();
+      assert.equal((await view(task)).attempts.length, 0, 'the suite is the sum of the job re-run already');
+      assert.ok((await decisions(task)).some((d) => d.reason === 'summary_of_jobs'));
     });
 
     test('T2: a runner lost mid-job asks for a re-run of the failed jobs instead of an attempt', async () => {
