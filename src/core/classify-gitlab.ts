@@ -4,6 +4,7 @@
 // the delivery's id (its Idempotency-Key) in, a value out; never throws. Decision 0032.
 import type { Classification, CheckResult, HeadPointer } from './classify.js';
 import { ciIdentity, deliveryIdentity } from './identity.js';
+import { shapeMismatch } from './shape-mismatch.js';
 import { boundCheckName } from './bounded-text.js';
 import { commentCommand } from './comment-command.js';
 import type { Verdict } from './verdict.js';
@@ -51,14 +52,7 @@ function mergeRequestRef(ref: string): { iid: number; kind: string } | null {
 export function classifyGitlabDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
   if (!isGitlabEvent(eventName)) return { kind: 'unknown_event' };
   const parsed = GITLAB_EVENTS[eventName].safeParse(body);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    return {
-      kind: 'rejected',
-      reason: 'shape_mismatch',
-      detail: `${eventName} body: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`,
-    };
-  }
+  if (!parsed.success) return shapeMismatch(eventName, parsed.error);
   const p = parsed.data as never;
   switch (eventName) {
     case 'Job Hook':

@@ -1,6 +1,7 @@
 // Classify one verified delivery: what it is, its identity, and whether it is kept (SPEC A2–A4, B3).
 // Pure: takes the event name, the parsed body and the delivery GUID; returns a value, never throws.
 import { isOwnStatusContext } from './commit-status.js';
+import { shapeMismatch } from './shape-mismatch.js';
 import { ciIdentity, deliveryIdentity } from './identity.js';
 import { boundCheckName } from './bounded-text.js';
 import {
@@ -115,14 +116,7 @@ export function classifyDelivery(eventName: string, body: unknown, deliveryId: s
   if (isGitlabEventName(eventName)) return classifyGitlabDelivery(eventName, body, deliveryId);
   if (!isHandledEvent(eventName)) return { kind: 'unknown_event' };
   const parsed = HANDLED_EVENTS[eventName].safeParse(body);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    return {
-      kind: 'rejected',
-      reason: 'shape_mismatch',
-      detail: `${eventName} body: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`,
-    };
-  }
+  if (!parsed.success) return shapeMismatch(eventName, parsed.error);
   const p = parsed.data as never;
   switch (eventName) {
     case 'check_run':
