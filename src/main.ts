@@ -30,7 +30,7 @@ import { prChecks } from './app/pr-checks.js';
 import { createResolveRun } from './app/agent-ops.js';
 import type { Clock, Logger, Random, Runner } from './app/ports.js';
 import type { Ledger } from './app/ledger-port.js';
-import type { GitHubPort } from './app/github-port.js';
+import type { ProviderPort } from './app/provider-port.js';
 import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
 import type { Task } from './core/types.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
@@ -39,7 +39,7 @@ import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.j
 import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
 import { createWebhookHandler } from './http/webhook.js';
 import { createGitlabWebhookHandler } from './http/gitlab-webhook.js';
-import { withoutGitlabProjects } from './github/without-gitlab-projects.js';
+import { providerOfRepository, routeByProvider } from './app/providers.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
@@ -51,7 +51,14 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
 import type { McpHttpHandler } from './mcp/http.js';
 import { createLogger } from './logging.js';
-import { githubFromConfig, jobLogReader, noticeSinksFromConfig, rerunFromConfig, runnerFromConfig } from './wiring.js';
+import {
+  githubFromConfig,
+  gitlabFromConfig,
+  jobLogReader,
+  noticeSinksFromConfig,
+  rerunFromConfig,
+  runnerFromConfig,
+} from './wiring.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
@@ -80,7 +87,9 @@ export interface FixloopAdapters {
   /** Attempts untouched for this long are reconciled at start-up (ms). */
   reconcileGraceMs?: number;
   /** GitHub: the port to use (tests: a client pointed at the fake); default from config; null = none. */
-  github?: GitHubPort | null;
+  github?: ProviderPort | null;
+  /** GitLab: the port to use (tests: a client pointed at the fake GitLab); default from config; null = none. */
+  gitlab?: ProviderPort | null;
   /** Extra options for reading job logs (tests: trust the fake blob host's certificate). */
   logFetch?: Pick<FetchLogTailOptions, 'ca'>;
   /** Start the poll's timer (default true when GitHub is configured); tests drive `poller.tick()`. */
@@ -148,15 +157,26 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   metrics.setOutboxDepth(() => ledger.outboxDepth());
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
-  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config);
+  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config, { logger });
   // N3: conditional requests' answers are kept in the ledger, shared by replicas and restarts.
-  const github = withoutGitlabProjects(
-    adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github, ledger),
+  const github = routeByProvider(
+    {
+      github:
+        adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github, ledger),
+      gitlab: adapters.gitlab !== undefined ? adapters.gitlab : gitlabFromConfig(config, logger),
+    },
     config.works,
   );
   const fetchLog = jobLogReader(adapters.logFetch);
-  let self: Promise<string | null> | null = null;
-  const selfLogin = async () => (github ? (self ??= github.selfLogin().catch(() => null)) : null);
+  const selves = new Map<string, Promise<string | null>>();
+  const hostOf = providerOfRepository(config.works);
+  const selfLogin = async (repository?: string) => {
+    if (!github) return null;
+    const host = hostOf(repository ?? '');
+    let self = selves.get(host);
+    if (!self) selves.set(host, (self = github.selfLogin(repository).catch(() => null)));
+    return self;
+  };
   const processes = adapters.processes ?? {
     host: thisHost(),
     liveness: (mark: ProcessMark) => livenessOf(mark),
@@ -181,6 +201,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     agent,
     promptTemplate: config.promptTemplate ?? undefined,
+    providerOf: hostOf, // issue 19: a GitLab project's prompt speaks of its merge request
     liveness: processes.liveness,
     ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
@@ -207,6 +228,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     reviewBots: config.reviewBots,
     selfLogin,
+    ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
+    ...(github ? { pullRequestHead: async (r: string, n: number) => (await github.getPullRequest(r, n)).headSha } : {}),
     agent,
     cost: config.cost,
     wakeCaps: config.wakeCaps,
@@ -378,6 +401,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     checkToken: (given) => config.apiToken !== null && sameSecret(given, config.apiToken),
     maxAttempts: config.maxAttempts,
     costCeiling: config.cost.ceiling,
+    // Issue 19: a GitLab Task links to its merge request, a GitHub one to the configured GitHub host.
+    links: { githubUrl: config.notices.webUrl, gitlabUrl: config.gitlab.url, providerOf: hostOf },
     publicUrl: config.publicUrl,
     ...(adapters.dashboardLivePollMs ? { livePollMs: adapters.dashboardLivePollMs } : {}),
   });
@@ -395,7 +420,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       // Q1: answers 404 while GITLAB_WEBHOOK_SECRET is unset (decision 0032).
       gitlabWebhook: createGitlabWebhookHandler({
         secrets: config.gitlabWebhookSecrets,
+        signingTokens: config.gitlabWebhookSigningTokens,
         maxBytes: config.webhookMaxBytes,
+        maxInflightBytes: config.webhookMaxInflightBytes,
         ingestor,
         logger,
         observeAck: (seconds, status) => metrics.webhookAck(seconds, status),

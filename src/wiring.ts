@@ -2,13 +2,15 @@
 // commands that need an adapter without the server (`fixloop pr checks`): the GitHub client the
 // credentials describe, and the runner the config describes (SPEC L1, L2, L3) — an `http` runner, or a
 // `command` runner whose argv comes from a preset or the config, optionally preparing a fresh
-// checkout per run with a token limited to the one repository (github/scoped-token.ts), its agent
-// isolated from fixloop's secrets as runners/isolation.ts chooses.
+// checkout per run with a token limited to the one repository (github/scoped-token.ts; for a GitLab
+// project, wiring/gitlab-workspace-token.ts), its agent isolated from fixloop's secrets as
+// runners/isolation.ts chooses.
 import type { Logger, Runner } from './app/ports.js';
-import type { GitHubPort } from './app/github-port.js';
+import type { ProviderPort } from './app/provider-port.js';
 import type { FetchLog } from './app/pr-checks.js';
 import type { CommandRunnerConfig, Config, GitHubConfig } from './config/config.js';
 import { createGitHub, type GitHubRequestObserver } from './github/client.js';
+import { createGitLab } from './gitlab/client.js';
 import type { ConditionalStore } from './github/etag-cache.js';
 import { createGitHubFromEnv } from './github/from-env.js';
 import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
@@ -22,6 +24,8 @@ import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolat
 import type { NoticeSink } from './app/notice-sink-port.js';
 import { createSlackSink, createWebhookSink } from './sinks/http-sinks.js';
 import { createRerun, type RerunLedger, type RequestRerun } from './app/rerun.js';
+import { providerOfRepository } from './app/providers.js';
+import { gitlabWorkspaceTokensFrom } from './wiring/gitlab-workspace-token.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
 export function githubFromConfig(
@@ -29,7 +33,7 @@ export function githubFromConfig(
   logger: Logger,
   observe?: GitHubRequestObserver,
   etags?: ConditionalStore,
-): GitHubPort | null {
+): ProviderPort | null {
   const g = config.github;
   const extra = {
     log: logger,
@@ -50,13 +54,19 @@ export function githubFromConfig(
   return null;
 }
 
+/** The GitLab port GITLAB_TOKEN describes (src/gitlab/client.ts); null without a token (Q1). */
+export function gitlabFromConfig(config: Pick<Config, 'gitlab'>, logger: Logger): ProviderPort | null {
+  const g = config.gitlab;
+  return g.token ? createGitLab({ url: g.url, token: g.token, log: logger }) : null;
+}
+
 /** How job logs are read (J1): https-only, credential-free, size-capped (github/job-log.ts). */
 export function jobLogReader(extra: Pick<FetchLogTailOptions, 'ca'> = {}): FetchLog {
   return (url, o) => fetchLogTail(url, { ...o, ...extra });
 }
 
 /** What `fixloop pr checks` needs, from the environment alone (no server configuration). */
-export function prChecksAdapters(): { github: (env: NodeJS.ProcessEnv) => GitHubPort; fetchLog: FetchLog } {
+export function prChecksAdapters(): { github: (env: NodeJS.ProcessEnv) => ProviderPort; fetchLog: FetchLog } {
   return { github: createGitHubFromEnv, fetchLog: jobLogReader() };
 }
 
@@ -66,12 +76,19 @@ export interface RunnerFromConfigDeps {
    * or, as a GitHub App, an installation token for the one repository. null: clone without a token.
    */
   github?: ScopedTokens | null;
+  /**
+   * The token source for a gitlab Work's projects. Default: from `config.gitlab` — a project access
+   * token minted per project (wiring/gitlab-workspace-token.ts). null: clone without a token.
+   */
+  gitlab?: ScopedTokens | null;
   /** The parent environment (PATH, HOME, `envAllow`); default process.env. */
   env?: NodeJS.ProcessEnv;
   /** The git binary for workspaces; default `git`. */
   git?: string;
   /** fixloop's uid, which decides the default isolation (L3); default process.getuid(). */
   uid?: number | null;
+  /** Where a GitLab workspace's fallback to GITLAB_TOKEN is said (GITLAB_WORKSPACE_TOKEN=configured). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** null when no runner is configured (the app then refuses to dispatch). */
@@ -79,7 +96,8 @@ export function runnerFromConfig(
   config: Pick<
     Config,
     'runner' | 'workDir' | 'github' | 'agentIsolation' | 'databaseUrl' | 'apiTokenFile' | 'secretFiles' | 'configFile'
-  >,
+  > &
+    Partial<Pick<Config, 'works' | 'gitlab'>>,
   deps: RunnerFromConfigDeps = {},
 ): Runner | null {
   const r = config.runner;
@@ -108,14 +126,38 @@ export function runnerFromConfig(
     );
   const settings = commandSettings(r);
   const w = r.workspace;
+  // Issue 19: a gitlab Work's project is cloned from its GitLab clone URL with a token minted for that
+  // project; every other repository from the GitHub one with GitHub's. GitHub's token is never asked
+  // for a GitLab project, nor GitLab's for a GitHub repository.
+  const providerOf = providerOfRepository(config.works ?? []);
   const tokens = w === null ? null : deps.github !== undefined ? deps.github : scopedTokensFrom(config.github);
+  const gitlabTokens =
+    w === null
+      ? null
+      : deps.gitlab !== undefined
+        ? deps.gitlab
+        : config.gitlab
+          ? gitlabWorkspaceTokensFrom(config.gitlab, deps.logger ? { logger: deps.logger } : {})
+          : null;
+  const tokensFor = (repository: string) => (providerOf(repository) === 'gitlab' ? gitlabTokens : tokens);
   const workspace =
     w === null
       ? undefined
       : createWorkspacePreparer({
           root: config.workDir,
-          cloneUrl: (repository) => w.cloneUrl.replaceAll('{repository}', repository),
-          ...(tokens ? { token: (repository: string) => tokens.forRepository(repository) } : {}),
+          cloneUrl: (repository) =>
+            (providerOf(repository) === 'gitlab' ? w.gitlabCloneUrl : w.cloneUrl).replaceAll(
+              '{repository}',
+              repository,
+            ),
+          ...(tokens || gitlabTokens
+            ? {
+                token: async (repository: string) => {
+                  const source = tokensFor(repository);
+                  return source ? source.forRepository(repository) : null;
+                },
+              }
+            : {}),
           instructions: { files: { ...w.files } },
           depth: w.depth,
           layout: w.layout,
@@ -177,7 +219,7 @@ export function noticeSinksFromConfig(config: Pick<Config, 'notices'>, fetchImpl
 export function rerunFromConfig(
   config: Pick<Config, 'rerunsPerHead'>,
   ledger: RerunLedger,
-  github: GitHubPort | null,
+  github: ProviderPort | null,
   logger: Logger,
 ): RequestRerun | null {
   return github ? createRerun({ ledger, github, perHead: config.rerunsPerHead, logger }) : null;

@@ -27,6 +27,7 @@ const LAYERS: readonly (readonly [prefix: string, kind: LayerKind])[] = [
   ['src/config/', 'config'],
   ['src/ledger/', 'adapter'],
   ['src/github/', 'adapter'],
+  ['src/gitlab/', 'adapter'],
   ['src/runners/', 'adapter'],
   ['src/metrics/', 'adapter'],
   ['src/sinks/', 'adapter'],

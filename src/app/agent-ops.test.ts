@@ -20,7 +20,7 @@ import {
   type SpendReport,
 } from './agent-ops.js';
 import type { DecisionWriter } from './decision-writer.js';
-import { GitHubError, type CheckRunInfo, type GitHubPort, type PullRequestInfo } from './github-port.js';
+import { ProviderError, type CheckRunInfo, type ProviderPort, type PullRequestInfo } from './provider-port.js';
 import type { DecisionInput } from './ledger-port.js';
 import type { PrChecksResult } from './pr-checks.js';
 import type { ProgressSnapshot } from '../core/progress.js';
@@ -28,7 +28,7 @@ import type { ProgressSnapshot } from '../core/progress.js';
 const NOW = '2026-12-01T10:00:00.000Z';
 const clock = { now: () => new Date(NOW) };
 
-type FakeGitHub = Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> & {
+type FakeGitHub = Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> & {
   calls: string[];
   refuse: number | null;
 };
@@ -39,7 +39,7 @@ function fakeGitHub(): FakeGitHub {
     refuse: null,
     async getPullRequest(repository, number) {
       gh.calls.push(`pull ${repository}#${number}`);
-      if (gh.refuse !== null) throw new GitHubError(gh.refuse, 'Not Found', false);
+      if (gh.refuse !== null) throw new ProviderError(gh.refuse, 'Not Found', false);
       const pr: PullRequestInfo = {
         repository,
         number,

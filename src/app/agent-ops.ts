@@ -20,7 +20,7 @@ import { AgentOpsError, REASON_MAX, type AgentOps, type ResolveRun } from './age
 import type { AgentLedger, AttemptLife, SpendTotals } from './agent-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { hashToken } from './dispatch.js';
-import { GitHubError, type GitHubPort } from './github-port.js';
+import { ProviderError, type ProviderPort } from './provider-port.js';
 import { LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksResult } from './pr-checks.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
@@ -50,7 +50,7 @@ export interface AgentOpsDeps {
   agent: AgentLedger;
   ledger: AgentOpsLedger;
   /** J1 reads; null when no GitHub credentials are configured (checks are then `unavailable`). */
-  github: Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> | null;
+  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'> | null;
   fetchLog: FetchLog;
   clock: Clock;
   /**
@@ -183,10 +183,10 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
           { repository: t.repository, number: t.pullRequest, failingOnly: input.failingOnly, logLines: input.logLines },
         );
       } catch (err) {
-        if (err instanceof GitHubError) {
+        if (err instanceof ProviderError) {
           throw new AgentOpsError(
             'unavailable',
-            `GitHub answered ${err.status} for ${t.repository}#${t.pullRequest}: ${err.message}`,
+            `${err.host} answered ${err.status} for ${t.repository}#${t.pullRequest}: ${err.message}`,
           );
         }
         throw err;

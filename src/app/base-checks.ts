@@ -4,11 +4,11 @@
 // green re-arms the loop within an interval (triage then lets the next red through).
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
 import type { BaseChecks } from './evaluate.js';
-import type { GitHubPort } from './github-port.js';
+import type { ProviderPort } from './provider-port.js';
 import type { Clock } from './ports.js';
 
 export interface BaseChecksDeps {
-  github: Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses'>;
+  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses'>;
   clock: Clock;
   /** How long one read of a base branch answers (ms): the poll interval. */
   ttlMs: number;

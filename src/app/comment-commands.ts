@@ -4,7 +4,7 @@
 import type { CommentCommand } from '../core/comment-command.js';
 import { LOOP_STATE_WORDS } from '../core/loop-state.js';
 import type { Task } from '../core/types.js';
-import type { GitHubPort } from './github-port.js';
+import type { ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
 import type { ActionResult, createPersonActions } from './person-actions.js';
 
@@ -13,7 +13,7 @@ export interface CommentCommandDeps {
   /** The board's row of the Task, for `status`. */
   ledger: Pick<Ledger, 'boardPage'>;
   /** To answer `status`; null without GitHub credentials. */
-  github: Pick<GitHubPort, 'createIssueComment'> | null;
+  github: Pick<ProviderPort, 'createIssueComment'> | null;
   maxAttempts: number;
 }
 

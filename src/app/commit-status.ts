@@ -4,7 +4,7 @@
 // poll reads (the safety net, and the first status of a new head), and a watch over the decision log,
 // so a claim, a dispatch, a stop or a person's action shows within seconds, not a poll interval.
 import { COMMIT_STATUS_CONTEXT, commitStatusKey, commitStatusOf } from '../core/commit-status.js';
-import type { GitHubPort } from './github-port.js';
+import type { ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
 import type { Logger } from './ports.js';
 
@@ -22,7 +22,7 @@ export type CommitStatusLedger = Pick<
 
 export interface CommitStatusDeps {
   ledger: CommitStatusLedger;
-  github: Pick<GitHubPort, 'createCommitStatus'>;
+  github: Pick<ProviderPort, 'createCommitStatus'>;
   logger: Logger;
   maxAttempts: number;
   /** Where the status links: the dashboard's origin (FIXLOOP_PUBLIC_URL); null links nowhere. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { ciFailureFrame, protocolBlock, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
+import type { Attempt, AttemptStatus, Provider, Rejection, Run, Task } from '../core/types.js';
 import {
   ENDED_WATCHED,
   strandedRunEnd,
@@ -56,6 +56,11 @@ export interface DispatchDeps {
   agent: AgentLedger;
   /** An operator's prompt template (trusted config); the protocol block is always appended. */
   promptTemplate?: string;
+  /**
+   * The provider of a Task's repository (app/providers.ts `providerOfRepository`), which decides
+   * whether the prompt speaks of a pull request or a GitLab merge request; default: every one GitHub's.
+   */
+  providerOf?(repository: string): Provider;
   /** Fault injection for tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start' | 'before_mark' | 'after_start'): void | Promise<void>;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
@@ -250,6 +255,7 @@ export function createDispatcher(deps: DispatchDeps) {
     const base = {
       repository: task.repository,
       pullRequest: task.pullRequest,
+      provider: deps.providerOf?.(task.repository) ?? 'github',
       headSha: rejection.headSha ?? life?.headSha ?? null,
       attempt: attemptNumber,
       maxAttempts: deps.maxAttempts + task.extraAttempts,
@@ -435,7 +441,7 @@ export function createDispatcher(deps: DispatchDeps) {
           branch: task.branch,
           headSha: task.ciHeadSha,
           resumeRef: task.resumeRef,
-          prompt: `${message}\n\n${protocolBlock(task)}`,
+          prompt: `${message}\n\n${protocolBlock({ ...task, provider: deps.providerOf?.(task.repository) })}`,
           runToken: token,
           apiUrl: deps.apiUrl,
         },

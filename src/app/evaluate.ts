@@ -116,7 +116,15 @@ export interface EvaluateDeps {
   /** Allow-listed reviewer bots (F1, F2), lower-case logins. */
   reviewBots?: readonly string[];
   /** fixloop's own GitHub login, which never rings a doorbell (F2); absent without GitHub access. */
-  selfLogin?: () => Promise<string | null>;
+  /** B5 where a CI delivery names no head (GitLab): the pull request's head as the host reports it now. */
+  pullRequestHead?: (repository: string, number: number) => Promise<string | null>;
+  /**
+   * F1/F2 where a delivery carries no author association (GitLab): the author's standing with the
+   * repository, read from the host (member access level as an association); null when unreadable.
+   */
+  associationOf?: (repository: string, login: string) => Promise<string | null>;
+  /** fixloop's own login on the repository's host (F2). */
+  selfLogin?: (repository?: string) => Promise<string | null>;
   /**
    * I3 without a poll: a head the webhook moved is progress for an attempt awaiting it
    * (progress-check.ts progressWithoutPoll). Absent where a poll reads progress from GitHub.
@@ -200,6 +208,24 @@ export function createEvaluator(deps: EvaluateDeps) {
     return branch ? ledger.findTaskByBranch(repository, branch) : null;
   }
 
+  /**
+   * B5 on GitLab: a CI hook names its merge request but not its head; the merge request's own head,
+   * read from the host now, is the pointer. Unreadable, the pointer stays the result's own commit and
+   * the completion time orders it (the poll, which reads the head, corrects a wrong call).
+   */
+  async function withHostHeads(r: CheckResult): Promise<CheckResult> {
+    const lookup = deps.pullRequestHead;
+    if (!lookup || !r.pointers.some((p) => p.unconfirmed)) return r;
+    const pointers = await Promise.all(
+      r.pointers.map(async (p) => {
+        if (!p.unconfirmed) return p;
+        const headSha = await lookup(r.repository, p.number).catch(() => null);
+        return headSha === null ? p : { number: p.number, headSha, fork: p.fork };
+      }),
+    );
+    return { ...r, pointers };
+  }
+
   async function evaluateCheck(ctx: Ctx, eventId: number | null, r: CheckResult): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
@@ -213,7 +239,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     ctx.task = task;
 
     // B5, B1: which commit is this about, and may it move the head?
-    const head = decideHead(r, task);
+    const head = decideHead(await withHostHeads(r), task);
     if (head.kind === 'refuse') return refuse(ctx, head.reason, head.detail);
     if (head.advance) {
       const moved = await ledger.advanceHead(task.id, r.sha, head.seenAt, r.verdict === 'red' ? 'red' : 'pending');
@@ -652,7 +678,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     ctx.task = task;
     // F1: only authors with standing steer. A person the Work does not trust, or an account posing as
     // an allow-listed bot, is recorded with its reason; no row is written and nothing is woken.
-    const author: Author = { login: e.author, type: e.authorType, association: e.authorAssociation };
+    const association = await associationOf(route.work, e);
+    const author: Author = { login: e.author, type: e.authorType, association };
     const rules = await standingRules(route.work);
     const standing = standingOf(author, rules);
     const by = `${e.state} by ${e.author ?? 'unknown'}`;
@@ -660,11 +687,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       standing.kind === 'none' &&
       (standing.reason === 'author_without_standing' || standing.reason === 'bot_lookalike')
     )
-      return refuse(
-        ctx,
-        standing.reason,
-        `${by} (${e.authorType ?? 'no type'}, ${e.authorAssociation ?? 'no association'})`,
-      );
+      return refuse(ctx, standing.reason, `${by} (${e.authorType ?? 'no type'}, ${association ?? 'no association'})`);
     // A person requesting changes, or an allow-listed bot's finding; an approval, a plain comment,
     // fixloop's own review or an unknown bot records nothing and resumes nothing.
     const candidate = rejectionFromReview(
@@ -674,7 +697,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         body: e.body,
         author: e.author,
         authorType: e.authorType,
-        authorAssociation: e.authorAssociation,
+        authorAssociation: association,
         submittedAt: e.submittedAt,
         commitId: e.headSha,
       },
@@ -703,7 +726,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
     const rules = await standingRules(route.work);
-    const standing = standingOf({ login: e.author, type: e.authorType, association: e.authorAssociation }, rules);
+    const association = await associationOf(route.work, e);
+    const standing = standingOf({ login: e.author, type: e.authorType, association }, rules);
     // K9: "a person acted" only for a person with standing; a stranger's comment never resets the cap.
     if (standing.kind === 'person') await deps.agent.markHuman(task.id, ledger.now());
     if (e.command !== null) {
@@ -726,7 +750,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       comment: {
         author: e.author,
         authorType: e.authorType,
-        authorAssociation: e.authorAssociation,
+        authorAssociation: association,
         pullRequest: { repository: e.repository, number: e.number },
         createdAt: e.createdAt ?? ledger.now(),
       },
@@ -746,10 +770,24 @@ export function createEvaluator(deps: EvaluateDeps) {
     return offerRejection(ctx as Ctx & { task: Task }, row!);
   }
 
+  /**
+   * F1/F2: the author's association as the delivery said it; for a GitLab Work, whose hooks say none,
+   * the member access level read from GitLab (a failed read: none, so no standing).
+   */
+  async function associationOf(
+    work: Work,
+    e: { repository: string; author: string | null; authorAssociation: string | null },
+  ): Promise<string | null> {
+    if (e.authorAssociation !== null || e.author === null || work.provider !== 'gitlab' || !deps.associationOf)
+      return e.authorAssociation;
+    return deps.associationOf(e.repository, e.author).catch(() => null);
+  }
+
   /** F1/F2: who may steer this Work's pull requests (core/standing.ts). */
   async function standingRules(work: Work): Promise<StandingRules> {
     return {
-      selfLogin: (await deps.selfLogin?.()) ?? null,
+      // A Work's repositories are all on one host (Q1): its first names the host's identity.
+      selfLogin: (await deps.selfLogin?.(work.repositories[0]?.name)) ?? null,
       allowBots: deps.reviewBots ?? [],
       trustedAssociations: work.trustedAssociations,
     };

@@ -13,7 +13,7 @@ import {
   type StateKey,
 } from '../core/state-comment.js';
 import type { Task } from '../core/types.js';
-import type { GitHubPort, PullRequestInfo } from './github-port.js';
+import type { ProviderPort, PullRequestInfo } from './provider-port.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 
@@ -33,7 +33,7 @@ export type HandoffLedger = Pick<
 
 export interface HandoffDeps {
   ledger: HandoffLedger;
-  github: GitHubPort;
+  github: ProviderPort;
   logger: Logger;
   clock: Clock;
   parkAfterMs: number;
@@ -71,8 +71,13 @@ async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState
 
 export function createHandoff(deps: HandoffDeps) {
   const { ledger, github, logger } = deps;
-  let self: Promise<string | null> | null = null;
-  const selfLogin = () => (self ??= github.selfLogin().catch(() => null));
+  // Per repository: GitHub's and GitLab's identities differ (Q1).
+  const selves = new Map<string, Promise<string | null>>();
+  const selfLogin = (repository: string) => {
+    let self = selves.get(repository);
+    if (!self) selves.set(repository, (self = github.selfLogin(repository).catch(() => null)));
+    return self;
+  };
 
   async function record(
     task: Task,
@@ -92,7 +97,7 @@ export function createHandoff(deps: HandoffDeps) {
     // login alone, which a token such as Actions' GITHUB_TOKEN may not read (GET /user answers 403).
     const own = findOwnStateComment(comments, {
       recordedId: task.stateCommentId,
-      selfLogin: await selfLogin(),
+      selfLogin: await selfLogin(task.repository),
       key: deps.stateKey,
       taskId: task.id,
       repository: task.repository,
@@ -129,7 +134,7 @@ export function createHandoff(deps: HandoffDeps) {
         );
       }
     }
-    if (own.body !== body) await github.updateIssueComment(task.repository, own.id, body);
+    if (own.body !== body) await github.updateIssueComment(task.repository, task.pullRequest, own.id, body);
     if (task.stateCommentId !== String(own.id)) await ledger.setStateCommentId(task.id, String(own.id));
     return String(own.id);
   }

@@ -6,13 +6,13 @@ import { noCiVerdict } from '../core/no-ci.js';
 import type { Task } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Evaluator } from './evaluate.js';
-import type { CheckRunInfo, GitHubPort, PullRequestInfo } from './github-port.js';
+import type { CheckRunInfo, ProviderPort, PullRequestInfo } from './provider-port.js';
 import type { Clock } from './ports.js';
 
 export interface NoCiDeps {
   /** The Task's attempts and their lifecycle, for the newest one. */
   agent: Pick<AgentLedger, 'lives'>;
-  github: Pick<GitHubPort, 'listStatuses'>;
+  github: Pick<ProviderPort, 'listStatuses'>;
   evaluator: Pick<Evaluator, 'stop'>;
   clock: Clock;
   /** triage.noCiMinutes in ms; 0 turns the rule off. */

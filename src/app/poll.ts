@@ -14,7 +14,13 @@ import { boundCheckName } from '../core/bounded-text.js';
 import type { CheckResult } from '../core/classify.js';
 import type { Task, Work } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
-import type { CheckRunInfo, CommitStatusInfo, GitHubPort, PullRequestInfo, PullRequestReading } from './github-port.js';
+import type {
+  CheckRunInfo,
+  CommitStatusInfo,
+  ProviderPort,
+  PullRequestInfo,
+  PullRequestReading,
+} from './provider-port.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import { mirrorSkipLabel } from './skip-label.js';
@@ -43,7 +49,7 @@ export type PollLedger = Pick<
 
 export interface PollDeps {
   ledger: PollLedger;
-  github: GitHubPort;
+  github: ProviderPort;
   logger: Logger;
   clock: Clock;
   evaluator: Evaluator;

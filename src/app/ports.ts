@@ -1,5 +1,5 @@
 // The small ports of the edges every use-case shares: the runner, the logger, the clock and
-// randomness. The ledger's aggregates are in ledger-port.ts, GitHub's in github-port.ts, the
+// randomness. The ledger's aggregates are in ledger-port.ts, the providers' in provider-port.ts, the
 // agent's side in agent-port.ts; each use-case picks what it calls.
 import type { ProcessMark } from '../core/stranded-run.js';
 

@@ -1,15 +1,15 @@
-// `pr checks` (SPEC J1, J2) over an in-memory fake of our own GitHubPort and a fake log reader:
+// `pr checks` (SPEC J1, J2) over an in-memory fake of our own ProviderPort and a fake log reader:
 // one entry per check run and status, failing by B3, logs for the first five failing Actions jobs
 // only, a log that cannot be read reported on its entry alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  GitHubError,
+  ProviderError,
   type CheckRunInfo,
   type CommitStatusInfo,
-  type GitHubPort,
+  type ProviderPort,
   type PullRequestInfo,
-} from './github-port.js';
+} from './provider-port.js';
 import { LOG_LINES_MAX, MAX_LOGS, prChecks, type CheckRunEntry, type FetchLog, type StatusEntry } from './pr-checks.js';
 
 const HEAD = 'c0ffee'.padEnd(40, '0');
@@ -60,10 +60,10 @@ function status(context: string, state: CommitStatusInfo['state']): CommitStatus
 }
 
 /** An in-memory GitHub: answers what `pr checks` reads, records the calls, refuses the rest. */
-class FakeGitHub implements GitHubPort {
+class FakeGitHub implements ProviderPort {
   calls: string[] = [];
-  jobLogUrlFails = new Map<number, GitHubError>();
-  pullRequestFails: GitHubError | null = null;
+  jobLogUrlFails = new Map<number, ProviderError>();
+  pullRequestFails: ProviderError | null = null;
 
   constructor(
     readonly runs: CheckRunInfo[],
@@ -236,7 +236,7 @@ describe('prChecks (J1)', () => {
   it('reports a log that cannot be read on its entry only', async () => {
     const [a, b, c] = [checkRun('a', 'failure'), checkRun('b', 'timed_out'), checkRun('c', 'failure')];
     const github = new FakeGitHub([a, b, c], [status('ci/lint', 'error')]);
-    github.jobLogUrlFails.set(a.id, new GitHubError(410, 'the log has expired', false));
+    github.jobLogUrlFails.set(a.id, new ProviderError(410, 'the log has expired', false));
     const unreadable = Object.assign(new Error('the log host answered 404'), { code: 'http_status' });
     const { fetchLog } = fakeFetchLog(new Map([[`https://blob.example/logs/${b.id}?sig=x`, unreadable]]));
 
@@ -291,10 +291,10 @@ describe('prChecks (J1)', () => {
 
   it('fails as a whole when GitHub refuses the pull request', async () => {
     const github = new FakeGitHub([]);
-    github.pullRequestFails = new GitHubError(404, 'Not Found', false);
+    github.pullRequestFails = new ProviderError(404, 'Not Found', false);
     await assert.rejects(
       prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input),
-      (err) => err instanceof GitHubError && err.status === 404,
+      (err) => err instanceof ProviderError && err.status === 404,
     );
   });
 });

@@ -1,18 +1,17 @@
 // `pr checks` (SPEC J1): every check run and commit status of a pull request's head, failing
 // computed by the board's own rules (B3), and the log tails of the first five failing GitHub
 // Actions jobs. A log that cannot be read is an error on its entry only (J2); a GitHub refusal
-// of the pull request, its checks or its statuses fails the whole call (GitHubError).
+// of the pull request, its checks or its statuses fails the whole call (ProviderError).
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
 import { localCommand, type LocalCommandReport } from '../core/local-command/index.js';
 import { boundText } from '../core/bounded-text.js';
-import { GitHubError, type CommitStatusInfo, type GitHubPort } from './github-port.js';
+import { CI_JOB_APPS, ProviderError, type CommitStatusInfo, type ProviderPort } from './provider-port.js';
 
 /** Logs fetched per call at most (J1). */
 export const MAX_LOGS = 5;
 /** Lines of each log tail: the default, and the most a caller may ask for (J2). */
 export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
-const ACTIONS_APP = 'github-actions';
 /** A failing run's output shown at most (A1: CI text is bounded wherever it is shown). */
 const OUTPUT_TITLE_CHARS = 300;
 const OUTPUT_SUMMARY_CHARS = 4000;
@@ -25,7 +24,7 @@ const OUTPUT_SUMMARY_CHARS = 4000;
 export type FetchLog = (url: string, opts: { lines: number }) => Promise<{ text: string; truncated: boolean }>;
 
 export interface PrChecksDeps {
-  github: Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'>;
+  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'>;
   fetchLog: FetchLog;
 }
 
@@ -96,7 +95,7 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
     conclusion: r.conclusion,
     failing: verdictOfConclusion(r.conclusion) === 'red',
     url: r.detailsUrl,
-    ...(r.appSlug === ACTIONS_APP ? { jobId: r.id } : {}),
+    ...(r.appSlug !== null && CI_JOB_APPS.includes(r.appSlug) ? { jobId: r.id } : {}),
     ...(verdictOfConclusion(r.conclusion) === 'red' && (r.outputTitle || r.outputSummary)
       ? {
           output: {
@@ -132,9 +131,11 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
 
 async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRunEntry, lines: number): Promise<void> {
   try {
-    const url = await deps.github.jobLogUrl(repository, entry.jobId!);
     // Read as much of the tail as is kept: the runner's failure summary may sit above the lines shown.
-    const tail = await deps.fetchLog(url, { lines: LOG_LINES_MAX });
+    // GitLab serves its job trace itself; GitHub hands out a signed URL read without credentials.
+    const tail =
+      (await deps.github.readJobLog?.(repository, entry.jobId!, { lines: LOG_LINES_MAX })) ??
+      (await deps.fetchLog(await deps.github.jobLogUrl(repository, entry.jobId!), { lines: LOG_LINES_MAX }));
     const all = tail.text === '' ? [] : tail.text.split('\n');
     entry.log = { lines: all.slice(-lines), truncated: tail.truncated || all.length > lines };
     const report = localCommand(tail.text);
@@ -146,7 +147,7 @@ async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRun
 
 function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  if (err instanceof GitHubError) return `GitHub answered ${err.status}: ${err.message}`;
+  if (err instanceof ProviderError) return `${err.host} answered ${err.status}: ${err.message}`;
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
 }

@@ -9,13 +9,13 @@ import { nextAttemptState, progressDeadlinePassed } from '../core/attempt-state.
 import type { Task } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Evaluator } from './evaluate.js';
-import type { CheckRunInfo, GitHubPort, PullRequestInfo } from './github-port.js';
+import type { CheckRunInfo, ProviderPort, PullRequestInfo } from './provider-port.js';
 import type { Clock, Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 
 /** What progress is measured on, read from GitHub as the poll sees it. */
 export async function snapshotOf(
-  github: GitHubPort,
+  github: ProviderPort,
   task: Pick<Task, 'repository' | 'pullRequest'>,
   pr?: PullRequestInfo,
   runs?: CheckRunInfo[],
@@ -78,7 +78,7 @@ function baselineHead(baseline: string | null): string | null {
 
 export function createProgressCheck(deps: {
   agent: AgentLedger;
-  github: GitHubPort;
+  github: ProviderPort;
   clock: Clock;
   logger: Logger;
   intervalMs: number;

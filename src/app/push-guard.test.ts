@@ -9,7 +9,7 @@ import {
   type PushGuardDeps,
   type PushStopReason,
 } from './push-guard.js';
-import { GitHubError, type ComparedFile, type Comparison, type GitHubPort } from './github-port.js';
+import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } from './provider-port.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
 import type { Logger } from './ports.js';
 import { DEFAULT_PATH_POLICY, type PathPolicy } from '../core/path-policy.js';
@@ -26,7 +26,7 @@ function task(over: Partial<Task> = {}): Task {
 }
 
 /** An in-memory GitHub answering only compare: `base...head` → files (or an error to throw). */
-class FakeCompare implements Pick<GitHubPort, 'compareCommits'> {
+class FakeCompare implements Pick<ProviderPort, 'compareCommits'> {
   readonly calls: string[] = [];
   readonly answers = new Map<string, Comparison | Error>();
   set(base: string, head: string, files: ComparedFile[], truncated = false): this {
@@ -40,7 +40,7 @@ class FakeCompare implements Pick<GitHubPort, 'compareCommits'> {
   async compareCommits(repository: string, base: string, head: string): Promise<Comparison> {
     this.calls.push(`${repository} ${base.slice(0, 1)}...${head.slice(0, 1)}`);
     const answer = this.answers.get(`${base}...${head}`);
-    if (answer === undefined) throw new GitHubError(404, `GET compare ${base}...${head}: 404 Not Found`, false);
+    if (answer === undefined) throw new ProviderError(404, `GET compare ${base}...${head}: 404 Not Found`, false);
     if (answer instanceof Error) throw answer;
     return structuredClone(answer);
   }
@@ -371,7 +371,7 @@ describe('K3/K4: the push guard', () => {
   test('a push GitHub cannot show is left unhashed and read again on the next call', async () => {
     const s = setup();
     s.agent.add(H1);
-    s.github.fail(H1, H2, new GitHubError(502, 'GET compare: 502 Bad Gateway', true));
+    s.github.fail(H1, H2, new ProviderError(502, 'GET compare: 502 Bad Gateway', true));
     const r = await checkAgentPush(s.deps, task(), H2);
     assert.deepEqual(r, {
       kind: 'allowed',

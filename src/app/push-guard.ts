@@ -13,14 +13,14 @@ import { pathPolicyVerdict, type ChangedFile, type ForbiddenChange, type PathPol
 import { diffHash, thrashVerdict } from '../core/thrash.js';
 import type { Task } from '../core/types.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
-import { GitHubError, type ComparedFile, type Comparison, type GitHubPort } from './github-port.js';
+import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } from './provider-port.js';
 import type { Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 
 export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
 
 export interface PushGuardDeps {
-  github: Pick<GitHubPort, 'compareCommits'>;
+  github: Pick<ProviderPort, 'compareCommits'>;
   agent: Pick<AgentLedger, 'lives' | 'setDiffHash'>;
   /** The path policy of a repository (owner/name, lower-case): configured globs, or DEFAULT_PATH_POLICY. */
   policyFor(repository: string): PathPolicy;
@@ -101,7 +101,7 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
       push = await deps.github.compareCommits(task.repository, from, to);
       sinceBase = from === loopBase ? push : await deps.github.compareCommits(task.repository, loopBase, to);
     } catch (err) {
-      if (!(err instanceof GitHubError)) throw err;
+      if (!(err instanceof ProviderError)) throw err;
       unreadable.push({ attemptId: owner.attemptId, from, to, status: err.status, error: err.message });
       continue;
     }

@@ -5,7 +5,7 @@
 // the head's Actions jobs have finished. Only if the re-run fails again does the failure reach the
 // agent; a refusal by GitHub sends it there at once, and a claim never answered lets it through later.
 import type { RerunReason } from '../core/reasons.js';
-import { GitHubError, type GitHubPort } from './github-port.js';
+import { CI_JOB_APPS, ProviderError, type ProviderPort } from './provider-port.js';
 import type { Ledger, Rerun, RerunStatus } from './ledger-port.js';
 import type { Logger } from './ports.js';
 
@@ -38,7 +38,7 @@ export type RerunLedger = Pick<
  * Reads whether the head's Actions jobs have finished (GitHub re-runs only a finished workflow run),
  * finds the workflow run of each failed job, and asks GitHub to re-run that run's failed jobs.
  */
-export type RerunGitHub = Pick<GitHubPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
+export type RerunGitHub = Pick<ProviderPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
 
 /**
  * How long a re-run holds its failures back from the agent while its result is awaited (from the
@@ -87,7 +87,9 @@ export function createRerun(deps: RerunDeps): RequestRerun {
   /** True while an Actions job of the head is unfinished; unknown (a failed read) is left to GitHub to say. */
   async function jobsRunning(req: RerunRequest): Promise<boolean> {
     const runs = await github.listCheckRuns(req.repository, req.headSha).catch(() => null);
-    return runs?.some((r) => r.appSlug === 'github-actions' && r.status !== 'completed') ?? false;
+    return (
+      runs?.some((r) => r.appSlug !== null && CI_JOB_APPS.includes(r.appSlug) && r.status !== 'completed') ?? false
+    );
   }
 
   /** The holder of a claim: asks GitHub for each workflow run of `checkRunIds`, once, and settles the claim. */
@@ -180,8 +182,8 @@ export function createRerun(deps: RerunDeps): RequestRerun {
  * (Octokit reports a network failure as 500): unknown for the request, which may have been applied.
  */
 function problemOf(err: unknown, what: 'job' | 'run', id: number): Problem {
-  const status = err instanceof GitHubError ? err.status : 0;
-  const rateLimited = err instanceof GitHubError && err.retryable && status < 500;
+  const status = err instanceof ProviderError ? err.status : 0;
+  const rateLimited = err instanceof ProviderError && err.retryable && status < 500;
   const said = err instanceof Error ? err.message : String(err);
   if (rateLimited) return { status, message: `GitHub's rate limit refused the re-run (${said})`, unknown: false };
   // GitHub answers 403 to a token without actions: write, and also to a run it will not re-run (still

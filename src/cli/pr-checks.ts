@@ -1,7 +1,7 @@
 // `fixloop pr checks owner/repo#N [--failing] [--log-lines N]` (SPEC J1, M1): the pull request's
 // checks as JSON on stdout. The argument is checked before any request (exit 2), GitHub's refusal
 // is exit 1, and anything else is 0 — a log that could not be read is an error on its entry only.
-import { GitHubError } from '../app/github-port.js';
+import { ProviderError } from '../app/provider-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksDeps } from '../app/pr-checks.js';
 import { CliError, type CliIo } from './io.js';
 
@@ -59,7 +59,7 @@ export async function prChecksCommand(
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof GitHubError)
+    if (err instanceof ProviderError)
       throw new CliError(1, `GitHub refused (${err.status}): ${err.message}`, { cause: err });
     throw err;
   }

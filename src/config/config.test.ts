@@ -226,6 +226,7 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
       cwd: null,
       workspace: {
         cloneUrl: 'https://github.com/{repository}.git',
+        gitlabCloneUrl: 'https://gitlab.com/{repository}.git',
         depth: 50,
         layout: 'per-task', // the default for claude-code-resume: sessions are found by directory
         timeoutMs: 300_000,
@@ -350,6 +351,41 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     refused(
       '  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "git@github.com:{repository}.git" }\n',
       /http\(s\) or file:\/\/ URL, or an absolute path/,
+    );
+  });
+
+  it("a GitLab project's clone URL: gitlabCloneUrl, else a set cloneUrl, else GITLAB_URL's (issue 19)", () => {
+    const ws = (env: NodeJS.ProcessEnv, extra = '') => {
+      const r = runner(`  kind: command\n  command: [agent]\n  workspace: {${extra}}\n`, env).runner;
+      return r?.kind === 'command' ? r.workspace : undefined;
+    };
+    assert.equal(ws({})?.gitlabCloneUrl, 'https://gitlab.com/{repository}.git');
+    assert.equal(
+      ws({ GITLAB_URL: 'https://gitlab.example.com/' })?.gitlabCloneUrl,
+      'https://gitlab.example.com/{repository}.git',
+    );
+    assert.equal(ws({ GITLAB_URL: 'https://gitlab.example.com' })?.cloneUrl, 'https://github.com/{repository}.git');
+    assert.equal(ws({}, 'cloneUrl: "/srv/git/{repository}.git"')?.gitlabCloneUrl, '/srv/git/{repository}.git');
+    assert.equal(
+      ws({}, 'cloneUrl: "/srv/git/{repository}.git", gitlabCloneUrl: "https://git.example.com/{repository}.git"')
+        ?.gitlabCloneUrl,
+      'https://git.example.com/{repository}.git',
+    );
+    refused(
+      '  kind: command\n  command: [agent]\n  workspace: { gitlabCloneUrl: "https://gitlab.com/acme/shop.git" }\n',
+      /must contain \{repository\}/,
+    );
+  });
+
+  it('GITLAB_WORKSPACE_TOKEN: project by default, configured when asked, nothing else (issue 19)', () => {
+    assert.equal(runner('  kind: command\n  command: [agent]\n', {}).gitlab.workspaceToken, 'project');
+    assert.equal(
+      runner('  kind: command\n  command: [agent]\n', { GITLAB_WORKSPACE_TOKEN: 'configured' }).gitlab.workspaceToken,
+      'configured',
+    );
+    assert.throws(
+      () => runner('  kind: command\n  command: [agent]\n', { GITLAB_WORKSPACE_TOKEN: 'mine' }),
+      /GITLAB_WORKSPACE_TOKEN/,
     );
   });
 

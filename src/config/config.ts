@@ -18,6 +18,7 @@ import {
   type ConfigFile,
   type EnvConfig,
   type FaultPoint,
+  type GitLabWorkspaceToken,
   type IsolationMode,
   type LogLevel,
   type RunnerPresetName,
@@ -32,6 +33,8 @@ export type RunnerPresetConfig = {
 export interface WorkspaceConfig {
   /** What to clone, `{repository}` standing for `owner/name`. */
   readonly cloneUrl: string;
+  /** What to clone for a gitlab Work's project: `gitlabCloneUrl`, else a set `cloneUrl`, else GITLAB_URL's. */
+  readonly gitlabCloneUrl: string;
   readonly depth: number;
   readonly layout: 'per-run' | 'per-task';
   /** Each git command's time limit. */
@@ -82,6 +85,19 @@ export interface GitHubConfig {
   apiUrl: string;
 }
 
+/** Q1 (decision 0034): the GitLab instance and the token fixloop reads and writes it with. */
+export interface GitLabConfig {
+  /** GITLAB_URL without a trailing slash, e.g. https://gitlab.com or https://gitlab.example.com. */
+  url: string;
+  /** GITLAB_TOKEN: a project or group access token with the `api` scope; null = no GitLab access. */
+  token: string | null;
+  /**
+   * GITLAB_WORKSPACE_TOKEN (L2): `project` mints a project access token per project for the agent's
+   * checkout; `configured` falls back to GITLAB_TOKEN itself where minting is refused.
+   */
+  workspaceToken: GitLabWorkspaceToken;
+}
+
 /** One notice sink as resolved: its name is unique, and a webhook always has its secret. */
 export type NoticeSinkConfig =
   | { readonly kind: 'slack'; readonly name: string; readonly url: string }
@@ -111,6 +127,9 @@ export interface Config {
   readonly webhookSecrets: readonly string[];
   /** GITLAB_WEBHOOK_SECRET split on commas, every entry accepted (rotation); empty = no GitLab route (decision 0032). */
   readonly gitlabWebhookSecrets: readonly string[];
+  /** GITLAB_WEBHOOK_SIGNING_TOKEN split on commas: a body's signature must verify with one (decision 0036). */
+  readonly gitlabWebhookSigningTokens: readonly string[];
+  readonly gitlab: GitLabConfig;
   readonly webhookMaxBytes: number;
   /** Bytes held at once, across requests, for webhook bodies whose signature is not yet checked (A1). */
   readonly webhookMaxInflightBytes: number;
@@ -218,6 +237,12 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     databaseUrl: vars.DATABASE_URL,
     webhookSecrets: vars.WEBHOOK_SECRET,
     gitlabWebhookSecrets: vars.GITLAB_WEBHOOK_SECRET ?? [],
+    gitlabWebhookSigningTokens: vars.GITLAB_WEBHOOK_SIGNING_TOKEN ?? [],
+    gitlab: {
+      url: vars.GITLAB_URL.replace(/\/+$/, ''),
+      token: vars.GITLAB_TOKEN ?? null,
+      workspaceToken: vars.GITLAB_WORKSPACE_TOKEN,
+    },
     webhookMaxBytes: vars.WEBHOOK_MAX_BYTES,
     webhookMaxInflightBytes:
       vars.WEBHOOK_MAX_INFLIGHT_BYTES ?? Math.max(DEFAULT_MAX_INFLIGHT_BYTES, vars.WEBHOOK_MAX_BYTES),
@@ -455,6 +480,8 @@ function resolveRunner(
           ? null
           : {
               cloneUrl: w.cloneUrl ?? defaultCloneUrl(vars),
+              gitlabCloneUrl:
+                w.gitlabCloneUrl ?? w.cloneUrl ?? `${vars.GITLAB_URL.replace(/\/+$/, '')}/{repository}.git`,
               depth: w.depth,
               layout,
               timeoutMs: w.timeoutSeconds * 1000,

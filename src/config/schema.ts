@@ -183,6 +183,18 @@ const workspaceSchema = z.strictObject({
     )
     .refine((v) => /^(https?:\/\/|file:\/\/|\/)/i.test(v), 'must be an http(s) or file:// URL, or an absolute path')
     .optional(),
+  /**
+   * What to clone for a gitlab Work's project, `{repository}` standing for its path
+   * (`group/sub/project`). Default: `cloneUrl` when that is set, else `GITLAB_URL/{repository}.git`.
+   */
+  gitlabCloneUrl: z
+    .string()
+    .refine(
+      (v) => v.includes('{repository}'),
+      'must contain {repository} (group/project), e.g. "https://gitlab.com/{repository}.git"',
+    )
+    .refine((v) => /^(https?:\/\/|file:\/\/|\/)/i.test(v), 'must be an http(s) or file:// URL, or an absolute path')
+    .optional(),
   depth: z.int().min(1).max(100_000).default(50),
   /** Default `per-task` with the claude-code-resume preset (resumes need a stable path), else `per-run`. */
   layout: z.enum(WORKSPACE_LAYOUTS).optional(),
@@ -447,12 +459,18 @@ export const DEFAULT_MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
 
 const filePath = z.string().refine((v) => !v.includes('\0'), 'must be a file path');
 
+/** L2: where a GitLab project's workspace token comes from (GITLAB_WORKSPACE_TOKEN; docs/gitlab.md). */
+export const GITLAB_WORKSPACE_TOKENS = ['project', 'configured'] as const;
+export type GitLabWorkspaceToken = (typeof GITLAB_WORKSPACE_TOKENS)[number];
+
 /** Each secret that may instead be read from a file, and the variable naming that file (L3). */
 export const SECRET_FILE_VARIABLES = [
   ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_FILE'],
   ['GITLAB_WEBHOOK_SECRET', 'GITLAB_WEBHOOK_SECRET_FILE'],
+  ['GITLAB_WEBHOOK_SIGNING_TOKEN', 'GITLAB_WEBHOOK_SIGNING_TOKEN_FILE'],
   ['DATABASE_URL', 'DATABASE_URL_FILE'],
   ['GITHUB_TOKEN', 'GITHUB_TOKEN_FILE'],
+  ['GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'],
   ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
   ['FIXLOOP_SLACK_WEBHOOK_URL', 'FIXLOOP_SLACK_WEBHOOK_URL_FILE'],
   ['FIXLOOP_NOTICE_WEBHOOK_SECRET', 'FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE'],
@@ -499,6 +517,28 @@ export const envSchema = z
       )
       .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'))
       .optional(),
+    /** Q1 (decision 0036): GitLab's webhook signing token(s) (`whsec_…`), comma-separated to rotate; each body's signature must verify. */
+    GITLAB_WEBHOOK_SIGNING_TOKEN: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .regex(
+                /^(whsec_)?[A-Za-z0-9+/]{16,}={0,2}$/,
+                'must be a signing token as GitLab shows it (whsec_ and base64)',
+              ),
+          )
+          .min(1, 'must hold at least one non-empty token'),
+      )
+      .optional(),
     WEBHOOK_MAX_BYTES: positiveInt.default(25 * 1024 * 1024),
     /** Bytes held at once for bodies not yet verified (A1); unset → DEFAULT_MAX_INFLIGHT_BYTES, or WEBHOOK_MAX_BYTES if larger. */
     WEBHOOK_MAX_INFLIGHT_BYTES: positiveInt.optional(),
@@ -520,8 +560,10 @@ export const envSchema = z
     /** The `_FILE` twins of the secrets (L3): read by config.ts before validation, never both with the variable. */
     WEBHOOK_SECRET_FILE: filePath.optional(),
     GITLAB_WEBHOOK_SECRET_FILE: filePath.optional(),
+    GITLAB_WEBHOOK_SIGNING_TOKEN_FILE: filePath.optional(),
     DATABASE_URL_FILE: filePath.optional(),
     GITHUB_TOKEN_FILE: filePath.optional(),
+    GITLAB_TOKEN_FILE: filePath.optional(),
     FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),
     FIXLOOP_METRICS_TOKEN_FILE: filePath.optional(),
     FIXLOOP_SLACK_WEBHOOK_URL_FILE: filePath.optional(),
@@ -555,6 +597,16 @@ export const envSchema = z
     GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
     /** An explicit REST base URL (tests, proxies); wins over GHE_HOST. */
     GITHUB_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Q1: a GitLab project or group access token (scope `api`) for reading and writing merge requests. */
+    GITLAB_TOKEN: z.string().optional(),
+    /** Q1: the GitLab instance (gitlab.com or self-managed), without /api/v4. */
+    GITLAB_URL: z.url({ protocol: /^https?$/ }).default('https://gitlab.com'),
+    /**
+     * L2 for a GitLab project: the token a workspace clones and the agent pushes with. `project`: a
+     * project access token minted for the one project (write_repository, Developer, expires the next
+     * day); a refusal fails the run. `configured`: GITLAB_TOKEN itself when minting is refused.
+     */
+    GITLAB_WORKSPACE_TOKEN: z.enum(GITLAB_WORKSPACE_TOKENS).default('project'),
   })
   .superRefine((env, ctx) => {
     if (env.WEBHOOK_MAX_INFLIGHT_BYTES !== undefined && env.WEBHOOK_MAX_INFLIGHT_BYTES < env.WEBHOOK_MAX_BYTES) {

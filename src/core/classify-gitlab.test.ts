@@ -59,7 +59,7 @@ describe('Job Hook', () => {
     assert.equal(r.identity, `check:gitlab-org/gitlab-test@${JOB_SHA}:job:1977:failed`);
     assert.equal(r.repository, 'gitlab-org/gitlab-test');
     assert.equal(r.sha, JOB_SHA);
-    assert.equal(r.name, 'test: test');
+    assert.equal(r.name, 'test');
     assert.equal(r.verdict, 'red');
     assert.equal(r.completedAt, '2021-02-23T02:43:10.000Z');
     // A branch pipeline: no merge request named, so no pointer; the Task is found by branch.
@@ -92,7 +92,7 @@ describe('Job Hook', () => {
 
   test('B5: a job of a merge request pipeline names the merge request; merged results and trains name none', () => {
     const mr = check(classifyGitlabDelivery('Job Hook', job({ ref: 'refs/merge-requests/7/head' }), 'k'));
-    assert.deepEqual(mr.pointers, [{ number: 7, headSha: JOB_SHA, fork: false }]);
+    assert.deepEqual(mr.pointers, [{ number: 7, headSha: JOB_SHA, fork: false, unconfirmed: true }]);
     assert.equal(mr.branch, null);
     for (const ref of ['refs/merge-requests/7/merge', 'refs/merge-requests/7/train']) {
       const r = check(classifyGitlabDelivery('Job Hook', job({ ref }), 'k'));
@@ -117,7 +117,9 @@ describe('Pipeline Hook', () => {
     );
     assert.equal(r.verdict, 'green');
     assert.equal(r.completedAt, '2016-08-12T15:26:29.000Z');
-    assert.deepEqual(r.pointers, [{ number: 1, headSha: 'bcbb5ec396a2c0f828686f14fac9b80b780504f2', fork: false }]);
+    assert.deepEqual(r.pointers, [
+      { number: 1, headSha: 'bcbb5ec396a2c0f828686f14fac9b80b780504f2', fork: false, unconfirmed: true },
+    ]);
     assert.equal(r.branch, 'test');
     assert.equal(r.url, 'http://example.com/gitlab-org/gitlab-test/-/pipelines/31');
   });
@@ -134,6 +136,43 @@ describe('Pipeline Hook', () => {
 });
 
 describe('Merge Request Hook', () => {
+  /** GitLab's example as the update a submitted "Request changes" review sends (reviewer states changed only). */
+  function reviewSubmitted(previous: string, current: string, extraChanges: Record<string, unknown> = {}): Json {
+    const p = fixture('merge-request-hook');
+    p.object_attributes = { ...p.object_attributes, action: 'update', oldrev: undefined };
+    p.changes = {
+      updated_at: { previous: '2026-12-01 10:00:00 UTC', current: '2026-12-01 10:05:00 UTC' },
+      reviewers: {
+        previous: [{ id: 7, username: 'reviewer', state: previous }],
+        current: [{ id: 7, username: 'reviewer', state: current }],
+      },
+      ...extraChanges,
+    };
+    return p;
+  }
+
+  test('F1: a reviewer whose state becomes requested_changes is a changes-requested review, standing read later', () => {
+    const e = eventOf(
+      classifyGitlabDelivery('Merge Request Hook', reviewSubmitted('unreviewed', 'requested_changes'), 'k'),
+    );
+    assert.equal(e.kind, 'github.review');
+    const r = e as Extract<Event, { kind: 'github.review' }>;
+    assert.equal(r.state, 'changes_requested');
+    assert.equal(r.author, 'reviewer');
+    assert.equal(r.reviewId, 7);
+    assert.equal(r.authorAssociation, null);
+    assert.equal(r.headSha, fixture('merge-request-hook').object_attributes.last_commit.id);
+  });
+
+  test('F1: a reviewer already at requested_changes, an approval, or an update with other changes is no new review', () => {
+    for (const p of [
+      reviewSubmitted('requested_changes', 'requested_changes'),
+      reviewSubmitted('unreviewed', 'approved'),
+      reviewSubmitted('unreviewed', 'requested_changes', { labels: { previous: [], current: [] } }),
+    ])
+      assert.equal(eventOf(classifyGitlabDelivery('Merge Request Hook', p, 'k')).kind, 'github.pull_request');
+  });
+
   test('B5: the documented example opens merge request !1 with its own head, last_commit', () => {
     const e = eventOf(classifyGitlabDelivery('Merge Request Hook', fixture('merge-request-hook'), 'key-1'));
     assert.deepEqual(e, {
@@ -249,9 +288,9 @@ test("T6: a head's stored GitLab jobs are its matrix, and a red job is its newes
   assert.deepEqual(
     h.checks.map((c) => [c.name, c.verdict]),
     [
-      ['test: lint', 'green'],
-      ['test: unit', 'red'],
-      ['test: e2e', 'inconclusive'],
+      ['lint', 'green'],
+      ['unit', 'red'],
+      ['e2e', 'inconclusive'],
     ],
   );
   assert.equal(h.newestRed?.eventId, 2);

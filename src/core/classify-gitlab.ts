@@ -73,9 +73,9 @@ function repositoryOf(p: { project: { path_with_namespace: string } }): string {
 /**
  * What a CI hook says of the merge request it ran for. GitLab's documented Job and Pipeline hooks
  * name the merge request but never its current head, so the pointer carries the commit the pipeline
- * ran for: it finds the Task by number, and B5 falls to the completion time, as for a pointer-less
- * result (decision 0032). A merged-results or merge-train commit is never the merge request's head:
- * no pointer, no branch.
+ * ran for, marked unconfirmed: it finds the Task by number, and the evaluator reads the merge
+ * request's own head from GitLab before B5 judges (decision 0034). A merged-results or merge-train
+ * commit is never the merge request's head: no pointer, no branch.
  */
 function placement(
   sha: string,
@@ -93,7 +93,7 @@ function placement(
   const byRef = mergeRequestRef(ref);
   if (byRef && byRef.kind !== 'head') return { pointers: [], branch: null, fork };
   const iid = mr?.iid ?? byRef?.iid ?? null;
-  const pointers = iid === null ? [] : [{ number: iid, headSha: sha, fork }];
+  const pointers: HeadPointer[] = iid === null ? [] : [{ number: iid, headSha: sha, fork, unconfirmed: true }];
   const branch = mr?.source_branch ?? (byRef || tag ? null : ref);
   return { pointers, branch, fork };
 }
@@ -110,7 +110,8 @@ function fromJob(p: z.infer<typeof gitlabJobPayload>): Classification {
     event: {
       ...ciCommon(repository, identity, p.sha),
       ciKind: 'run',
-      name: boundCheckName(p.build_stage ? `${p.build_stage}: ${p.build_name}` : p.build_name),
+      // The name alone, as the poll reads it and as a pipeline's jobs are unique by (decision 0034).
+      name: boundCheckName(p.build_name),
       conclusion: status === 'failed' && allowFailure ? 'failed_allowed' : status,
       verdict: verdictOfGitlabStatus(status, allowFailure),
       completedAt: gitlabTime(p.build_finished_at),
@@ -169,8 +170,45 @@ function actionOf(p: z.infer<typeof gitlabMergeRequestPayload>): string {
   }
 }
 
+/**
+ * F1 on GitLab: a reviewer who submits a review with "Request changes" is announced as an `update`
+ * whose only change is the reviewers' states. The hook carries no review text (a summary arrives as a
+ * separate note): the rejection says so, and the agent reads the merge request's discussion.
+ */
+function reviewerRequestedChanges(p: z.infer<typeof gitlabMergeRequestPayload>) {
+  const r = p.changes?.reviewers;
+  if (p.object_attributes.action !== 'update' || p.object_attributes.oldrev || !r?.current) return null;
+  const others = Object.keys(p.changes ?? {}).filter((k) => !['reviewers', 'updated_at', 'updated_by_id'].includes(k));
+  if (others.length > 0) return null;
+  const before = new Map((r.previous ?? []).map((x) => [x.id, x.state]));
+  return r.current.find((x) => x.state === 'requested_changes' && before.get(x.id) !== 'requested_changes') ?? null;
+}
+
+export const GITLAB_REVIEW_BODY =
+  "GitLab does not send the text of a review with its state: read the merge request's unresolved threads and notes.";
+
 function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, deliveryId: string): Classification {
   const a = p.object_attributes;
+  const requested = reviewerRequestedChanges(p);
+  if (requested)
+    return {
+      kind: 'event',
+      event: {
+        kind: 'github.review',
+        identity: deliveryIdentity('Merge Request Hook', deliveryId),
+        repository: repositoryOf(p),
+        number: a.iid,
+        reviewId: requested.id,
+        state: 'changes_requested',
+        body: GITLAB_REVIEW_BODY,
+        author: requested.username,
+        authorType: 'User',
+        // F1: GitLab's standing is the member access level, read when the review is evaluated.
+        authorAssociation: null,
+        headSha: a.last_commit.id,
+        submittedAt: gitlabTime(a.updated_at),
+      },
+    };
   const action = actionOf(p);
   const fork =
     a.source_project_id != null && a.target_project_id != null && a.source_project_id !== a.target_project_id;
@@ -216,8 +254,8 @@ function fromNote(p: z.infer<typeof gitlabNotePayload>, deliveryId: string): Cla
       action: n.action === 'update' ? 'edited' : 'created',
       author: p.user?.username ?? null,
       authorType: 'User',
-      // F1/F2: standing is GitLab's member access level (Developer, 30, and above), which the
-      // documented Note hook does not carry: with none, the author has no standing (decision 0032).
+      // F1/F2: standing is GitLab's member access level, which the Note hook does not carry: the
+      // evaluator reads it from GitLab (decision 0034); unreadable, the author has no standing.
       authorAssociation: null,
       createdAt: gitlabTime(n.created_at),
       command: commentCommand(n.note),

@@ -27,6 +27,11 @@ export interface HeadPointer {
   number: number;
   headSha: string;
   fork: boolean;
+  /**
+   * B5 on GitLab: the hook named the merge request but not its head, so `headSha` is only the
+   * result's own commit; the evaluator asks the host for the merge request's head before judging.
+   */
+  unconfirmed?: true;
 }
 
 /** A completed CI result: a `github.check` event (A3, A5), from GitHub or, by its kind's name still, GitLab (Q1). */

@@ -11,6 +11,9 @@ const project = z.object({
   path_with_namespace: z.string(),
 });
 
+/** A merge request's reviewer as hooks list them; `state` only on GitLab versions that track review states. */
+const reviewer = z.object({ id: z.number(), username: z.string(), state: z.string().optional() });
+
 const user = z
   .object({
     username: z.string().optional(),
@@ -85,7 +88,11 @@ export const gitlabMergeRequestPayload = z.object({
   changes: z
     .object({
       draft: z.object({ previous: z.boolean().nullable(), current: z.boolean().nullable() }).optional(),
+      /** Newer GitLab sends a submitted review's state (e.g. `requested_changes`) as a reviewers change. */
+      reviewers: z.object({ previous: z.array(reviewer).nullable(), current: z.array(reviewer).nullable() }).optional(),
     })
+    // Kept whole: which attributes changed tells a submitted review from an edit (classify-gitlab.ts).
+    .loose()
     .optional(),
 });
 

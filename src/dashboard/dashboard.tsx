@@ -13,7 +13,7 @@ import { LOOP_STATES } from '../core/loop-state.js';
 import { TASK_STATES } from '../core/types.js';
 import { CLIENT_JS, STYLES_CSS } from './assets.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOrigin } from './csrf.js';
-import { boardPage, inboxPage, signInPage, timelinePage, type PageContext } from './pages.js';
+import { boardPage, inboxPage, signInPage, timelinePage, type ChangeLinks, type PageContext } from './pages.js';
 import { issueSession, readSession, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
 import { taskTimeline, type TimelineLedger } from './timeline.js';
 
@@ -34,6 +34,8 @@ export interface DashboardDeps {
   checkToken(given: string): boolean;
   maxAttempts: number;
   costCeiling: number | null;
+  /** How a Task's pull request or GitLab merge request is named and linked; default: all GitHub's, on github.com. */
+  links?: ChangeLinks;
   /** The public URL, whose origin is accepted on actions next to the request's own. */
   publicUrl?: string | null;
   /** How often the live stream reads the newest decision id. */
@@ -125,6 +127,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       failedDeliveries: failed.length,
       maxAttempts: deps.maxAttempts,
       costCeiling: deps.costCeiling,
+      ...(deps.links ? { links: deps.links } : {}),
     };
   }
 

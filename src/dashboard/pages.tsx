@@ -10,6 +10,31 @@ import { CSRF_FIELD } from './csrf.js';
 import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
 import type { TimelineEntry } from './timeline.js';
 
+/** Where a Task's pull request or merge request lives, and how it is written (issue 19). */
+export interface ChangeLinks {
+  /** The GitHub web host, e.g. https://github.com or a GitHub Enterprise Server's. */
+  githubUrl: string;
+  /** GITLAB_URL, e.g. https://gitlab.com. */
+  gitlabUrl: string;
+  /** The repository's provider (app/providers.ts `providerOfRepository`). */
+  providerOf(repository: string): 'github' | 'gitlab';
+}
+
+/** Every repository GitHub's, on github.com: the dashboard's default. */
+export const GITHUB_LINKS: ChangeLinks = {
+  githubUrl: 'https://github.com',
+  gitlabUrl: 'https://gitlab.com',
+  providerOf: () => 'github',
+};
+
+/** `owner/repo#7` and its pull request's page, or `group/project!7` and its merge request's. */
+export function changeRef(links: ChangeLinks, repository: string, n: number): { label: string; url: string } {
+  const base = (url: string) => url.replace(/\/+$/, '');
+  return links.providerOf(repository) === 'gitlab'
+    ? { label: `${repository}!${n}`, url: `${base(links.gitlabUrl)}/${repository}/-/merge_requests/${n}` }
+    : { label: `${repository}#${n}`, url: `${base(links.githubUrl)}/${repository}/pull/${n}` };
+}
+
 export interface PageContext {
   csrf: string;
   stopped: boolean | null;
@@ -17,6 +42,8 @@ export interface PageContext {
   failedDeliveries: number;
   maxAttempts: number;
   costCeiling: number | null;
+  /** How a Task's pull or merge request is named and linked; default GITHUB_LINKS. */
+  links?: ChangeLinks;
 }
 
 const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> = ({ title, page, children }) => (
@@ -92,14 +119,15 @@ const Dot: FC<{ ci: Task['ciState'] }> = ({ ci }) => {
   return <span class={`dot dot-${word}`} title={`CI ${word}`} data-ci={word}></span>;
 };
 
-const pullRequestUrl = (repository: string, n: number) => `https://github.com/${repository}/pull/${n}`;
-
 export function boardPage(
   page: PageContext,
   filter: Omit<BoardFilter, 'limit'>,
   rows: BoardRow[],
   nextBefore: number | null,
 ) {
+  const links = page.links ?? GITHUB_LINKS;
+  // Q1: a board that lists merge requests says so in its header.
+  const anyGitLab = rows.some((r) => links.providerOf(r.repository) === 'gitlab');
   const query = (extra: Record<string, string>) =>
     new URLSearchParams(
       Object.entries({
@@ -138,7 +166,7 @@ export function boardPage(
         <table class="board">
           <thead>
             <tr>
-              <th>Pull request</th>
+              <th>{anyGitLab ? 'Pull or merge request' : 'Pull request'}</th>
               <th>CI</th>
               <th>Attempts</th>
               {page.costCeiling !== null ? <th>Spend</th> : null}
@@ -147,35 +175,36 @@ export function boardPage(
             </tr>
           </thead>
           <tbody>
-            {rows.map((r) => (
-              <tr data-task={String(r.id)}>
-                <td>
-                  <a href={`/tasks/${r.id}`}>
-                    {r.repository}#{r.pullRequest}
-                  </a>{' '}
-                  <a href={pullRequestUrl(r.repository, r.pullRequest)} class="ext" rel="noreferrer">
-                    ↗
-                  </a>
-                  {r.state !== 'open' ? <span class="state"> ({r.state})</span> : null}
-                </td>
-                <td>
-                  <Dot ci={r.ciState} />
-                </td>
-                <td class="attempts">
-                  {r.attemptsUsed} of {page.maxAttempts + r.extraAttempts}
-                </td>
-                {page.costCeiling !== null ? (
-                  <td class="spend">
-                    {r.spend.toFixed(2)} of {page.costCeiling.toFixed(2)}
+            {rows.map((r) => {
+              const ref = changeRef(page.links ?? GITHUB_LINKS, r.repository, r.pullRequest);
+              return (
+                <tr data-task={String(r.id)}>
+                  <td>
+                    <a href={`/tasks/${r.id}`}>{ref.label}</a>{' '}
+                    <a href={ref.url} class="ext" rel="noreferrer">
+                      ↗
+                    </a>
+                    {r.state !== 'open' ? <span class="state"> ({r.state})</span> : null}
                   </td>
-                ) : null}
-                <td class={`loop loop-${r.loopState}`}>
-                  {LOOP_STATE_WORDS[r.loopState]}
-                  {r.triage ? <div class="triage">{r.triage}</div> : null}
-                </td>
-                <td class="failure">{r.lastFailure ?? ''}</td>
-              </tr>
-            ))}
+                  <td>
+                    <Dot ci={r.ciState} />
+                  </td>
+                  <td class="attempts">
+                    {r.attemptsUsed} of {page.maxAttempts + r.extraAttempts}
+                  </td>
+                  {page.costCeiling !== null ? (
+                    <td class="spend">
+                      {r.spend.toFixed(2)} of {page.costCeiling.toFixed(2)}
+                    </td>
+                  ) : null}
+                  <td class={`loop loop-${r.loopState}`}>
+                    {LOOP_STATE_WORDS[r.loopState]}
+                    {r.triage ? <div class="triage">{r.triage}</div> : null}
+                  </td>
+                  <td class="failure">{r.lastFailure ?? ''}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         {rows.length === 0 ? <p>No Tasks match.</p> : null}
@@ -193,11 +222,12 @@ export function boardPage(
 
 export function timelinePage(page: PageContext, task: Task, entries: TimelineEntry[], attemptsUsed: number) {
   const stopped = task.noticeAt !== null;
+  const ref = changeRef(page.links ?? GITHUB_LINKS, task.repository, task.pullRequest);
   return (
-    <Layout title={`${task.repository}#${task.pullRequest}`} page={page}>
+    <Layout title={ref.label} page={page}>
       <h1>
-        {task.repository}#{task.pullRequest}{' '}
-        <a href={pullRequestUrl(task.repository, task.pullRequest)} rel="noreferrer">
+        {ref.label}{' '}
+        <a href={ref.url} rel="noreferrer">
           ↗
         </a>
       </h1>
@@ -270,7 +300,7 @@ export function inboxPage(
           {rows.map((n) => (
             <li data-notice={String(n.id)}>
               <a href={`/tasks/${n.taskId}`}>
-                {n.repository}#{n.pullRequest}
+                {changeRef(page.links ?? GITHUB_LINKS, n.repository, n.pullRequest).label}
               </a>{' '}
               <time>{n.createdAt}</time> — <span class="reason">{STOP_WHY[n.reason] ?? n.reason}</span> (
               {n.attemptsUsed} attempts used{n.parked ? ', parked' : ''})

@@ -4,7 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { GitHubPort } from '../app/github-port.js';
+import type { ProviderPort } from '../app/provider-port.js';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/server.js';
 import { silentLogger } from '../../test/support/harness.js';
 import { createGitHub } from './client.js';
@@ -15,7 +15,7 @@ const LOOKUP = /\/installation$/;
 
 describe('GitHub adapter: App auth', () => {
   let fake: FakeGitHub;
-  let github: GitHubPort;
+  let github: ProviderPort;
   let acme: number;
 
   before(async () => {
@@ -70,7 +70,7 @@ describe('GitHub adapter: App auth', () => {
     assert.equal(fake.requestsTo(LOOKUP).length, 2);
   });
 
-  test('E4: a repository whose owner has no installation is a GitHubError 404', async () => {
+  test('E4: a repository whose owner has no installation is a ProviderError 404', async () => {
     await assert.rejects(
       github.getPullRequest('initech/tps', 1),
       (err: unknown) => (err as { status?: number }).status === 404,

@@ -1,8 +1,8 @@
-// SPEC B4, E1, E4, J1–J2, K5, K8: each GitHubPort method of the Octokit adapter against the fake
+// SPEC B4, E1, E4, J1–J2, K5, K8: each ProviderPort method of the Octokit adapter against the fake
 // GitHub (a real HTTP server), with token auth; repository names come back lower-case.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GitHubError, type GitHubPort } from '../app/github-port.js';
+import { ProviderError, type ProviderPort } from '../app/provider-port.js';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/server.js';
 import { createGitHub } from './client.js';
 
@@ -11,7 +11,7 @@ const REPO = 'acme/shop';
 
 describe('GitHub adapter: port methods (token auth)', () => {
   let fake: FakeGitHub;
-  let github: GitHubPort;
+  let github: ProviderPort;
   let token: string;
 
   before(async () => {
@@ -63,9 +63,9 @@ describe('GitHub adapter: port methods (token auth)', () => {
     assert.equal(pr.merged, true);
   });
 
-  test('E4: a missing pull request is a GitHubError 404, not retryable', async () => {
+  test('E4: a missing pull request is a ProviderError 404, not retryable', async () => {
     await assert.rejects(github.getPullRequest(REPO, 404), (err: unknown) => {
-      assert.ok(err instanceof GitHubError);
+      assert.ok(err instanceof ProviderError);
       assert.equal(err.status, 404);
       assert.equal(err.retryable, false);
       assert.doesNotMatch(err.message, new RegExp(token));
@@ -167,10 +167,10 @@ describe('GitHub adapter: port methods (token auth)', () => {
     assert.equal(fake.requestsTo(/./, 'blob')[0]?.headers.authorization, undefined);
   });
 
-  test('J2: a job without a log is a GitHubError 404', async () => {
+  test('J2: a job without a log is a ProviderError 404', async () => {
     await assert.rejects(
       github.jobLogUrl(REPO, 999_999),
-      (err: unknown) => err instanceof GitHubError && err.status === 404,
+      (err: unknown) => err instanceof ProviderError && err.status === 404,
     );
   });
 
@@ -194,7 +194,7 @@ describe('GitHub adapter: port methods (token auth)', () => {
     const created = await github.createIssueComment(REPO, 11, '<!-- fixloop-state -->\n{}');
     assert.equal(created.author, 'fixloop-user');
     assert.equal(created.authorType, 'User');
-    const updated = await github.updateIssueComment(REPO, created.id, '<!-- fixloop-state -->\n{"attempts":1}');
+    const updated = await github.updateIssueComment(REPO, 11, created.id, '<!-- fixloop-state -->\n{"attempts":1}');
     assert.equal(updated.id, created.id);
     assert.equal(updated.body, '<!-- fixloop-state -->\n{"attempts":1}');
     const comments = await github.listIssueComments(REPO, 11);
@@ -271,7 +271,7 @@ describe('GitHub adapter: port methods (token auth)', () => {
 
 describe('GitHub adapter: conditional requests (ETag)', () => {
   let fake: FakeGitHub;
-  let github: GitHubPort;
+  let github: ProviderPort;
 
   before(async () => {
     fake = await startFakeGitHub();

@@ -1,14 +1,14 @@
-// The GitHub adapter: implements the GitHubPort over Octokit with App or token auth, GitHub
+// The GitHub adapter: implements the ProviderPort over Octokit with App or token auth, GitHub
 // Enterprise base URLs, conditional requests (ETag, kept where the caller says: the ledger for the
 // server) for the reads the poll repeats, the poll's bulk GraphQL reads (graphql-poll.ts), and the jobs-logs
 // redirect read without following it, so no credential ever reaches the signed log host.
 // SPEC B4, E1–E4, J1–J2, K3–K5, K8, M5.
 import { randomUUID } from 'node:crypto';
-import { GitHubError, type GitHubPort, type IssueCommentInfo } from '../app/github-port.js';
+import { ProviderError, type ProviderPort, type IssueCommentInfo } from '../app/provider-port.js';
 import { isOwnStatusContext } from '../core/commit-status.js';
 import { memoryEtagStore, type ConditionalStore } from './etag-cache.js';
 import { glanceQuery, readingQuery, toGlances, toReadings, type PollQueryAnswer } from './graphql-poll.js';
-import { toGitHubError } from './errors.js';
+import { toProviderError } from './errors.js';
 import { createClientRouter, type GitHubAuth } from './installations.js';
 import { silentGitHubLog, type GitHubClient, type GitHubLog, type GitHubRequestObserver } from './octokit.js';
 import {
@@ -66,7 +66,7 @@ interface Page<T> {
   link: string | null;
 }
 
-export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
+export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
   const log = opts.log ?? silentGitHubLog;
   /** The last rate limit each resource's answers carried (x-ratelimit-*). */
   const limits = new Map<string, { remaining: number; limit: number; reset: number }>();
@@ -116,7 +116,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
   }
   let self: Promise<string | null> | null = null;
 
-  /** Runs one call on the repository's client, mapping what GitHub refuses to GitHubError. */
+  /** Runs one call on the repository's client, mapping what GitHub refuses to ProviderError. */
   async function onRepo<T>(
     repository: string,
     what: string,
@@ -128,7 +128,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
       const gh = await (lane === 'default' ? router.forRepository(owner, repo) : router.forBulkReads(owner, repo));
       return await call(gh, owner, repo);
     } catch (err) {
-      throw toGitHubError(err, `${what} ${owner}/${repo}`);
+      throw toProviderError(err, `${what} ${owner}/${repo}`);
     }
   }
 
@@ -288,7 +288,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
         const status = res.status as number;
         const location = res.headers.location;
         if (status < 300 || status >= 400 || typeof location !== 'string' || location === '') {
-          throw new GitHubError(
+          throw new ProviderError(
             502,
             `GET job logs ${owner}/${repo} job ${jobId}: expected a redirect, got ${status}`,
             false,
@@ -347,7 +347,7 @@ export function createGitHub(opts: CreateGitHubOptions): GitHubPort {
         return toIssueComment(data);
       }),
 
-    updateIssueComment: (repository, commentId, body) =>
+    updateIssueComment: (repository, _number, commentId, body) =>
       onRepo(repository, 'PATCH issue comment', async (gh, owner, repo) => {
         const { data } = await gh.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
         return toIssueComment(data);
@@ -398,7 +398,7 @@ async function readSelfLogin(app: GitHubClient | null, token: GitHubClient | nul
   } catch (err) {
     // An installation token (e.g. Actions' GITHUB_TOKEN) may not read GET /user: identity unknown.
     if ((err as { status?: unknown }).status === 403) return null;
-    throw toGitHubError(err, app !== null ? 'GET /app' : 'GET /user');
+    throw toProviderError(err, app !== null ? 'GET /app' : 'GET /user');
   }
 }
 

@@ -1,8 +1,8 @@
-// SPEC K3, K4: GitHubPort.compareCommits through the Octokit adapter against the fake GitHub (a real
+// SPEC K3, K4: ProviderPort.compareCommits through the Octokit adapter against the fake GitHub (a real
 // HTTP server whose answers are checked against GitHub's OpenAPI schema for compare).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GitHubError, type GitHubPort } from '../app/github-port.js';
+import { ProviderError, type ProviderPort } from '../app/provider-port.js';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/server.js';
 import { createGitHub } from './client.js';
 import { toComparedFile } from './to-port.js';
@@ -12,7 +12,7 @@ const HEAD = '2'.repeat(40);
 
 describe('GitHub adapter: compareCommits', () => {
   let fake: FakeGitHub;
-  let github: GitHubPort;
+  let github: ProviderPort;
 
   before(async () => {
     fake = await startFakeGitHub();
@@ -79,14 +79,14 @@ describe('GitHub adapter: compareCommits', () => {
     assert.deepEqual(await github.compareCommits('acme/shop', HEAD, HEAD), { files: [], truncated: false });
   });
 
-  test('E4: an unknown commit is a GitHubError 404, not retryable; a 5xx is retryable', async () => {
+  test('E4: an unknown commit is a ProviderError 404, not retryable; a 5xx is retryable', async () => {
     const missing = await github.compareCommits('acme/shop', BASE, 'd'.repeat(40)).catch((e: unknown) => e);
-    assert.ok(missing instanceof GitHubError);
+    assert.ok(missing instanceof ProviderError);
     assert.equal(missing.status, 404);
     assert.equal(missing.retryable, false);
     fake.failNext(/\/compare\//, [502]);
     const down = await github.compareCommits('acme/shop', BASE, HEAD).catch((e: unknown) => e);
-    assert.ok(down instanceof GitHubError);
+    assert.ok(down instanceof ProviderError);
     assert.equal(down.retryable, true);
   });
 

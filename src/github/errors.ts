@@ -1,7 +1,7 @@
-// Maps whatever Octokit throws to the port's GitHubError once, at the edge: the status, a message
+// Maps whatever Octokit throws to the port's ProviderError once, at the edge: the status, a message
 // that names the request but never its headers (tokens), and whether trying again later may help
 // (5xx, network failures, rate limits that outlasted the throttling plugin's patience). SPEC E4.
-import { GitHubError } from '../app/github-port.js';
+import { ProviderError } from '../app/provider-port.js';
 
 interface RequestErrorLike {
   status: number;
@@ -36,14 +36,14 @@ function isRetryable(
 }
 
 /**
- * An HTTP answer (or a network failure, which Octokit reports as status 500) becomes a GitHubError;
+ * An HTTP answer (or a network failure, which Octokit reports as status 500) becomes a ProviderError;
  * anything else (a malformed private key, a bug) is unexpected and is returned unchanged.
  * `what` names the call (e.g. "GET /repos/acme/shop/pulls/7"); it must not carry credentials.
  */
-export function toGitHubError(err: unknown, what: string): unknown {
-  if (err instanceof GitHubError || !isRequestErrorLike(err)) return err;
+export function toProviderError(err: unknown, what: string): unknown {
+  if (err instanceof ProviderError || !isRequestErrorLike(err)) return err;
   const headers = err.response?.headers;
-  return new GitHubError(
+  return new ProviderError(
     err.status,
     `${what}: ${err.status} ${err.message}`,
     isRetryable(err.status, headers, err.message),

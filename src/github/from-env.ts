@@ -5,7 +5,7 @@
 // stay fast. Missing or bad credentials are a ConfigError (exit code 2).
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { GitHubPort } from '../app/github-port.js';
+import type { ProviderPort } from '../app/provider-port.js';
 import { ConfigError } from '../config/errors.js';
 import { envSchema } from '../config/schema.js';
 import type { CreateGitHubOptions } from './client.js';
@@ -54,11 +54,11 @@ function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
   };
 }
 
-/** A GitHubPort over the client the environment describes; Octokit is loaded on the first call. */
-export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): GitHubPort {
+/** A ProviderPort over the client the environment describes; Octokit is loaded on the first call. */
+export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderPort {
   const options = readGitHubEnv(env);
-  let client: Promise<GitHubPort> | null = null;
-  const gh = (): Promise<GitHubPort> => (client ??= import('./client.js').then((m) => m.createGitHub(options)));
+  let client: Promise<ProviderPort> | null = null;
+  const gh = (): Promise<ProviderPort> => (client ??= import('./client.js').then((m) => m.createGitHub(options)));
   return {
     getPullRequest: async (...a) => (await gh()).getPullRequest(...a),
     listCheckRuns: async (...a) => (await gh()).listCheckRuns(...a),

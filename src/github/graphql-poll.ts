@@ -9,7 +9,7 @@ import type {
   PullRequestGlance,
   PullRequestInfo,
   PullRequestReading,
-} from '../app/github-port.js';
+} from '../app/provider-port.js';
 import { isOwnStatusContext } from '../core/commit-status.js';
 
 /** Contexts read per head in one query; a head with more is read by REST instead. */

@@ -4,12 +4,28 @@
 // reading stopped at `maxBytes` with a marker saying where; timestamps and ANSI escapes stripped.
 import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import {
+  LOG_KEEP_BYTES,
+  LOG_LINES_DEFAULT,
+  LOG_LINES_MAX,
+  LOG_MAX_BYTES,
+  LOG_TIMEOUT_MS,
+  TailBuffer,
+  renderTail,
+  stripAnsi,
+  type LogTail,
+} from '../core/log-tail.js';
 
-const LOG_KEEP_BYTES = 256 * 1024;
-export const LOG_MAX_BYTES = 32 * 1024 * 1024;
-export const LOG_LINES_DEFAULT = 200;
-export const LOG_LINES_MAX = 2000;
-const LOG_TIMEOUT_MS = 60_000;
+// The tail and its rendering are core's (core/log-tail.ts), shared with GitLab's job trace.
+export {
+  cutMarker,
+  LOG_LINES_DEFAULT,
+  LOG_LINES_MAX,
+  LOG_MAX_BYTES,
+  TailBuffer,
+  type LogTail,
+} from '../core/log-tail.js';
+
 /** Redirects followed after the signed URL itself (each one https only). */
 const LOG_MAX_REDIRECTS = 3;
 
@@ -47,17 +63,6 @@ export interface FetchLogTailOptions {
   timeoutMs?: number;
 }
 
-export interface LogTail {
-  /** The last lines, cleaned; when the read was cut, a last marker line says where. */
-  text: string;
-  /** True when `text` is not the whole log: earlier lines dropped, or the end never read. */
-  truncated: boolean;
-  /** Where reading stopped when the end of the log was not read; null when it was read to the end. */
-  cutAtBytes: number | null;
-  /** Bytes of the body read. */
-  bytesRead: number;
-}
-
 /** Reads the tail of the log at `url`. A failed read rejects with a LogReadError (bad options: RangeError). */
 export async function fetchLogTail(url: string, opts: FetchLogTailOptions = {}): Promise<LogTail> {
   const keepBytes = positiveInt(opts.keepBytes, LOG_KEEP_BYTES, 'keepBytes');
@@ -76,7 +81,7 @@ export async function fetchLogTail(url: string, opts: FetchLogTailOptions = {}):
         signal: deadline.signal,
         timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS,
       });
-      if (answer.kind === 'body') return renderTail(answer, lines);
+      if (answer.kind === 'body') return renderTail(answer, lines, cleanLogLine);
       if (redirects >= LOG_MAX_REDIRECTS) {
         throw new LogReadError(
           'too_many_redirects',
@@ -198,83 +203,11 @@ function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
   });
 }
 
-// --- The tail -------------------------------------------------------------------------------------
-
-/** A ring buffer holding the last `capacity` bytes written; its memory never grows past that. */
-export class TailBuffer {
-  private readonly ring: Buffer;
-  private end = 0; // next write position
-  private full = false;
-  /** Bytes written that are no longer held. */
-  dropped = 0;
-
-  constructor(readonly capacity: number) {
-    this.ring = Buffer.alloc(capacity);
-  }
-
-  write(chunk: Buffer): void {
-    const cap = this.capacity;
-    if (chunk.length >= cap) {
-      this.dropped += this.held() + chunk.length - cap;
-      chunk.copy(this.ring, 0, chunk.length - cap);
-      this.end = 0;
-      this.full = true;
-      return;
-    }
-    const overflow = Math.max(0, this.held() + chunk.length - cap);
-    this.dropped += overflow;
-    const first = Math.min(chunk.length, cap - this.end);
-    chunk.copy(this.ring, this.end, 0, first);
-    chunk.copy(this.ring, 0, first);
-    const next = this.end + chunk.length;
-    if (next >= cap) this.full = true;
-    this.end = next % cap;
-  }
-
-  held(): number {
-    return this.full ? this.capacity : this.end;
-  }
-
-  /** The held bytes, oldest first (a copy). */
-  bytes(): Buffer {
-    if (!this.full) return Buffer.from(this.ring.subarray(0, this.end));
-    return Buffer.concat([this.ring.subarray(this.end), this.ring.subarray(0, this.end)]);
-  }
-}
-
 // --- Cleaning -------------------------------------------------------------------------------------
 
 /** GitHub's per-line timestamp, e.g. `2026-11-30T02:11:36.1234567Z `. */
 const TIMESTAMP = /^\uFEFF?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?/;
-/** OSC (to BEL or ST), CSI (7- and 8-bit), other ESC sequences, and any stray ESC. */
-const ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|(?:\x1b\[|\u009b)[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|\x1b/g;
-
 /** One log line as a person would read it: no timestamp, no terminal escapes. */
 export function cleanLogLine(line: string): string {
-  return line.replace(TIMESTAMP, '').replace(ANSI, '');
-}
-
-export function cutMarker(bytes: number): string {
-  return `[fixloop: log cut after ${bytes} bytes; the end of the job log was not read]`;
-}
-
-function renderTail(answer: { tail: TailBuffer; bytesRead: number; cut: boolean }, lines: number): LogTail {
-  let raw = answer.tail.bytes();
-  const startDropped = answer.tail.dropped > 0;
-  if (startDropped) {
-    // The first held line is most likely a fragment (and may start mid-character): drop it.
-    const nl = raw.indexOf(0x0a);
-    if (nl !== -1) raw = raw.subarray(nl + 1);
-  }
-  const all = raw.toString('utf8').split('\n');
-  if (all.length > 0 && all[all.length - 1] === '') all.pop(); // the newline ending the last line
-  const kept = all.slice(-lines).map((l) => cleanLogLine(l.endsWith('\r') ? l.slice(0, -1) : l));
-  const cutAtBytes = answer.cut ? answer.bytesRead : null;
-  if (cutAtBytes !== null) kept.push(cutMarker(cutAtBytes));
-  return {
-    text: kept.join('\n'),
-    truncated: startDropped || answer.cut || all.length > lines,
-    cutAtBytes,
-    bytesRead: answer.bytesRead,
-  };
+  return stripAnsi(line.replace(TIMESTAMP, ''));
 }

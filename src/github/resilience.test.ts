@@ -3,7 +3,7 @@
 // Octokit plugins own the timers); the waits are one or two seconds.
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GitHubError, type GitHubPort } from '../app/github-port.js';
+import { ProviderError, type ProviderPort } from '../app/provider-port.js';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/server.js';
 import { createGitHub, type CreateGitHubOptions } from './client.js';
 
@@ -12,7 +12,7 @@ const PULL = /\/repos\/acme\/shop\/pulls\/7$/;
 
 describe('GitHub adapter: retries and rate limits (E4)', () => {
   let fake: FakeGitHub;
-  let client: (extra?: Partial<CreateGitHubOptions>) => GitHubPort;
+  let client: (extra?: Partial<CreateGitHubOptions>) => ProviderPort;
 
   beforeEach(async () => {
     fake = await startFakeGitHub();
@@ -39,10 +39,10 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     assert.ok(Date.now() - started >= 95, `backed off (${Date.now() - started} ms)`);
   });
 
-  test('E4: 5xx beyond the retries is a retryable GitHubError after 1 + 3 requests', async () => {
+  test('E4: 5xx beyond the retries is a retryable ProviderError after 1 + 3 requests', async () => {
     fake.failNext(PULL, [503, 503, 503, 503, 503]);
     await assert.rejects(client().getPullRequest(REPO, 7), (err: unknown) => {
-      assert.ok(err instanceof GitHubError);
+      assert.ok(err instanceof ProviderError);
       assert.equal(err.status, 503);
       assert.equal(err.retryable, true);
       return true;
@@ -54,7 +54,7 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     fake.failNext(PULL, [422]);
     await assert.rejects(
       client().getPullRequest(REPO, 7),
-      (err: unknown) => err instanceof GitHubError && err.status === 422 && !err.retryable,
+      (err: unknown) => err instanceof ProviderError && err.status === 422 && !err.retryable,
     );
     assert.equal(fake.requestsTo(PULL).length, 1);
   });
@@ -84,11 +84,11 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     assert.ok(Date.now() - started >= 1000);
   });
 
-  test('E4: rate limited past the allowed retries is a retryable GitHubError, each retry after the wait', async () => {
+  test('E4: rate limited past the allowed retries is a retryable ProviderError, each retry after the wait', async () => {
     fake.rateLimitNext(PULL, 1, { kind: 'secondary', status: 403 });
     fake.rateLimitNext(PULL, 1, { kind: 'secondary', status: 403 });
     await assert.rejects(client({ throttle: { onRateLimitRetries: 1 } }).getPullRequest(REPO, 7), (err: unknown) => {
-      assert.ok(err instanceof GitHubError);
+      assert.ok(err instanceof ProviderError);
       assert.equal(err.status, 403);
       assert.equal(err.retryable, true);
       return true;
@@ -98,12 +98,12 @@ describe('GitHub adapter: retries and rate limits (E4)', () => {
     assert.ok(attempts[1]!.at - attempts[0]!.at >= 1000);
   });
 
-  test('E4: a wait longer than maxWaitSeconds is not sat out: retryable GitHubError after 1 request', async () => {
+  test('E4: a wait longer than maxWaitSeconds is not sat out: retryable ProviderError after 1 request', async () => {
     fake.rateLimitNext(PULL, 3600, { kind: 'primary', status: 429 });
     const started = Date.now();
     await assert.rejects(
       client({ throttle: { maxWaitSeconds: 60 } }).getPullRequest(REPO, 7),
-      (err: unknown) => err instanceof GitHubError && err.status === 429 && err.retryable,
+      (err: unknown) => err instanceof ProviderError && err.status === 429 && err.retryable,
     );
     assert.equal(fake.requestsTo(PULL).length, 1);
     assert.ok(Date.now() - started < 1000);

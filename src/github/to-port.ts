@@ -9,7 +9,7 @@ import type {
   IssueCommentInfo,
   PullRequestInfo,
   ReviewInfo,
-} from '../app/github-port.js';
+} from '../app/provider-port.js';
 
 interface Account {
   login: string;

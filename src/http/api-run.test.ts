@@ -7,7 +7,7 @@ import { beforeEach, describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { createAgentWorld, type AgentWorld } from '../../test/support/agent-fakes.js';
 import { createResolveRun } from '../app/agent-ops.js';
-import { GitHubError, type GitHubPort } from '../app/github-port.js';
+import { ProviderError, type ProviderPort } from '../app/provider-port.js';
 import type { Logger } from '../app/ports.js';
 import { AgentOpsError, type ResolveRun } from '../app/agent-ops-port.js';
 import { createApi } from './api.js';
@@ -60,10 +60,10 @@ function assertDocumented(method: string, path: string, status: number, body: un
 const errors: unknown[] = [];
 const logger: Logger = { debug() {}, info() {}, warn() {}, error: (o) => void errors.push(o) };
 
-function github(): Pick<GitHubPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> {
+function github(): Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl'> {
   return {
     async getPullRequest(repository, number) {
-      if (number === 404) throw new GitHubError(404, 'Not Found', false);
+      if (number === 404) throw new ProviderError(404, 'Not Found', false);
       return {
         repository,
         number,

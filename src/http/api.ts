@@ -8,7 +8,7 @@ import { routeRepository } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
-import { GitHubError } from '../app/github-port.js';
+import { ProviderError } from '../app/provider-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
 import {
@@ -49,7 +49,7 @@ export interface ApiDeps {
 }
 
 const newTask = z.object({
-  repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name'),
+  repository: z.string().regex(/^[\w.-]+(\/[\w.-]+){1,20}$/, 'owner/name, or a GitLab project path group/…/name'),
   pullRequest: z.number().int().positive(),
   branch: z.string().min(1).max(255),
   resumeRef: z.string().max(500).optional(),
@@ -68,7 +68,7 @@ const taskListQuery = z.object({
   state: z.enum(TASK_STATES).optional(),
   repository: z
     .string()
-    .regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name')
+    .regex(/^[\w.-]+(\/[\w.-]+){1,20}$/, 'owner/name, or a GitLab project path group/…/name')
     .optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   after: z.coerce.number().int().min(0).optional(),
@@ -405,7 +405,7 @@ export function createApi(deps: ApiDeps): Hono {
         await deps.prChecks({ repository: `${owner}/${repo}`, number, failingOnly: failing === 'true', logLines }),
       );
     } catch (err) {
-      if (!(err instanceof GitHubError)) throw err;
+      if (!(err instanceof ProviderError)) throw err;
       if (err.status === 404)
         return problem(
           c,
@@ -413,7 +413,7 @@ export function createApi(deps: ApiDeps): Hono {
           'not_found',
           `GitHub has no pull request ${owner}/${repo}#${number} these credentials can see`,
         );
-      return problem(c, 502, 'github_refused', `GitHub answered ${err.status}: ${err.message}`);
+      return problem(c, 502, 'github_refused', `${err.host} answered ${err.status}: ${err.message}`);
     }
   });
 

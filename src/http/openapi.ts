@@ -415,8 +415,9 @@ const schemas = {
     properties: {
       repository: {
         type: 'string',
-        pattern: '^[\\w.-]+/[\\w.-]+$',
-        description: "`owner/name` of a configured Work's data repository.",
+        pattern: '^[\\w.-]+(/[\\w.-]+){1,20}$',
+        description:
+          "`owner/name` of a configured Work's data repository; for a gitlab Work, the project's path (`group/sub/name`).",
       },
       pullRequest: { type: 'integer', minimum: 1 },
       branch: { type: 'string', minLength: 1, maxLength: 255 },
@@ -1546,7 +1547,7 @@ const paths = {
       operationId: 'receiveGitLabWebhook',
       summary: 'GitLab webhook',
       description:
-        'Receives a GitLab delivery (Pipeline, Job, Merge Request and Note hooks, SPEC Q1), checks its X-Gitlab-Token in constant time against GITLAB_WEBHOOK_SECRET (any configured secret, for rotation) before reading the body, and answers only once what it carries has been durably committed. 404 when no GitLab secret is configured.',
+        "Receives a GitLab delivery (Pipeline, Job, Merge Request and Note hooks, SPEC Q1), checks its X-Gitlab-Token in constant time against GITLAB_WEBHOOK_SECRET (any configured secret, for rotation) before reading the body, then, where GITLAB_WEBHOOK_SIGNING_TOKEN is configured, the body's webhook-signature (HMAC-SHA256 over webhook-id, webhook-timestamp and the body, the timestamp within five minutes), and answers only once what it carries has been durably committed. 404 when neither is configured.",
       tags: ['webhooks'],
       security: open,
       parameters: [
@@ -1560,8 +1561,17 @@ const paths = {
         {
           name: 'X-Gitlab-Token',
           in: 'header',
-          required: true,
-          description: "The webhook's secret token; this, not a bearer token, authenticates the request.",
+          required: false,
+          description:
+            "The webhook's secret token; this (or the signature), not a bearer token, authenticates the request. Required when GITLAB_WEBHOOK_SECRET is set.",
+          schema: { type: 'string' },
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: false,
+          description:
+            '`v1,<base64 HMAC-SHA256>` (space-separated for several), with `webhook-id` and `webhook-timestamp`; required when GITLAB_WEBHOOK_SIGNING_TOKEN is set.',
           schema: { type: 'string' },
         },
         {
@@ -1589,7 +1599,8 @@ const paths = {
           content: json({ anyOf: [schemaRef('WebhookRejected'), schemaRef('Problem')] }),
         },
         '401': {
-          description: 'X-Gitlab-Token is missing or matches no configured secret; nothing is read or stored.',
+          description:
+            'X-Gitlab-Token is missing or matches no configured secret (nothing is read), or the signature does not verify; nothing is stored.',
           content: json(schemaRef('Problem')),
         },
         '404': { description: 'No GitLab secret is configured: the route is not set up.' },

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { RunSpec } from '../app/ports.js';
 import { runSpecFixture } from '../../test/support/fixtures.js';
 import { createCommandRunner, DENIED_ENV, type CommandRunnerOptions } from './command.js';
+import { SECRET_FILE_VARIABLES } from '../config/schema.js';
 import { RunnerError } from './errors.js';
 
 const NODE = process.execPath;
@@ -126,6 +127,10 @@ test('the hard deny list covers the service secrets', () => {
   ]) {
     assert.ok(DENIED_ENV.has(name), name);
   }
+});
+
+test('every secret the config reads, and the variable naming its file, is on the hard deny list', () => {
+  for (const pair of SECRET_FILE_VARIABLES) for (const name of pair) assert.ok(DENIED_ENV.has(name), name);
 });
 
 test('argv is not a shell: hostile text stays one literal argument and runs nothing', async () => {

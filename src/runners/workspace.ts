@@ -98,7 +98,8 @@ export interface GitWorkspacePreparer {
   prepare(spec: RunSpec): Promise<PreparedWorkspace>;
 }
 
-const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+/** `owner/name`, or a GitLab project's `group/sub/project` (issue 19): two segments or more. */
+const REPOSITORY = /^[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)+$/;
 /** Letters, digits and the punctuation branch names use; git's own check follows (checkBranchName). */
 const BRANCH_CHARS = /^[\p{L}\p{N}._/+@#,=%!-]+$/u;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -243,7 +244,8 @@ export function createWorkspacePreparer(opts: WorkspaceOptions): GitWorkspacePre
 
 /**
  * The credential as git configuration in the environment, scoped to the repository's URL
- * (`http.<url>.extraHeader`), in the form GitHub accepts for installation tokens.
+ * (`http.<url>.extraHeader`), in the form GitHub accepts for installation tokens — and GitLab for an
+ * access token, which it takes as the password of any user name.
  */
 function authHeaderEnv(url: string, token: string): Record<string, string> {
   // Printable ASCII only: a token can never add a header line or a second config entry.

@@ -1,6 +1,6 @@
 // app.yml, the GitHub App manifest (SPEC M5): it subscribes to exactly the events the classifier
 // handles, and asks for exactly the permissions fixloop's GitHub calls need — each permission used by
-// at least one call, each call covered. The table below is the map from each GitHubPort method (and
+// at least one call, each call covered. The table below is the map from each ProviderPort method (and
 // the workspace token) to the permission GitHub's REST docs name for its endpoint; a new method fails
 // the test until it is added here, and its permission to app.yml.
 import { describe, test } from 'node:test';

@@ -9,14 +9,14 @@ import { createGitHub } from '../../src/github/client.js';
 import { prChecks } from '../../src/app/pr-checks.js';
 import { fetchLogTail } from '../../src/github/job-log.js';
 import { run } from '../../src/cli/main.js';
-import type { GitHubPort } from '../../src/app/github-port.js';
+import type { ProviderPort } from '../../src/app/provider-port.js';
 
 const REPO = 'acme/shop';
 const SHA = 'ab'.repeat(20);
 
 describe('pr checks against the fake GitHub (J1, J2)', () => {
   let fake: FakeGitHub;
-  let github: GitHubPort;
+  let github: ProviderPort;
   let token: string;
   const jobs: number[] = [];
 

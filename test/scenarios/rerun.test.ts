@@ -13,7 +13,7 @@ import { createLedger } from '../../src/ledger/ledger.js';
 import { createGitHub } from '../../src/github/client.js';
 import { createRerun, RERUN_HOLD_MS, type RerunOutcome, type RerunRequest } from '../../src/app/rerun.js';
 import type { Ledger } from '../../src/app/ledger-port.js';
-import type { GitHubPort } from '../../src/app/github-port.js';
+import type { ProviderPort } from '../../src/app/provider-port.js';
 
 const REPO = 'acme/shop';
 const HEAD = 'd'.repeat(40);
@@ -23,7 +23,7 @@ interface World {
   tdb: TestDatabase;
   fake: FakeGitHub;
   clock: FakeClock;
-  github: GitHubPort;
+  github: ProviderPort;
   dbs: Db[];
   /** A ledger on its own connection to the one database: another replica. */
   replica(): Ledger;

@@ -104,7 +104,7 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.removeLabel('acme/shop', 7, 'bug');
     await asApp.removeLabel('acme/shop', 7, 'absent');
     const comment = await asApp.createIssueComment('acme/shop', 7, '<!-- fixloop-state -->');
-    await asApp.updateIssueComment('acme/shop', comment.id, '<!-- fixloop-state -->\n{}');
+    await asApp.updateIssueComment('acme/shop', 7, comment.id, '<!-- fixloop-state -->\n{}');
     await asApp.listIssueComments('acme/shop', 7);
     await asApp.listReviews('acme/shop', 7);
     await asApp.selfLogin();

@@ -1,6 +1,9 @@
-// The part of GitHub fixloop reads and writes, declared by the use-cases that need it (poll, green
-// gate, pr checks, hand-off). The Octokit adapter in src/github/ implements it; tests use a real
-// fake GitHub server behind the same adapter. SPEC B4, E1–E4, J1–J2, K5, K8.
+// The part of a code host fixloop reads and writes, declared by the use-cases that need it (poll,
+// green gate, pr checks, hand-off), in GitHub's vocabulary: a pull request, check runs, commit
+// statuses, issue comments, reviews. Two adapters implement it side by side: src/github/ (Octokit)
+// and src/gitlab/ (gitbeaker), which maps a merge request, its pipeline's jobs, notes and reviewer
+// states onto the same records; app/providers.ts routes each repository to its Work's provider.
+// Tests use real fake servers behind the same adapters. SPEC B4, E1–E4, J1–J2, K5, K8, Q1.
 
 export interface PullRequestInfo {
   repository: string; // owner/name, lower-case
@@ -27,7 +30,10 @@ export interface CheckRunInfo {
   startedAt: string | null;
   completedAt: string | null;
   detailsUrl: string | null;
-  /** The GitHub App that ran it ("github-actions" for Actions jobs, whose job id is the check run id). */
+  /**
+   * The GitHub App that ran it ("github-actions" for Actions jobs, whose job id is the check run id);
+   * "gitlab-ci" for a GitLab pipeline's job (its id is the job id).
+   */
   appSlug: string | null;
   outputTitle: string | null;
   outputSummary: string | null;
@@ -114,19 +120,30 @@ export interface RateLimitState {
   resetAt: string;
 }
 
-/** A GitHub answer fixloop can act on: its status, and whether trying again later may help. */
-export class GitHubError extends Error {
+export type ProviderName = 'github' | 'gitlab';
+
+/** A code host's answer fixloop can act on: its status, and whether trying again later may help. */
+export class ProviderError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly retryable: boolean,
+    readonly provider: ProviderName = 'github',
   ) {
     super(message);
-    this.name = 'GitHubError';
+    this.name = 'ProviderError';
+  }
+
+  /** The host's name as a person reads it ("GitHub answered 404 …"). */
+  get host(): string {
+    return this.provider === 'gitlab' ? 'GitLab' : 'GitHub';
   }
 }
 
-export interface GitHubPort {
+/** The apps whose check runs are CI jobs with a readable log: GitHub Actions, and GitLab CI's jobs. */
+export const CI_JOB_APPS: readonly string[] = ['github-actions', 'gitlab-ci'];
+
+export interface ProviderPort {
   getPullRequest(repository: string, number: number): Promise<PullRequestInfo>;
   /** Every check run for the ref, all pages. */
   listCheckRuns(repository: string, ref: string): Promise<CheckRunInfo[]>;
@@ -137,8 +154,23 @@ export interface GitHubPort {
   /** The signed URL the jobs-logs endpoint redirects to (302 Location); never followed with credentials. */
   jobLogUrl(repository: string, jobId: number): Promise<string>;
   /**
+   * J2 where the host serves a job's log itself (GitLab's job trace, read with the API token): the
+   * tail under the same bounds as a signed URL's. null (or absent): read it through jobLogUrl.
+   */
+  readJobLog?(
+    repository: string,
+    jobId: number,
+    opts: { lines: number },
+  ): Promise<{ text: string; truncated: boolean } | null>;
+  /**
+   * F1/F2 where webhooks carry no author association (GitLab): the login's standing with the
+   * repository, in GitHub's association words (GitLab: Owner → OWNER, Maintainer → MEMBER,
+   * Developer → COLLABORATOR, less → NONE); null when it cannot be read.
+   */
+  authorAssociation?(repository: string, login: string): Promise<string | null>;
+  /**
    * The workflow run an Actions job belongs to (an Actions check run's id is its job id), from the
-   * jobs API; a 404 (GitHubError) when the check run is no Actions job (issue 17).
+   * jobs API; a 404 (ProviderError) when the check run is no Actions job (issue 17).
    */
   workflowRunOfJob(repository: string, jobId: number): Promise<number>;
   /** Re-runs the failed jobs of a completed workflow run (needs `actions: write`; issue 17). */
@@ -149,7 +181,8 @@ export interface GitHubPort {
   removeLabel(repository: string, number: number, label: string): Promise<void>;
   listIssueComments(repository: string, number: number): Promise<IssueCommentInfo[]>;
   createIssueComment(repository: string, number: number, body: string): Promise<IssueCommentInfo>;
-  updateIssueComment(repository: string, commentId: number, body: string): Promise<IssueCommentInfo>;
+  /** Edits one of fixloop's own comments on the pull request (GitLab addresses a note through its merge request). */
+  updateIssueComment(repository: string, number: number, commentId: number, body: string): Promise<IssueCommentInfo>;
   listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
   /** The files changed from `base` to `head` (three-dot: from their merge base), as one comparison. */
   compareCommits(repository: string, base: string, head: string): Promise<Comparison>;
@@ -162,6 +195,6 @@ export interface GitHubPort {
   readPullRequests?(repository: string, numbers: number[]): Promise<Map<number, PullRequestReading>>;
   /** What GitHub's answers last said of each rate limit (x-ratelimit-*). */
   rateLimits?(): RateLimitState[];
-  /** The login fixloop acts as (its own identity never rings a doorbell, F2). */
-  selfLogin(): Promise<string | null>;
+  /** The login fixloop acts as on the repository's host (its own identity never rings a doorbell, F2). */
+  selfLogin(repository?: string): Promise<string | null>;
 }
