@@ -270,7 +270,8 @@ export function createDispatcher(deps: DispatchDeps) {
             url: null,
             output: rejection.body,
           } as const)
-        : ({ source: rejection.source, reviewer: null, body: rejection.body } as const);
+        : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
+          ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
     let frame;
     if (life?.retryOf != null) {
       const previous = await deps.agent.life(life.retryOf);

@@ -14,6 +14,7 @@ export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
 /** A failing run's output shown at most (A1: CI text is bounded wherever it is shown). */
 const OUTPUT_TITLE_CHARS = 300;
+const GITLAB_CI_APP = 'gitlab-ci';
 const OUTPUT_SUMMARY_CHARS = 4000;
 
 /**
@@ -103,7 +104,11 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
             summary: r.outputSummary ? boundText(r.outputSummary, OUTPUT_SUMMARY_CHARS) : null,
           },
         }
-      : {}),
+      : // A GitLab job counted as passed without succeeding (allowed to fail, skipped) says what it was
+        // in its title (src/gitlab/to-port.ts); a passing run of any other app shows no output.
+        r.appSlug === GITLAB_CI_APP && r.outputTitle
+        ? { output: { title: boundText(r.outputTitle, OUTPUT_TITLE_CHARS), summary: null } }
+        : {}),
   }));
   const statusEntries: StatusEntry[] = statuses.map((s) => ({
     kind: 'status',

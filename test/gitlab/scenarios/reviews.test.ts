@@ -1,0 +1,199 @@
+// Issue 19, SPEC F1 with Q1/Q3, A3: "Request changes" on GitLab. GitLab keeps one state per reviewer
+// and announces a submitted review as a Merge Request hook `update` (no `oldrev`) whose only changes are
+// the reviewers' states (and its own updated_at/updated_by_id). A Developer-level reviewer whose state
+// becomes `requested_changes` resumes the agent once, with the review frame — which names the reviewer
+// and, since the hook carries no review text, tells the agent to read the merge request's threads —
+// and its redelivery is a duplicate. A non-member or a Reporter doing the same is refused for want of
+// standing; a reviewer approving is no rejection; an update that changes labels as well is a
+// merge-request change, not a review.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../../support/databases.js';
+import {
+  ACCESS,
+  GL_PROJECT,
+  gitlabTimeOf,
+  sha,
+  startGitLabHarness,
+  type GitLabHarness,
+  type Sent,
+} from '../../support/gitlab-harness.js';
+import { GITLAB_REVIEW_BODY } from '../../../src/core/classify-gitlab.js';
+
+type Row = { outcome: string; reason: string | null; detail: string | null };
+
+for (const kind of DATABASE_KINDS) {
+  describe(`GitLab reviewers requesting changes (${kind})`, () => {
+    let h: GitLabHarness;
+    let nextIid = 70;
+    before(async () => {
+      h = await startGitLabHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '3' } });
+      h.fake.addToken('stranger'); // a GitLab user, no member of the project
+      h.fake.addMember(GL_PROJECT, 'rita-reporter', ACCESS.reporter);
+      h.fake.addMember(GL_PROJECT, 'dev-dora', ACCESS.developer);
+    });
+    after(() => h.close());
+
+    async function newTask(): Promise<{ id: number; iid: number; head: string }> {
+      const iid = nextIid++;
+      const head = sha(String(iid % 10));
+      h.openMergeRequest(iid, { headSha: head });
+      const created = await h.api('POST', '/api/tasks', {
+        repository: GL_PROJECT,
+        pullRequest: iid,
+        branch: `agent/${iid}`,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return { id: created.body.id, iid, head };
+    }
+    const view = async (id: number) => (await h.api('GET', `/api/tasks/${id}`)).body;
+    const startsOf = (id: number) => h.runner.starts.filter((s) => s.taskId === id);
+
+    /** The fake's user id of `username` (a reviewer's `id` in the hook is GitLab's user id). */
+    function userId(username: string): number {
+      const found = Object.values(h.fake.state.users).find((u) => u.username === username);
+      assert.ok(found, `no GitLab user ${username}`);
+      return found.id;
+    }
+
+    /**
+     * The Merge Request hook GitLab sends when `reviewer` submits a review moving their state from
+     * `from` to `to`: an `update` without `oldrev`, its changes the reviewers (and updated_at and
+     * updated_by_id), plus whatever `also` adds. Built from the documented example as the harness builds it.
+     */
+    function reviewHook(
+      iid: number,
+      reviewer: string,
+      from: string,
+      to: string,
+      also: Record<string, unknown> = {},
+    ): any {
+      const p = h.mergeRequestHook(iid, { action: 'update' });
+      const id = userId(reviewer);
+      const who = { id, name: reviewer, username: reviewer, avatar_url: null };
+      const now = gitlabTimeOf(h.clock.now());
+      p.user = { ...p.user, id, name: reviewer, username: reviewer };
+      p.reviewers = [{ ...who, state: to }];
+      p.changes = {
+        updated_at: { previous: gitlabTimeOf(new Date(h.clock.now().getTime() - 60_000)), current: now },
+        updated_by_id: { previous: null, current: id },
+        reviewers: { previous: [{ ...who, state: from }], current: [{ ...who, state: to }] },
+        ...also,
+      };
+      return p;
+    }
+
+    async function send(body: unknown, o: { key?: string } = {}): Promise<Sent> {
+      const r = await h.hook('Merge Request Hook', body, o);
+      await h.app.settle();
+      return r;
+    }
+    const decisionsOf = async (key: string): Promise<Row[]> =>
+      (await h.api('GET', `/api/deliveries?delivery=${encodeURIComponent(key)}`)).body.decisions;
+    /** The kind the delivery was stored as (github.review or github.pull_request). */
+    async function storedKind(key: string): Promise<string[]> {
+      const rows = await h.app.db.kysely.selectFrom('events').select(['kind']).where('delivery_id', '=', key).execute();
+      return rows.map((r) => r.kind);
+    }
+
+    test('F1/A3: a Developer\'s "Request changes" resumes the agent once with the review frame (changes requested, no review text: read the threads); its redelivery is a duplicate and resumes nothing', async () => {
+      const t = await newTask();
+      const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'));
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      assert.deepEqual(await storedKind(r.key), ['github.review']);
+      const rows = await decisionsOf(r.key);
+      assert.ok(!rows.some((d) => d.outcome === 'refused'), JSON.stringify(rows));
+
+      const starts = startsOf(t.id);
+      assert.equal(starts.length, 1, 'the agent is resumed once');
+      const v = await view(t.id);
+      assert.equal(v.rejections.length, 1);
+      assert.equal(v.rejections[0].source, 'review');
+      assert.equal(v.attempts.length, 1);
+      assert.match(v.attempts[0].coordinate, /^review:\d+$/);
+
+      const prompt = starts[0]!.prompt;
+      assert.ok(
+        new RegExp(
+          `^A reviewer(?:, "dev-dora",)? requested changes on merge request ${GL_PROJECT}!${t.iid} at commit ${t.head}\\.`,
+        ).test(prompt),
+        prompt,
+      );
+      assert.ok(prompt.includes("Read the merge request's discussion threads"), prompt);
+      assert.ok(prompt.includes(GITLAB_REVIEW_BODY), 'the review frame says GitLab sent no review text');
+      assert.ok(!prompt.includes('pull request '), prompt);
+
+      const again = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'), { key: r.key });
+      assert.deepEqual([again.status, again.body.outcome], [200, 'duplicate']);
+      for (let i = 0; i < 2; i++) await h.nextTick();
+      assert.equal(startsOf(t.id).length, 1, 'a redelivery resumes nothing');
+      assert.equal((await view(t.id)).rejections.length, 1, 'and records no second rejection');
+    });
+
+    test('F1: the review frame names the reviewer, quoted', async () => {
+      const t = await newTask();
+      const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'));
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      const [start] = startsOf(t.id);
+      assert.ok(start, 'the agent is resumed');
+      assert.ok(
+        start.prompt.startsWith(
+          `A reviewer, "dev-dora", requested changes on merge request ${GL_PROJECT}!${t.iid} at commit ${t.head}.`,
+        ),
+        start.prompt.split('\n')[0],
+      );
+    });
+
+    for (const [who, level] of [
+      ['stranger', 'a non-member'],
+      ['rita-reporter', 'a Reporter'],
+    ] as const) {
+      test(`F1: "Request changes" from ${level} is refused for want of standing and resumes nothing`, async () => {
+        const t = await newTask();
+        const r = await send(reviewHook(t.iid, who, 'unreviewed', 'requested_changes'));
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        assert.deepEqual(await storedKind(r.key), ['github.review']);
+        const rows = await decisionsOf(r.key);
+        assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
+        const refused = rows.find((d) => d.outcome === 'refused');
+        assert.equal(refused?.reason, 'author_without_standing', JSON.stringify(rows));
+        assert.match(refused!.detail ?? '', new RegExp(`changes_requested by ${who}`));
+        await h.nextTick();
+        assert.equal(startsOf(t.id).length, 0, 'the agent is not resumed');
+        const v = await view(t.id);
+        assert.equal(v.rejections.length, 0);
+        assert.equal(v.attempts.length, 0);
+      });
+    }
+
+    test('F1: a reviewer going to `approved` is no rejection and resumes nothing', async () => {
+      const t = await newTask();
+      const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'approved'));
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      assert.deepEqual(await storedKind(r.key), ['github.pull_request'], 'not taken for a review');
+      const rows = await decisionsOf(r.key);
+      assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
+      await h.nextTick();
+      assert.equal(startsOf(t.id).length, 0);
+      assert.equal((await view(t.id)).rejections.length, 0);
+    });
+
+    test('F1: a merge-request update that changes labels as well as the reviewers is a merge-request change, not a review', async () => {
+      const t = await newTask();
+      const label = { id: 205, title: 'Platform', color: '#123123', project_id: h.projectId, type: 'ProjectLabel' };
+      const body = reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes', {
+        labels: { previous: [], current: [label] },
+      });
+      body.labels = [label];
+      body.object_attributes.labels = [label];
+      const r = await send(body);
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      assert.deepEqual(await storedKind(r.key), ['github.pull_request']);
+      const rows = await decisionsOf(r.key);
+      assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
+      await h.nextTick();
+      assert.equal(startsOf(t.id).length, 0, 'no review round');
+      assert.equal((await view(t.id)).rejections.length, 0);
+    });
+  });
+}
