@@ -163,7 +163,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     {
       github:
         adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github, ledger),
-      gitlab: adapters.gitlab !== undefined ? adapters.gitlab : gitlabFromConfig(config, logger),
+      gitlab: adapters.gitlab !== undefined ? adapters.gitlab : gitlabFromConfig(config, logger, ledger),
     },
     config.works,
   );

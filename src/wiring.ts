@@ -54,10 +54,17 @@ export function githubFromConfig(
   return null;
 }
 
-/** The GitLab port GITLAB_TOKEN describes (src/gitlab/client.ts); null without a token (Q1). */
-export function gitlabFromConfig(config: Pick<Config, 'gitlab'>, logger: Logger): ProviderPort | null {
+/**
+ * The GitLab port GITLAB_TOKEN describes (src/gitlab/client.ts); null without a token (Q1). `etags`:
+ * where its conditional GETs' answers are kept (the server passes the ledger's; default in memory).
+ */
+export function gitlabFromConfig(
+  config: Pick<Config, 'gitlab'>,
+  logger: Logger,
+  etags?: Parameters<typeof createGitLab>[0]['etags'],
+): ProviderPort | null {
   const g = config.gitlab;
-  return g.token ? createGitLab({ url: g.url, token: g.token, log: logger }) : null;
+  return g.token ? createGitLab({ url: g.url, token: g.token, log: logger, ...(etags ? { etags } : {}) }) : null;
 }
 
 /** How job logs are read (J1): https-only, credential-free, size-capped (github/job-log.ts). */

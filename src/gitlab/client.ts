@@ -2,8 +2,10 @@
 // for one instance and one access token, a merge request standing for a pull request, its pipeline's
 // jobs for check runs (to-port.ts writes the mapping down). Requests go through fixloop's own
 // requester (retries bounded, Retry-After honoured, the token only in a header); a job's trace is
-// streamed by a bare request so memory stays bounded (job-trace.ts). Every refusal becomes a
-// ProviderError with provider 'gitlab'. SPEC B4, E1–E4, F1–F2, J1–J2, K3–K5, K8, M4, Q1.
+// streamed by a bare request so memory stays bounded (job-trace.ts). Every GET is conditional: the
+// answer is kept with its ETag (in the ledger on the server, etag-store.ts in memory otherwise) and a
+// 304 reuses it. Every refusal becomes a ProviderError with provider 'gitlab'.
+// SPEC B4, E1–E4, F1–F2, J1–J2, K3–K5, K8, M4, N3, Q1.
 import {
   Commits,
   Jobs,
@@ -20,6 +22,7 @@ import { ProviderError, type IssueCommentInfo, type ProviderPort } from '../app/
 import { boundText } from '../core/bounded-text.js';
 import { isOwnStatusContext } from '../core/commit-status.js';
 import { GitLabHttpError, statusOf, toProviderError } from './errors.js';
+import { memoryGitLabEtagStore, type GitLabEtagStore } from './etag-store.js';
 import { readJobTrace } from './job-trace.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
@@ -63,6 +66,12 @@ export interface GitLabOptions {
    * (default 10 s). A finished job's trace does not change: each is read once and kept.
    */
   evidence?: { lines?: number; reads?: number; timeoutMs?: number };
+  /**
+   * Where conditional GETs' answers are kept (the server: the ledger, shared with the GitHub adapter,
+   * every key starting `gitlab:`). Default: in this process's memory, at most `etagCacheSize` (500).
+   */
+  etags?: GitLabEtagStore;
+  etagCacheSize?: number;
 }
 
 const PER_PAGE = 100;
@@ -94,7 +103,8 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
     backoffUnitMs: opts.retry?.backoffUnitMs ?? 1000,
   };
   let rateLimit: RateLimitSeen | null = null;
-  const requesterFn = fixloopRequester(policy, log, (seen) => (rateLimit = seen));
+  const etags = opts.etags ?? memoryGitLabEtagStore(opts.etagCacheSize ?? 500);
+  const requesterFn = fixloopRequester(policy, log, (seen) => (rateLimit = seen), etags);
   // rateLimits {}: GitLab says when to slow down (429, Retry-After); no client-side guess of its limits.
   const base = { host, token: opts.token, requesterFn, queryTimeout: opts.timeoutMs ?? 60_000, rateLimits: {} };
   const api = {

@@ -3,10 +3,13 @@
 // handler retries 429 and 502 ten times within a quarter second and never reads Retry-After; this one
 // waits what GitLab says a bounded number of times, retries 5xx and network failures only for reads
 // and idempotent writes (a POST may have taken effect), never follows a redirect with the token, and
-// tells the client each answer's RateLimit-* headers. SPEC E4.
+// tells the client each answer's RateLimit-* headers. With an ETag store, a GET is conditional: a
+// kept answer's ETag goes out as If-None-Match and GitLab's 304 returns the kept body (decision 0035).
+// SPEC E4, N3.
 import { createRequesterFn, type RequestOptions, type ResponseBodyTypes } from '@gitbeaker/requester-utils';
 import type { Logger } from '../app/ports.js';
 import { GitLabHttpError, GitLabNetworkError } from './errors.js';
+import type { GitLabEtagStore } from './etag-store.js';
 
 export interface RetryPolicy {
   /** Waits after a 429 before giving up (default 2). */
@@ -29,7 +32,28 @@ const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']
 
 type Requester = ReturnType<typeof createRequesterFn>;
 
-export function fixloopRequester(policy: RetryPolicy, log: Logger, seen: (limit: RateLimitSeen) => void): Requester {
+/** Every key this adapter writes to an ETag store starts so: the ledger's table is shared with GitHub's. */
+export const ETAG_KEY_PREFIX = 'gitlab:';
+/** An answer larger than this (characters of JSON) is not kept: it is read whole each time. */
+export const MAX_KEPT_ANSWER_CHARS = 1024 * 1024;
+/** A kept answer still in use is written again this often, so pruning by age never drops it. */
+const REFRESH_KEPT_MS = 3_600_000;
+/** The headers kept with an answer: what gitbeaker reads of a page (Link for the next one). */
+const KEPT_HEADERS = ['link', 'x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages'];
+
+interface KeptAnswer {
+  etag: string;
+  storedAt: string;
+  body: ResponseBodyTypes;
+  headers: Record<string, string>;
+}
+
+export function fixloopRequester(
+  policy: RetryPolicy,
+  log: Logger,
+  seen: (limit: RateLimitSeen) => void,
+  etags?: GitLabEtagStore,
+): Requester {
   return createRequesterFn(
     async (_service, options) => options,
     async (endpoint, raw) => {
@@ -41,6 +65,15 @@ export function fixloopRequester(policy: RetryPolicy, log: Logger, seen: (limit:
       const init: RequestInit = { method, headers: o.headers ?? {}, redirect: 'manual' };
       if (o.body !== undefined) init.body = o.body;
       if (o.signal !== undefined) init.signal = o.signal;
+
+      // Conditional: a GET of JSON on the caller's own behalf (no sudo). The key is the URL without
+      // userinfo — never a header, so never the token.
+      const key =
+        etags !== undefined && method === 'GET' && !o.asStream && o.headers?.sudo === undefined
+          ? `${ETAG_KEY_PREFIX}GET ${url.origin}${url.pathname}${url.search}`
+          : null;
+      let kept = key === null ? null : await readKept(etags!, key);
+      if (kept !== null) init.headers = { ...(o.headers ?? {}), 'if-none-match': kept.etag };
 
       let waits = 0;
       for (let failures = 0; ;) {
@@ -57,8 +90,31 @@ export function fixloopRequester(policy: RetryPolicy, log: Logger, seen: (limit:
           throw new GitLabNetworkError(`${method} ${url.pathname}: ${(err as Error).message}`, false, err);
         }
         observe(res.headers, seen);
-        if (res.ok)
-          return { body: await bodyOf(res), headers: Object.fromEntries(res.headers.entries()), status: res.status };
+        if (res.status === 304 && kept !== null) {
+          await res.body?.cancel();
+          if (!res.headers.has('link') && isFullPage(kept)) {
+            // A full page whose 304 says nothing of a next page (a proxy may drop Link): whether one
+            // was added since is unknown, so the page is read again, unconditionally.
+            kept = null;
+            init.headers = o.headers ?? {};
+            continue;
+          }
+          if (Date.now() - Date.parse(kept.storedAt) > REFRESH_KEPT_MS)
+            await etags!.putEtag(key!, kept.etag, keptValue(kept.body, kept.headers)).catch(() => undefined);
+          // The body is the kept one (the ETag is over the body); the headers are this answer's over
+          // the kept ones, so a page whose entries are unchanged still shows a next page added since.
+          return { body: kept.body, headers: { ...kept.headers, ...headersOf(res) }, status: 200 };
+        }
+        if (res.ok) {
+          const body = await bodyOf(res);
+          const headers = headersOf(res);
+          const etag = res.headers.get('etag');
+          if (key !== null && etag !== null && res.status === 200 && isJson(res)) {
+            const value = keptValue(body, headers);
+            if (value.length <= MAX_KEPT_ANSWER_CHARS) await etags!.putEtag(key, etag, value).catch(() => undefined);
+          }
+          return { body, headers, status: res.status };
+        }
 
         if (res.status === 429 && waits < policy.rateLimitRetries) {
           const wait = retryAfterSeconds(res.headers);
@@ -80,6 +136,48 @@ export function fixloopRequester(policy: RetryPolicy, log: Logger, seen: (limit:
       }
     },
   );
+}
+
+/**
+ * The answer kept for `key`, or null: none, unreadable, or the store failing (the store failing only
+ * costs the request — it is read as a miss, and a write to it is skipped).
+ */
+async function readKept(etags: GitLabEtagStore, key: string): Promise<KeptAnswer | null> {
+  const row = await etags.getEtag(key).catch(() => null);
+  if (row === null) return null;
+  try {
+    const v = JSON.parse(row.value) as { body?: unknown; headers?: unknown };
+    if (v === null || typeof v !== 'object' || !('body' in v)) return null;
+    if (v.headers === null || typeof v.headers !== 'object') return null;
+    return {
+      etag: row.etag,
+      storedAt: row.storedAt,
+      body: v.body as ResponseBodyTypes,
+      headers: v.headers as Record<string, string>,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** A page as long as its x-per-page: there may be another after it. */
+function isFullPage(kept: KeptAnswer): boolean {
+  const perPage = Number(kept.headers['x-per-page'] ?? NaN);
+  return Array.isArray(kept.body) && perPage > 0 && kept.body.length >= perPage;
+}
+
+function keptValue(body: ResponseBodyTypes, headers: Record<string, string>): string {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) if (headers[name] !== undefined) kept[name] = headers[name];
+  return JSON.stringify({ body, headers: kept });
+}
+
+function headersOf(res: Response): Record<string, string> {
+  return Object.fromEntries(res.headers.entries());
+}
+
+function isJson(res: Response): boolean {
+  return (res.headers.get('content-type') ?? '').split(';')[0]!.trim() === 'application/json';
 }
 
 function observe(headers: Headers, seen: (limit: RateLimitSeen) => void): void {
