@@ -82,6 +82,43 @@ export interface TailRead {
 }
 
 /**
+ * J2: a body read into a tail until `maxBytes` (both hosts' log readers feed it their chunks). `feed`
+ * answers null while reading may go on, or the finished read once the cap is reached — cut, unless
+ * the body was exactly `maxBytes` long as its declared length says.
+ */
+export class CappedTailRead {
+  readonly tail: TailBuffer;
+  bytesRead = 0;
+
+  constructor(
+    keepBytes: number,
+    private readonly maxBytes: number,
+    /** The Content-Length the host declared; NaN when none. */
+    private readonly declared: number,
+  ) {
+    this.tail = new TailBuffer(keepBytes);
+  }
+
+  feed(chunk: Buffer): TailRead | null {
+    const room = this.maxBytes - this.bytesRead;
+    if (chunk.length < room) {
+      this.tail.write(chunk);
+      this.bytesRead += chunk.length;
+      return null;
+    }
+    this.tail.write(chunk.subarray(0, room));
+    this.bytesRead += room;
+    const cut = !(chunk.length === room && this.declared === this.bytesRead);
+    return { tail: this.tail, bytesRead: this.bytesRead, cut };
+  }
+
+  /** The read at the body's end: not cut. */
+  ended(): TailRead {
+    return { tail: this.tail, bytesRead: this.bytesRead, cut: false };
+  }
+}
+
+/**
  * One raw line (its line-ending `\r` already removed) as a person reads it; null drops the line
  * (a host's bookkeeping, such as GitLab's section markers, is not a line of the log).
  */

@@ -10,10 +10,11 @@ import {
   LOG_LINES_MAX,
   LOG_MAX_BYTES,
   LOG_TIMEOUT_MS,
-  TailBuffer,
+  CappedTailRead,
   renderTail,
   stripAnsi,
   type LogTail,
+  type TailRead,
 } from '../core/log-tail.js';
 
 // The tail and its rendering are core's (core/log-tail.ts), shared with GitLab's job trace.
@@ -116,8 +117,7 @@ function positiveInt(value: number | undefined, fallback: number, name: string):
 
 // --- One request ----------------------------------------------------------------------------------
 
-type Answer =
-  { kind: 'redirect'; location: string } | { kind: 'body'; tail: TailBuffer; bytesRead: number; cut: boolean };
+type Answer = { kind: 'redirect'; location: string } | ({ kind: 'body' } & TailRead);
 
 interface ReadOptions {
   keepBytes: number;
@@ -178,25 +178,16 @@ function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
         fail(new LogReadError('http_status', `the log host answered ${status}`, status));
         return;
       }
-      const tail = new TailBuffer(o.keepBytes);
-      const declared = Number(res.headers['content-length'] ?? NaN);
-      let bytesRead = 0;
+      const read = new CappedTailRead(o.keepBytes, o.maxBytes, Number(res.headers['content-length'] ?? NaN));
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
-        const room = o.maxBytes - bytesRead;
-        if (chunk.length < room) {
-          tail.write(chunk);
-          bytesRead += chunk.length;
-          return;
-        }
-        tail.write(chunk.subarray(0, room));
-        bytesRead += room;
-        const cut = !(chunk.length === room && declared === bytesRead); // exactly maxBytes long: not cut
-        settle(() => resolve({ kind: 'body', tail, bytesRead, cut }));
+        const done = read.feed(chunk);
+        if (done === null) return;
+        settle(() => resolve({ kind: 'body', ...done }));
         res.destroy(); // stop reading: the socket is closed, the rest of the log is never received
         req.destroy();
       });
-      res.on('end', () => settle(() => resolve({ kind: 'body', tail, bytesRead, cut: false })));
+      res.on('end', () => settle(() => resolve({ kind: 'body', ...read.ended() })));
       res.on('error', fail);
       res.on('close', () => fail(new LogReadError('network', 'the connection closed before the log ended')));
     }

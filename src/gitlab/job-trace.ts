@@ -13,7 +13,7 @@ import {
   LOG_LINES_MAX,
   LOG_MAX_BYTES,
   LOG_TIMEOUT_MS,
-  TailBuffer,
+  CappedTailRead,
   renderTail,
   stripAnsi,
   type LogTail,
@@ -147,25 +147,16 @@ function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
         fail(new TraceReadError('http_status', `GitLab answered ${status} for the job trace`, status));
         return;
       }
-      const tail = new TailBuffer(o.keepBytes);
-      const declared = Number(res.headers['content-length'] ?? NaN);
-      let bytesRead = 0;
+      const read = new CappedTailRead(o.keepBytes, o.maxBytes, Number(res.headers['content-length'] ?? NaN));
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
-        const room = o.maxBytes - bytesRead;
-        if (chunk.length < room) {
-          tail.write(chunk);
-          bytesRead += chunk.length;
-          return;
-        }
-        tail.write(chunk.subarray(0, room));
-        bytesRead += room;
-        const cut = !(chunk.length === room && declared === bytesRead); // exactly maxBytes long: not cut
-        settle(() => resolve({ kind: 'body', tail, bytesRead, cut }));
+        const done = read.feed(chunk);
+        if (done === null) return;
+        settle(() => resolve({ kind: 'body', ...done }));
         res.destroy(); // stop reading: the rest of the trace is never received
         req.destroy();
       });
-      res.on('end', () => settle(() => resolve({ kind: 'body', tail, bytesRead, cut: false })));
+      res.on('end', () => settle(() => resolve({ kind: 'body', ...read.ended() })));
       res.on('error', fail);
       res.on('close', () => fail(new TraceReadError('network', 'the connection closed before the job trace ended')));
     }
