@@ -152,3 +152,11 @@ export function renderTail(read: TailRead, lines: number, clean: CleanLine): Log
     bytesRead: read.bytesRead,
   };
 }
+
+/** A bound given to a log reader (keepBytes, maxBytes, lines): absent → the default; anything but a positive integer is a RangeError. */
+export function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -10,6 +10,7 @@ import {
   LOG_LINES_MAX,
   LOG_MAX_BYTES,
   LOG_TIMEOUT_MS,
+  positiveInt,
   CappedTailRead,
   renderTail,
   stripAnsi,
@@ -106,13 +107,6 @@ function httpsUrl(raw: string): URL {
   if (url.protocol !== 'https:')
     throw new LogReadError('not_https', `refusing a ${url.protocol} log URL: only https is followed`);
   return url;
-}
-
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }
 
 // --- One request ----------------------------------------------------------------------------------

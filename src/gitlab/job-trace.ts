@@ -13,6 +13,7 @@ import {
   LOG_LINES_MAX,
   LOG_MAX_BYTES,
   LOG_TIMEOUT_MS,
+  positiveInt,
   CappedTailRead,
   renderTail,
   stripAnsi,
@@ -76,13 +77,6 @@ function redirectTarget(location: string, from: URL): URL {
   if (from.protocol === 'https:' && next.protocol !== 'https:')
     throw new TraceReadError('bad_redirect', 'refusing a redirect from https to http for the job trace');
   return next;
-}
-
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }
 
 // --- One request ----------------------------------------------------------------------------------
