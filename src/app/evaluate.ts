@@ -83,6 +83,7 @@ export type EvaluateLedger = Pick<
   | 'readStopFlag'
   | 'latestRun'
   | 'listAttempts'
+  | 'isClaimed'
   | 'claimAttempt'
   | 'consumeApproveOne'
   | 'settleOverBudget'
@@ -202,12 +203,6 @@ export function createEvaluator(deps: EvaluateDeps) {
     task: Task | null;
   }
 
-  async function resolveTask(repository: string, numbers: number[], branch: string | null): Promise<Task | null> {
-    const byPr = await ledger.findTaskByPullRequest(repository, numbers);
-    if (byPr) return byPr;
-    return branch ? ledger.findTaskByBranch(repository, branch) : null;
-  }
-
   /**
    * B5 on GitLab: a CI hook names its merge request but not its head; the merge request's own head,
    * read from the host now, is the pointer. Unreadable, the pointer stays the result's own commit and
@@ -230,11 +225,10 @@ export function createEvaluator(deps: EvaluateDeps) {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
-    const task = await resolveTask(
-      r.repository,
-      r.pointers.map((p) => p.number),
-      r.branch,
-    );
+    const numbers = r.pointers.map((p) => p.number);
+    const task =
+      (await ledger.findTaskByPullRequest(r.repository, numbers)) ??
+      (r.branch ? await ledger.findTaskByBranch(r.repository, r.branch) : null);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
 
@@ -315,6 +309,14 @@ export function createEvaluator(deps: EvaluateDeps) {
     task: Task,
     moved: boolean,
   ): Promise<EvaluationResult> {
+    // When the head moved above, the gate decides on the Task as it is now, read again.
+    const fresh = moved ? ((await ledger.getTask(task.id)) ?? task) : task;
+    ctx.task = fresh;
+    // C2: a head answered before is only read again (a storm's next job, a redelivery, the poll's
+    // re-offer): the loser is told the coordinate is claimed, with nothing more read or judged. A filed
+    // notice or a parked Task is still reported as such (G2), from the row in hand.
+    if (fresh.noticeAt === null && !fresh.parkedAt && (await ledger.isClaimed(fresh.id, r.sha)))
+      return refuse(ctx, 'coordinate_claimed');
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';
     try {
@@ -322,9 +324,6 @@ export function createEvaluator(deps: EvaluateDeps) {
     } catch {
       stopFlag = 'unreadable';
     }
-    // When the head moved above, the gate decides on the Task as it is now, read again.
-    const fresh = moved ? ((await ledger.getTask(task.id)) ?? task) : task;
-    ctx.task = fresh;
     const gate = refusalOf({
       verdict: r.verdict,
       fork: r.fork,

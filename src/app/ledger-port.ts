@@ -272,6 +272,8 @@ export interface RunStore {
 export interface AttemptStore {
   countAttempts(taskId: number): Promise<number>;
   listAttempts(taskId: number): Promise<Attempt[]>;
+  /** C2: whether the coordinate was claimed already (one index lookup: a storm's losers read only this). */
+  isClaimed(taskId: number, coordinate: string): Promise<boolean>;
   lastAttempt(taskId: number, source: RejectionSource): Promise<Attempt | null>;
   claimAttempt(c: ClaimInput): Promise<ClaimResult>;
   /** CAS of an attempt's dispatch state; on `dispatching` a run row is created in the same transaction. */

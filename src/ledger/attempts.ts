@@ -67,6 +67,16 @@ export function createAttemptStore(
       );
     },
 
+    async isClaimed(taskId, coordinate) {
+      const r = await k
+        .selectFrom('attempts')
+        .select('id')
+        .where('task_id', '=', taskId)
+        .where('coordinate', '=', coordinate)
+        .executeTakeFirst();
+      return r !== undefined;
+    },
+
     async lastAttempt(taskId, source) {
       const r = await k
         .selectFrom('attempts')

@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
+import { withPreparedStatements } from './pg-prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -44,7 +45,7 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Db 
     // An idle client dropped by the server (restart, failover) must not crash the process: the pool
     // replaces it on the next query, and a query that fails surfaces its own error.
     pool.on('error', () => undefined);
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }
   if (url.startsWith('sqlite:')) {

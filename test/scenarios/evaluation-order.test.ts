@@ -44,13 +44,13 @@ for (const kind of DATABASE_KINDS) {
           outcome: string;
           reason: string | null;
         }>;
-        // In arrival order: the first red of the head claims it and resumes the agent; the second finds that run in flight (D).
+        // In arrival order: the first red of the head claims it and resumes the agent; the second is told the head is claimed (C2).
         assert.ok(
           items.some((d) => d.deliveryId === 'batch-1' && d.outcome === 'claimed'),
           'the first claims',
         );
         assert.ok(
-          items.some((d) => d.deliveryId === 'batch-2' && d.reason === 'run_in_flight'),
+          items.some((d) => d.deliveryId === 'batch-2' && d.reason === 'coordinate_claimed'),
           JSON.stringify(items.filter((d) => d.deliveryId === 'batch-2')),
         );
         for (const id of ['batch-1', 'batch-2']) {
