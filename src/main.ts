@@ -244,13 +244,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
   });
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
-  // Group commits at a time: SQLite one (a single writer); PostgreSQL two side by side, so one slow
-  // commit does not hold every ack back (see ingest.ts).
+  // One group commit at a time on both databases: what arrives meanwhile joins the next (decision 0038).
   const ingestor = createIngestor({
     ledger,
     logger,
     queue,
-    maxConcurrentCommits: db.dialect === 'sqlite' ? 1 : 2,
+    decisions,
     works: config.works, // a delivery for another provider's Work is ignored (decision 0032)
   });
 

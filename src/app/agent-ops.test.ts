@@ -384,6 +384,7 @@ describe('createResolveRun', () => {
         evaluated() {},
         drain: async () => {},
         hold: () => () => {},
+        carry: (commit) => commit([], []),
       };
       await (
         await createResolveRun(deps({ decisions: writer }))('token-a')

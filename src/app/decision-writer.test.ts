@@ -70,3 +70,65 @@ test('drain writes everything even while held', async () => {
   await writer.drain();
   assert.equal(writes.length, 1);
 });
+
+test('H1: rows and marks waiting ride in the next group commit, with no write of their own', async () => {
+  const { writes, writer } = setup();
+  writer.write(row(1));
+  writer.evaluated(1);
+  const carried: Array<{ rows: DecisionInput[]; evaluated: number[] }> = [];
+  const answer = await writer.carry(async (rows, evaluated) => {
+    carried.push({ rows, evaluated });
+    return 'stored';
+  });
+  assert.equal(answer, 'stored', "the group commit's own answer comes back");
+  await turn();
+  await writer.drain();
+  assert.deepEqual(carried, [{ rows: [row(1)], evaluated: [1] }]);
+  assert.equal(writes.length, 0, 'nothing left for a write of its own');
+});
+
+test("while the writer's own write is in flight nothing is carried, so rows stay in order", async () => {
+  const writes: DecisionInput[][] = [];
+  let finish = () => {};
+  const ledger = {
+    recordDecisions: (rows: DecisionInput[]) =>
+      new Promise<void>((resolve) => {
+        writes.push(rows);
+        finish = resolve;
+      }),
+  };
+  const writer = createDecisionWriter(ledger, silent);
+  writer.write(row(1));
+  await turn(); // row 1 is being written
+  writer.write(row(2));
+  const carried: DecisionInput[][] = [];
+  await writer.carry(async (rows) => void carried.push(rows));
+  assert.deepEqual(carried, [[]], 'row 2 waits for the write before it');
+  finish();
+  await turn();
+  await turn();
+  finish();
+  await writer.drain();
+  assert.deepEqual(writes, [[row(1)], [row(2)]]);
+});
+
+test('drain waits for a carried commit; one that fails loses its rows like a failed write, and the writer goes on', async () => {
+  const { writes, writer } = setup();
+  writer.write(row(1));
+  let fail = (_: Error) => {};
+  const commit = writer.carry(() => new Promise<void>((_, reject) => (fail = reject)));
+  let drained = false;
+  const draining = writer.drain().then(() => (drained = true));
+  await turn();
+  assert.equal(drained, false, 'the carried rows are not written yet');
+  fail(new Error('group commit failed'));
+  await assert.rejects(commit, /group commit failed/, 'the group commit sees its own failure');
+  await draining;
+  writer.write(row(2));
+  await turn();
+  await writer.drain();
+  assert.deepEqual(
+    writes.map((w) => w.rows),
+    [[row(2)]],
+  );
+});

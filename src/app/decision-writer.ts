@@ -17,6 +17,12 @@ export interface DecisionWriter {
   drain(): Promise<void>;
   /** Gather rows until the returned release is called (or HELD_BATCH of them wait): group commit. */
   hold(): () => void;
+  /**
+   * Hand the rows and marks waiting now to a transaction that commits anyway (the ingest's group
+   * commit), instead of a commit of their own; none while the writer's own write is in flight, so
+   * rows keep their order. They count as written once it settles; lost with it, like a failed write.
+   */
+  carry<T>(commit: (rows: DecisionInput[], evaluated: number[]) => Promise<T>): Promise<T>;
 }
 
 /** Rows and marks that go out together while the writer is held. */
@@ -71,6 +77,24 @@ export function createDecisionWriter(ledger: Pick<DeliveryLog, 'recordDecisions'
         if (writing) await writing;
         else flush(true);
       }
+    },
+    carry(commit) {
+      if (writing || (rows.length === 0 && ids.length === 0)) return commit([], []);
+      const r = rows;
+      const e = ids;
+      rows = [];
+      ids = [];
+      const committed = commit(r, e);
+      writing = committed
+        .then(
+          () => undefined,
+          (err: unknown) => logger.error({ err, rows: r.length, evaluated: e.length }, 'decision log write failed'),
+        )
+        .finally(() => {
+          writing = null;
+          if (rows.length > 0 || ids.length > 0) schedule();
+        });
+      return committed;
     },
     hold() {
       holds++;

@@ -74,6 +74,7 @@ export type EvaluateLedger = Pick<
   | 'setSkipLabel'
   | 'getTask'
   | 'findTaskByPullRequest'
+  | 'findTaskWithClaim'
   | 'findTaskByBranch'
   | 'createTask'
   | 'markAdopted'
@@ -221,14 +222,31 @@ export function createEvaluator(deps: EvaluateDeps) {
     return { ...r, pointers };
   }
 
+  /**
+   * The Task a CI result points at, by pull request with whether its commit is claimed (C2), else by
+   * branch (claim unknown). When the claim cannot be read with the Task, the Task is read alone, so
+   * a failing attempt ledger is told against the Task it belongs to (C4).
+   */
+  async function taskOfResult(r: CheckResult): Promise<{ task: Task; claimed?: boolean } | null> {
+    const numbers = r.pointers.map((p) => p.number);
+    let found: { task: Task; claimed?: boolean } | null;
+    try {
+      found = await ledger.findTaskWithClaim(r.repository, numbers, r.sha);
+    } catch {
+      const task = await ledger.findTaskByPullRequest(r.repository, numbers);
+      found = task && { task };
+    }
+    if (found) return found;
+    const byBranch = r.branch ? await ledger.findTaskByBranch(r.repository, r.branch) : null;
+    return byBranch && { task: byBranch };
+  }
+
   async function evaluateCheck(ctx: Ctx, eventId: number | null, r: CheckResult): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, r.repository);
     if (route.kind === 'refuse') return refuse(ctx, route.reason);
 
-    const numbers = r.pointers.map((p) => p.number);
-    const task =
-      (await ledger.findTaskByPullRequest(r.repository, numbers)) ??
-      (r.branch ? await ledger.findTaskByBranch(r.repository, r.branch) : null);
+    const found = await taskOfResult(r);
+    const task = found?.task ?? null;
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
 
@@ -251,13 +269,13 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (notRed) {
       const waited = r.verdict === 'green' && !head.advance ? await redAwaitingMatrix(current, r) : null;
       if (!waited) return refuse(ctx, notRed);
-      return judgeRed(ctx, waited.eventId, waited.result, current, false);
+      return judgeRed(ctx, waited.eventId, waited.result, current, false, false);
     }
     // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
     // new head (which may have won the move) can never leave the Task looking not red.
     if (head.advance || current.ciState !== 'red') await ledger.markRed(current.id, r.sha);
     deps.logger.info({ taskId: current.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
-    return judgeRed(ctx, eventId, r, current, head.advance || current !== task);
+    return judgeRed(ctx, eventId, r, current, head.advance || current !== task, found?.claimed);
   }
 
   /**
@@ -308,14 +326,17 @@ export function createEvaluator(deps: EvaluateDeps) {
     r: CheckResult,
     task: Task,
     moved: boolean,
+    /** Whether the result's commit was claimed when the Task was read; undefined: not read yet. */
+    claimed: boolean | undefined,
   ): Promise<EvaluationResult> {
     // When the head moved above, the gate decides on the Task as it is now, read again.
     const fresh = moved ? ((await ledger.getTask(task.id)) ?? task) : task;
     ctx.task = fresh;
     // C2: a head answered before is only read again (a storm's next job, a redelivery, the poll's
     // re-offer): the loser is told the coordinate is claimed, with nothing more read or judged. A filed
-    // notice or a parked Task is still reported as such (G2), from the row in hand.
-    if (fresh.noticeAt === null && !fresh.parkedAt && (await ledger.isClaimed(fresh.id, r.sha)))
+    // notice or a parked Task is still reported as such (G2), from the row in hand. A claim is never
+    // taken back, so one seen with the Task still holds; one made since loses at the claim's index.
+    if (fresh.noticeAt === null && !fresh.parkedAt && (claimed ?? (await ledger.isClaimed(fresh.id, r.sha))))
       return refuse(ctx, 'coordinate_claimed');
     // D: what refuses to resume. The stop flag fails closed when it cannot be read.
     let stopFlag: boolean | 'unreadable';

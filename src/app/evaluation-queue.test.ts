@@ -34,6 +34,7 @@ function setup(opts: { result?: (id: number) => EvaluationResult | 'throw'; pend
     write() {},
     evaluated: (id) => void evaluated.push(id),
     drain: async () => void drained++,
+    carry: (commit) => commit([], []),
     hold: () => () => {},
   };
   let pending = [...(opts.pending ?? [])];

@@ -10,6 +10,7 @@ import type { Logger } from './ports.js';
 import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
 import type { EvaluationQueue } from './evaluation-queue.js';
+import type { DecisionWriter } from './decision-writer.js';
 
 export interface Delivery {
   deliveryId: string;
@@ -77,18 +78,15 @@ export function createIngestor(deps: {
    * the cap bounds how long one slow commit can hold back the acks queued behind it.
    */
   maxBatch?: number;
-  /**
-   * Batches committing at once. SQLite has one writer: 1. PostgreSQL takes several (a pool), but
-   * every batch is a commit of its own; while the slots are busy, arrivals pile up into the next
-   * batch, which is what makes batches big under load.
-   */
-  maxConcurrentCommits?: number;
   /** The Works, to ignore a delivery for another provider's Work (decision 0032); absent: none is. */
   works?: readonly Work[];
+  /** The evaluation's decision writer: the rows it has waiting ride along in the next group commit. */
+  decisions?: Pick<DecisionWriter, 'carry'>;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
-  const slots = deps.maxConcurrentCommits ?? 1;
-  const open = new Set<Promise<void>>();
+  // One batch commits at a time, on both databases: while it is in flight, arrivals pile up into
+  // the next, which is what makes batches big under load (decision 0038).
+  let committing: Promise<void> | null = null;
   let waiting: Pending[] = [];
   let scheduled = false;
 
@@ -97,10 +95,13 @@ export function createIngestor(deps: {
     const alsoRecord = batch.filter((p) => p.event === null && p.decision !== null).map((p) => p.decision!);
     let results: StoreResult[];
     try {
-      results = await deps.ledger.storeDeliveries(
-        events.map((p) => p.event!),
-        alsoRecord,
-      );
+      const store = (rows: DecisionInput[], evaluated: number[]) =>
+        deps.ledger.storeDeliveries(
+          events.map((p) => p.event!),
+          [...rows, ...alsoRecord],
+          evaluated,
+        );
+      results = await (deps.decisions ? deps.decisions.carry(store) : store([], []));
     } catch (err) {
       // Nothing was committed: every caller in the batch answers 5xx so GitHub may redeliver.
       deps.logger.error({ err, size: batch.length }, 'group commit failed');
@@ -119,22 +120,19 @@ export function createIngestor(deps: {
   }
 
   function schedule(): void {
-    if (scheduled || open.size >= slots || waiting.length === 0) return;
+    if (scheduled || committing !== null || waiting.length === 0) return;
     scheduled = true;
     // Let every request that arrived in this turn join the batch, then commit them together.
     setImmediate(() => {
       scheduled = false;
-      if (open.size >= slots) return; // a slot frees later and schedules again
       const batch = waiting.length <= maxBatch ? waiting : waiting.slice(0, maxBatch);
       waiting = waiting.length <= maxBatch ? [] : waiting.slice(maxBatch);
-      const p = commit(batch)
+      committing = commit(batch)
         .catch((err) => deps.logger.error({ err }, 'after the group commit'))
         .finally(() => {
-          open.delete(p);
+          committing = null;
           schedule();
         });
-      open.add(p);
-      schedule();
     });
   }
 
@@ -220,8 +218,8 @@ export function createIngestor(deps: {
       }
     },
     async flush() {
-      while (waiting.length > 0 || scheduled || open.size > 0) {
-        if (open.size > 0) await Promise.all([...open]);
+      while (waiting.length > 0 || scheduled || committing !== null) {
+        if (committing !== null) await committing;
         else await new Promise((r) => setImmediate(r));
       }
     },

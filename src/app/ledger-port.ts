@@ -109,9 +109,10 @@ export interface NoticeInput {
 export interface DeliveryLog {
   /**
    * One transaction: the events (deduped on identity), a decision row for each (`stored` with its
-   * event id, or `duplicate` / `identity_seen`), and any decision-only rows.
+   * event id, or `duplicate` / `identity_seen`), and any decision-only rows; the events in
+   * `evaluated` (finished by some of those rows) are marked evaluated in it too.
    */
-  storeDeliveries(batch: IncomingDelivery[], alsoRecord: DecisionInput[]): Promise<StoreResult[]>;
+  storeDeliveries(batch: IncomingDelivery[], alsoRecord: DecisionInput[], evaluated?: number[]): Promise<StoreResult[]>;
   /** One transaction: the rows, and the events whose evaluation they finish marked evaluated. */
   recordDecisions(rows: DecisionInput[], evaluated?: number[]): Promise<void>;
   listDecisions(filter: {
@@ -135,6 +136,15 @@ export interface TaskStore {
   createTask(t: NewTask): Promise<{ task: Task; run: Run } | { kind: 'exists'; task: Task }>;
   getTask(id: number): Promise<Task | null>;
   findTaskByPullRequest(repository: string, numbers: number[]): Promise<Task | null>;
+  /**
+   * The same Task, read with whether `coordinate` is claimed on it (C2): a storm's later results for
+   * a claimed commit are told so from this one read.
+   */
+  findTaskWithClaim(
+    repository: string,
+    numbers: number[],
+    coordinate: string,
+  ): Promise<{ task: Task; claimed: boolean } | null>;
   findTaskByBranch(repository: string, branch: string): Promise<Task | null>;
   /** In creation order; with `limit`, at most that many with an id above `after` (a keyset page). */
   listTasks(filter: { state?: TaskState; repository?: string; after?: number; limit?: number }): Promise<Task[]>;

@@ -61,5 +61,50 @@ for (const kind of DATABASE_KINDS) {
         await tdb.drop();
       }
     });
+
+    test("H1: the evaluation's rows carried by a group commit land with it and finish their events' marks", async () => {
+      const tdb = await createTestDatabase(kind);
+      const db = openDatabase(tdb.url);
+      try {
+        await migrateToLatest(db.kysely, db.dialect);
+        const ledger = createLedger(db, { now: () => new Date('2026-01-05T10:00:00Z') });
+        const first = await ledger.storeDeliveries([delivery(1), delivery(2)], []);
+        const ids = first.map((r) => (r.kind === 'stored' ? r.eventId : -1));
+        const carried = ids.map((eventId) => ({ eventId, outcome: 'refused' as const, reason: 'no_task' as const }));
+        const pendingIds = async () =>
+          (await db.kysely.selectFrom('pending_events').select('event_id').orderBy('event_id').execute()).map(
+            (r) => r.event_id,
+          );
+
+        // A batch that fails (a NOT NULL column left empty) takes nothing with it: the marks stay.
+        const broken = { ...delivery(3), kind: null } as unknown as IncomingDelivery;
+        await assert.rejects(ledger.storeDeliveries([broken], carried, ids));
+        assert.deepEqual(await pendingIds(), ids, 'a failed group commit leaves the events pending');
+        const refusedBefore = await db.kysely
+          .selectFrom('decisions')
+          .select('id')
+          .where('outcome', '=', 'refused')
+          .execute();
+        assert.equal(refusedBefore.length, 0, 'and none of its carried rows');
+
+        const next = await ledger.storeDeliveries([delivery(3)], carried, ids);
+        assert.equal(next[0]?.kind, 'stored');
+        const stored = next[0]?.kind === 'stored' ? next[0].eventId : -1;
+        assert.deepEqual(await pendingIds(), [stored], 'the carried marks are gone, the new event waits');
+        const refused = await db.kysely
+          .selectFrom('decisions')
+          .select('event_id')
+          .where('outcome', '=', 'refused')
+          .orderBy('event_id')
+          .execute();
+        assert.deepEqual(
+          refused.map((r) => r.event_id),
+          ids,
+        );
+      } finally {
+        await db.close();
+        await tdb.drop();
+      }
+    });
   });
 }

@@ -2,7 +2,7 @@
 // their pending marks and one decision row each, in one transaction (decision 0005) — and the
 // decision rows of evaluation together with the events they finish. Dedupe is the unique index on
 // events.identity (A3, decision 0003), so a redelivery racing its first copy stores nothing twice.
-import type { Kysely, Insertable, Selectable } from 'kysely';
+import type { Kysely, Insertable, Selectable, Transaction } from 'kysely';
 import type {
   Decision,
   DecisionInput,
@@ -28,6 +28,17 @@ function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
     detail: d.detail ?? null,
     at,
   };
+}
+
+/** Decision rows, and the events they finish marked evaluated (their pending marks deleted), in `trx`. */
+async function finish(trx: Transaction<Database>, rows: DecisionInput[], evaluated: number[], at: string) {
+  if (rows.length > 0) {
+    await trx
+      .insertInto('decisions')
+      .values(rows.map((d) => decisionRow(d, at)))
+      .execute();
+  }
+  if (evaluated.length > 0) await trx.deleteFrom('pending_events').where('event_id', 'in', evaluated).execute();
 }
 
 /** An event row as the evaluation reads it back: the delivery as signed, to classify again. */
@@ -63,8 +74,8 @@ export function createDeliveryLog(
   observer?: DecisionObserver,
 ): DeliveryLog {
   return {
-    async storeDeliveries(batch, alsoRecord) {
-      if (batch.length === 0 && alsoRecord.length === 0) return [];
+    async storeDeliveries(batch, alsoRecord, evaluated = []) {
+      if (batch.length === 0 && alsoRecord.length === 0 && evaluated.length === 0) return [];
       const at = now();
       let committed: DecisionInput[] = [];
       const results = await k.transaction().execute(async (trx) => {
@@ -109,10 +120,7 @@ export function createDeliveryLog(
           return id !== undefined ? { kind: 'stored', eventId: id } : { kind: 'duplicate' };
         });
         const rows = [...alsoRecord, ...batch.map((d, i) => storeDecision(d, results[i]!))];
-        await trx
-          .insertInto('decisions')
-          .values(rows.map((d) => decisionRow(d, at)))
-          .execute();
+        await finish(trx, rows, evaluated, at);
         committed = rows;
         return results;
       });
@@ -123,15 +131,7 @@ export function createDeliveryLog(
     async recordDecisions(rows, evaluated = []) {
       if (rows.length === 0 && evaluated.length === 0) return;
       const at = now();
-      await k.transaction().execute(async (trx) => {
-        if (rows.length > 0) {
-          await trx
-            .insertInto('decisions')
-            .values(rows.map((d) => decisionRow(d, at)))
-            .execute();
-        }
-        if (evaluated.length > 0) await trx.deleteFrom('pending_events').where('event_id', 'in', evaluated).execute();
-      });
+      await k.transaction().execute((trx) => finish(trx, rows, evaluated, at));
       if (rows.length > 0) observer?.committed(rows);
     },
 

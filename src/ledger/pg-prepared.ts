@@ -19,7 +19,17 @@ const STALE_PLAN = /cached plan must not change result type/;
 
 export function withPreparedStatements(pool: Pg.Pool, perConnection = PREPARED_PER_CONNECTION): PostgresPool {
   const wrapped = new WeakMap<Pg.PoolClient, PostgresPoolClient>();
-  const nameOf = (text: string) => `fx_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+  // Kysely builds the same few texts over and over: each is digested once, not once per query.
+  const known = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = known.get(text);
+    if (name === undefined) {
+      if (known.size >= perConnection * 4) known.clear();
+      name = `fx_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+      known.set(text, name);
+    }
+    return name;
+  };
 
   function wrap(client: Pg.PoolClient): PostgresPoolClient {
     const names = new Set<string>();

@@ -88,6 +88,30 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       return r ? taskOf(r) : null;
     },
 
+    async findTaskWithClaim(repository, numbers, coordinate) {
+      if (numbers.length === 0) return null;
+      const r = await k
+        .selectFrom('tasks')
+        .selectAll('tasks')
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('attempts')
+                .select('attempts.id')
+                .whereRef('attempts.task_id', '=', 'tasks.id')
+                .where('attempts.coordinate', '=', coordinate),
+            )
+            .as('claimed'),
+        )
+        .where('tasks.repository', '=', repository)
+        .where('tasks.pr_number', 'in', numbers)
+        .orderBy('tasks.id')
+        .executeTakeFirst();
+      // PostgreSQL answers exists with a boolean, SQLite with 0 or 1.
+      return r ? { task: taskOf(r), claimed: Boolean(r.claimed) } : null;
+    },
+
     async findTaskByBranch(repository, branch) {
       const r = await k
         .selectFrom('tasks')
