@@ -5,7 +5,8 @@
 // decision rows: a row lost to a crash is re-derived, because its event is still pending and is
 // evaluated again on start-up. While the evaluation queue has work it holds the writer, so the rows
 // of a storm's evaluations commit together (up to HELD_BATCH at a time) rather than one commit per
-// event; the moment the queue is empty they go out.
+// event; while the ingest has a group commit queued or in flight it holds it too, and that commit
+// carries the rows (decision 0039). Once neither holds it, what is left goes out in the next turn.
 import type { Logger } from './ports.js';
 import type { DecisionInput, DeliveryLog } from './ledger-port.js';
 

@@ -48,6 +48,7 @@ export function createEvaluationQueue(deps: {
     release();
     const w = waiters;
     waiters = [];
+    if (w.length === 0) return;
     await deps.decisions.drain();
     for (const f of w) f();
   }

@@ -80,8 +80,11 @@ export function createIngestor(deps: {
   maxBatch?: number;
   /** The Works, to ignore a delivery for another provider's Work (decision 0032); absent: none is. */
   works?: readonly Work[];
-  /** The evaluation's decision writer: the rows it has waiting ride along in the next group commit. */
-  decisions?: Pick<DecisionWriter, 'carry'>;
+  /**
+   * The evaluation's decision writer: held while a group commit is queued or in flight, so the rows
+   * it has waiting ride along in that commit rather than in one of their own.
+   */
+  decisions?: Pick<DecisionWriter, 'carry' | 'hold'>;
 }): Ingestor {
   const maxBatch = deps.maxBatch ?? 256;
   // One batch commits at a time, on both databases: while it is in flight, arrivals pile up into
@@ -89,6 +92,7 @@ export function createIngestor(deps: {
   let committing: Promise<void> | null = null;
   let waiting: Pending[] = [];
   let scheduled = false;
+  let releaseWriter: (() => void) | null = null;
 
   async function commit(batch: Pending[]): Promise<void> {
     const events: Pending[] = batch.filter((p) => p.event !== null);
@@ -132,6 +136,11 @@ export function createIngestor(deps: {
         .finally(() => {
           committing = null;
           schedule();
+          // Nothing queued behind this commit: the writer commits what is left on its own.
+          if (!scheduled && releaseWriter) {
+            releaseWriter();
+            releaseWriter = null;
+          }
         });
     });
   }
@@ -139,6 +148,7 @@ export function createIngestor(deps: {
   function enqueue(p: Omit<Pending, 'resolve' | 'reject'>): Promise<IngestAnswer> {
     return new Promise<IngestAnswer>((resolve, reject) => {
       waiting.push({ ...p, resolve, reject });
+      releaseWriter ??= deps.decisions?.hold() ?? null;
       schedule();
     });
   }
