@@ -28,14 +28,21 @@ function setup() {
   const ingestor = createIngestor({ ledger, logger: silent, queue: { push() {} }, decisions: writer });
   // A body that is not JSON is still recorded (its rejection row), so it takes a place in a group commit.
   const deliver = (n: number) => ingestor.ingest({ deliveryId: `d-${n}`, eventName: 'check_run', raw: '{' });
-  return { commits, ownWrites, writer, deliver };
+  // Let group commit `i` finish, and the turns after it run: its answers, the next batch, the writer.
+  const finish = async (i: number, answered: Promise<unknown>) => {
+    commits[i]!.done();
+    await answered;
+    await turn();
+    await turn();
+  };
+  return { commits, ownWrites, writer, deliver, finish };
 }
 
 const row = (n: number): DecisionInput => ({ eventId: n, outcome: 'refused', reason: 'no_task' });
 const evaluationRows = (rows: DecisionInput[]) => rows.filter((r) => r.outcome !== 'rejected');
 
 test('H1: rows written while a group commit is in flight ride in the next one, with no commit of their own', async () => {
-  const { commits, ownWrites, writer, deliver } = setup();
+  const { commits, ownWrites, writer, deliver, finish } = setup();
   const first = deliver(1);
   await turn();
   assert.equal(commits.length, 1, 'the first group commit is in flight');
@@ -45,31 +52,24 @@ test('H1: rows written while a group commit is in flight ride in the next one, w
   await turn();
   await turn();
   assert.equal(ownWrites.length, 0, 'the rows wait for the group commit queued behind the one in flight');
-  commits[0]!.done();
-  await first;
-  await turn();
-  await turn();
+  await finish(0, first);
   assert.equal(commits.length, 2, 'the queued delivery went in the next group commit');
   assert.deepEqual(evaluationRows(commits[1]!.rows), [row(1)]);
   assert.deepEqual(commits[1]!.evaluated, [1], 'the mark rides with its row');
-  commits[1]!.done();
-  await second;
+  await finish(1, second);
   await writer.drain();
   assert.equal(ownWrites.length, 0, 'nothing was left for a write of its own');
 });
 
 test('once nothing is queued behind the last group commit, the writer commits on its own', async () => {
-  const { commits, ownWrites, writer, deliver } = setup();
+  const { commits, ownWrites, writer, deliver, finish } = setup();
   const first = deliver(1);
   await turn();
   writer.write(row(1));
   writer.evaluated(1);
   await turn();
   assert.equal(ownWrites.length, 0, 'held while the group commit is in flight');
-  commits[0]!.done();
-  await first;
-  await turn();
-  await turn();
+  await finish(0, first);
   assert.deepEqual(ownWrites, [{ rows: [row(1)], evaluated: [1] }], 'written without waiting for another delivery');
   writer.write(row(2));
   await turn();
