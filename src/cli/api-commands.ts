@@ -1,5 +1,5 @@
 // The CLI commands that read or flip a running server's state (SPEC M1, M2): tasks, inbox,
-// deliveries, and the global stop flag (stop/start). Each is one request; the JSON answer is
+// deliveries, and the global stop flag (stop/start, or resume). Each is one request; the JSON answer is
 // printed as is, re-indented; a non-2xx answer is exit 1 with the reason on stderr.
 import { readFileSync } from 'node:fs';
 import { callApi, resolveServerUrl } from './api-client.js';
@@ -8,6 +8,8 @@ import { prettyBody } from './io.js';
 
 export interface ApiCommand {
   name: string;
+  /** Other names the command answers to (SPEC M1 says stop/resume; `start` is the documented one). */
+  aliases?: readonly string[];
   description: string;
   method: 'GET' | 'PUT';
   path: string;
@@ -37,6 +39,7 @@ export const API_COMMANDS: readonly ApiCommand[] = [
   },
   {
     name: 'start',
+    aliases: ['resume'],
     description: 'clear the global stop flag',
     method: 'PUT',
     path: '/api/stop',

@@ -128,6 +128,14 @@ describe('fixloop API commands (M1, M2)', () => {
     assert.equal(seen[0]?.headers.authorization, undefined);
   });
 
+  it('resume is start by another name (M1: stop/resume)', async () => {
+    const { io } = capture();
+    assert.equal(await run(['resume', '--url', baseUrl], io), 0);
+    assert.equal(seen[0]?.method, 'PUT');
+    assert.equal(seen[0]?.url, '/api/stop');
+    assert.deepEqual(JSON.parse(seen[0]?.body.toString('utf8') ?? ''), { stopped: false });
+  });
+
   it('tasks against a server answering 500 is exit 1 with the reason on stderr', async () => {
     answer = { status: 500, body: '{"error":"boom"}' };
     const { out, io } = capture();

@@ -67,6 +67,7 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
   for (const spec of API_COMMANDS) {
     program
       .command(spec.name)
+      .aliases(spec.aliases ?? [])
       .description(spec.description)
       .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
       .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
