@@ -212,7 +212,8 @@ for (const kind of DATABASE_KINDS) {
         clock.advance(POLL_MS + 1_000); // a poll interval, and the bound (settleMs) after it
         const rows = await until('the retry', async () => {
           const r = await attemptRows(h.app, taskId);
-          return r.length === 2 && r;
+          // Claimed is not yet started: the attempt leaves `queued` once the runner has taken it.
+          return r.length === 2 && r[1]!.state !== 'queued' && r;
         });
         assert.equal(rows[1]!.coordinate, `retry:${rows[0]!.id}`);
         assert.equal(h.runner.starts.length, 2);
@@ -297,7 +298,8 @@ for (const kind of DATABASE_KINDS) {
         clock.advance(2 * 3_600_000);
         const rows = await until('the red to be offered again', async () => {
           const r = await attemptRows(h.app, taskId);
-          return r.length === 2 && r;
+          // Claimed is not yet started: the attempt leaves `queued` once the runner has taken it.
+          return r.length === 2 && r[1]!.state !== 'queued' && r;
         });
         assert.deepEqual(
           rows.map((r) => [r.coordinate, r.state]),
