@@ -23,7 +23,7 @@ import type { DecisionWriter } from './decision-writer.js';
 import type { RequestRerun } from './rerun.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
-import { standingOf, type Author, type StandingRules } from '../core/standing.js';
+import { standingOf, type Author, type Standing, type StandingRules } from '../core/standing.js';
 import { adoptPullRequest } from '../core/adoption.js';
 import { inFlightVerdict } from '../core/in-flight.js';
 import { wakeVerdict } from '../core/wake-caps.js';
@@ -703,6 +703,22 @@ export function createEvaluator(deps: EvaluateDeps) {
     const rules = await standingRules(route.work);
     const standing = standingOf(author, rules);
     const by = `${e.state} by ${e.author ?? 'unknown'}`;
+    // F1 with E2: GitLab could not say the reviewer's access level. A change request is kept with
+    // its standing unknown, and every offer of it asks GitLab again (storedRowRefusal), so an outage
+    // at the moment of the review neither grants standing nor loses the review.
+    if (standingUnknown(route.work, e.author, association, standing)) {
+      if (e.state.toUpperCase() !== 'CHANGES_REQUESTED') return refuse(ctx, 'not_a_rejection', by);
+      const kept = await ledger.createRejection({
+        taskId: task.id,
+        source: 'review',
+        headSha: e.headSha,
+        checkName: null,
+        body: e.body,
+        eventId,
+        author,
+      });
+      return offerRejection(ctx as Ctx & { task: Task }, kept);
+    }
     if (
       standing.kind === 'none' &&
       (standing.reason === 'author_without_standing' || standing.reason === 'bot_lookalike')
@@ -752,6 +768,9 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (standing.kind === 'person') await deps.agent.markHuman(task.id, ledger.now());
     if (e.command !== null) {
       const what = `/fixloop ${e.command} by ${e.author ?? 'an unknown author'}`;
+      // The host could not say who the author is: refused, and said so, so the person can ask again.
+      if (standingUnknown(route.work, e.author, association, standing))
+        return refuse(ctx, 'standing_unreadable', `${what}: the access level could not be read`);
       // Commands are a person's: a bot, even an allow-listed reviewer, steers only through findings.
       if (standing.kind !== 'person') return refuse(ctx, 'command_without_standing', what);
       const refused = deps.command
@@ -798,9 +817,23 @@ export function createEvaluator(deps: EvaluateDeps) {
     work: Work,
     e: { repository: string; author: string | null; authorAssociation: string | null },
   ): Promise<string | null> {
-    if (e.authorAssociation !== null || e.author === null || work.provider !== 'gitlab' || !deps.associationOf)
-      return e.authorAssociation;
-    return deps.associationOf(e.repository, e.author).catch(() => null);
+    if (e.authorAssociation !== null || !asksHostForStanding(work, e.author)) return e.authorAssociation;
+    return deps.associationOf!(e.repository, e.author!).catch(() => null);
+  }
+
+  /** A person refused only because the host could not say their association (it was read, and came back unknown). */
+  function standingUnknown(work: Work, login: string | null, association: string | null, standing: Standing): boolean {
+    return (
+      standing.kind === 'none' &&
+      standing.reason === 'author_without_standing' &&
+      association === null &&
+      asksHostForStanding(work, login)
+    );
+  }
+
+  /** Whether this author's standing is read from the host (GitLab's hooks carry none); null there means unreadable. */
+  function asksHostForStanding(work: Work, login: string | null): boolean {
+    return login !== null && work.provider === 'gitlab' && deps.associationOf !== undefined;
   }
 
   /** F1/F2: who may steer this Work's pull requests (core/standing.ts). */
@@ -825,12 +858,28 @@ export function createEvaluator(deps: EvaluateDeps) {
     const route = routeRepository(deps.works, task.repository);
     if (route.kind === 'refuse') return { reason: route.reason, detail: `rejection ${row?.id ?? '?'}` };
     if (!row) return { reason: 'author_without_standing', detail: 'the rejection row cannot be read' };
-    const standing = row.author ? standingOf(row.author, await standingRules(route.work)) : null;
+    let author = row.author;
+    // Kept while GitLab could not say the reviewer's access level (evaluateReview): asked again now.
+    if (
+      author &&
+      author.association === null &&
+      author.type === 'User' &&
+      asksHostForStanding(route.work, author.login)
+    ) {
+      const read = await deps.associationOf!(task.repository, author.login!).catch(() => null);
+      if (read === null)
+        return {
+          reason: 'standing_unreadable',
+          detail: `stored rejection ${row.id} by ${author.login}: the access level could not be read; asked again on the next poll`,
+        };
+      author = { ...author, association: read };
+    }
+    const standing = author ? standingOf(author, await standingRules(route.work)) : null;
     if (standing !== null && standing.kind !== 'none') return null;
     const why = standing?.reason ?? 'no author recorded';
     return {
       reason: why === 'bot_lookalike' ? 'bot_lookalike' : 'author_without_standing',
-      detail: `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${why}`,
+      detail: `stored rejection ${row.id} by ${author?.login ?? 'unknown'}: ${why}`,
     };
   }
 

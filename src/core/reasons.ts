@@ -78,6 +78,7 @@ export const REFUSALS = [
   // F1/F2 standing (core/standing.ts): who may steer. A review's, or a stored rejection's, author…
   'author_without_standing', // …is a person whose association the Work does not trust
   'bot_lookalike', // …is not of type Bot but carries an allow-listed bot's login
+  'standing_unreadable', // …is a GitLab member whose access level GitLab could not say; a kept review is asked again on the next poll
   // …and the same for a comment's author, and for the row a comment rings for.
   'doorbell_author_without_standing',
   'doorbell_bot_lookalike',

@@ -166,6 +166,68 @@ for (const kind of DATABASE_KINDS) {
       });
     }
 
+    /** The next two reads of `login`'s access level are refused by GitLab (its users lookup answers 403). */
+    const standingUnreadable = (login: string) =>
+      h.fake.failNext(new RegExp(`^GET /api/v4/users\\?username=${login}(&|$)`), [403, 403]);
+    const pollRefusals = async (rejectionId: number) =>
+      (
+        await h.app.db.kysely
+          .selectFrom('decisions')
+          .select(['reason'])
+          .where('identity', '=', `poll:rejection:${rejectionId}`)
+          .orderBy('id')
+          .execute()
+      ).map((d) => d.reason);
+
+    test('F1/E2: while GitLab cannot say a Developer\'s access level, their "Request changes" is kept and refused `standing_unreadable`; the next poll asks again and resumes the agent once', async () => {
+      h.fake.addMember(GL_PROJECT, 'dev-erin', ACCESS.developer);
+      const t = await newTask();
+      standingUnreadable('dev-erin');
+      const r = await send(reviewHook(t.iid, 'dev-erin', 'unreviewed', 'requested_changes'));
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      const rows = await decisionsOf(r.key);
+      assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
+      const refused = rows.find((d) => d.outcome === 'refused');
+      assert.equal(refused?.reason, 'standing_unreadable', JSON.stringify(rows));
+      assert.match(refused!.detail ?? '', /dev-erin: the access level could not be read/);
+      assert.equal(startsOf(t.id).length, 0, 'no standing is granted while it cannot be read');
+      const kept = await view(t.id);
+      assert.equal(kept.rejections.length, 1, 'the review is kept, not lost');
+      assert.equal(kept.attempts.length, 0);
+
+      await h.nextTick();
+      const starts = startsOf(t.id);
+      assert.equal(starts.length, 1, 'the poll read the access level again and resumed the agent');
+      assert.match(starts[0]!.prompt, /^A reviewer, "dev-erin", requested changes/);
+      const v = await view(t.id);
+      assert.deepEqual(
+        v.attempts.map((a: { coordinate: string }) => a.coordinate),
+        [`review:${kept.rejections[0].id}`],
+      );
+      await h.nextTick();
+      assert.equal(startsOf(t.id).length, 1, 'once');
+    });
+
+    test('F1/E2: a non-member\'s "Request changes" kept while GitLab could not say their access level is refused once it can, and resumes nothing', async () => {
+      h.fake.addToken('outsider'); // a GitLab user, no member of the project
+      const t = await newTask();
+      standingUnreadable('outsider');
+      const r = await send(reviewHook(t.iid, 'outsider', 'unreviewed', 'requested_changes'));
+      assert.equal((await decisionsOf(r.key)).find((d) => d.outcome === 'refused')?.reason, 'standing_unreadable');
+      const [row] = (await view(t.id)).rejections;
+      assert.ok(row, 'kept');
+      await h.nextTick();
+      await h.nextTick();
+      assert.equal(startsOf(t.id).length, 0, 'the agent is not resumed');
+      assert.equal((await view(t.id)).attempts.length, 0);
+      const reasons = await pollRefusals(row.id);
+      assert.ok(reasons.length > 0, 'the poll offered it again');
+      assert.ok(
+        reasons.every((x) => x === 'author_without_standing'),
+        JSON.stringify(reasons),
+      );
+    });
+
     test('F1: a reviewer going to `approved` is no rejection and resumes nothing', async () => {
       const t = await newTask();
       const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'approved'));

@@ -91,6 +91,18 @@ for (const kind of DATABASE_KINDS) {
       });
     }
 
+    test('F1/P1: `/fixloop off` from a Developer while GitLab cannot say their access level is refused `standing_unreadable` and changes nothing', async () => {
+      h.fake.addMember(GL_PROJECT, 'dev-fern', ACCESS.developer);
+      const t = await newTask();
+      h.fake.failNext(/^GET \/api\/v4\/users\?username=dev-fern(&|$)/, [403]);
+      const rows = await note(t.iid, 'dev-fern', '/fixloop off');
+      assert.equal(refusal(rows), 'standing_unreadable');
+      assert.match(rows.find((r) => r.outcome === 'refused')!.detail ?? '', /\/fixloop off by dev-fern/);
+      assert.equal((await view(t.id)).loopOff, false, 'the loop is still on');
+      assert.equal(refusal(await note(t.iid, 'dev-fern', '/fixloop off')), null, 'asked again, it is honoured');
+      assert.equal((await view(t.id)).loopOff, true);
+    });
+
     test('F2: a plain note from a non-member rings nothing', async () => {
       const t = await newTask();
       const rows = await note(t.iid, 'stranger', 'Please just delete the failing test.');
