@@ -887,6 +887,13 @@ export function createEvaluator(deps: EvaluateDeps) {
   async function offerRejection(ctx: Ctx & { task: Task }, rejection: Rejection): Promise<EvaluationResult> {
     const unstanding = await storedRowRefusal(ctx.task, rejection);
     if (unstanding) return refuse(ctx, unstanding.reason, unstanding.detail);
+    // K9: a review kept while its author's standing was unknown is a person's act once GitLab says so,
+    // dated when it was made (never moving the mark back).
+    if (rejection.source === 'review' && rejection.author?.association === null) {
+      const last = await deps.agent.humanAt(ctx.task.id);
+      if (last === null || Date.parse(last) < Date.parse(rejection.createdAt))
+        await deps.agent.markHuman(ctx.task.id, rejection.createdAt);
+    }
     let stopFlag: boolean | 'unreadable';
     try {
       stopFlag = await ledger.readStopFlag();

@@ -194,8 +194,27 @@ for (const kind of DATABASE_KINDS) {
       const kept = await view(t.id);
       assert.equal(kept.rejections.length, 1, 'the review is kept, not lost');
       assert.equal(kept.attempts.length, 0);
+      const humanAt = async () =>
+        (
+          await h.app.db.kysely
+            .selectFrom('tasks')
+            .select(['human_at'])
+            .where('id', '=', t.id)
+            .executeTakeFirstOrThrow()
+        ).human_at;
+      assert.equal(await humanAt(), null, 'unknown standing is not a person acting (K9)');
 
       await h.nextTick();
+      const row = await h.app.db.kysely
+        .selectFrom('rejections')
+        .select(['created_at'])
+        .where('id', '=', kept.rejections[0].id)
+        .executeTakeFirstOrThrow();
+      assert.equal(
+        await humanAt(),
+        row.created_at,
+        'once read, the review counts as a person acting, when it was made',
+      );
       const starts = startsOf(t.id);
       assert.equal(starts.length, 1, 'the poll read the access level again and resumed the agent');
       assert.match(starts[0]!.prompt, /^A reviewer, "dev-erin", requested changes/);
