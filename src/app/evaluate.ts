@@ -703,44 +703,38 @@ export function createEvaluator(deps: EvaluateDeps) {
     const rules = await standingRules(route.work);
     const standing = standingOf(author, rules);
     const by = `${e.state} by ${e.author ?? 'unknown'}`;
-    // F1 with E2: GitLab could not say the reviewer's access level. A change request is kept with
-    // its standing unknown, and every offer of it asks GitLab again (storedRowRefusal), so an outage
-    // at the moment of the review neither grants standing nor loses the review.
-    if (standingUnknown(route.work, e.author, association, standing)) {
-      if (e.state.toUpperCase() !== 'CHANGES_REQUESTED') return refuse(ctx, 'not_a_rejection', by);
-      const kept = await ledger.createRejection({
-        taskId: task.id,
-        source: 'review',
-        headSha: e.headSha,
-        checkName: null,
-        body: e.body,
-        eventId,
-        author,
-      });
-      return offerRejection(ctx as Ctx & { task: Task }, kept);
-    }
+    // F1 with E2: GitLab could not say the reviewer's access level. A change request is kept with its
+    // standing unknown, and every offer of it asks GitLab again (storedRowRefusal), so an outage at
+    // the moment of the review neither grants standing nor loses the review.
+    const unknown = standingUnknown(route.work, e.author, association, standing);
     if (
+      !unknown &&
       standing.kind === 'none' &&
       (standing.reason === 'author_without_standing' || standing.reason === 'bot_lookalike')
     )
       return refuse(ctx, standing.reason, `${by} (${e.authorType ?? 'no type'}, ${association ?? 'no association'})`);
     // A person requesting changes, or an allow-listed bot's finding; an approval, a plain comment,
     // fixloop's own review or an unknown bot records nothing and resumes nothing.
-    const candidate = rejectionFromReview(
-      {
-        id: e.reviewId,
-        state: e.state,
-        body: e.body,
-        author: e.author,
-        authorType: e.authorType,
-        authorAssociation: association,
-        submittedAt: e.submittedAt,
-        commitId: e.headSha,
-      },
-      rules,
-    );
+    const candidate = unknown
+      ? e.state.toUpperCase() === 'CHANGES_REQUESTED'
+        ? { source: 'review' as const }
+        : null
+      : rejectionFromReview(
+          {
+            id: e.reviewId,
+            state: e.state,
+            body: e.body,
+            author: e.author,
+            authorType: e.authorType,
+            authorAssociation: association,
+            submittedAt: e.submittedAt,
+            commitId: e.headSha,
+          },
+          rules,
+        );
     if (!candidate) return refuse(ctx, 'not_a_rejection', by);
-    if (candidate.source === 'review') await deps.agent.markHuman(task.id, ledger.now()); // K9: a person spoke
+    // K9: a person spoke (one whose standing is still unknown counts once it is read: offerRejection).
+    if (candidate.source === 'review' && !unknown) await deps.agent.markHuman(task.id, ledger.now());
     const rejection = await ledger.createRejection({
       taskId: task.id,
       source: candidate.source,
