@@ -13,6 +13,7 @@ import { openDatabase, type Db } from './ledger/db.js';
 import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
 import { createLedger, ping } from './ledger/ledger.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
+import { createDashboardSessions } from './ledger/sessions.js';
 import { createIngestor, type Ingestor } from './app/ingest.js';
 import { createEvaluator, type BaseChecks, type RequestRerun } from './app/evaluate.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
@@ -23,6 +24,7 @@ import { createProgressCheck, progressWithoutPoll, snapshotOf } from './app/prog
 import { reconcileAttempts, startPeriodicReconciliation, type FindAgent } from './app/reconcile.js';
 import { createPoller, type Poller } from './app/poll.js';
 import { createHandoff } from './app/handoff.js';
+import { createLabelStanding } from './app/label-standing.js';
 import { createCommitStatusPublisher } from './app/commit-status.js';
 import { createBaseChecks } from './app/base-checks.js';
 import { createNoCiCheck } from './app/no-ci.js';
@@ -60,6 +62,7 @@ import {
   runnerFromConfig,
 } from './wiring.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
+import { proxyTrust } from './wiring/trusted-proxy.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 function ensureTokenFile(file: string): string {
@@ -196,7 +199,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     logger,
     runner,
     random,
-    apiUrl: config.publicUrl,
+    apiUrl: config.agentUrl, // issue 31: where agents reach fixloop, which may not be where people do
     maxAttempts: config.maxAttempts,
     decisions,
     agent,
@@ -216,7 +219,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // T1: what fails on the base branch, read when a red is judged, cached for a poll interval.
   const baseChecks =
     adapters.baseChecks ??
-    (github && config.redOnBase ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs }) : undefined);
+    (github && config.redOnBase
+      ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs, logger })
+      : undefined);
   const evaluator = createEvaluator({
     command: (task, command, author) =>
       commentCommand ? commentCommand(task, command, author) : Promise.resolve('not ready yet'),
@@ -229,6 +234,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     reviewBots: config.reviewBots,
     selfLogin,
     ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
+    // F1/F2 on GitHub (decision 0042): standing is the person's permission on the repository.
+    ...(github?.repositoryPermission ? { permissionOf: github.repositoryPermission.bind(github) } : {}),
     ...(github ? { pullRequestHead: async (r: string, n: number) => (await github.getPullRequest(r, n)).headSha } : {}),
     agent,
     cost: config.cost,
@@ -244,6 +251,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
   });
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
+  /** V4: set by close(): readiness answers 503 and nothing new is dispatched. */
+  let draining = false;
   // One group commit at a time on both databases: what arrives meanwhile joins the next (decision 0038).
   const ingestor = createIngestor({
     ledger,
@@ -269,6 +278,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
   let poller: Poller | null = null;
   let stopCommitStatus: (() => Promise<void>) | null = null;
+  let drainCommitStatus: (() => Promise<void>) | null = null;
   if (github) {
     // P3: the `fixloop` status on the head, from every Task the poll reads and from new decisions.
     const commitStatus = config.commitStatus
@@ -278,9 +288,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
           logger,
           maxAttempts: config.maxAttempts,
           dashboardUrl: config.publicUrl,
+          clock,
+          onBackoff: () => metrics.hostWriteBackedOff('commit_status'),
         })
       : null;
     if (commitStatus) stopCommitStatus = commitStatus.watch(adapters.commitStatusEveryMs ?? 2_000);
+    if (commitStatus) drainCommitStatus = commitStatus.drain;
     const handoff = createHandoff({
       ledger,
       github,
@@ -289,6 +302,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       parkAfterMs: config.parkAfterMs,
       stateKey: createHmac('sha256', config.webhookSecrets[0]!).update('fixloop-state-comment').digest(),
       markHuman: (taskId, at) => agent.markHuman(taskId, at),
+      maxGrants: config.maxGrants,
+      // F1 (decision 0042): approve-one counts only from a person who may push to the repository.
+      labelStanding: createLabelStanding({
+        works: config.works,
+        github,
+        selfLogin: (repository) => selfLogin(repository),
+        reviewBots: config.reviewBots,
+      }),
     });
     // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
     const pushGuard = createPushGuard({
@@ -321,7 +342,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       intervalMs: config.pollIntervalMs,
       afterPoll: async (t, pr) => {
         await handoff.sync(t, pr);
-        await commitStatus?.publish(t.id, pr.headSha);
+        // Its own lane (decision 0047): a status write never holds up another Task's hand-off.
+        commitStatus?.schedule(t.id, pr.headSha);
       },
       pushGuard,
       progress: async (task, pr, runs) => {
@@ -348,12 +370,20 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxAttempts: config.maxAttempts,
     ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
   });
+  // FIXLOOP_TRUST_PROXY: how many proxies in front of a peer are believed about scheme, host and client.
+  const trustedHops = proxyTrust(config.trustProxy);
   // The MCP SDK is the largest part of a fresh process's memory and only agents use it: it is
   // loaded with the first request to /mcp, not at start-up (the webhook path never needs it).
   let mcp: Promise<McpHttpHandler> | null = null;
   const handleMcp: McpHttpHandler = async (req, res) => {
     mcp ??= import('./mcp/http.js').then(
-      (m) => m.createMcpHttpHandler(resolveRun, { onError: (err, where) => logger.error({ err, where }, 'mcp error') }),
+      (m) =>
+        m.createMcpHttpHandler(resolveRun, {
+          onError: (err, where) => logger.error({ err, where }, 'mcp error'),
+          // M3 (issue 31): Host and Origin must name fixloop, or a rebound DNS name could reach /mcp.
+          addresses: { urls: [config.agentUrl, config.publicUrl], listenHost: config.host },
+          proxyTrust: trustedHops,
+        }),
       (err: unknown) => {
         // Not cached: the next request tries the import again.
         mcp = null;
@@ -367,12 +397,19 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const actions = createPersonActions({
     ledger,
     markHuman,
+    maxGrants: config.maxGrants, // V4: a person's grants of one more attempt, capped per Task
     resumeByPerson: (taskId, message) => dispatcher.resumeByPerson(taskId, message),
     ...(runner && 'kill' in runner && typeof runner.kill === 'function'
       ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
       : {}),
   });
-  commentCommand = createCommentCommands({ actions, ledger, github, maxAttempts: config.maxAttempts });
+  commentCommand = createCommentCommands({
+    actions,
+    ledger,
+    github,
+    maxAttempts: config.maxAttempts,
+    maxGrants: config.maxGrants,
+  });
   const api = createApi({
     actions,
     resolveRun,
@@ -382,8 +419,11 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     logger,
     works: config.works,
     apiToken: config.apiToken,
+    maxGrants: config.maxGrants,
     ...(github ? { prChecks: (input) => prChecks({ github, fetchLog }, input) } : {}),
     ready: async () => {
+      // V4: shutting down, this replica answers 503 so a load balancer drains it.
+      if (draining) return false;
       try {
         await ping(db);
         return await migrationsApplied(db.kysely, db.dialect);
@@ -399,11 +439,15 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     apiToken: config.apiToken,
     checkToken: (given) => config.apiToken !== null && sameSecret(given, config.apiToken),
     maxAttempts: config.maxAttempts,
+    maxGrants: config.maxGrants,
     costCeiling: config.cost.ceiling,
     // Issue 19: a GitLab Task links to its merge request, a GitHub one to the configured GitHub host.
     links: { githubUrl: config.notices.webUrl, gitlabUrl: config.gitlab.url, providerOf: hostOf },
     publicUrl: config.publicUrl,
+    sessions: createDashboardSessions(db.kysely), // issue 31: sign-out ends the row on every replica
+    proxyTrust: trustedHops,
     ...(adapters.dashboardLivePollMs ? { livePollMs: adapters.dashboardLivePollMs } : {}),
+    observeSignIn: (why) => metrics.signInRefused(why),
   });
   api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(
@@ -466,7 +510,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     liveness: { agent, evaluator, pollIntervalMs: config.pollIntervalMs, poll: poller !== null },
   });
 
-  let closed = false;
+  let closing: Promise<void> | null = null;
   return {
     config,
     db,
@@ -478,6 +522,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     outbox,
     async settle() {
       await poller?.drain(); // the hand-off's writes the last tick queued (N3)
+      await drainCommitStatus?.(); // and the statuses, on their own lane (decision 0047)
       await ingestor.flush();
       await queue.idle();
       await decisions.drain();
@@ -492,29 +537,56 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         });
       });
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await periodic.stop();
-      await outbox.stop();
-      await poller?.stop();
-      await stopCommitStatus?.();
-      dashboard.close(); // its live streams would hold the server open
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
-      await ingestor.flush();
-      await queue.idle();
-      await dispatcher.stop();
-      await decisions.drain();
-      await db.close();
+    close() {
+      closing ??= (async () => {
+        // V4 (decision 0043): stop taking new work first. Readiness answers 503, nothing new is
+        // dispatched (a claim is left for the next start), the poll and the periodic passes stop;
+        // webhooks are still accepted and stored, since GitHub does not send them again by itself.
+        draining = true;
+        dispatcher.drain();
+        await periodic.stop();
+        await poller?.stop();
+        await stopCommitStatus?.();
+        // Running agents get the grace with the server still up, so they can report their outcome;
+        // those still running after it are stopped and their runs interrupted (offered again, free).
+        await dispatcher.stop(config.shutdownGraceMs);
+        dashboard.close(); // its live streams would hold the server open
+        await closeServer(server, SERVER_CLOSE_FORCE_MS);
+        await ingestor.flush();
+        await queue.idle();
+        await outbox.stop();
+        await decisions.drain();
+        await db.close();
+      })();
+      return closing;
     },
   };
+}
+
+/** After the shutdown's grace, how long open connections (live streams, MCP sessions, keep-alive) get before they are cut. */
+const SERVER_CLOSE_FORCE_MS = 1_000;
+
+/**
+ * Stops listening and resolves once every connection is closed: idle ones at once, the rest (a
+ * request still being answered, a live stream, an MCP session's stream) cut after `forceAfterMs`,
+ * so whatever a client holds open, shutdown ends in time (V4).
+ */
+function closeServer(server: Server, forceAfterMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections?.(), forceAfterMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections?.();
+  });
 }
 
 /** `fixloop serve`: load the config, open the database, listen. */
 export async function serve(
   opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<{ close(): Promise<void>; url: string }> {
+): Promise<{ close(): Promise<void>; url: string; shutdownGraceMs: number }> {
   let config = loadConfig({ env: opts.env ?? process.env, ...(opts.configFile ? { file: opts.configFile } : {}) });
   const logger = createLogger(config.logLevel);
   // L3: the data directories (database, token file) are fixloop's alone before anything is written there.
@@ -541,5 +613,5 @@ export async function serve(
     { url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null },
     'fixloop listening',
   );
-  return { close: () => app.close(), url };
+  return { close: () => app.close(), url, shutdownGraceMs: config.shutdownGraceMs };
 }

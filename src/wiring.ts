@@ -211,10 +211,15 @@ export function scopedTokensFrom(github: GitHubConfig): ScopedTokens | null {
 }
 
 /** The notice sinks the config describes (G1, P4; decision 0025). */
-export function noticeSinksFromConfig(config: Pick<Config, 'notices'>, fetchImpl?: typeof fetch): NoticeSink[] {
+export function noticeSinksFromConfig(
+  config: Pick<Config, 'notices' | 'gitlab' | 'works'>,
+  fetchImpl?: typeof fetch,
+): NoticeSink[] {
   const { sinks, webUrl, timeoutMs } = config.notices;
+  // Issue 31: a GitLab project's notice links its merge request on GITLAB_URL, not a GitHub page.
+  const links = { githubUrl: webUrl, gitlabUrl: config.gitlab.url, providerOf: providerOfRepository(config.works) };
   return sinks.map((s) => {
-    const base = { name: s.name, url: s.url, webUrl, timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+    const base = { name: s.name, url: s.url, links, timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
     return s.kind === 'slack' ? createSlackSink(base) : createWebhookSink({ ...base, secret: s.secret });
   });
 }

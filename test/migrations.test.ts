@@ -43,6 +43,9 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0017_events_by_head',
       '0018_task_base_ref',
       '0019_base_holds',
+      '0020_grant_cap',
+      '0021_interrupted_runs',
+      '0022_dashboard_sessions',
     ]);
   } finally {
     await a.close();

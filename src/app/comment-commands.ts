@@ -3,6 +3,7 @@
 // (H1). `status` answers on the pull request with the loop's state as the board shows it.
 import type { CommentCommand } from '../core/comment-command.js';
 import { LOOP_STATE_WORDS } from '../core/loop-state.js';
+import { DEFAULT_MAX_GRANTS, grantAllowance, grantWords } from '../core/grant-cap.js';
 import type { Task } from '../core/types.js';
 import type { ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
@@ -15,6 +16,8 @@ export interface CommentCommandDeps {
   /** To answer `status`; null without GitHub credentials. */
   github: Pick<ProviderPort, 'createIssueComment'> | null;
   maxAttempts: number;
+  /** V4: the configured cap on grants per Task, for `status`; default 3. */
+  maxGrants?: number;
 }
 
 /** Null when the command was applied; else why not, for the decision log. */
@@ -27,8 +30,18 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         return why(await deps.actions.setLoop(task.id, false, via));
       case 'on':
         return why(await deps.actions.setLoop(task.id, true, via));
-      case 'retry':
-        return why(await deps.actions.approveOne(task.id, via));
+      case 'retry': {
+        const r = await deps.actions.approveOne(task.id, via);
+        // V4: past the grant cap the person is answered on the pull request: how many grants were used
+        // and how to open more (the decision log records the refusal as any other).
+        if (r.kind === 'conflict' && r.code === 'grant_cap' && deps.github)
+          await deps.github.createIssueComment(
+            task.repository,
+            task.pullRequest,
+            `fixloop (to @${author}): ${r.message}`,
+          );
+        return why(r);
+      }
       case 'status': {
         if (!deps.github) return 'fixloop has no GitHub credentials to answer with';
         const row = (await deps.ledger.boardPage({ taskId: task.id, limit: 1 })).rows[0];
@@ -38,7 +51,8 @@ export function createCommentCommands(deps: CommentCommandDeps) {
           task.repository,
           task.pullRequest,
           `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this pull request — ` +
-            `${row.attemptsUsed} of ${budget} automatic attempts used, CI ${row.ciState}` +
+            `${row.attemptsUsed} of ${budget} automatic attempts used ` +
+            `(${grantWords(grantAllowance(row.extraAttempts, deps.maxGrants ?? DEFAULT_MAX_GRANTS, row.maxGrants))}), CI ${row.ciState}` +
             `${row.lastFailure ? `, last failure: \`${row.lastFailure.replace(/`/g, "'")}\`` : ''}. ` +
             `Commands: \`/fixloop off\`, \`/fixloop on\`, \`/fixloop retry\`, \`/fixloop status\`.`,
         );

@@ -3,10 +3,21 @@
 // per Task, so a poll tick that finds nothing new writes nothing. Two paths reach it: every Task the
 // poll reads (the safety net, and the first status of a new head), and a watch over the decision log,
 // so a claim, a dispatch, a stop or a person's action shows within seconds, not a poll interval.
+// Both go through one lane of their own (`schedule`), one write at a time, so a status never waits in
+// front of another Task's labels and comments; and a host that refuses the write (403/404: a token
+// without `statuses: write`) holds it back per repository, 1 min → 1 h, told once (decision 0047).
 import { COMMIT_STATUS_CONTEXT, commitStatusKey, commitStatusOf } from '../core/commit-status.js';
-import type { ProviderPort } from './provider-port.js';
+import {
+  afterRefusal,
+  heldBack,
+  isPermissionRefusal,
+  type HostBackoff,
+  type HostBackoffPolicy,
+} from '../core/host-backoff.js';
+import { ProviderError, type ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
-import type { Logger } from './ports.js';
+import type { Clock, Logger } from './ports.js';
+import { createWriteQueue } from './write-queue.js';
 
 /** It reads the Task's board row, its notice and the stop flag, and writes only its own column. */
 export type CommitStatusLedger = Pick<
@@ -27,12 +38,31 @@ export interface CommitStatusDeps {
   maxAttempts: number;
   /** Where the status links: the dashboard's origin (FIXLOOP_PUBLIC_URL); null links nowhere. */
   dashboardUrl: string | null;
+  clock: Clock;
+  /** How long a refused write is held back (default 1 min, doubling to 1 h). */
+  backoff?: HostBackoffPolicy;
+  /** Told once per episode of refusals (the metric fixloop_host_write_backoffs_total). */
+  onBackoff?: (repository: string) => void;
 }
 
-export type PublishResult = 'written' | 'unchanged' | 'nothing_to_say' | 'failed';
+export type PublishResult = 'written' | 'unchanged' | 'nothing_to_say' | 'failed' | 'held_back';
+
+/** The one permission each host needs for the status, as its settings page names it. */
+function missingPermission(err: ProviderError): string {
+  return err.provider === 'gitlab'
+    ? 'the `api` scope and at least the Developer role'
+    : '`statuses: write` (a GitHub App: "Commit statuses: Read and write")';
+}
+
+/** A lease no write outlives: the status lane has no poll lease to honour. */
+const NO_LEASE = '9999-12-31T23:59:59.999Z';
 
 export function createCommitStatusPublisher(deps: CommitStatusDeps) {
   const { ledger, logger } = deps;
+  // Per repository: the writes the host refuses for lack of permission, held back (decision 0047).
+  const refused = new Map<string, HostBackoff>();
+  // The status's own lane: one write at a time, the newest request per Task, behind nothing else.
+  const lane = createWriteQueue({ clock: deps.clock, logger, lane: 'commit status' });
 
   /** Writes the Task's status on `headSha` (default: the head the ledger holds) when it changed. */
   async function publish(taskId: number, headSha?: string): Promise<PublishResult> {
@@ -57,6 +87,10 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
     if (!status) return 'nothing_to_say';
     const written = `${sha} ${commitStatusKey(status)}`;
     if (task.commitStatus === written) return 'unchanged';
+    const repo = task.repository.toLowerCase();
+    const now = deps.clock.now().getTime();
+    // Held back: the next poll or decision after the wait tries again, once.
+    if (heldBack(refused.get(repo), now)) return 'held_back';
     try {
       await deps.github.createCommitStatus(task.repository, sha, {
         context: COMMIT_STATUS_CONTEXT,
@@ -65,12 +99,34 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
         targetUrl: deps.dashboardUrl ? `${deps.dashboardUrl}/tasks/${task.id}` : null,
       });
     } catch (err) {
+      if (err instanceof ProviderError && isPermissionRefusal(err.status)) {
+        const next = afterRefusal(refused.get(repo), now, deps.backoff);
+        refused.set(repo, next.state);
+        if (next.report) {
+          deps.onBackoff?.(repo);
+          logger.warn(
+            { repository: repo, status: err.status, retryInMs: next.state.delayMs },
+            `${err.host} refused the fixloop commit status on ${repo} (${err.status}): the token needs ${missingPermission(err)}. ` +
+              `The status is not written there for ${Math.round(next.state.delayMs / 60_000)} min, then tried once again, ` +
+              'waiting longer each time it is refused; the loop goes on without it',
+          );
+        }
+        return 'failed';
+      }
       // A status is a view of the ledger: the next change or tick writes it again; the loop goes on.
       logger.warn({ err, taskId, sha }, 'could not write the fixloop commit status');
       return 'failed';
     }
+    if (refused.delete(repo)) logger.info({ repository: repo }, 'the fixloop commit status is written again');
     await ledger.setCommitStatus(taskId, written);
     return 'written';
+  }
+
+  /** Queue `publish` on the status's own lane: returns at once; a newer request for the Task replaces it. */
+  function schedule(taskId: number, headSha?: string): void {
+    lane.enqueue(taskId, NO_LEASE, async () => {
+      await publish(taskId, headSha);
+    });
   }
 
   /**
@@ -88,13 +144,13 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
           return;
         }
         const { taskIds, latest } = await ledger.taskIdsDecidedAfter(cursor, 200);
-        for (const id of taskIds) await publish(id);
+        for (const id of taskIds) schedule(id);
         cursor = latest;
       } catch (err) {
         logger.warn({ err }, 'commit status watch failed; trying again');
       }
     };
-    // One round at a time: a slow GitHub skips beats rather than piling them up.
+    // One round at a time: a slow ledger skips beats rather than piling them up; the writes wait in the lane.
     const timer = setInterval(() => {
       if (stopped || running) return;
       running = round().finally(() => (running = null));
@@ -104,8 +160,9 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
       stopped = true;
       clearInterval(timer);
       await running;
+      await lane.drain();
     };
   }
 
-  return { publish, watch };
+  return { publish, schedule, watch, drain: () => lane.drain() };
 }

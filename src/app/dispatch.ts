@@ -8,6 +8,7 @@ import { nextAttemptState } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Provider, Rejection, Run, Task } from '../core/types.js';
 import {
   ENDED_WATCHED,
+  interruptedByShutdown,
   strandedRunEnd,
   strandedRunFate,
   strandedRunLogLine,
@@ -33,6 +34,7 @@ export type DispatchLedger = Pick<
   | 'listAttempts'
   | 'setAttemptStatus'
   | 'setRunState'
+  | 'interruptRun'
   | 'renewDispatch'
   | 'setRunProcess'
   | 'getRun'
@@ -106,7 +108,20 @@ export function createDispatcher(deps: DispatchDeps) {
     runId: number,
     attemptId: number | null,
     r: { state: 'completed' | 'failed'; exitCode: number | null },
+    interrupted = interrupting.has(runId),
   ): Promise<boolean> {
+    if (interrupted) {
+      // V4: a shutdown or a crash ended it, not its agent: the run ends marked interrupted and its
+      // attempt stays as it is — running, to be offered again free by reconciliation (reconcile.ts),
+      // or, when its agent reported an outcome, settled by that outcome as ever (applyRecordedOutcome
+      // there). No agent_unreachable notice: the agent was cut short, not unreachable.
+      interrupting.delete(runId);
+      const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, {
+        exitCode: r.exitCode,
+        interrupted: true,
+      });
+      return moved !== null;
+    }
     // Before the run is marked ended, so a crash in between leaves the run to be ended again, and
     // this asked again, rather than an ended run nobody was told about.
     if (attemptId !== null) await noticeIfNeverReached(runId, attemptId, r);
@@ -157,7 +172,9 @@ export function createDispatcher(deps: DispatchDeps) {
     const end = strandedRunEnd(lost, life?.outcome != null);
     // Only the writer that moved the run says why in its log: a replica on this host that did see
     // the agent exit may have ended the run first.
-    if (await runEnded(run.id, run.attemptId, { state: end.state, exitCode: null })) {
+    // A run a shutdown had marked interrupted before its fixloop was killed stays interrupted.
+    const interrupted = end.interrupted || (run.interruptedAt != null && life?.outcome == null);
+    if (await runEnded(run.id, run.attemptId, { state: end.state, exitCode: null }, interrupted)) {
       await ledger.appendRunLog(run.id, strandedRunLogLine(end.detail), RUN_LOG_MAX_CHARS);
       await decide(run.attemptId, run.taskId, 'failed', 'run_lost', end.detail);
       logger.warn({ taskId: run.taskId, runId: run.id, detail: end.detail }, LOG_EVENTS.RUN_STRANDED_ENDED);
@@ -166,9 +183,13 @@ export function createDispatcher(deps: DispatchDeps) {
 
   /** Stranded runs this process watches, by run id: a later pass finds them again and must not watch twice. */
   const watching = new Map<number, NodeJS.Timeout>();
-  /** Dispatches a reconciliation pass started without waiting for them (dispatchInBackground). */
+  /** Dispatches under way (from an evaluation or a reconciliation pass): shutdown waits for them. */
   const starting = new Set<Promise<unknown>>();
+  /** V4: runs a shutdown stops after its grace; their end is an interruption, not the agent's own. */
+  const interrupting = new Set<number>();
   let stopped = false;
+  /** V4: shutting down: no new dispatch; what is claimed is left for the next start (reconcile.ts). */
+  let draining = false;
   /**
    * L1, I4: a run whose agent was started by a fixloop process that is gone (start-up, and the
    * periodic pass). Its agent is checked now; if it still runs it is watched until it exits, then
@@ -299,8 +320,22 @@ export function createDispatcher(deps: DispatchDeps) {
     if (t.kind === 'move') await deps.agent.moveAttempt(attemptId, [life.state], t.to, { withoutOutcome });
   }
 
-  /** Dispatch the attempt if it is still in `from`; returns false when another process has it. */
-  async function dispatch(attemptId: number, from: AttemptStatus = 'claimed'): Promise<boolean> {
+  /**
+   * Dispatch the attempt if it is still in `from`; returns false when another process has it, or
+   * when this one is shutting down (the claim is left for the next start's reconciliation, V4).
+   */
+  function dispatch(attemptId: number, from: AttemptStatus = 'claimed'): Promise<boolean> {
+    if (draining) {
+      logger.info({ attemptId }, 'shutting down: the attempt is left claimed for the next start to dispatch');
+      return Promise.resolve(false);
+    }
+    const p = dispatchNow(attemptId, from);
+    starting.add(p);
+    void p.finally(() => starting.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  async function dispatchNow(attemptId: number, from: AttemptStatus): Promise<boolean> {
     const token = deps.random.token(32);
     const began = await ledger.beginDispatch(attemptId, from, hashToken(token));
     if (!began) return false;
@@ -412,10 +447,8 @@ export function createDispatcher(deps: DispatchDeps) {
    * reconciliation pass that must go on with its other work. stop() waits for these.
    */
   function dispatchInBackground(attemptId: number, from: AttemptStatus): void {
-    if (stopped) return; // left claimed: the next process's start-up settles it
-    const p = dispatch(attemptId, from).catch((err: unknown) => logger.error({ err, attemptId }, 'dispatch failed'));
-    starting.add(p);
-    void p.finally(() => starting.delete(p));
+    if (stopped || draining) return; // left claimed: the next process's start-up settles it
+    void dispatch(attemptId, from).catch((err: unknown) => logger.error({ err, attemptId }, 'dispatch failed'));
   }
 
   /**
@@ -425,6 +458,7 @@ export function createDispatcher(deps: DispatchDeps) {
    */
   async function resumeByPerson(taskId: number, message: string): Promise<PersonRunStart> {
     if (!deps.runner) return { kind: 'unavailable', why: 'no runner is configured' };
+    if (draining) return { kind: 'unavailable', why: 'fixloop is shutting down; try again once it is back' };
     const task = await ledger.getTask(taskId);
     if (!task) return { kind: 'busy', why: 'no such Task' };
     const token = deps.random.token(32);
@@ -468,19 +502,45 @@ export function createDispatcher(deps: DispatchDeps) {
     return { kind: 'started', run: running ?? run };
   }
 
-  /** Shutdown: stop the runner's agents, then wait for their end to be written. */
-  async function stop(): Promise<void> {
+  /** V4, first step of a shutdown: no new dispatch from here on (a person's resume is refused too). */
+  function drain(): void {
+    draining = true;
+  }
+
+  /**
+   * Shutdown (V4): no new dispatch; the runner's agents get up to `graceMs` to end on their own
+   * (their end is written as usual); those still running then are marked interrupted and stopped,
+   * so their attempts are offered again, free, by the next start. Then every run-state write is waited for.
+   */
+  async function stop(graceMs = 0): Promise<void> {
+    draining = true;
     // A watched stranded agent is not this process's child: it is left running, as it was found.
     stopped = true;
     for (const t of watching.values()) clearInterval(t);
     watching.clear();
     // Before the runner stops its agents: one of these may still be starting one.
     await Promise.allSettled([...starting]);
+    const left = (await deps.runner?.waitForRuns?.(graceMs)) ?? [];
+    for (const runId of left) {
+      interrupting.add(runId);
+      const detail = interruptedByShutdown(graceMs);
+      try {
+        // Written before the agent is stopped: a fixloop killed in between leaves the mark to say so.
+        await ledger.interruptRun(runId);
+        await ledger.appendRunLog(runId, strandedRunLogLine(detail), RUN_LOG_MAX_CHARS);
+        const run = await ledger.getRun(runId);
+        if (run) await decide(run.attemptId, run.taskId, 'failed', 'run_interrupted', detail);
+        logger.warn({ runId, taskId: run?.taskId, attemptId: run?.attemptId }, LOG_EVENTS.RUN_INTERRUPTED);
+      } catch (err) {
+        // The end's own write says interrupted too (runEnded), so a failure here loses nothing but words.
+        logger.error({ err, runId }, 'run not marked interrupted before its agent was stopped');
+      }
+    }
     await deps.runner?.stopAll?.();
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, stop };
+  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, drain, stop };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

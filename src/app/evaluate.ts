@@ -23,7 +23,15 @@ import type { DecisionWriter } from './decision-writer.js';
 import type { RequestRerun } from './rerun.js';
 import { verdictRefusal } from '../core/refusal.js';
 import { doorbell, rejectionFromReview, DOORBELL_MAX_AGE_MS } from '../core/doorbell.js';
-import { standingOf, type Author, type Standing, type StandingRules } from '../core/standing.js';
+import {
+  permissionNeeded,
+  rulesOfWork,
+  standingOf,
+  type Author,
+  type HostAnswer,
+  type Standing,
+  type StandingRules,
+} from '../core/standing.js';
 import { adoptPullRequest } from '../core/adoption.js';
 import { inFlightVerdict } from '../core/in-flight.js';
 import { wakeVerdict } from '../core/wake-caps.js';
@@ -39,6 +47,12 @@ function baseHoldKey(r: CheckResult): string {
   const run = checkRunIdOf(r.identity);
   return run !== null ? `${r.name.trim()}#${run}` : `${r.name.trim()}@${r.completedAt ?? ''}`;
 }
+
+/** F1/F2: what could not be read when a host could not say whether a person has standing. */
+const UNREADABLE = {
+  github: 'the permission on the repository could not be read',
+  gitlab: 'the access level could not be read',
+} as const;
 
 /** A rejection nobody answered for a week was handled by a person or abandoned (F2). */
 const REJECTION_MAX_AGE_MS = DOORBELL_MAX_AGE_MS;
@@ -125,6 +139,11 @@ export interface EvaluateDeps {
    * repository, read from the host (member access level as an association); null when unreadable.
    */
   associationOf?: (repository: string, login: string) => Promise<string | null>;
+  /**
+   * F1/F2 on GitHub (decision 0042): the person's role on the repository (none, read, triage, write,
+   * maintain, admin), kept briefly by the adapter; rejects when it cannot be read. Absent: unreadable.
+   */
+  permissionOf?: (repository: string, login: string) => Promise<string>;
   /** fixloop's own login on the repository's host (F2). */
   selfLogin?: (repository?: string) => Promise<string | null>;
   /**
@@ -412,7 +431,9 @@ export function createEvaluator(deps: EvaluateDeps) {
     for (const sha of new Set(answered.map((a) => a.headSha))) {
       if (sha !== null && sha !== red.sha) for (const f of (await headOf(sha)).flaky) flaky.add(f);
     }
-    // A base that cannot be read is not known: triage then goes on without it.
+    // A base that cannot be read is not known: triage then goes on without it. The read is bounded
+    // (a few seconds, then remembered as not known), so this Task's wait never holds up another's
+    // evaluation behind it (base-checks.ts; decision 0047).
     const base = deps.baseChecks
       ? await deps.baseChecks(task.repository, task.pullRequest, task.baseRef).catch(() => null)
       : null;
@@ -696,23 +717,26 @@ export function createEvaluator(deps: EvaluateDeps) {
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
-    // F1: only authors with standing steer. A person the Work does not trust, or an account posing as
-    // an allow-listed bot, is recorded with its reason; no row is written and nothing is woken.
-    const association = await associationOf(route.work, e);
-    const author: Author = { login: e.author, type: e.authorType, association };
-    const rules = await standingRules(route.work);
-    const standing = standingOf(author, rules);
+    // F1: only authors with standing steer. A person the Work does not trust (by association, then by
+    // their permission on the repository), or an account posing as an allow-listed bot, is recorded
+    // with its reason; no row is written and nothing is woken.
+    const { author, answer, standing, rules } = await judgeAuthor(route.work, e.repository, {
+      login: e.author,
+      type: e.authorType,
+      association: e.authorAssociation,
+    });
+    const association = author.association;
     const by = `${e.state} by ${e.author ?? 'unknown'}`;
-    // F1 with E2: GitLab could not say the reviewer's access level. A change request is kept with its
-    // standing unknown, and every offer of it asks GitLab again (storedRowRefusal), so an outage at
-    // the moment of the review neither grants standing nor loses the review.
-    const unknown = standingUnknown(route.work, e.author, association, standing);
+    // F1 with E2: the host could not say whether the reviewer has standing (GitLab's access level,
+    // GitHub's permission). A change request is kept with its standing unknown, and every offer of it
+    // asks again (storedRowRefusal), so an outage at the moment of the review neither grants standing
+    // nor loses the review.
+    const unknown = standing.kind === 'none' && standing.reason === 'standing_unreadable';
     if (
-      !unknown &&
       standing.kind === 'none' &&
       (standing.reason === 'author_without_standing' || standing.reason === 'bot_lookalike')
     )
-      return refuse(ctx, standing.reason, `${by} (${e.authorType ?? 'no type'}, ${association ?? 'no association'})`);
+      return refuse(ctx, standing.reason, `${by} (${e.authorType ?? 'no type'}, ${whoSays(association, answer)})`);
     // A person requesting changes, or an allow-listed bot's finding; an approval, a plain comment,
     // fixloop's own review or an unknown bot records nothing and resumes nothing.
     const candidate = unknown
@@ -731,6 +755,7 @@ export function createEvaluator(deps: EvaluateDeps) {
             commitId: e.headSha,
           },
           rules,
+          answer,
         );
     if (!candidate) return refuse(ctx, 'not_a_rejection', by);
     // K9: a person spoke (one whose standing is still unknown counts once it is read: offerRejection).
@@ -755,18 +780,22 @@ export function createEvaluator(deps: EvaluateDeps) {
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
     if (e.action !== 'created') return refuse(ctx, 'doorbell_no_row', `comment ${e.action}`);
-    const rules = await standingRules(route.work);
-    const association = await associationOf(route.work, e);
-    const standing = standingOf({ login: e.author, type: e.authorType, association }, rules);
+    const { author, answer, standing, rules } = await judgeAuthor(route.work, e.repository, {
+      login: e.author,
+      type: e.authorType,
+      association: e.authorAssociation,
+    });
+    const association = author.association;
     // K9: "a person acted" only for a person with standing; a stranger's comment never resets the cap.
     if (standing.kind === 'person') await deps.agent.markHuman(task.id, ledger.now());
     if (e.command !== null) {
       const what = `/fixloop ${e.command} by ${e.author ?? 'an unknown author'}`;
       // The host could not say who the author is: refused, and said so, so the person can ask again.
-      if (standingUnknown(route.work, e.author, association, standing))
-        return refuse(ctx, 'standing_unreadable', `${what}: the access level could not be read`);
+      if (standing.kind === 'none' && standing.reason === 'standing_unreadable')
+        return refuse(ctx, 'standing_unreadable', `${what}: ${UNREADABLE[route.work.provider ?? 'github']}`);
       // Commands are a person's: a bot, even an allow-listed reviewer, steers only through findings.
-      if (standing.kind !== 'person') return refuse(ctx, 'command_without_standing', what);
+      if (standing.kind !== 'person')
+        return refuse(ctx, 'command_without_standing', `${what} (${whoSays(association, answer)})`);
       const refused = deps.command
         ? await deps.command(task, e.command, e.author ?? 'unknown')
         : 'comment commands are not available';
@@ -779,18 +808,23 @@ export function createEvaluator(deps: EvaluateDeps) {
           (a) => a.coordinate === `review:${row.id}` || a.rejectionId === row.id,
         )
       : false;
+    // The row's author is judged as they stand now: asked again, as the poll's re-offer does.
+    const rowAuthor =
+      standing.kind !== 'none' && row?.author ? await judgeAuthor(route.work, task.repository, row.author) : null;
     const verdict = doorbell({
       comment: {
         author: e.author,
         authorType: e.authorType,
         authorAssociation: association,
+        answer,
         pullRequest: { repository: e.repository, number: e.number },
         createdAt: e.createdAt ?? ledger.now(),
       },
       row: row
         ? {
             source: row.source,
-            author: row.author,
+            author: rowAuthor?.author ?? row.author,
+            authorAnswer: rowAuthor?.answer,
             pullRequest: { repository: task.repository, number: task.pullRequest },
             createdAt: row.createdAt,
             consumed,
@@ -799,45 +833,68 @@ export function createEvaluator(deps: EvaluateDeps) {
       ...rules,
       now: ledger.now(),
     });
-    if (!verdict.ring) return refuse(ctx, `doorbell_${verdict.reason}`);
+    if (!verdict.ring)
+      return refuse(
+        ctx,
+        verdict.reason === 'standing_unreadable' ? 'standing_unreadable' : `doorbell_${verdict.reason}`,
+      );
     return offerRejection(ctx as Ctx & { task: Task }, row!);
   }
 
   /**
-   * F1/F2: the author's association as the delivery said it; for a GitLab Work, whose hooks say none,
-   * the member access level read from GitLab (a failed read: none, so no standing).
+   * F1/F2: an author's standing under the Work's rules, asking the host only what the rules need:
+   * GitLab's member access level as the association (its hooks carry none), and GitHub's repository
+   * permission for a person whose association passed the first filter (a stranger costs no call).
+   * Both are kept briefly by the adapters; a read that fails is `unreadable`, never standing.
    */
-  async function associationOf(
+  async function judgeAuthor(
     work: Work,
-    e: { repository: string; author: string | null; authorAssociation: string | null },
-  ): Promise<string | null> {
-    if (e.authorAssociation !== null || !asksHostForStanding(work, e.author)) return e.authorAssociation;
-    return deps.associationOf!(e.repository, e.author!).catch(() => null);
+    repository: string,
+    given: Author,
+  ): Promise<{ author: Author; answer: HostAnswer | undefined; standing: Standing; rules: StandingRules }> {
+    const rules = await standingRules(work);
+    let author = given;
+    let answer: HostAnswer | undefined;
+    if (asksHostForAssociation(work, author)) {
+      const read = await deps.associationOf!(repository, author.login!).catch(() => null);
+      if (read === null) answer = { kind: 'unreadable' };
+      else author = { ...author, association: read };
+    }
+    if (answer === undefined && permissionNeeded(author, rules)) {
+      const read = deps.permissionOf ? await deps.permissionOf(repository, author.login!).catch(() => null) : null;
+      answer = read === null ? { kind: 'unreadable' } : { kind: 'permission', permission: read };
+    }
+    return { author, answer, standing: standingOf(author, rules, answer), rules };
   }
 
-  /** A person refused only because the host could not say their association (it was read, and came back unknown). */
-  function standingUnknown(work: Work, login: string | null, association: string | null, standing: Standing): boolean {
+  /** A GitLab author whose association the delivery could not carry: read from GitLab. */
+  function asksHostForAssociation(work: Work, author: Author): boolean {
     return (
-      standing.kind === 'none' &&
-      standing.reason === 'author_without_standing' &&
-      association === null &&
-      asksHostForStanding(work, login)
+      author.login !== null &&
+      author.association === null &&
+      author.type === 'User' &&
+      work.provider === 'gitlab' &&
+      deps.associationOf !== undefined
     );
   }
 
-  /** Whether this author's standing is read from the host (GitLab's hooks carry none); null there means unreadable. */
-  function asksHostForStanding(work: Work, login: string | null): boolean {
-    return login !== null && work.provider === 'gitlab' && deps.associationOf !== undefined;
+  /** Why a kept review waits: its author's standing could not be read, and will be asked again. */
+  function unreadableRow(work: Work, row: Rejection): string {
+    const what = UNREADABLE[work.provider ?? 'github'];
+    return `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${what}; asked again on the next poll`;
+  }
+
+  /** What the decision log says of a refused author: the association, and the permission when read. */
+  function whoSays(association: string | null, answer: HostAnswer | undefined): string {
+    const permission = answer?.kind === 'permission' ? `, permission ${answer.permission}` : '';
+    return `${association ?? 'no association'}${permission}`;
   }
 
   /** F1/F2: who may steer this Work's pull requests (core/standing.ts). */
   async function standingRules(work: Work): Promise<StandingRules> {
-    return {
-      // A Work's repositories are all on one host (Q1): its first names the host's identity.
-      selfLogin: (await deps.selfLogin?.(work.repositories[0]?.name)) ?? null,
-      allowBots: deps.reviewBots ?? [],
-      trustedAssociations: work.trustedAssociations,
-    };
+    // A Work's repositories are all on one host (Q1): its first names the host's identity.
+    const self = (await deps.selfLogin?.(work.repositories[0]?.name)) ?? null;
+    return rulesOfWork(work, self, deps.reviewBots ?? []);
   }
 
   /**
@@ -852,28 +909,18 @@ export function createEvaluator(deps: EvaluateDeps) {
     const route = routeRepository(deps.works, task.repository);
     if (route.kind === 'refuse') return { reason: route.reason, detail: `rejection ${row?.id ?? '?'}` };
     if (!row) return { reason: 'author_without_standing', detail: 'the rejection row cannot be read' };
-    let author = row.author;
-    // Kept while GitLab could not say the reviewer's access level (evaluateReview): asked again now.
-    if (
-      author &&
-      author.association === null &&
-      author.type === 'User' &&
-      asksHostForStanding(route.work, author.login)
-    ) {
-      const read = await deps.associationOf!(task.repository, author.login!).catch(() => null);
-      if (read === null)
-        return {
-          reason: 'standing_unreadable',
-          detail: `stored rejection ${row.id} by ${author.login}: the access level could not be read; asked again on the next poll`,
-        };
-      author = { ...author, association: read };
-    }
-    const standing = author ? standingOf(author, await standingRules(route.work)) : null;
+    // The author as they stand now: GitHub's permission is read again (kept a minute by the adapter),
+    // and a GitLab review kept while its access level could not be read (evaluateReview) is asked again.
+    const judged = row.author ? await judgeAuthor(route.work, task.repository, row.author) : null;
+    const standing = judged?.standing ?? null;
     if (standing !== null && standing.kind !== 'none') return null;
+    if (standing?.reason === 'standing_unreadable')
+      return { reason: 'standing_unreadable', detail: unreadableRow(route.work, row) };
     const why = standing?.reason ?? 'no author recorded';
+    const permission = judged?.answer?.kind === 'permission' ? ` (permission ${judged.answer.permission})` : '';
     return {
       reason: why === 'bot_lookalike' ? 'bot_lookalike' : 'author_without_standing',
-      detail: `stored rejection ${row.id} by ${author?.login ?? 'unknown'}: ${why}`,
+      detail: `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${why}${permission}`,
     };
   }
 
@@ -881,9 +928,9 @@ export function createEvaluator(deps: EvaluateDeps) {
   async function offerRejection(ctx: Ctx & { task: Task }, rejection: Rejection): Promise<EvaluationResult> {
     const unstanding = await storedRowRefusal(ctx.task, rejection);
     if (unstanding) return refuse(ctx, unstanding.reason, unstanding.detail);
-    // K9: a review kept while its author's standing was unknown is a person's act once GitLab says so,
-    // dated when it was made (never moving the mark back).
-    if (rejection.source === 'review' && rejection.author?.association === null) {
+    // K9: a review kept while its author's standing was unknown is a person's act once the host says
+    // so, dated when it was made (never moving the mark back; a review counted when made moves nothing).
+    if (rejection.source === 'review') {
       const last = await deps.agent.humanAt(ctx.task.id);
       if (last === null || Date.parse(last) < Date.parse(rejection.createdAt))
         await deps.agent.markHuman(ctx.task.id, rejection.createdAt);

@@ -2,7 +2,8 @@
 // request gets the `fixloop:needs-human` label and one state comment, updated and never duplicated;
 // `fixloop:approve-one` grants exactly one more attempt and is removed when used; no answer within
 // the park timeout parks the Task for good. A hand-edited state comment is reported and rewritten
-// from the ledger, which stays the truth.
+// from the ledger, which stays the truth. V4: the label grants only while the Task's grant cap has
+// room; past it the label is still consumed, and the pull request is told why and how to open more.
 import { APPROVE_ONE_LABEL, HANDOFF_LABEL, handoffVerdict, hasLabel } from '../core/handoff.js';
 import {
   compareWithLedger,
@@ -13,7 +14,9 @@ import {
   type StateKey,
 } from '../core/state-comment.js';
 import type { Task } from '../core/types.js';
+import { DEFAULT_MAX_GRANTS, grantAllowance, grantCapMessage } from '../core/grant-cap.js';
 import type { ProviderPort, PullRequestInfo } from './provider-port.js';
+import type { LabelStanding } from './label-standing.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 
@@ -41,9 +44,13 @@ export interface HandoffDeps {
   stateKey: StateKey;
   /** K9: a person's approve-one is a person acting on the Task. */
   markHuman?: (taskId: number, at: string) => Promise<void>;
+  /** V4: the configured cap on grants per Task (TASK_MAX_GRANTS); a Task's own cap wins. Default 3. */
+  maxGrants?: number;
+  /** F1 (decision 0042): whether whoever added a label has standing (label-standing.ts); absent: anyone. */
+  labelStanding?: (task: Task, label: string) => Promise<LabelStanding>;
 }
 
-async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState> {
+async function loopStateOf(ledger: HandoffLedger, task: Task, configuredCap: number): Promise<LoopState> {
   const [attempts, notice] = await Promise.all([ledger.listAttempts(task.id), ledger.getNotice(task.id)]);
   const times = [task.createdAt, ...attempts.map((a) => a.createdAt), notice?.createdAt, task.parkedAt].filter(
     (t): t is string => !!t,
@@ -64,6 +71,9 @@ async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState
         : null,
     parked: task.parkedAt !== null,
     approveOneUsed: task.extraAttempts > 0,
+    grants: (({ used, max, left }) => ({ used, max, left }))(
+      grantAllowance(task.extraAttempts, configuredCap, task.maxGrants),
+    ),
     // The newest fact, not "now": an unchanged ledger renders an unchanged comment.
     updatedAt: times.sort().at(-1)!,
   };
@@ -71,6 +81,7 @@ async function loopStateOf(ledger: HandoffLedger, task: Task): Promise<LoopState
 
 export function createHandoff(deps: HandoffDeps) {
   const { ledger, github, logger } = deps;
+  const configuredCap = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
   // Per repository: GitHub's and GitLab's identities differ (Q1).
   const selves = new Map<string, Promise<string | null>>();
   const selfLogin = (repository: string) => {
@@ -90,7 +101,7 @@ export function createHandoff(deps: HandoffDeps) {
 
   /** Write the state comment: update fixloop's own one, or create it once. Reports a hand edit. */
   async function upsertStateComment(task: Task): Promise<string | null> {
-    const state = await loopStateOf(ledger, task);
+    const state = await loopStateOf(ledger, task, configuredCap);
     const body = renderStateComment(state, deps.stateKey);
     const comments = await github.listIssueComments(task.repository, task.pullRequest);
     // K8: found by the id the ledger kept, by fixloop's login, or by its signed state — never by the
@@ -184,15 +195,44 @@ export function createHandoff(deps: HandoffDeps) {
       });
       switch (verdict.kind) {
         case 'approve_one': {
+          // F1 (decision 0042): the label grants only from a person with standing on the repository.
+          const by = deps.labelStanding ? await deps.labelStanding(task, APPROVE_ONE_LABEL) : null;
+          if (by?.kind === 'unreadable') {
+            await record(task, 'standing_unreadable', by.detail, 'refused'); // the label stays: asked again
+            return;
+          }
+          if (by?.kind === 'refused') {
+            await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
+            await record(task, 'author_without_standing', by.detail, 'refused');
+            await github.createIssueComment(
+              task.repository,
+              task.pullRequest,
+              `fixloop: the label \`${APPROVE_ONE_LABEL}\` was removed without effect: only a person with ` +
+                `${by.minimum} access or more to this repository may grant another attempt, and ` +
+                `${by.login ? `@${by.login}` : 'whoever added it'} is not one.`,
+            );
+            return;
+          }
           // Consumed when used: the label goes first, so a label that could not be removed never
           // grants twice; the grant itself is a compare-and-set on the stop round (one replica wins).
           await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
-          if (await ledger.grantApproveOne(task.id, task.stopRound)) {
+          const granted = await ledger.grantApproveOne(task.id, task.stopRound, configuredCap);
+          if (granted.kind === 'granted') {
             await deps.markHuman?.(task.id, deps.clock.now().toISOString());
             await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL).catch(() => undefined);
             await record(task, 'approve_one', 'a person granted exactly one more automatic attempt');
             const after = await ledger.getTask(task.id);
             if (after) await upsertStateComment(after);
+          } else if (granted.kind === 'capped') {
+            // V4: past the cap the label grants nothing; the person who added it is told why, once
+            // (the label is gone), and how to open more.
+            const why = grantCapMessage(task.id, grantAllowance(granted.used, configuredCap, granted.ownCap));
+            await record(task, 'grant_cap', `label ${APPROVE_ONE_LABEL}: ${why}`, 'refused');
+            await github.createIssueComment(
+              task.repository,
+              task.pullRequest,
+              `fixloop: the label \`${APPROVE_ONE_LABEL}\` was removed without effect. ${why}`,
+            );
           }
           return;
         }

@@ -168,7 +168,14 @@ export interface TaskStore {
   markPolled(taskId: number): Promise<void>;
   /** B2: the poll's verdict for the head it read, written only while that commit is still the head. */
   setCiStateForHead(taskId: number, sha: string, state: Task['ciState']): Promise<void>;
-  grantApproveOne(taskId: number, round: number): Promise<boolean>;
+  /**
+   * K5/V4: a person's grant of one more attempt, one per stop `round` and at most the Task's cap across
+   * its life (its own `maxGrants`, else `configuredCap`), in one compare-and-set: `changed` when another
+   * grant (or answer) won the round, `capped` when the Task's grants are used.
+   */
+  grantApproveOne(taskId: number, round: number, configuredCap: number): Promise<GrantResult>;
+  /** V4: a person sets the Task's own grant cap (null: the configured one); the cap before, or null when there is no such Task. */
+  setMaxGrants(taskId: number, maxGrants: number | null): Promise<{ before: number | null } | null>;
   consumeApproveOne(taskId: number): Promise<void>;
   /** T3: the stop of `round` is answered without a grant (an approval given on GitHub); false when another did it. */
   reopenStop(taskId: number, round: number): Promise<boolean>;
@@ -188,6 +195,10 @@ export interface TaskStore {
   setParked(taskId: number, parked: boolean): Promise<boolean>;
 }
 
+/** What became of a person's grant of one more attempt (K5, V4). */
+export type GrantResult =
+  { kind: 'granted' } | { kind: 'changed' } | { kind: 'capped'; used: number; ownCap: number | null };
+
 /** One line of the dashboard's board (M4). */
 export interface BoardRow {
   id: number;
@@ -197,7 +208,10 @@ export interface BoardRow {
   state: TaskState;
   ciState: CiState;
   attemptsUsed: number;
+  /** K5/V4: attempts a person granted past the budget, one per grant: the grants used. */
   extraAttempts: number;
+  /** V4: the Task's own grant cap, set by a person; null = the configured cap. */
+  maxGrants: number | null;
   /** What the Task's runs reported spending (model + sandbox). */
   spend: number;
   loopState: LoopState;
@@ -256,8 +270,14 @@ export interface RunStore {
     id: number,
     from: readonly RunState[],
     to: RunState,
-    extra?: { exitCode?: number | null },
+    /** `interrupted`: V4, the run's end is a shutdown's or a crash's, said in the same write. */
+    extra?: { exitCode?: number | null; interrupted?: boolean },
   ): Promise<Run | null>;
+  /**
+   * V4: a shutdown is about to stop the run's agent (its grace is over): the run is marked interrupted
+   * while it is still queued or running, so its end is not taken for the agent's own. True when marked.
+   */
+  interruptRun(id: number): Promise<boolean>;
   /** Where the run's agent process lives (stranded-run.ts); written once it started, while the run is unfinished. */
   setRunProcess(id: number, mark: ProcessMark): Promise<void>;
   /**
@@ -325,6 +345,13 @@ export interface AttemptStore {
     detail: string,
     notice: NoticeInput | null,
   ): Promise<{ settled: boolean; notice: Notice | null }>;
+  /**
+   * V4: the same attempt row offered again, free, after its run `runId` was interrupted: back to
+   * `claimed`/`queued` with `interruptions` 1, by compare-and-set — only while it is still `running`
+   * with no outcome, `runId` is its run, that run has ended interrupted, and it was never re-offered.
+   * The budget counts rows (C3), so a re-offer spends nothing. True for the one writer that moved it.
+   */
+  reofferInterrupted(attemptId: number, runId: number): Promise<boolean>;
 }
 
 /** Rejections (F1, H2): the failing output or review text an attempt answers, durable before any dispatch. */

@@ -1,7 +1,16 @@
-// A person's actions on the loop (SPEC M4, K5, H1): grant one more attempt, resume with a message,
-// turn the loop off or on for one Task or for all, park and unpark, cancel a run. One use-case behind the dashboard and the
-// API, so both act the same way, and every action leaves an `acted` decision row whose reason names
-// it: the audit trail tells a person's hand from the machine's.
+// A person's actions on the loop (SPEC M4, K5, H1, V4): grant one more attempt (up to the Task's grant
+// cap), set that cap, resume with a message, turn the loop off or on for one Task or for all, park and
+// unpark, cancel a run. One use-case behind the dashboard, the API and the comment commands, so all act
+// the same way, and every action leaves an `acted` decision row whose reason names it: the audit trail
+// tells a person's hand from the machine's.
+import {
+  DEFAULT_MAX_GRANTS,
+  grantAllowance,
+  grantCapChange,
+  grantCapMessage,
+  grantWords,
+  type GrantAllowance,
+} from '../core/grant-cap.js';
 import type { PersonAction } from '../core/reasons.js';
 import type { Run } from '../core/types.js';
 import type { Ledger } from './ledger-port.js';
@@ -13,6 +22,7 @@ export type PersonActionsLedger = Pick<
   | 'getTask'
   | 'getRun'
   | 'grantApproveOne'
+  | 'setMaxGrants'
   | 'setLoopOff'
   | 'setParked'
   | 'setRunState'
@@ -29,6 +39,8 @@ export interface PersonActionsDeps {
   killRun?: (runId: number) => boolean;
   /** H1: start a person's run with their message as the prompt (the dispatcher's resumeByPerson). */
   resumeByPerson?: (taskId: number, message: string) => Promise<PersonRunStart>;
+  /** V4: the configured cap on grants per Task (TASK_MAX_GRANTS); a Task's own cap wins. Default 3. */
+  maxGrants?: number;
 }
 
 /** The longest message a person's resume takes (it becomes the prompt). */
@@ -40,13 +52,15 @@ export type Via = 'dashboard' | 'api' | `comment by @${string}`;
 export type ActionResult =
   | { kind: 'done'; changed: boolean; run?: Run }
   | { kind: 'not_found'; message: string }
-  | { kind: 'conflict'; message: string }
+  /** `code` names a refusal a caller answers apart: `grant_cap` (V4) carries the Task's grants. */
+  | { kind: 'conflict'; message: string; code?: 'grant_cap'; grants?: GrantAllowance }
   | { kind: 'unavailable'; message: string };
 
 const UNFINISHED: readonly Run['state'][] = ['queued', 'running'];
 
 export function createPersonActions(deps: PersonActionsDeps) {
   const { ledger } = deps;
+  const configuredCap = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
 
   async function record(action: PersonAction, via: Via, taskId: number | null, detail: string) {
     await ledger.recordDecisions([
@@ -56,6 +70,12 @@ export function createPersonActions(deps: PersonActionsDeps) {
   }
 
   const noTask: ActionResult = { kind: 'not_found', message: 'no such Task' };
+  const capped = (taskId: number, grants: GrantAllowance): ActionResult => ({
+    kind: 'conflict',
+    code: 'grant_cap',
+    grants,
+    message: grantCapMessage(taskId, grants),
+  });
 
   /** A switch that may already be where the person wants it: recorded only when it moved. */
   async function toggle(
@@ -72,16 +92,47 @@ export function createPersonActions(deps: PersonActionsDeps) {
   }
 
   return {
-    /** K5 approve-one, the same compare-and-set on the stop round as the `fixloop:approve-one` label. */
+    /**
+     * K5 approve-one, the same compare-and-set on the stop round as the `fixloop:approve-one` label;
+     * V4: refused past the Task's grant cap, saying how many were used and how to open more.
+     */
     async approveOne(taskId: number, via: Via): Promise<ActionResult> {
       const task = await ledger.getTask(taskId);
       if (!task) return noTask;
       if (task.parkedAt !== null) return { kind: 'conflict', message: 'the Task is parked: unpark it first' };
+      const before = grantAllowance(task.extraAttempts, configuredCap, task.maxGrants);
+      // The cap first: a Task with no grants left is told so whether or not the loop has stopped.
+      if (before.left === 0) return capped(task.id, before);
       if (task.noticeAt === null)
         return { kind: 'conflict', message: 'the loop has not stopped for this Task: there is nothing to approve' };
-      if (!(await ledger.grantApproveOne(task.id, task.stopRound)))
+      const granted = await ledger.grantApproveOne(task.id, task.stopRound, configuredCap);
+      if (granted.kind === 'capped')
+        return capped(task.id, grantAllowance(granted.used, configuredCap, granted.ownCap));
+      if (granted.kind === 'changed')
         return { kind: 'conflict', message: 'the Task changed meanwhile (another approval won); read it and retry' };
-      await record('approve_one', via, task.id, 'granted exactly one more automatic attempt');
+      const after = grantAllowance(task.extraAttempts + 1, configuredCap, task.maxGrants);
+      await record('approve_one', via, task.id, `granted exactly one more automatic attempt (${grantWords(after)})`);
+      return { kind: 'done', changed: true };
+    },
+
+    /**
+     * V4: a person sets the Task's own cap on grants (null: back to the configured cap). Raising it is
+     * the only way past the cap; the decision row says from what to what.
+     */
+    async setGrantCap(taskId: number, maxGrants: number | null, via: Via): Promise<ActionResult> {
+      const task = await ledger.getTask(taskId);
+      if (!task) return noTask;
+      const set = await ledger.setMaxGrants(task.id, maxGrants);
+      if (!set) return noTask;
+      const change = grantCapChange(task.extraAttempts, configuredCap, set.before, maxGrants);
+      if (change.kind === 'unchanged') return { kind: 'done', changed: false };
+      const cap = (a: GrantAllowance) => `${a.max}${a.own ? " (this Task's own)" : ' (the configured cap)'}`;
+      await record(
+        'set_grant_cap',
+        via,
+        task.id,
+        `set the cap on grants of one more attempt from ${cap(change.before)} to ${cap(change.after)}: ${grantWords(change.after)}`,
+      );
       return { kind: 'done', changed: true };
     },
 

@@ -34,6 +34,12 @@ export interface Runner {
   start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<ProcessMark | void>;
   /** Stop what this process started, on shutdown (runners whose runs outlive the process omit it). */
   stopAll?(): Promise<void>;
+  /**
+   * V4: on shutdown, wait up to `graceMs` for the agents this process started to end on their own;
+   * resolves with the runs still running then (stopAll stops them). Runners whose runs outlive the
+   * process omit it.
+   */
+  waitForRuns?(graceMs: number): Promise<number[]>;
 }
 
 export interface Logger {

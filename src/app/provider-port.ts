@@ -5,6 +5,8 @@
 // states onto the same records; app/providers.ts routes each repository to its Work's provider.
 // Tests use real fake servers behind the same adapters. SPEC B4, E1–E4, J1–J2, K5, K8, Q1.
 
+import type { LabelActor, RepositoryPermission } from '../core/standing.js';
+
 export interface PullRequestInfo {
   repository: string; // owner/name, lower-case
   number: number;
@@ -168,6 +170,17 @@ export interface ProviderPort {
    * Developer → COLLABORATOR, less → NONE); null when it cannot be read.
    */
   authorAssociation?(repository: string, login: string): Promise<string | null>;
+  /**
+   * F1/F2 on GitHub (decision 0042): the login's role on the repository, from the collaborator-
+   * permission endpoint (kept briefly by the adapter); `none` when they are no collaborator (404).
+   * Throws (a ProviderError) when it cannot be read: a 5xx, the network, a 403 to fixloop itself.
+   */
+  repositoryPermission?(repository: string, login: string): Promise<RepositoryPermission>;
+  /**
+   * K5 with F1 (decision 0042): who last added `label` to the pull request, from its issue events
+   * (any case); null when no event says so. Throws when the events cannot be read.
+   */
+  labelActor?(repository: string, number: number, label: string): Promise<LabelActor | null>;
   /**
    * The workflow run an Actions job belongs to (an Actions check run's id is its job id), from the
    * jobs API; a 404 (ProviderError) when the check run is no Actions job (issue 17).

@@ -11,7 +11,15 @@ const WORKS = [
   { name: 'lab', account: 'grp', provider: 'gitlab', repositories: [{ name: 'Grp/Sub/Lab', role: 'data' }] },
 ] as unknown as Work[];
 
-const OPTIONAL = new Set(['readJobLog', 'authorAssociation', 'glancePullRequests', 'readPullRequests', 'rateLimits']);
+const OPTIONAL = new Set([
+  'readJobLog',
+  'authorAssociation',
+  'repositoryPermission',
+  'labelActor',
+  'glancePullRequests',
+  'readPullRequests',
+  'rateLimits',
+]);
 
 /** A port that records which host each call reached; of the optional methods, only those given. */
 function recording(host: string, calls: string[], extra: Partial<ProviderPort> = {}): ProviderPort {
@@ -74,4 +82,16 @@ test('a host that serves no job log itself (GitHub) answers null, so the log is 
 test('with no gitlab Work the GitHub port is used as it is', () => {
   const github = recording('github', []);
   assert.equal(routeByProvider({ github, gitlab: null }, [WORKS[0]!]), github);
+});
+
+test('F1/F2 (decision 0042): a repository permission is GitHub’s; a GitLab project cannot say (throws, so unreadable)', async () => {
+  const calls: string[] = [];
+  const github = recording('github', calls, {
+    repositoryPermission: async (r, login) => (calls.push(`github.repositoryPermission(${r}, ${login})`), 'write'),
+  });
+  const port = routeByProvider({ github, gitlab: recording('gitlab', calls) }, WORKS)!;
+  assert.equal(await port.repositoryPermission!('acme/shop', 'alice'), 'write');
+  await assert.rejects(port.repositoryPermission!('grp/sub/lab', 'alice'), (e) => e instanceof ProviderError);
+  await assert.rejects(port.labelActor!('grp/sub/lab', 1, 'x'), (e) => e instanceof ProviderError);
+  assert.deepEqual(calls, ['github.repositoryPermission(acme/shop, alice)']);
 });

@@ -62,6 +62,16 @@ export function routeByProvider(ports: ProviderPorts, works: readonly Work[]): P
     // Optional capabilities: a host without one answers as the port documents for its absence.
     readJobLog: to(async (p, r, id: number, o: { lines: number }) => (p.readJobLog ? p.readJobLog(r, id, o) : null)),
     authorAssociation: to(async (p, r, login: string) => (p.authorAssociation ? p.authorAssociation(r, login) : null)),
+    labelActor: to(async (p, r, n: number, label: string) => {
+      if (!p.labelActor) throw new ProviderError(501, `${r}: the host reports no label events`, false);
+      return p.labelActor(r, n, label);
+    }),
+    // F1/F2 (decision 0042): GitHub's repository permission; a host without one cannot say (throws).
+    repositoryPermission: to(async (p, r, login: string) => {
+      if (!p.repositoryPermission)
+        throw new ProviderError(501, `${r}: the host reports no repository permission`, false);
+      return p.repositoryPermission(r, login);
+    }),
     // N3's bulk reads are GitHub's GraphQL; for a GitLab project the poll reads one by one.
     glancePullRequests: async (r, ns) =>
       providerOf(r) === 'github' && github?.glancePullRequests ? github.glancePullRequests(r, ns) : new Map(),

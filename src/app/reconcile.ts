@@ -4,6 +4,8 @@
 // it becomes `dispatch_unknown`, and a person is asked (its notice), because paying twice is worse.
 // The periodic pass also keeps every loop alive (SPEC I5): the I3 deadline and the run's end move
 // attempts without a poll, and what core/liveness.ts finds stalled is retried, offered or told.
+// V4: an attempt whose run a shutdown or a crash interrupted is offered again once, free, by these
+// passes themselves (start-up first), so a webhook-only install needs no poll for it.
 import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
 import { livenessOf, type LivenessAttempt, type LivenessTask, type Stall } from '../core/liveness.js';
 import { progressWithoutPoll } from './progress-check.js';
@@ -17,7 +19,7 @@ import type { AgentLedger } from './agent-port.js';
 import { nextAttemptState, type AttemptState, type FixOutcome } from '../core/attempt-state.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
-import type { ProcessMark } from '../core/stranded-run.js';
+import { interruptedRunFate, type ProcessMark } from '../core/stranded-run.js';
 import { LOG_EVENTS } from '../core/events.js';
 
 /** Reconciliation reads unsettled attempts and unfinished runs and settles each by compare-and-set. */
@@ -25,6 +27,7 @@ export type ReconcileLedger = Pick<
   Ledger,
   | 'attemptsWithStatus'
   | 'expireDispatchNoticed'
+  | 'fileNotice'
   | 'getRun'
   | 'getTask'
   | 'latestRun'
@@ -32,6 +35,7 @@ export type ReconcileLedger = Pick<
   | 'markFoundAgent'
   | 'readStopFlag'
   | 'recordDecisions'
+  | 'reofferInterrupted'
   | 'runProcess'
   | 'setAttemptStatus'
   | 'settleOverBudget'
@@ -63,9 +67,20 @@ export async function reconcileAttempts(deps: {
   retryable: number;
   strandedEnded: number;
   strandedWatched: number;
+  reoffered: number;
+  interruptedTwice: number;
 }> {
   const { ledger } = deps;
-  const out = { dispatched: 0, notDispatched: 0, unknown: 0, retryable: 0, strandedEnded: 0, strandedWatched: 0 };
+  const out = {
+    dispatched: 0,
+    notDispatched: 0,
+    unknown: 0,
+    retryable: 0,
+    strandedEnded: 0,
+    strandedWatched: 0,
+    reoffered: 0,
+    interruptedTwice: 0,
+  };
 
   const settled = await settleStaleDispatches({
     ledger,
@@ -91,6 +106,20 @@ export async function reconcileAttempts(deps: {
     out.strandedWatched = adopted.watching;
   }
 
+  // V4: an attempt whose run was interrupted (by the last shutdown, or found gone above after a
+  // crash) is offered again once, free; a second interruption files the notice. Before I4 below,
+  // which would otherwise take it for a run that ended without an outcome.
+  const interrupted = await settleInterruptedRuns({
+    ledger,
+    logger: deps.logger,
+    dispatcher: deps.dispatcher,
+    agent: deps.agent,
+    maxAttempts: deps.maxAttempts,
+    when: 'start-up',
+  });
+  out.reoffered = interrupted.reoffered;
+  out.interruptedTwice = interrupted.noticed;
+
   // I4: a running attempt whose run already ended without an outcome becomes retryable; queued ones
   // are kept (dispatched below, or left to their live replica). After the passes above, which may
   // have just moved an attempt to running whose run had already ended.
@@ -98,6 +127,8 @@ export async function reconcileAttempts(deps: {
     const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
     const run = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
     const ended = run ? ['completed', 'failed', 'cancelled'].includes(run.state) : true;
+    // V4: left to the pass above (a failed write there is tried again by the periodic pass).
+    if (run?.interruptedAt != null && life.outcome === null) continue;
     if (ended && (await applyRecordedOutcome(deps.agent, life))) {
       out.retryable++;
       continue;
@@ -121,6 +152,90 @@ export async function reconcileAttempts(deps: {
   out.dispatched += claims.dispatched;
   out.notDispatched += claims.notDispatched;
   if (Object.values(out).some((n) => n > 0)) deps.logger.warn(out, 'reconciled attempts left by a previous process');
+  return out;
+}
+
+/**
+ * V4: every running attempt whose run ended interrupted (a shutdown's grace ran out, or its agent died
+ * with its fixloop), decided by core/stranded-run.ts interruptedRunFate: offered again once, free —
+ * the same attempt row back to `claimed` by compare-and-set, so one replica wins and the budget (C3
+ * counts rows) is not spent — then dispatched through the gate as any claim; or, interrupted again,
+ * the Task's notice (`interrupted_twice`) and the attempt retryable, which the notice stops. Only a
+ * run already ended is looked at, so a sibling replica never re-offers a run still running there.
+ */
+export async function settleInterruptedRuns(deps: {
+  ledger: ReconcileLedger;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  agent: Pick<AgentLedger, 'livesInState' | 'moveAttempt'>;
+  maxAttempts: number;
+  when: 'start-up' | 'periodic';
+}): Promise<{ reoffered: number; noticed: number }> {
+  const { ledger, logger } = deps;
+  const out = { reoffered: 0, noticed: 0 };
+  for (const life of await deps.agent.livesInState(['running'])) {
+    if (life.outcome !== null) continue;
+    try {
+      const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
+      if (!attempt || attempt.runId === null) continue;
+      const run = await ledger.getRun(attempt.runId);
+      if (!run) continue;
+      const fate = interruptedRunFate({
+        runEnded: run.state !== 'queued' && run.state !== 'running',
+        interrupted: run.interruptedAt != null,
+        hadOutcome: false,
+        interruptions: attempt.interruptions ?? 0,
+      });
+      if (fate.kind === 'none') continue;
+      const task = await ledger.getTask(attempt.taskId);
+      if (fate.kind === 'notice') {
+        // The notice first (a compare-and-set on the Task: one, whoever races), then the attempt
+        // leaves flight; a crash in between leaves it here to be found again, and the notice is not doubled.
+        const notice =
+          task &&
+          (await fileStopNotice(ledger, task, {
+            maxAttempts: deps.maxAttempts,
+            reason: fate.reason,
+            headSha: attempt.headSha,
+          }));
+        if (!(await deps.agent.moveAttempt(attempt.id, ['running'], 'retryable', { withoutOutcome: true }))) continue;
+        out.noticed++;
+        if (notice) {
+          logger.warn(
+            { taskId: attempt.taskId, attemptId: attempt.id, reason: fate.reason },
+            LOG_EVENTS.CI_AUTOFIX_EXHAUSTED,
+          );
+          await logSettled(deps, attempt, [
+            {
+              taskId: attempt.taskId,
+              attemptId: attempt.id,
+              outcome: 'noticed',
+              reason: fate.reason,
+              detail: notice.message,
+            },
+          ]);
+        }
+        continue;
+      }
+      // The gate as an evaluation would apply it now: a person's stop, a closed pull request or a
+      // notice filed since leave the attempt to the ordinary rules (retryable, which they refuse too).
+      const gate = task ? await gateNow(ledger, task, { state: 'failed', attemptId: attempt.id }) : null;
+      if (gate?.kind !== 'proceed') {
+        await deps.agent.moveAttempt(attempt.id, ['running'], 'retryable', { withoutOutcome: true });
+        continue;
+      }
+      if (!(await ledger.reofferInterrupted(attempt.id, run.id))) continue; // another replica did, or it moved on
+      out.reoffered++;
+      logger.warn(
+        { taskId: attempt.taskId, attemptId: attempt.id, runId: run.id },
+        LOG_EVENTS.RUN_INTERRUPTED_REOFFERED,
+      );
+      if (deps.when === 'periodic') deps.dispatcher.dispatchInBackground(attempt.id, 'claimed');
+      else await deps.dispatcher.dispatch(attempt.id, 'claimed');
+    } catch (err) {
+      logger.error({ err, attemptId: life.attemptId }, 'interrupted run not settled; tried again on the next pass');
+    }
+  }
   return out;
 }
 
@@ -494,8 +609,11 @@ export async function keepLoopsAlive(
   for (const life of await agent.livesInState(['running'])) {
     const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
     // I4 while running: nothing to apply until its run has ended.
-    const run = attempt?.runId != null ? ((await ledger.getRun(attempt.runId))?.state ?? null) : null;
+    const runRow = attempt?.runId != null ? await ledger.getRun(attempt.runId) : null;
+    const run = runRow?.state ?? null;
     if (run === null || run === 'queued' || run === 'running' || run === 'question') continue;
+    // V4: an interrupted run's attempt is offered again by settleInterruptedRuns, not made retryable.
+    if (runRow?.interruptedAt != null && life.outcome === null) continue;
     if (await applyRecordedOutcome(agent, life)) {
       out.moved++;
       continue;
@@ -640,6 +758,16 @@ export function startPeriodicReconciliation(deps: {
     if (pass) return;
     pass = (async () => {
       await adoptStrandedRuns({ ledger, logger, dispatcher, host: deps.host });
+      // V4: a sibling's interrupted runs too (a replica stopped for good, never restarted).
+      if (deps.liveness)
+        await settleInterruptedRuns({
+          ledger,
+          logger,
+          dispatcher,
+          agent: deps.liveness.agent,
+          maxAttempts: deps.maxAttempts,
+          when: 'periodic',
+        });
       const olderThan = new Date(deps.clock.now().getTime() - grace).toISOString();
       await settleStaleDispatches({
         ledger,

@@ -4,6 +4,8 @@
 // plugin spaces them (1 s, 3 s for ones that notify). A Task has at most one job waiting (a newer
 // read replaces it), and a job still waiting when its Task's poll lease runs out is dropped: another
 // replica may poll that pull request now, and the next tick here enqueues it again.
+// The `fixloop` commit status has a queue of its own built here (commit-status.ts), so a status write
+// never waits in front of another Task's hand-off (issue 31; decision 0047).
 import type { Clock, Logger } from './ports.js';
 
 export interface WriteQueue {
@@ -14,7 +16,13 @@ export interface WriteQueue {
   readonly waiting: number;
 }
 
-export function createWriteQueue(deps: { clock: Clock; logger: Logger }): WriteQueue {
+export function createWriteQueue(deps: {
+  clock: Clock;
+  logger: Logger;
+  /** What the log lines call this queue (default `poll`). */
+  lane?: string;
+}): WriteQueue {
+  const lane = deps.lane ?? 'poll';
   const waiting = new Map<number, { until: string; job: () => Promise<void> }>();
   let pumping: Promise<void> | null = null;
 
@@ -23,13 +31,13 @@ export function createWriteQueue(deps: { clock: Clock; logger: Logger }): WriteQ
       const [taskId, item] = next.value;
       waiting.delete(taskId);
       if (deps.clock.now().toISOString() >= item.until) {
-        deps.logger.debug({ taskId }, 'poll: a write job outlived its lease; the next tick queues it again');
+        deps.logger.debug({ taskId }, `${lane}: a write job outlived its lease; the next tick queues it again`);
         continue;
       }
       try {
         await item.job();
       } catch (err) {
-        deps.logger.warn({ err, taskId }, 'poll: writing to the pull request failed');
+        deps.logger.warn({ err, taskId }, `${lane}: writing to the pull request failed`);
       }
     }
   }

@@ -136,6 +136,41 @@ describe('fixloop API commands (M1, M2)', () => {
     assert.deepEqual(JSON.parse(seen[0]?.body.toString('utf8') ?? ''), { stopped: false });
   });
 
+  it('V4: task budget sends PUT /api/tasks/{id}/budget with the cap, or null for "configured"', async () => {
+    const { out, io } = capture({ FIXLOOP_API_TOKEN: 'tok', FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['task', 'budget', '7', '--max-grants', '5'], io), 0, out.stderr);
+    assert.equal(await run(['task', 'budget', '7', '--max-grants', 'configured'], io), 0, out.stderr);
+    assert.deepEqual(
+      seen.map((r) => [r.method, r.url, JSON.parse(r.body.toString('utf8')), r.headers.authorization]),
+      [
+        ['PUT', '/api/tasks/7/budget', { maxGrants: 5 }, 'Bearer tok'],
+        ['PUT', '/api/tasks/7/budget', { maxGrants: null }, 'Bearer tok'],
+      ],
+    );
+  });
+
+  it('V4: task approve-one posts the grant; past the cap the 409 and its words are exit 1 on stderr', async () => {
+    answer = { status: 409, body: '{"error":"grant_cap","message":"No more attempts can be granted: 3 of 3"}' };
+    const { out, io } = capture({ FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['task', 'approve-one', '12'], io), 1);
+    assert.deepEqual([seen[0]?.method, seen[0]?.url], ['POST', '/api/tasks/12/approve-one']);
+    assert.match(out.stderr, /fixloop task approve-one: POST \/api\/tasks\/12\/approve-one answered 409/);
+    assert.match(out.stderr, /No more attempts can be granted: 3 of 3/);
+  });
+
+  it('V4: a bad Task id or cap is exit 2 and sends nothing', async () => {
+    const { io } = capture({ FIXLOOP_URL: baseUrl });
+    for (const argv of [
+      ['task', 'budget', '7', '--max-grants', '21'],
+      ['task', 'budget', '7', '--max-grants', '-1'],
+      ['task', 'budget', 'x', '--max-grants', '2'],
+      ['task', 'budget', '7'],
+      ['task', 'approve-one', '0'],
+    ])
+      assert.equal(await run(argv, io), 2, argv.join(' '));
+    assert.equal(seen.length, 0);
+  });
+
   it('tasks against a server answering 500 is exit 1 with the reason on stderr', async () => {
     answer = { status: 500, body: '{"error":"boom"}' };
     const { out, io } = capture();

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
-import { API_COMMANDS, runApiCommand } from './api-commands.js';
+import { API_COMMANDS, approveOneCommand, budgetCommand, runApiCommand } from './api-commands.js';
 import { CliError, type CliIo } from './io.js';
 import { prChecksCommand, type PrChecksOptions } from './pr-checks.js';
 import { replay, type ReplayOptions } from './replay.js';
@@ -61,7 +61,10 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       const { serve } = await import('../main.js');
       const server = await serve({ configFile: opts.config, env: io.env });
       io.stderr.write(`fixloop listening on ${server.url}\n`);
-      exit(await untilSignal(server.close, io));
+      const code = await untilSignal(server.close, io, server.shutdownGraceMs);
+      exit(code);
+      // V4: closed, the process ends now even if a handle someone left open would keep it alive.
+      setTimeout(() => process.exit(code), 1_000).unref();
     });
 
   for (const spec of API_COMMANDS) {
@@ -72,6 +75,24 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
       .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
   }
+
+  // K5, V4: a person's grants on one Task, through the API (the same use-case as the dashboard's).
+  const task = program.command('task').description('act on one Task as a person: grants of one more attempt');
+  task
+    .command('approve-one')
+    .description("grant one more automatic attempt after the loop stopped (refused past the Task's cap on grants)")
+    .argument('<id>', 'the Task id')
+    .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
+    .action(async (id: string, opts: { url?: string }) => exit(await runApiCommand(approveOneCommand(id), opts, io)));
+  task
+    .command('budget')
+    .description("set the Task's own cap on grants of one more attempt across its life (raising it opens more)")
+    .argument('<id>', 'the Task id')
+    .requiredOption('--max-grants <n>', 'the cap, 0–20, or "configured" for the configured TASK_MAX_GRANTS')
+    .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
+    .action(async (id: string, opts: { maxGrants: string; url?: string }) =>
+      exit(await runApiCommand(budgetCommand(id, opts.maxGrants), opts, io)),
+    );
 
   const pr = program
     .command('pr')
@@ -112,8 +133,15 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
   return program;
 }
 
-/** Serve until SIGINT/SIGTERM, then close; a second signal exits at once. */
-function untilSignal(close: () => Promise<void>, io: CliIo): Promise<number> {
+/** After the shutdown's grace, how long closing may take before the process exits anyway (V4). */
+const CLOSE_DEADLINE_MS = 10_000;
+
+/**
+ * Serve until SIGINT/SIGTERM, then close: new work stops, running agents get `graceMs` to finish
+ * (V4, main.ts close()); a second signal exits at once, and so does a close that outlasts the grace
+ * by CLOSE_DEADLINE_MS (the next start reconciles what it left).
+ */
+function untilSignal(close: () => Promise<void>, io: CliIo, graceMs: number): Promise<number> {
   return new Promise((resolve) => {
     let closing = false;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -122,7 +150,13 @@ function untilSignal(close: () => Promise<void>, io: CliIo): Promise<number> {
         process.exit(1);
       }
       closing = true;
-      io.stderr.write(`fixloop: ${signal}, closing\n`);
+      io.stderr.write(
+        `fixloop: ${signal}, closing: no new work; running agents have ${Math.round(graceMs / 1000)} s to finish\n`,
+      );
+      setTimeout(() => {
+        io.stderr.write('fixloop: closing took too long, exiting without waiting\n');
+        process.exit(1);
+      }, graceMs + CLOSE_DEADLINE_MS).unref();
       close().then(
         () => done(0),
         (err: unknown) => {

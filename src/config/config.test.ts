@@ -15,6 +15,8 @@ function file(name: string, text: string): string {
   return path;
 }
 const base = { WEBHOOK_SECRET: 'shh' };
+/** A token long enough to listen beyond loopback (issue 31). */
+const LONG_TOKEN = 'k3JbQ9yX0vT2mW8pL5sR1nF7cH4dG6aZ';
 
 const YAML = `
 works:
@@ -115,12 +117,62 @@ describe('loadConfig (M5)', () => {
       (e: unknown) => e instanceof ConfigError && e.message.includes('FIXLOOP_API_TOKEN'),
     );
     const c = loadConfig({
-      env: { ...base, HOST: '0.0.0.0', FIXLOOP_API_TOKEN: 't', FIXLOOP_PUBLIC_URL: 'https://fixloop.example.com/' },
+      env: {
+        ...base,
+        HOST: '0.0.0.0',
+        FIXLOOP_API_TOKEN: LONG_TOKEN,
+        FIXLOOP_PUBLIC_URL: 'https://fixloop.example.com/',
+      },
     });
-    assert.equal(c.apiToken, 't');
+    assert.equal(c.apiToken, LONG_TOKEN);
     assert.equal(c.publicUrl, 'https://fixloop.example.com');
     for (const host of ['::1', 'localhost']) assert.equal(loadConfig({ env: { ...base, HOST: host } }).host, host);
     assert.equal(loadConfig({ env: { ...base, HOST: '::1', PORT: '8080' } }).publicUrl, 'http://[::1]:8080');
+  });
+
+  it('issue 31: a token under 32 characters is refused off loopback, naming how to make one; on loopback it warns', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.10']) {
+      assert.throws(
+        () => loadConfig({ env: { ...base, HOST: host, FIXLOOP_API_TOKEN: 'a' } }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          /FIXLOOP_API_TOKEN/.test(e.message) &&
+          /at least 32/.test(e.message) &&
+          /openssl rand -base64 32/.test(e.message),
+        host,
+      );
+    }
+    assert.throws(
+      () => loadConfig({ env: { ...base, HOST: '0.0.0.0', FIXLOOP_API_TOKEN: LONG_TOKEN.slice(1) } }),
+      ConfigError,
+    );
+    for (const host of ['127.0.0.1', '::1', 'localhost']) {
+      const c = loadConfig({ env: { ...base, HOST: host, FIXLOOP_API_TOKEN: 'a' } });
+      assert.equal(c.apiToken, 'a');
+      assert.match(c.warnings.join('\n'), /FIXLOOP_API_TOKEN is 1 characters; use at least 32/);
+    }
+    const long = loadConfig({ env: { ...base, HOST: '0.0.0.0', FIXLOOP_API_TOKEN: LONG_TOKEN } });
+    assert.deepEqual(
+      long.warnings.filter((w) => /FIXLOOP_API_TOKEN/.test(w)),
+      [],
+    );
+  });
+
+  it('issue 31: FIXLOOP_TRUST_PROXY is off by default; true, a hop count or proxy addresses', () => {
+    const trust = (v?: string) =>
+      loadConfig({ env: { ...base, ...(v === undefined ? {} : { FIXLOOP_TRUST_PROXY: v }) } }).trustProxy;
+    assert.equal(trust(), null);
+    assert.equal(trust('false'), null);
+    assert.equal(trust('0'), null);
+    assert.deepEqual(trust('true'), { hops: 1, addresses: null });
+    assert.deepEqual(trust('2'), { hops: 2, addresses: null });
+    assert.deepEqual(trust('10.0.0.0/8, ::1 ,172.18.0.2'), { hops: 1, addresses: ['10.0.0.0/8', '::1', '172.18.0.2'] });
+    for (const bad of ['yes', '10.0.0.0/33', 'proxy.example.com', '11'])
+      assert.throws(
+        () => trust(bad),
+        (e: unknown) => e instanceof ConfigError && /FIXLOOP_TRUST_PROXY/.test(e.message),
+        bad,
+      );
   });
 
   it('an unparseable budget falls back to 2 with a warning (C1)', () => {
@@ -128,6 +180,21 @@ describe('loadConfig (M5)', () => {
     assert.equal(c.maxAttempts, 2);
     assert.equal(c.warnings.length, 1);
     assert.match(c.warnings[0] ?? '', /TASK_CI_AUTO_RESUME_MAX_ATTEMPTS/);
+  });
+
+  it('V4: the grant cap is 3 by default, TASK_MAX_GRANTS wins over maxGrants in the file, an unparseable one warns', () => {
+    assert.equal(loadConfig({ env: base }).maxGrants, 3);
+    assert.equal(loadConfig({ env: { ...base, TASK_MAX_GRANTS: '0' } }).maxGrants, 0);
+    const path = file('grants.yaml', 'maxGrants: 5\n');
+    assert.equal(loadConfig({ env: base, file: path }).maxGrants, 5);
+    assert.equal(loadConfig({ env: { ...base, TASK_MAX_GRANTS: '1' }, file: path }).maxGrants, 1);
+    const fallback = loadConfig({ env: { ...base, TASK_MAX_GRANTS: 'many' }, file: path });
+    assert.equal(fallback.maxGrants, 5);
+    assert.match(fallback.warnings.join('\n'), /TASK_MAX_GRANTS="many" is not an integer 0–20; using maxGrants=5/);
+    const bad = loadConfig({ env: { ...base, TASK_MAX_GRANTS: '99' } });
+    assert.equal(bad.maxGrants, 3);
+    assert.match(bad.warnings.join('\n'), /TASK_MAX_GRANTS="99"/);
+    assert.throws(() => loadConfig({ env: base, file: file('grants-bad.yaml', 'maxGrants: 21\n') }), /maxGrants/);
   });
 
   it('the environment budget wins over the file; an unparseable one falls back to the file (0006 g)', () => {
@@ -337,7 +404,13 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     };
     assert.equal(ws({}), 'https://github.com/{repository}.git');
     assert.equal(
-      ws({ GHE_HOST: 'ghe.example.com', GHE_PROTOCOL: 'http', GITHUB_API_URL: 'https://proxy.example.com/api' }),
+      // Plain http to another host needs the lab opt-out (issue 31; refused without it below).
+      ws({
+        GHE_HOST: 'ghe.example.com',
+        GHE_PROTOCOL: 'http',
+        GITHUB_API_URL: 'https://proxy.example.com/api',
+        FIXLOOP_ALLOW_INSECURE_HOSTS: '1',
+      }),
       'http://ghe.example.com/{repository}.git',
     );
     assert.equal(ws({ GITHUB_API_URL: 'https://api.github.com' }), 'https://github.com/{repository}.git');
@@ -481,5 +554,76 @@ describe('loadConfig: the server’s reconciliation, token file and crash-test v
 
   it('a reconciliation period of zero, below zero or not a number is a ConfigError naming it', () => {
     for (const bad of ['0', '-5', 'soon']) refuses('FIXLOOP_ADOPT_EVERY_MS', bad);
+  });
+});
+
+describe('provider URLs carry tokens: https, or plain http only to this machine (issue 31)', () => {
+  const refusedWith = (env: NodeJS.ProcessEnv, setting: RegExp, yaml?: string) =>
+    assert.throws(
+      () => loadConfig({ env: { ...base, ...env }, ...(yaml ? { file: file(`u-${Math.random()}.yaml`, yaml) } : {}) }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.match(e.message, setting);
+        assert.match(e.message, /use https .*FIXLOOP_ALLOW_INSECURE_HOSTS=1/);
+        return true;
+      },
+    );
+
+  it('refuses GITHUB_API_URL, GHE_PROTOCOL=http and GITLAB_URL over plain http to another host', () => {
+    refusedWith({ GITHUB_API_URL: 'http://api.example.com/api/v3' }, /http:\/\/api\.example\.com.*GITHUB_API_URL/s);
+    refusedWith({ GHE_HOST: 'ghe.example.com', GHE_PROTOCOL: 'http' }, /http:\/\/ghe\.example\.com.*GHE_PROTOCOL/s);
+    refusedWith({ GITLAB_URL: 'http://gitlab.example.com' }, /http:\/\/gitlab\.example\.com.*GITLAB_URL/s);
+    // 127.0.0.0/8 is loopback; 128.0.0.1 and a name that merely starts with 127 are not.
+    refusedWith({ GITLAB_URL: 'http://128.0.0.1:8080' }, /GITLAB_URL/);
+    refusedWith({ GITLAB_URL: 'http://127.0.0.1.example.com' }, /GITLAB_URL/);
+  });
+
+  it("refuses a workspace's plain-http clone URL, which the scoped token is sent to", () => {
+    refusedWith(
+      {},
+      /runner\.workspace\.cloneUrl/,
+      'runner:\n  kind: command\n  command: [agent]\n  workspace: { cloneUrl: "http://git.example.com/{repository}.git" }\n',
+    );
+  });
+
+  it('accepts plain http to loopback: 127.0.0.0/8, ::1 and localhost', () => {
+    for (const url of ['http://127.0.0.1:8123/api/v3', 'http://127.9.8.7', 'http://[::1]:3000', 'http://localhost:1']) {
+      const c = loadConfig({ env: { ...base, GITHUB_API_URL: url, GITLAB_URL: url } });
+      assert.deepEqual(c.warnings, [], url);
+    }
+  });
+
+  it('FIXLOOP_ALLOW_INSECURE_HOSTS=1 lets a lab use plain http, with a warning naming each URL', () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        GITHUB_API_URL: 'http://ghe.lab:8080/api/v3',
+        GITLAB_URL: 'http://gitlab.lab',
+        FIXLOOP_ALLOW_INSECURE_HOSTS: '1',
+      },
+    });
+    assert.equal(c.github.apiUrl, 'http://ghe.lab:8080/api/v3');
+    assert.equal(c.warnings.length, 1);
+    assert.match(c.warnings[0]!, /FIXLOOP_ALLOW_INSECURE_HOSTS=1: tokens are sent in clear text/);
+    assert.match(c.warnings[0]!, /GITHUB_API_URL \(http:\/\/ghe\.lab:8080\), GITLAB_URL \(http:\/\/gitlab\.lab\)/);
+    // Set but unused: nothing to warn about.
+    assert.deepEqual(loadConfig({ env: { ...base, FIXLOOP_ALLOW_INSECURE_HOSTS: '1' } }).warnings, []);
+    assert.throws(() => loadConfig({ env: { ...base, FIXLOOP_ALLOW_INSECURE_HOSTS: 'yes' } }), /must be 1/);
+  });
+
+  it("refuses an http runner's plain-http URL at load (the run token travels in its body)", () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          env: base,
+          file: file('http-runner.yaml', 'runner: { kind: http, url: "http://agents.example.com/run", secret: s }\n'),
+        }),
+      /must be https/,
+    );
+    const ok = loadConfig({
+      env: base,
+      file: file('http-runner-ok.yaml', 'runner: { kind: http, url: "http://127.0.0.1:9/run", secret: s }\n'),
+    });
+    assert.equal(ok.runner?.kind, 'http');
   });
 });

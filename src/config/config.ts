@@ -6,13 +6,16 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT, parseMaxAttempts } from '../core/budget.js';
+import { MAX_GRANTS_LIMIT, parseMaxGrants } from '../core/grant-cap.js';
 import type { Work } from '../core/types.js';
 import { ConfigError } from './errors.js';
+import { judgeCredentialUrls, type CredentialUrl } from './insecure-hosts.js';
 import { readConfigFile } from './read-file.js';
 import {
   configFileSchema,
   DEFAULT_MAX_INFLIGHT_BYTES,
   envSchema,
+  MIN_API_TOKEN_LENGTH,
   RUNNER_PRESETS,
   SECRET_FILE_VARIABLES,
   type ConfigFile,
@@ -22,6 +25,7 @@ import {
   type IsolationMode,
   type LogLevel,
   type RunnerPresetName,
+  type TrustProxySetting,
 } from './schema.js';
 
 /** A ready-made command runner (src/runners/presets.ts) and its own options, as validated. */
@@ -120,8 +124,12 @@ export interface FaultConfig {
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** The API URL agents are told (FIXLOOP_PUBLIC_URL), without a trailing slash. */
+  /** The address people use (FIXLOOP_PUBLIC_URL): links in notices, the commit status, the dashboard's origin. No trailing slash. */
   readonly publicUrl: string;
+  /** Where a resumed agent reaches fixloop's API and MCP (FIXLOOP_AGENT_URL, default publicUrl). No trailing slash. */
+  readonly agentUrl: string;
+  /** Which proxy in front is believed about scheme, host and client (FIXLOOP_TRUST_PROXY); null: none. */
+  readonly trustProxy: TrustProxySetting | null;
   readonly databaseUrl: string;
   /** WEBHOOK_SECRET split on commas; the first signs, all verify (rotation, A1). */
   readonly webhookSecrets: readonly string[];
@@ -149,6 +157,8 @@ export interface Config {
   readonly workDir: string;
   /** Per-Task automatic resume budget, 0–5 (C1); 0 switches the loop off. */
   readonly maxAttempts: number;
+  /** V4, K5: a person's grants of one more attempt per Task across its life, 0–20; a Task's own cap (API) wins. */
+  readonly maxGrants: number;
   readonly works: readonly Work[];
   /** Allow-listed reviewer bots, lower-case logins (F1, F2). */
   readonly reviewBots: readonly string[];
@@ -167,6 +177,11 @@ export interface Config {
   readonly reconcileGraceMs: number | null;
   /** The period of the running reconciliation pass (FIXLOOP_ADOPT_EVERY_MS; decision 0013). */
   readonly adoptEveryMs: number;
+  /**
+   * V4: how long a shutdown (SIGTERM, SIGINT) lets running agents finish before it stops them and
+   * their runs count as interrupted (FIXLOOP_SHUTDOWN_GRACE_MS, else `shutdownGraceMs`; 0 = no wait).
+   */
+  readonly shutdownGraceMs: number;
   /** Crash tests only (FIXLOOP_FAULT); null in production. */
   readonly fault: FaultConfig | null;
   /** K6: the cost ceiling per Task (null = none), the expected cost of an attempt, the CI minute price. */
@@ -226,14 +241,32 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
   const publicUrl = (
     vars.FIXLOOP_PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${vars.PORT}`
   ).replace(/\/+$/, '');
-  if (vars.FIXLOOP_PUBLIC_URL === undefined && (host === '0.0.0.0' || host === '::')) {
+  const agentUrl = (vars.FIXLOOP_AGENT_URL ?? publicUrl).replace(/\/+$/, '');
+  if (
+    vars.FIXLOOP_PUBLIC_URL === undefined &&
+    vars.FIXLOOP_AGENT_URL === undefined &&
+    (host === '0.0.0.0' || host === '::')
+  ) {
     warnings.push(`FIXLOOP_PUBLIC_URL is not set and HOST=${host} is a wildcard; agents will be told ${publicUrl}`);
   }
+  // Off loopback a short token is refused (schema.ts); on loopback only this machine can guess it.
+  if (vars.FIXLOOP_API_TOKEN !== undefined && vars.FIXLOOP_API_TOKEN.length < MIN_API_TOKEN_LENGTH) {
+    warnings.push(
+      `FIXLOOP_API_TOKEN is ${vars.FIXLOOP_API_TOKEN.length} characters; use at least ${MIN_API_TOKEN_LENGTH} ` +
+        '(`openssl rand -base64 32`) — fixloop refuses a shorter one when HOST is not loopback',
+    );
+  }
+
+  const github = resolveGitHub(vars);
+  const runner = resolveRunner(fileConfig.runner, vars, configFile, warnings);
+  checkCredentialUrls(vars, github, runner, configFile, warnings);
 
   return deepFreeze({
     port: vars.PORT,
     host,
     publicUrl,
+    agentUrl,
+    trustProxy: vars.FIXLOOP_TRUST_PROXY ?? null,
     databaseUrl: vars.DATABASE_URL,
     webhookSecrets: vars.WEBHOOK_SECRET,
     gitlabWebhookSecrets: vars.GITLAB_WEBHOOK_SECRET ?? [],
@@ -257,6 +290,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     logLevel: vars.LOG_LEVEL,
     workDir: vars.FIXLOOP_WORK_DIR,
     maxAttempts: resolveMaxAttempts(env.TASK_CI_AUTO_RESUME_MAX_ATTEMPTS, fileConfig.maxAttempts, configFile, warnings),
+    maxGrants: resolveMaxGrants(env.TASK_MAX_GRANTS, fileConfig.maxGrants, configFile, warnings),
     works: fileConfig.works,
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,
@@ -270,6 +304,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     commitStatus: fileConfig.handoff.commitStatus,
     reconcileGraceMs: vars.FIXLOOP_RECONCILE_GRACE_MS ?? null,
     adoptEveryMs: vars.FIXLOOP_ADOPT_EVERY_MS,
+    shutdownGraceMs: vars.FIXLOOP_SHUTDOWN_GRACE_MS ?? fileConfig.shutdownGraceMs,
     fault: vars.FIXLOOP_FAULT ?? null,
     cost: {
       ceiling: fileConfig.guards.costCeiling,
@@ -285,7 +320,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     matrixSettleMs: fileConfig.triage.matrixSettleMinutes * 60_000,
     redOnBase: fileConfig.triage.redOnBase,
     noCiMs: fileConfig.triage.noCiMinutes * 60_000,
-    runner: resolveRunner(fileConfig.runner, vars, configFile, warnings),
+    runner,
     agentIsolation: resolveIsolation(fileConfig.runner, vars, warnings),
     secretFiles: [
       ...SECRET_FILE_VARIABLES.map(([, fileVar]) => vars[fileVar]),
@@ -293,7 +328,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
       vars.FIXLOOP_API_TOKEN_FILE,
     ].flatMap((f) => (f === undefined ? [] : [resolve(f)])),
     promptTemplate: fileConfig.runner?.promptTemplate ?? null,
-    github: resolveGitHub(vars),
+    github,
     notices: resolveNotices(fileConfig.notices, vars, configFile, warnings),
     configFile,
     warnings,
@@ -462,6 +497,26 @@ function resolveMaxAttempts(
   return parsed.max;
 }
 
+/** V4: as resolveMaxAttempts — the environment wins; an unparseable value falls back to the file's, else 3, with a warning. */
+function resolveMaxGrants(
+  raw: string | undefined,
+  fromFile: number | undefined,
+  file: string | null,
+  warnings: string[],
+): number {
+  const parsed = parseMaxGrants(raw);
+  if (parsed.warning === null)
+    return blankToUndefined(raw) === undefined && fromFile !== undefined ? fromFile : parsed.max;
+  if (fromFile !== undefined) {
+    warnings.push(
+      `TASK_MAX_GRANTS=${JSON.stringify(raw?.trim())} is not an integer 0–${MAX_GRANTS_LIMIT}; using maxGrants=${fromFile} from ${file}`,
+    );
+    return fromFile;
+  }
+  warnings.push(parsed.warning);
+  return parsed.max;
+}
+
 function resolveRunner(
   runner: ConfigFile['runner'],
   vars: EnvConfig,
@@ -562,6 +617,42 @@ function defaultCloneUrl(vars: Pick<EnvConfig, 'GHE_HOST' | 'GHE_PROTOCOL' | 'GI
     origin = `${api.protocol}//${host}${api.port ? `:${api.port}` : ''}`;
   }
   return `${origin}/{repository}.git`;
+}
+
+/**
+ * Issue 31: every provider URL a token is sent to is https or loopback — GitHub's API (GITHUB_API_URL,
+ * else GHE_PROTOCOL://GHE_HOST), GITLAB_URL, and a workspace's clone URLs — unless the lab opt-out is
+ * set, which is warned about at every start (decision 0047).
+ */
+function checkCredentialUrls(
+  vars: EnvConfig,
+  github: GitHubConfig,
+  runner: Config['runner'],
+  configFile: string | null,
+  warnings: string[],
+): void {
+  const githubSetting = vars.GITHUB_API_URL !== undefined ? 'GITHUB_API_URL' : 'GHE_PROTOCOL';
+  const urls: CredentialUrl[] = [
+    { setting: githubSetting, url: github.apiUrl },
+    { setting: 'GITLAB_URL', url: vars.GITLAB_URL },
+  ];
+  if (runner?.kind === 'command' && runner.workspace) {
+    urls.push({ setting: 'runner.workspace.cloneUrl', url: runner.workspace.cloneUrl.replaceAll('{repository}', 'r') });
+    urls.push({
+      setting: 'runner.workspace.gitlabCloneUrl',
+      url: runner.workspace.gitlabCloneUrl.replaceAll('{repository}', 'r'),
+    });
+  }
+  const verdict = judgeCredentialUrls(urls, vars.FIXLOOP_ALLOW_INSECURE_HOSTS);
+  if (verdict.kind === 'refuse') {
+    const inFile = verdict.setting.startsWith('runner.');
+    throw ConfigError.at(
+      inFile ? (configFile ?? 'environment') : 'environment',
+      inFile ? verdict.setting.split('.') : [verdict.setting],
+      verdict.message,
+    );
+  }
+  if (verdict.kind === 'allowed') warnings.push(verdict.warning);
 }
 
 function resolveGitHub(vars: EnvConfig): GitHubConfig {

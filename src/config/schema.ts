@@ -2,11 +2,13 @@
 // environment variables, validated at the boundary and naming only the fields fixloop reads.
 // Cross-field rules (one data repo per Work, repositories under the Work's account — decision
 // 0006 (c) — a repository in one Work only) live here too, so every config error reads the same.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
+import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { checkPromptTemplate, TEMPLATE_PLACEHOLDERS, type TemplateProblem } from '../core/prompt-frames.js';
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES, MCP_TRANSPORTS } from './preset-options.js';
-import { AUTHOR_ASSOCIATIONS } from '../core/standing.js';
+import { AUTHOR_ASSOCIATIONS, MINIMUM_PERMISSIONS } from '../core/standing.js';
 import { DEFAULT_MATRIX_SETTLE_MINUTES } from '../core/unchanged-failure.js';
 import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
 import { outboundUrlProblem } from '../core/signed-post.js';
@@ -44,6 +46,8 @@ const workSchema = z
     repositories: z.array(repositorySchema).min(1).max(3),
     /** F1/F2: whose reviews and comments count, by `author_association`; absent → OWNER, MEMBER, COLLABORATOR. */
     trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
+    /** F1/F2 on GitHub: the least repository permission a person needs to steer; absent → write (decision 0042). */
+    minimumPermission: z.enum(MINIMUM_PERMISSIONS).optional(),
   })
   .superRefine((work, ctx) => {
     const data = work.repositories.filter((r) => r.role === 'data').length;
@@ -76,6 +80,14 @@ const workSchema = z
       }
       seen.add(name);
     });
+    if (work.provider === 'gitlab' && work.minimumPermission !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minimumPermission'],
+        message:
+          'minimumPermission is for GitHub Works; on GitLab a person counts by their member access level (trustedAssociations)',
+      });
+    }
   });
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
@@ -288,7 +300,11 @@ const commandRunnerSchema = z
 
 const httpRunnerSchema = z.strictObject({
   kind: z.literal('http'),
-  url: z.url({ protocol: /^https?$/ }),
+  /** The run token travels in the body: https, or http only to this machine (issue 31), as the runner checks. */
+  url: z.url({ protocol: /^https?$/ }).superRefine((v, ctx) => {
+    const problem = outboundUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   /** May instead come from FIXLOOP_RUNNER_SECRET, which wins when both are set. */
   secret: z.string().min(1).optional(),
   promptTemplate: promptTemplateSchema.optional(),
@@ -333,14 +349,25 @@ const noticesSchema = z.strictObject({
   timeoutSeconds: z.number().min(0.1).max(120).default(10),
 });
 
+/** V4: how long a shutdown lets running agents finish before it stops them (decision 0043). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 60_000;
+
 /** The config file (YAML or JSON). Unknown keys are errors, so a typo never silently does nothing. */
 export const configFileSchema = z
   .strictObject({
     works: z.array(workSchema).default([]),
     runner: z.discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema]).optional(),
     maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
+    /** V4, K5: a person's grants of one more attempt per Task across its life (TASK_MAX_GRANTS wins). */
+    maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).optional(),
     /** Reviewer bots whose findings count as rejections (F1); any other bot never rings (F2). */
     reviewBots: z.array(z.string().min(1)).default([]),
+    /** V4: how long a shutdown lets running agents finish, in ms (FIXLOOP_SHUTDOWN_GRACE_MS wins). */
+    shutdownGraceMs: z
+      .int()
+      .min(0)
+      .max(24 * 3_600_000)
+      .default(DEFAULT_SHUTDOWN_GRACE_MS),
     poll: z
       .strictObject({
         intervalSeconds: z.int().min(5).max(3600).default(120),
@@ -459,6 +486,52 @@ export const DEFAULT_MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
 
 const filePath = z.string().refine((v) => !v.includes('\0'), 'must be a file path');
 
+/** Issue 31: an API token shorter than this is refused off loopback (a token is the whole API and the dashboard). */
+export const MIN_API_TOKEN_LENGTH = 32;
+
+/**
+ * FIXLOOP_TRUST_PROXY as read (issue 31, decision 0046): null believes no proxy; otherwise how many
+ * proxies stand in front (hops), and the peer addresses or CIDR ranges they are seen from (null: any).
+ */
+export interface TrustProxySetting {
+  readonly hops: number;
+  readonly addresses: readonly string[] | null;
+}
+
+/** `false` (default), `true` (one proxy), a hop count, or a comma-separated list of proxy addresses / CIDR ranges. */
+const trustProxy = z.string().transform((raw, ctx): TrustProxySetting | null => {
+  const v = raw.trim().toLowerCase();
+  if (v === '' || v === 'false' || v === '0') return null;
+  if (v === 'true') return { hops: 1, addresses: null };
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops <= 10) return { hops, addresses: null };
+    ctx.addIssue({ code: 'custom', message: 'must be at most 10 hops' });
+    return z.NEVER;
+  }
+  const addresses = v
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  const bad = addresses.filter((a) => !isAddressOrRange(a));
+  if (bad.length > 0 || addresses.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be false, true, a hop count or proxy addresses (IP or CIDR, comma-separated); not ${bad.join(', ') || raw}`,
+    });
+    return z.NEVER;
+  }
+  return { hops: 1, addresses };
+});
+
+function isAddressOrRange(a: string): boolean {
+  const [ip, prefix, ...rest] = a.split('/');
+  const family = isIP(ip ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 /** L2: where a GitLab project's workspace token comes from (GITLAB_WORKSPACE_TOKEN; docs/gitlab.md). */
 export const GITLAB_WORKSPACE_TOKENS = ['project', 'configured'] as const;
 export type GitLabWorkspaceToken = (typeof GITLAB_WORKSPACE_TOKENS)[number];
@@ -551,6 +624,10 @@ export const envSchema = z
     /** N2: a bearer token that opens /metrics only, for a scraper that should not hold the API token. */
     FIXLOOP_METRICS_TOKEN: z.string().optional(),
     FIXLOOP_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Issue 31: where a resumed agent reaches fixloop's API and MCP; unset → FIXLOOP_PUBLIC_URL (the address people use). */
+    FIXLOOP_AGENT_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Issue 31: which proxy in front is believed about scheme, host and client (X-Forwarded-*, Forwarded); off by default. */
+    FIXLOOP_TRUST_PROXY: trustProxy.optional(),
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
     /** G1/P4: the Slack incoming webhook of the one `slack` notice sink (one is added when none is configured). */
@@ -576,6 +653,8 @@ export const envSchema = z
     FIXLOOP_RECONCILE_GRACE_MS: milliseconds('non-negative').optional(),
     /** The period of the running reconciliation pass; never 0, which would make setInterval spin. */
     FIXLOOP_ADOPT_EVERY_MS: milliseconds('positive').default(DEFAULT_ADOPT_EVERY_MS),
+    /** V4: how long a shutdown lets running agents finish (0 = not at all); unset → `shutdownGraceMs`. */
+    FIXLOOP_SHUTDOWN_GRACE_MS: milliseconds('non-negative').optional(),
     /** Crash tests only: `<point>:kill` dies by SIGKILL at that point of the pipeline. */
     FIXLOOP_FAULT: z
       .string()
@@ -601,6 +680,14 @@ export const envSchema = z
     GITLAB_TOKEN: z.string().optional(),
     /** Q1: the GitLab instance (gitlab.com or self-managed), without /api/v4. */
     GITLAB_URL: z.url({ protocol: /^https?$/ }).default('https://gitlab.com'),
+    /**
+     * Issue 31: provider URLs (GITHUB_API_URL, GHE_HOST, GITLAB_URL, clone URLs) may be plain http to
+     * hosts other than this machine; a lab's opt-out, warned about at every start (insecure-hosts.ts).
+     */
+    FIXLOOP_ALLOW_INSECURE_HOSTS: z
+      .enum(['0', '1', 'true', 'false'], { message: 'must be 1 (allow) or 0' })
+      .transform((v) => v === '1' || v === 'true')
+      .default(false),
     /**
      * L2 for a GitLab project: the token a workspace clones and the agent pushes with. `project`: a
      * project access token minted for the one project (write_repository, Developer, expires the next
@@ -630,6 +717,19 @@ export const envSchema = z
         message: `is required when HOST (${env.HOST}) is not loopback (127.0.0.1, ::1, localhost): the API would be open to the network`,
       });
     }
+    if (
+      !isLoopbackHost(env.HOST) &&
+      env.FIXLOOP_API_TOKEN !== undefined &&
+      env.FIXLOOP_API_TOKEN.length < MIN_API_TOKEN_LENGTH
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FIXLOOP_API_TOKEN'],
+        message:
+          `is ${env.FIXLOOP_API_TOKEN.length} characters; at least ${MIN_API_TOKEN_LENGTH} are required when HOST (${env.HOST}) ` +
+          'is not loopback, or it can be guessed from the network: generate one with `openssl rand -base64 32`',
+      });
+    }
     if (env.PRIVATE_KEY !== undefined && env.PRIVATE_KEY_PATH !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -647,9 +747,10 @@ export const envSchema = z
   });
 export type EnvConfig = z.output<typeof envSchema>;
 
-/** The variables envSchema reads, plus the two read outside it. */
+/** The variables envSchema reads, plus those read outside it. */
 export const ENV_VARIABLES = [
   ...Object.keys(envSchema.shape),
   'FIXLOOP_CONFIG',
   'TASK_CI_AUTO_RESUME_MAX_ATTEMPTS',
+  'TASK_MAX_GRANTS',
 ] as const;

@@ -63,9 +63,9 @@ describe('L3: secrets from files (the _FILE convention)', () => {
   });
 
   it('FIXLOOP_API_TOKEN_FILE is the token when the file exists, which answers the off-loopback requirement', () => {
-    const token = secretFile('api-token-from-file\n');
+    const token = secretFile('api-token-from-file-long-enough-for-0.0.0.0\n'); // ≥ 32 characters off loopback (issue 31)
     const c = loadConfig({ env: { WEBHOOK_SECRET: 's', HOST: '0.0.0.0', FIXLOOP_API_TOKEN_FILE: token } });
-    assert.equal(c.apiToken, 'api-token-from-file');
+    assert.equal(c.apiToken, 'api-token-from-file-long-enough-for-0.0.0.0');
     assert.ok(c.secretFiles.includes(token));
     // The variable still wins, as it always did; a file not made yet is where serve will keep one.
     const both = { WEBHOOK_SECRET: 's', FIXLOOP_API_TOKEN: 'from-env', FIXLOOP_API_TOKEN_FILE: token };

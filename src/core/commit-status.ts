@@ -39,6 +39,7 @@ const STOP_SHORT: Partial<Record<StopReason, string>> = {
   agent_unreachable: 'the agent never reached fixloop',
   approval_required: 'a check waits for approval',
   no_ci: 'no CI ran on the new head',
+  interrupted_twice: 'restarts stopped the agent twice',
   thrash_repeat: 'the fixes repeat',
   thrash_aba: 'the fixes go round in circles',
   forbidden_change: 'a push changed what judges the fix',
@@ -67,6 +68,8 @@ export function commitStatusOf(f: CommitStatusFacts): CommitStatus | null {
       return ok('pending', `attempt ${Math.max(f.attemptsUsed, 1)} of ${f.attemptsAllowed} running`);
     case 'awaiting_progress':
       return ok('pending', `attempt ${Math.max(f.attemptsUsed, 1)} of ${f.attemptsAllowed}: waiting for CI on the fix`);
+    case 'interrupted': // V4: not a person's to handle; the next start offers it again, free
+      return ok('pending', 'interrupted by a restart: will be offered again');
     case 'idle':
       return f.attemptsUsed > 0 ? ok('success', `watching: ${of} automatic attempts used`) : null;
   }

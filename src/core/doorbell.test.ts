@@ -282,3 +282,62 @@ describe('F2: the doorbell rules', () => {
     );
   });
 });
+
+describe('F1/F2 on GitHub: the doorbell and the review read the repository permission (decision 0042)', () => {
+  const github = (over: Parameters<typeof input>[0]): DoorbellInput => ({ ...input(over), minimumPermission: 'write' });
+  const has = (permission: string) => ({ kind: 'permission' as const, permission });
+  const reason = (v: ReturnType<typeof doorbell>) => (v.ring ? 'ring' : v.reason);
+
+  test('F2: a commenter and a row author who may both push ring', () => {
+    const v = doorbell(github({ comment: { answer: has('admin') }, row: { authorAnswer: has('write') } }));
+    assert.equal(reason(v), 'ring');
+  });
+
+  test('F2: a MEMBER without repository access, or a read-only collaborator, does not ring', () => {
+    const member = github({
+      comment: { authorAssociation: 'MEMBER', answer: has('none') },
+      row: { authorAnswer: has('write') },
+    });
+    const reader = github({
+      comment: { authorAssociation: 'COLLABORATOR', answer: has('read') },
+      row: { authorAnswer: has('write') },
+    });
+    assert.equal(reason(doorbell(member)), 'author_without_standing');
+    assert.equal(reason(doorbell(reader)), 'author_without_standing');
+  });
+
+  test('F2: a row whose author is read-only now does not ring (standing is checked again, not stored)', () => {
+    const v = doorbell(github({ comment: { answer: has('admin') }, row: { authorAnswer: has('read') } }));
+    assert.equal(reason(v), 'row_without_standing');
+  });
+
+  test('F2: a commenter or a row author GitHub could not say anything about does not ring, and says so', () => {
+    const commenter = github({ comment: { answer: { kind: 'unreadable' } }, row: { authorAnswer: has('write') } });
+    const rowAuthor = github({ comment: { answer: has('write') }, row: { authorAnswer: { kind: 'unreadable' } } });
+    const neverAsked = github({ comment: { answer: has('write') } });
+    assert.equal(reason(doorbell(commenter)), 'standing_unreadable');
+    assert.equal(reason(doorbell(rowAuthor)), 'standing_unreadable');
+    assert.equal(
+      reason(doorbell(neverAsked)),
+      'standing_unreadable',
+      'a row author nobody asked about has no standing',
+    );
+  });
+
+  test('F1: a read-only collaborator requesting changes is no rejection; a write collaborator is', () => {
+    const rules = { ...who, minimumPermission: 'write' as const };
+    assert.equal(rejectionFromReview(review({ authorAssociation: 'COLLABORATOR' }), rules, has('read')), null);
+    assert.equal(rejectionFromReview(review({ authorAssociation: 'MEMBER' }), rules, has('none')), null);
+    assert.equal(rejectionFromReview(review({}), rules), null, 'never asked: no standing');
+    assert.equal(
+      rejectionFromReview(review({ authorAssociation: 'COLLABORATOR' }), rules, has('write'))?.source,
+      'review',
+    );
+  });
+
+  test('F1: an allow-listed bot needs no permission', () => {
+    const rules = { ...who, minimumPermission: 'write' as const };
+    const bot = review({ author: 'coderabbitai[bot]', authorType: 'Bot', authorAssociation: 'NONE' });
+    assert.equal(rejectionFromReview(bot, rules)?.source, 'bot');
+  });
+});

@@ -4,7 +4,7 @@
 // (standing.ts), a `gate` row is never cashed in by a comment, same pull request, under a week old,
 // its own author still with standing, unconsumed.
 import type { RejectionSource } from './types.js';
-import { standingOf, type Author, type StandingRules } from './standing.js';
+import { standingOf, type Author, type HostAnswer, type StandingRules } from './standing.js';
 
 /** F2: a row a comment rings for must be younger than this (7 days). */
 export const DOORBELL_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -41,10 +41,16 @@ export interface RejectionCandidate {
  * finding — CHANGES_REQUESTED, or COMMENTED with a non-empty body. Approvals, plain comments, dismissed
  * or pending reviews, and every review by an author without standing carry none.
  */
-export function rejectionFromReview(review: ReviewLike, who: ReviewerIdentity): RejectionCandidate | null {
+export function rejectionFromReview(
+  review: ReviewLike,
+  who: ReviewerIdentity,
+  /** What the host said of the reviewer when asked (standing.ts: permissionNeeded). */
+  answer?: HostAnswer,
+): RejectionCandidate | null {
   const standing = standingOf(
     { login: review.author, type: review.authorType, association: review.authorAssociation },
     who,
+    answer,
   );
   const state = review.state.toUpperCase();
   const candidate = (source: RejectionCandidate['source']): RejectionCandidate => ({
@@ -72,7 +78,8 @@ const DOORBELL_REASONS = [
   'untrusted_bot', // a bot that is not allow-listed
   'unknown_author', // a deleted account, or an account type that is neither a person nor a bot
   'bot_lookalike', // an account that is not a Bot, under an allow-listed bot's login
-  'author_without_standing', // a person whose association the Work does not trust
+  'author_without_standing', // a person whose association (or permission) the Work does not trust
+  'standing_unreadable', // the host could not say whether the comment's or the row's author has standing
   'no_row', // no rejection row to ring for
   'gate_row', // a CI failure is never cashed in by a comment
   'other_pull_request', // the row is about another pull request
@@ -92,6 +99,8 @@ export interface DoorbellInput extends StandingRules {
     author: string | null;
     authorType: string | null;
     authorAssociation: string | null;
+    /** What the host said of the comment's author when asked (standing.ts: permissionNeeded). */
+    answer?: HostAnswer | undefined;
     pullRequest: PullRequestRef;
     createdAt: Instant;
   };
@@ -99,6 +108,8 @@ export interface DoorbellInput extends StandingRules {
     source: RejectionSource;
     /** Who wrote the review the row holds; null for a row stored before authors were (or a gate row). */
     author: Author | null;
+    /** What the host said of the row's author when asked, now (a row's standing is never stored). */
+    authorAnswer?: HostAnswer | undefined;
     pullRequest: PullRequestRef;
     createdAt: Instant;
     consumed: boolean;
@@ -112,7 +123,7 @@ export type DoorbellVerdict = { ring: true } | { ring: false; reason: DoorbellRe
 export function doorbell(i: DoorbellInput): DoorbellVerdict {
   const no = (reason: DoorbellReason): DoorbellVerdict => ({ ring: false, reason });
   const c = i.comment;
-  const standing = standingOf({ login: c.author, type: c.authorType, association: c.authorAssociation }, i);
+  const standing = standingOf({ login: c.author, type: c.authorType, association: c.authorAssociation }, i, c.answer);
   if (standing.kind === 'none') return no(standing.reason);
   const row = i.row;
   if (row === null) return no('no_row');
@@ -123,7 +134,9 @@ export function doorbell(i: DoorbellInput): DoorbellVerdict {
   const at = Math.max(toMs(i.now), toMs(c.createdAt));
   if (!Number.isFinite(born) || Number.isNaN(at) || at - born >= DOORBELL_MAX_AGE_MS) return no('too_old');
   // A doorbell cannot lend standing to a row that never had it: the row's author is checked again.
-  if (row.author === null || standingOf(row.author, i).kind === 'none') return no('row_without_standing');
+  const rowStanding = row.author === null ? null : standingOf(row.author, i, row.authorAnswer);
+  if (rowStanding?.kind === 'none' && rowStanding.reason === 'standing_unreadable') return no('standing_unreadable');
+  if (rowStanding === null || rowStanding.kind === 'none') return no('row_without_standing');
   if (row.consumed) return no('already_consumed');
   return { ring: true };
 }

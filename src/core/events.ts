@@ -18,6 +18,10 @@ export const LOG_EVENTS = {
   RUN_STRANDED_ENDED: 'run.stranded_ended',
   /** A run's agent outlived the fixloop process that started it; this process watches it now. */
   RUN_STRANDED_WATCHING: 'run.stranded_watching',
+  /** V4: a shutdown's grace ended with the agent still running; it is stopped and the run interrupted. */
+  RUN_INTERRUPTED: 'run.interrupted',
+  /** V4: an interrupted run's attempt was offered again, free (once per attempt). */
+  RUN_INTERRUPTED_REOFFERED: 'run.interrupted_reoffered',
   /** The agent reported its run's outcome (I2). */
   ATTEMPT_OUTCOME_REPORTED: 'attempt.outcome_reported',
   /** An attempt moved on the progress rule (I3): progress seen, retryable, or settled. */

@@ -1,7 +1,14 @@
 // The shape of each handled GitLab webhook (issue 19, SPEC Q1), naming only the fields fixloop reads.
 // A body whose shape does not match its X-Gitlab-Event header is rejected at the edge, as on GitHub
 // (A1, A2). Extra fields are allowed and ignored: GitLab adds fields, and older versions lack some.
+// Names, refs, usernames and bodies are cleaned of control and bidirectional characters as they are
+// read (untrusted-text.ts, issue 31).
 import { z } from 'zod';
+import { untrustedLine, untrustedLineOrNull, untrustedTextOrNull } from './untrusted-text.js';
+
+/** A one-line string someone else wrote: a name, a ref, a username. */
+const line = z.string().transform(untrustedLine);
+const nullableLine = z.string().nullable().optional().transform(untrustedLineOrNull);
 
 const nullableString = z.string().nullable().optional();
 
@@ -12,27 +19,27 @@ const project = z.object({
 });
 
 /** A merge request's reviewer as hooks list them; `state` only on GitLab versions that track review states. */
-const reviewer = z.object({ id: z.number(), username: z.string(), state: z.string().optional() });
+const reviewer = z.object({ id: z.number(), username: line, state: z.string().optional() });
 
 const user = z
   .object({
-    username: z.string().optional(),
+    username: line.optional(),
   })
   .nullable()
   .optional();
 
 export const gitlabJobPayload = z.object({
   object_kind: z.literal('build'),
-  ref: z.string(),
+  ref: line,
   tag: z.boolean().optional(),
   sha: z.string(),
   build_id: z.number(),
-  build_name: z.string(),
-  build_stage: nullableString,
+  build_name: line,
+  build_stage: nullableLine,
   build_status: z.string(),
   build_finished_at: nullableString,
   build_allow_failure: z.boolean().optional(),
-  build_failure_reason: nullableString,
+  build_failure_reason: nullableLine,
   pipeline_id: z.number().optional(),
   project,
 });
@@ -41,8 +48,8 @@ export const gitlabPipelinePayload = z.object({
   object_kind: z.literal('pipeline'),
   object_attributes: z.object({
     id: z.number(),
-    name: nullableString,
-    ref: z.string(),
+    name: nullableLine,
+    ref: line,
     tag: z.boolean().optional(),
     sha: z.string(),
     status: z.string(),
@@ -52,7 +59,7 @@ export const gitlabPipelinePayload = z.object({
   merge_request: z
     .object({
       iid: z.number(),
-      source_branch: z.string(),
+      source_branch: line,
       source_project_id: z.number().optional(),
       target_project_id: z.number().optional(),
     })
@@ -61,7 +68,7 @@ export const gitlabPipelinePayload = z.object({
   project,
 });
 
-const label = z.object({ title: z.string() });
+const label = z.object({ title: line });
 
 export const gitlabMergeRequestPayload = z.object({
   object_kind: z.literal('merge_request'),
@@ -69,8 +76,8 @@ export const gitlabMergeRequestPayload = z.object({
   project,
   object_attributes: z.object({
     iid: z.number(),
-    source_branch: z.string(),
-    target_branch: z.string().optional(),
+    source_branch: line,
+    target_branch: line.optional(),
     source_project_id: z.number().optional(),
     target_project_id: z.number().optional(),
     state: z.string(),
@@ -102,7 +109,7 @@ export const gitlabNotePayload = z.object({
   project,
   object_attributes: z.object({
     id: z.number(),
-    note: nullableString,
+    note: z.string().nullable().optional().transform(untrustedTextOrNull),
     noteable_type: z.string(),
     system: z.boolean().optional(),
     action: z.string().optional(),

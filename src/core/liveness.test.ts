@@ -365,8 +365,12 @@ describe('I5: only a person stops the loop for good', () => {
     assert.match(end.detail, /exit status is unknown; it had reported its outcome, which stands/);
   });
 
-  test('I4/L1: a stranded run with no outcome ends failed, exit status unknown', () => {
-    assert.deepEqual(strandedRunEnd(ENDED_UNSEEN, false), { state: 'failed', detail: ENDED_UNSEEN });
+  test('I4/L1/V4: a stranded run found gone with no outcome ends failed, exit status unknown, and interrupted', () => {
+    const end = strandedRunEnd(ENDED_UNSEEN, false);
+    assert.equal(end.state, 'failed');
+    assert.equal(end.interrupted, true, 'its agent died with its fixloop: offered again, free');
+    assert.ok(end.detail.startsWith(ENDED_UNSEEN));
+    assert.match(end.detail, /interrupted by a restart, and its attempt is offered again once, free/);
   });
 });
 

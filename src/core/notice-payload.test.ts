@@ -3,6 +3,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { idempotencyKey, pullRequestUrl, slackMessage, webhookBody } from './notice-payload.js';
 import type { Notice } from './types.js';
+import { GITHUB_LINKS, type ChangeLinks } from './change-link.js';
+
+/** acme/shop on GitHub, acme/platform/shop on a self-managed GitLab (issue 31). */
+const links = (githubUrl: string): ChangeLinks => ({
+  githubUrl,
+  gitlabUrl: 'https://gitlab.example.com/',
+  providerOf: (repository) => (repository === 'acme/platform/shop' ? 'gitlab' : 'github'),
+});
 
 const notice: Notice = {
   id: 41,
@@ -18,7 +26,7 @@ const notice: Notice = {
 
 describe('slackMessage (G1)', () => {
   test('is a Slack incoming-webhook message: text, a section with the linked pull request, a context line', () => {
-    assert.deepEqual(slackMessage(notice, 'https://github.com'), {
+    assert.deepEqual(slackMessage(notice, GITHUB_LINKS), {
       text: 'fixloop stopped for acme/shop#12: the automatic fix budget is spent. https://github.com/acme/shop/pull/12',
       blocks: [
         {
@@ -39,14 +47,14 @@ describe('slackMessage (G1)', () => {
   });
 
   test('says "unknown" for a notice without a head', () => {
-    const m = slackMessage({ ...notice, headSha: null }, 'https://github.com');
+    const m = slackMessage({ ...notice, headSha: null }, GITHUB_LINKS);
     assert.match(JSON.stringify(m.blocks[1]), /last head: unknown/);
   });
 });
 
 describe('webhookBody (G1)', () => {
   test('carries every field of the notice, the reason in words and the link', () => {
-    assert.deepEqual(webhookBody(notice, 'https://ghe.example.com/'), {
+    assert.deepEqual(webhookBody(notice, links('https://ghe.example.com/')), {
       event: 'notice.filed',
       notice: {
         id: 41,
@@ -66,6 +74,29 @@ describe('webhookBody (G1)', () => {
 
   test('the idempotency key names the notice and the sink, the same on every try', () => {
     assert.equal(idempotencyKey(41, 'ops'), 'notice-41-ops');
-    assert.equal(pullRequestUrl('https://github.com', notice), 'https://github.com/acme/shop/pull/12');
+    assert.equal(pullRequestUrl(GITHUB_LINKS, notice), 'https://github.com/acme/shop/pull/12');
+  });
+});
+
+describe('the link names the change on its own host (issue 31)', () => {
+  const mr: Notice = { ...notice, repository: 'acme/platform/shop', pullRequest: 31 };
+
+  test("a GitLab project's notice links its merge request on GITLAB_URL, written group/project!iid", () => {
+    const url = 'https://gitlab.example.com/acme/platform/shop/-/merge_requests/31';
+    assert.equal(pullRequestUrl(links('https://github.com'), mr), url);
+    assert.equal(
+      (webhookBody(mr, links('https://github.com')).notice as { pullRequestUrl: string }).pullRequestUrl,
+      url,
+    );
+    const slack = slackMessage(mr, links('https://github.com'));
+    assert.match(slack.text, new RegExp(`acme/platform/shop!31: .* ${url}$`));
+    assert.match(JSON.stringify(slack.blocks[0]), new RegExp(`<${url}\\|acme/platform/shop!31>`));
+    assert.doesNotMatch(JSON.stringify(slack), /github|\/pull\//);
+  });
+
+  test("a GitHub repository's notice links its pull request on the GitHub web host", () => {
+    const url = 'https://ghe.example.com/acme/shop/pull/12';
+    assert.equal(pullRequestUrl(links('https://ghe.example.com'), notice), url);
+    assert.match(slackMessage(notice, links('https://ghe.example.com')).text, new RegExp(`acme/shop#12: .* ${url}$`));
   });
 });

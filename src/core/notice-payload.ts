@@ -1,12 +1,14 @@
 // What a notice sink is sent (SPEC G1, P4): a Slack incoming-webhook message for people, and the
-// JSON body of a signed webhook for machines. Pure: the notice and the pull request's web address in,
-// the body out; the sink adapters (src/sinks/) only POST it.
+// JSON body of a signed webhook for machines. Pure: the notice and where its change lives in, the
+// body out; the sink adapters (src/sinks/) only POST it. The link is the change's on its own host: a
+// GitHub pull request, or a GitLab merge request (change-link.ts, the dashboard's one copy; issue 31).
+import { changeRef, type ChangeLinks } from './change-link.js';
 import { STOP_WHY } from './notice.js';
 import type { Notice } from './types.js';
 
-/** The pull request on GitHub's web host (`webUrl` is https://github.com or the GHE origin). */
-export function pullRequestUrl(webUrl: string, n: Pick<Notice, 'repository' | 'pullRequest'>): string {
-  return `${webUrl.replace(/\/+$/, '')}/${n.repository}/pull/${n.pullRequest}`;
+/** The change's page: the pull request on GitHub's web host, or the merge request on GITLAB_URL. */
+export function pullRequestUrl(links: ChangeLinks, n: Pick<Notice, 'repository' | 'pullRequest'>): string {
+  return changeRef(links, n.repository, n.pullRequest).url;
 }
 
 /** Slack's own escaping for text in mrkdwn: only these three are special. */
@@ -20,9 +22,9 @@ export interface SlackMessage {
 }
 
 /** `text` is the fallback (notifications, screen readers); the blocks say the same, with the link. */
-export function slackMessage(n: Notice, webUrl: string): SlackMessage {
-  const pr = `${n.repository}#${n.pullRequest}`;
-  const url = pullRequestUrl(webUrl, n);
+export function slackMessage(n: Notice, links: ChangeLinks): SlackMessage {
+  // `owner/repo#7` for a pull request, `group/project!7` for a merge request.
+  const { label: pr, url } = changeRef(links, n.repository, n.pullRequest);
   const why = STOP_WHY[n.reason];
   const head = n.headSha ? n.headSha.slice(0, 12) : 'unknown';
   return {
@@ -49,7 +51,7 @@ export function slackMessage(n: Notice, webUrl: string): SlackMessage {
 }
 
 /** The signed webhook's body: the notice's fields, its reason in words, and the link. */
-export function webhookBody(n: Notice, webUrl: string): Record<string, unknown> {
+export function webhookBody(n: Notice, links: ChangeLinks): Record<string, unknown> {
   return {
     event: 'notice.filed',
     notice: {
@@ -57,7 +59,7 @@ export function webhookBody(n: Notice, webUrl: string): Record<string, unknown> 
       taskId: n.taskId,
       repository: n.repository,
       pullRequest: n.pullRequest,
-      pullRequestUrl: pullRequestUrl(webUrl, n),
+      pullRequestUrl: pullRequestUrl(links, n),
       reason: n.reason,
       why: STOP_WHY[n.reason],
       headSha: n.headSha,

@@ -26,6 +26,8 @@ export const STOP_WHY: Record<StopReason, string> = {
     'a check is waiting for a person to approve it (action_required), which resuming the agent cannot clear',
   no_ci:
     'no CI ran on the new head after the attempt (a token whose pushes start no workflows, a path filter, a disabled workflow), so there is nothing to judge the fix by',
+  interrupted_twice:
+    "a restart of fixloop stopped the agent's run twice for the same attempt (it was offered again once, free, after the first), so it is not offered again on its own",
   ...GUARD_STOP_WHY,
 };
 

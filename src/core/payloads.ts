@@ -1,24 +1,33 @@
 // The shape of each handled GitHub delivery, naming only the fields fixloop reads.
 // A body whose shape does not match its X-GitHub-Event header is rejected at the edge (A1, A2).
 // Extra fields are allowed and ignored: GitHub adds fields, and old examples lack some.
+// Names, refs, logins and bodies are cleaned of control and bidirectional characters as they are
+// read (untrusted-text.ts), so nothing downstream stores or shows them (issue 31).
 import { z } from 'zod';
+import { untrustedLine, untrustedLineOrNull, untrustedText, untrustedTextOrNull } from './untrusted-text.js';
+
+/** A one-line string someone else wrote: a name, a ref, a login. */
+const line = z.string().transform(untrustedLine);
+const nullableLine = z.string().nullable().optional().transform(untrustedLineOrNull);
+/** A body someone else wrote (a review's text, a comment, a check's output). */
+const nullableText = z.string().nullable().optional().transform(untrustedTextOrNull);
 
 const repo = z.object({
   id: z.number(),
   full_name: z.string(),
-  owner: z.object({ login: z.string() }),
+  owner: z.object({ login: line }),
 });
 
 const prPointer = z.object({
   number: z.number(),
   head: z.object({
     sha: z.string(),
-    ref: z.string().optional(),
+    ref: line.optional(),
     repo: z.object({ id: z.number() }).nullable().optional(),
   }),
   base: z.object({
     sha: z.string().optional(),
-    ref: z.string().optional(),
+    ref: line.optional(),
     repo: z.object({ id: z.number() }).nullable().optional(),
   }),
 });
@@ -30,15 +39,15 @@ export const checkRunPayload = z.object({
   repository: repo,
   check_run: z.object({
     id: z.number(),
-    name: z.string(),
+    name: line,
     head_sha: z.string(),
     status: z.string(),
     conclusion: nullableString,
     completed_at: nullableString,
     html_url: nullableString,
     details_url: nullableString,
-    output: z.object({ title: nullableString, summary: nullableString, text: nullableString }).nullable().optional(),
-    check_suite: z.object({ head_branch: nullableString }).nullable().optional(),
+    output: z.object({ title: nullableLine, summary: nullableText, text: nullableText }).nullable().optional(),
+    check_suite: z.object({ head_branch: nullableLine }).nullable().optional(),
     pull_requests: z.array(prPointer),
   }),
 });
@@ -49,11 +58,11 @@ export const checkSuitePayload = z.object({
   check_suite: z.object({
     id: z.number(),
     head_sha: z.string(),
-    head_branch: nullableString,
+    head_branch: nullableLine,
     status: nullableString,
     conclusion: nullableString,
     updated_at: nullableString,
-    app: z.object({ name: z.string().optional(), slug: z.string().optional() }).nullable().optional(),
+    app: z.object({ name: line.optional(), slug: line.optional() }).nullable().optional(),
     pull_requests: z.array(prPointer),
   }),
 });
@@ -63,9 +72,9 @@ export const workflowRunPayload = z.object({
   repository: repo,
   workflow_run: z.object({
     id: z.number(),
-    name: nullableString,
+    name: nullableLine,
     head_sha: z.string(),
-    head_branch: nullableString,
+    head_branch: nullableLine,
     run_attempt: z.number().optional(),
     status: nullableString,
     conclusion: nullableString,
@@ -79,12 +88,12 @@ export const workflowRunPayload = z.object({
 export const statusPayload = z.object({
   repository: repo,
   sha: z.string(),
-  context: z.string(),
+  context: line,
   state: z.string(),
-  description: nullableString,
+  description: nullableLine,
   target_url: nullableString,
   updated_at: nullableString,
-  branches: z.array(z.object({ name: z.string() })).optional(),
+  branches: z.array(z.object({ name: line })).optional(),
 });
 
 export const pullRequestPayload = z.object({
@@ -98,19 +107,19 @@ export const pullRequestPayload = z.object({
     state: z.string(),
     merged: z.boolean().nullable().optional(),
     draft: z.boolean().optional(),
-    user: z.object({ login: z.string() }).nullable().optional(),
+    user: z.object({ login: line }).nullable().optional(),
     updated_at: nullableString,
-    labels: z.array(z.object({ name: z.string() })).optional(),
+    labels: z.array(z.object({ name: line })).optional(),
     head: z.object({
       sha: z.string(),
-      ref: z.string(),
+      ref: line,
       repo: z.object({ id: z.number(), full_name: z.string() }).nullable(),
     }),
-    base: z.object({ ref: z.string(), repo: z.object({ id: z.number(), full_name: z.string() }) }),
+    base: z.object({ ref: line, repo: z.object({ id: z.number(), full_name: z.string() }) }),
   }),
 });
 
-const user = z.object({ login: z.string(), type: z.string().optional() });
+const user = z.object({ login: line, type: z.string().optional() });
 /** F1/F2: the author's association with the repository; a delivery without one is kept, and has no standing. */
 const authorAssociation = z.string().nullable().optional();
 
@@ -120,7 +129,7 @@ export const pullRequestReviewPayload = z.object({
   review: z.object({
     id: z.number(),
     state: z.string(),
-    body: nullableString,
+    body: nullableText,
     user: user.nullable(),
     author_association: authorAssociation,
     submitted_at: nullableString,
@@ -149,7 +158,7 @@ const issueCommentPayload = z.object({
     user: user.nullable(),
     author_association: authorAssociation,
     created_at: nullableString,
-    body: nullableString,
+    body: nullableText,
   }),
 });
 

@@ -76,9 +76,9 @@ export const REFUSALS = [
   'doorbell_too_old',
   'doorbell_already_consumed',
   // F1/F2 standing (core/standing.ts): who may steer. A review's, or a stored rejection's, author…
-  'author_without_standing', // …is a person whose association the Work does not trust
+  'author_without_standing', // …is a person whose association the Work does not trust, or whose permission on the repository is below its minimum
   'bot_lookalike', // …is not of type Bot but carries an allow-listed bot's login
-  'standing_unreadable', // …is a GitLab member whose access level GitLab could not say; a kept review is asked again on the next poll
+  'standing_unreadable', // …is a person whose permission (GitHub) or access level (GitLab) the host could not say; a kept review is asked again on the next poll
   // …and the same for a comment's author, and for the row a comment rings for.
   'doorbell_author_without_standing',
   'doorbell_bot_lookalike',
@@ -91,6 +91,7 @@ export const REFUSALS = [
   'not_adopted', // a pull request no adoption rule takes (or a fork: never adopted)
   'attempt_in_flight', // K7: one attempt in flight per pull request; retried by the poll
   'wake_cap_window', // K9: too many automatic wakes in the window; retried once it has room
+  'grant_cap', // V4: a person's grant of one more attempt past the Task's cap on grants (the approve-one label)
 ] as const;
 export type Refusal = (typeof REFUSALS)[number];
 
@@ -115,6 +116,7 @@ export const PERSON_ACTIONS = [
   'unpark',
   'cancel_run', // the run is cancelled and its agent stopped
   'resend_notice', // a notice delivery that was given up is sent again (G1, P4)
+  'set_grant_cap', // V4: the Task's own cap on grants of one more attempt (raising it opens more)
   'stop_all', // the global stop flag (D)
   'start_all',
 ] as const;
@@ -161,6 +163,7 @@ export const STOP_REASONS = [
   'agent_unreachable', // I5: the run ended without one call from its agent; a retry would fail the same way
   'approval_required', // T3: a check waits for a person's approval (action_required); the agent cannot clear it
   'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
+  'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer
   ...GUARD_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -4,9 +4,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   AUTHOR_ASSOCIATIONS,
+  DEFAULT_MINIMUM_PERMISSION,
   DEFAULT_TRUSTED_ASSOCIATIONS,
+  MINIMUM_PERMISSIONS,
   NO_STANDING_REASONS,
+  REPOSITORY_PERMISSIONS,
+  permissionAtLeast,
+  permissionNeeded,
   standingOf,
+  type HostAnswer,
   type Author,
   type Standing,
   type StandingRules,
@@ -143,6 +149,7 @@ describe('F1/F2: accounts, bots and lookalikes', () => {
   test('F1/F2: every reason without standing is reachable', () => {
     const seen = new Set(ACCOUNTS.map(([, a]) => kindOf(standingOf(a, rules))));
     seen.add(kindOf(standingOf(person('NONE'), rules)));
+    seen.add(kindOf(standingOf(person('MEMBER'), rules, { kind: 'unreadable' })));
     for (const reason of NO_STANDING_REASONS) assert.ok(seen.has(reason), reason);
   });
 });
@@ -172,5 +179,123 @@ describe('F1/F2: the whole table', () => {
             cases++;
           }
     assert.equal(cases, logins.length * types.length * associations.length * trusts.length);
+  });
+});
+
+describe('F1/F2 on GitHub: the repository decides (decision 0042)', () => {
+  const github: StandingRules = { ...rules, minimumPermission: 'write' };
+  const has = (permission: string): HostAnswer => ({ kind: 'permission', permission });
+
+  test('F1/F2: a Work says write unless it says otherwise', () => {
+    assert.equal(DEFAULT_MINIMUM_PERMISSION, 'write');
+  });
+
+  test('F1/F2: roles rank none < read < triage < write < maintain < admin', () => {
+    assert.deepEqual([...REPOSITORY_PERMISSIONS], ['none', 'read', 'triage', 'write', 'maintain', 'admin']);
+    for (const minimum of MINIMUM_PERMISSIONS)
+      for (const permission of REPOSITORY_PERMISSIONS) {
+        const expected = REPOSITORY_PERMISSIONS.indexOf(permission) >= REPOSITORY_PERMISSIONS.indexOf(minimum);
+        assert.equal(permissionAtLeast(permission, minimum), expected, `${permission} vs ${minimum}`);
+      }
+  });
+
+  test('F1/F2: no access, an unknown role or an empty answer is below every minimum; case does not matter', () => {
+    for (const minimum of MINIMUM_PERMISSIONS) {
+      assert.equal(permissionAtLeast('none', minimum), false);
+      assert.equal(permissionAtLeast('security-manager', minimum), false);
+      assert.equal(permissionAtLeast('', minimum), false);
+    }
+    assert.equal(permissionAtLeast(' Admin ', 'maintain'), true);
+  });
+
+  test('F1/F2: a MEMBER without access to the repository has no standing', () => {
+    assert.equal(kindOf(standingOf(person('MEMBER'), github, has('none'))), 'author_without_standing');
+  });
+
+  test('F1/F2: a read-only or triage collaborator has no standing under the default minimum', () => {
+    assert.equal(kindOf(standingOf(person('COLLABORATOR'), github, has('read'))), 'author_without_standing');
+    assert.equal(kindOf(standingOf(person('COLLABORATOR'), github, has('triage'))), 'author_without_standing');
+  });
+
+  test('F1/F2: a write, maintain or admin collaborator has standing', () => {
+    for (const p of ['write', 'maintain', 'admin'])
+      assert.equal(kindOf(standingOf(person('COLLABORATOR'), github, has(p))), 'person', p);
+  });
+
+  test('F1/F2: a Work that asks for triage hears a triage collaborator, not a read-only one', () => {
+    const triage = { ...github, minimumPermission: 'triage' as const };
+    assert.equal(kindOf(standingOf(person('COLLABORATOR'), triage, has('triage'))), 'person');
+    assert.equal(kindOf(standingOf(person('COLLABORATOR'), triage, has('read'))), 'author_without_standing');
+  });
+
+  test('F1/F2: the association is still a first filter: an admin permission does not lift NONE', () => {
+    assert.equal(kindOf(standingOf(person('NONE'), github, has('admin'))), 'author_without_standing');
+  });
+
+  test('F1/F2: a permission nobody asked for, or that could not be read, is never standing', () => {
+    assert.equal(kindOf(standingOf(person('OWNER'), github)), 'standing_unreadable');
+    assert.equal(kindOf(standingOf(person('OWNER'), github, { kind: 'unreadable' })), 'standing_unreadable');
+  });
+
+  test('F1/F2: an unreadable answer is said for an association-only Work too (GitLab could not read the level)', () => {
+    assert.equal(kindOf(standingOf(person(null), rules, { kind: 'unreadable' })), 'standing_unreadable');
+  });
+
+  test('F1/F2: bots, fixloop itself and lookalikes are judged before any answer', () => {
+    for (const [label, author, expected] of ACCOUNTS)
+      for (const answer of [undefined, has('admin'), { kind: 'unreadable' } as const])
+        assert.equal(kindOf(standingOf(author, github, answer)), expected, `${label} with ${JSON.stringify(answer)}`);
+  });
+
+  test('F1/F2: the permission is asked for only of a person who passes every other rule', () => {
+    assert.equal(permissionNeeded(person('MEMBER'), github), true);
+    assert.equal(permissionNeeded(person('NONE'), github), false, 'a stranger costs no API call');
+    assert.equal(permissionNeeded(person('MEMBER'), rules), false, 'an association-only Work asks nothing');
+    assert.equal(permissionNeeded({ login: 'coderabbitai[bot]', type: 'Bot', association: 'NONE' }, github), false);
+    assert.equal(permissionNeeded({ login: 'fixloop[bot]', type: 'Bot', association: 'OWNER' }, github), false);
+    assert.equal(permissionNeeded({ login: 'coderabbitai', type: 'User', association: 'OWNER' }, github), false);
+  });
+
+  test('F1/F2: the whole table — a person needs a trusted association AND at least the minimum, read just now', () => {
+    const answers: Array<HostAnswer | undefined> = [
+      undefined,
+      { kind: 'unreadable' },
+      ...[...REPOSITORY_PERMISSIONS, 'custom-role', ''].map(has),
+    ];
+    const minimums = [undefined, ...MINIMUM_PERMISSIONS];
+    const associations = [null, ...AUTHOR_ASSOCIATIONS];
+    let cases = 0;
+    for (const minimumPermission of minimums)
+      for (const association of associations)
+        for (const answer of answers)
+          for (const type of ['User', 'Bot']) {
+            const r = { ...rules, minimumPermission };
+            const author = { login: type === 'Bot' ? 'coderabbitai[bot]' : 'alice', type, association };
+            const got = kindOf(standingOf(author, r, answer));
+            const trusted = association !== null && DEFAULT_TRUSTED_ASSOCIATIONS.includes(association as never);
+            const expected =
+              type === 'Bot'
+                ? 'bot'
+                : answer?.kind === 'unreadable'
+                  ? 'standing_unreadable'
+                  : !trusted
+                    ? 'author_without_standing'
+                    : minimumPermission === undefined
+                      ? 'person'
+                      : answer === undefined
+                        ? 'standing_unreadable'
+                        : REPOSITORY_PERMISSIONS.indexOf(answer.permission as never) >=
+                            REPOSITORY_PERMISSIONS.indexOf(minimumPermission)
+                          ? 'person'
+                          : 'author_without_standing';
+            assert.equal(got, expected, JSON.stringify({ minimumPermission, association, answer, type }));
+            assert.equal(
+              permissionNeeded(author, r),
+              type === 'User' && trusted && minimumPermission !== undefined,
+              JSON.stringify({ minimumPermission, association, type }),
+            );
+            cases++;
+          }
+    assert.equal(cases, minimums.length * associations.length * answers.length * 2);
   });
 });

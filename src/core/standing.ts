@@ -1,7 +1,8 @@
 // Standing: whether the author of a review or a comment may steer the loop (SPEC F1, F2, K9).
 // A person counts only when their association with the repository is one the Work trusts (OWNER,
-// MEMBER, COLLABORATOR by default); a bot only when listed by exact login and of type Bot. Everyone
-// else is recorded and wakes nothing, on every path that can wake the agent (decision 0018).
+// MEMBER, COLLABORATOR by default) and, on GitHub, when the repository itself gives them at least the
+// Work's minimum permission (write by default); a bot only when listed by exact login and of type Bot.
+// Everyone else is recorded and wakes nothing, on every path that can wake the agent (decisions 0018, 0042).
 
 /** GitHub's documented values of `author_association` on reviews and comments. */
 export const AUTHOR_ASSOCIATIONS = [
@@ -26,6 +27,26 @@ export interface Author {
   association: string | null; // author_association with the repository
 }
 
+/**
+ * A person's role on a GitHub repository, weakest first (the collaborator-permission endpoint's
+ * `role_name`, or its `permission` for a custom role). `none` is no access at all.
+ */
+export const REPOSITORY_PERMISSIONS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const;
+export type RepositoryPermission = (typeof REPOSITORY_PERMISSIONS)[number];
+
+/** What a Work may require of a person (`works[].minimumPermission`). */
+export const MINIMUM_PERMISSIONS = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
+export type MinimumPermission = (typeof MINIMUM_PERMISSIONS)[number];
+
+/** Who may steer a GitHub Work's pull requests when it says nothing: those who may push to the repository. */
+export const DEFAULT_MINIMUM_PERMISSION: MinimumPermission = 'write';
+
+/**
+ * What the host answered when asked about a person just before judging: their permission on the
+ * repository (GitHub), or that it could not say (an error, a timeout, a refusal to fixloop itself).
+ */
+export type HostAnswer = { kind: 'permission'; permission: string } | { kind: 'unreadable' };
+
 export interface StandingRules {
   /** The login fixloop acts as; null when unknown. Its own words never steer it. */
   selfLogin: string | null;
@@ -33,6 +54,12 @@ export interface StandingRules {
   allowBots: readonly string[];
   /** Associations whose people count; absent = DEFAULT_TRUSTED_ASSOCIATIONS. */
   trustedAssociations?: readonly string[] | undefined;
+  /**
+   * GitHub: the least permission on the repository a person needs, beyond a trusted association (the
+   * association is only a first filter). Absent: the association alone decides, as for GitLab, whose
+   * association is the member access level read from GitLab itself.
+   */
+  minimumPermission?: MinimumPermission | undefined;
 }
 
 /** Why an author has no standing; the first rule that fails is the reason. */
@@ -41,14 +68,19 @@ export const NO_STANDING_REASONS = [
   'own_identity', // fixloop itself
   'bot_lookalike', // the login of an allow-listed bot on an account that is not of type Bot
   'untrusted_bot', // a bot that is not allow-listed
-  'author_without_standing', // a person whose association the Work does not trust
+  'author_without_standing', // a person whose association the Work does not trust, or whose permission is below its minimum
+  'standing_unreadable', // a person the host could not say anything about when asked: unknown is never standing
 ] as const;
 export type NoStandingReason = (typeof NO_STANDING_REASONS)[number];
 
 export type Standing = { kind: 'person' } | { kind: 'bot' } | { kind: 'none'; reason: NoStandingReason };
 
-/** F1/F2: whether this author may steer the loop, and as what. */
-export function standingOf(author: Author, rules: StandingRules): Standing {
+/**
+ * F1/F2: whether this author may steer the loop, and as what. `answer` is what the host said when
+ * asked (permissionNeeded says when to ask); a person a minimum applies to and nobody asked about has
+ * no standing, so a caller that forgets to ask fails closed.
+ */
+export function standingOf(author: Author, rules: StandingRules, answer?: HostAnswer): Standing {
   const none = (reason: NoStandingReason): Standing => ({ kind: 'none', reason });
   const login = author.login?.trim() ?? '';
   if (login === '') return none('unknown_author');
@@ -63,9 +95,78 @@ export function standingOf(author: Author, rules: StandingRules): Standing {
   }
   if (author.type === 'Bot' || /\[bot\]$/i.test(login)) return none('untrusted_bot');
   if (author.type !== 'User') return none('unknown_author');
+  if (answer?.kind === 'unreadable') return none('standing_unreadable');
   const trusted: readonly string[] = rules.trustedAssociations ?? DEFAULT_TRUSTED_ASSOCIATIONS;
   const association = author.association?.trim().toUpperCase() ?? '';
-  return trusted.includes(association) ? { kind: 'person' } : none('author_without_standing');
+  if (!trusted.includes(association)) return none('author_without_standing');
+  if (rules.minimumPermission === undefined) return { kind: 'person' };
+  if (answer === undefined) return none('standing_unreadable');
+  return permissionAtLeast(answer.permission, rules.minimumPermission)
+    ? { kind: 'person' }
+    : none('author_without_standing');
+}
+
+/**
+ * Whether judging this author needs their permission read from the host: a person who passes every
+ * other rule (the association is a first filter, so a stranger costs no API call) under a Work with
+ * a minimum permission.
+ */
+export function permissionNeeded(author: Author, rules: StandingRules): boolean {
+  if (rules.minimumPermission === undefined) return false;
+  return standingOf(author, { ...rules, minimumPermission: undefined }).kind === 'person';
+}
+
+/** A role at least `minimum`; a role GitHub does not document (or `none`) is below every minimum. */
+export function permissionAtLeast(permission: string, minimum: MinimumPermission): boolean {
+  const rank = (REPOSITORY_PERMISSIONS as readonly string[]).indexOf(permission.trim().toLowerCase());
+  return rank > 0 && rank >= REPOSITORY_PERMISSIONS.indexOf(minimum);
+}
+
+/** The rules of a Work: GitHub's minimum permission applies to GitHub Works only (GitLab's level is its association). */
+export function rulesOfWork(
+  work: {
+    provider?: string | undefined;
+    trustedAssociations?: readonly string[] | undefined;
+    minimumPermission?: MinimumPermission | undefined;
+  },
+  selfLogin: string | null,
+  allowBots: readonly string[],
+): StandingRules {
+  return {
+    selfLogin,
+    allowBots,
+    trustedAssociations: work.trustedAssociations,
+    minimumPermission: work.provider === 'gitlab' ? undefined : (work.minimumPermission ?? DEFAULT_MINIMUM_PERMISSION),
+  };
+}
+
+/** Who added a label, as the host's events report it: no association with it. */
+export interface LabelActor {
+  login: string | null;
+  type: string | null;
+}
+
+/**
+ * F1 for a label that steers the loop (K5's approve-one): the events that report who added it carry no
+ * association (adding a label already takes triage on the repository), so the account checks and, on
+ * GitHub, the permission decide. A bot never grants, allow-listed reviewer or not: a label is a
+ * person's answer.
+ */
+export function labelerStanding(actor: LabelActor, rules: StandingRules, answer?: HostAnswer): Standing {
+  const s = standingOf(...asLabeler(actor, rules), answer);
+  return s.kind === 'bot' ? { kind: 'none', reason: 'untrusted_bot' } : s;
+}
+
+/** Whether judging who added a label needs their permission read (a person, under a minimum). */
+export function labelerPermissionNeeded(actor: LabelActor, rules: StandingRules): boolean {
+  return permissionNeeded(...asLabeler(actor, rules));
+}
+
+function asLabeler(actor: LabelActor, rules: StandingRules): [Author, StandingRules] {
+  return [
+    { login: actor.login, type: actor.type, association: 'COLLABORATOR' },
+    { ...rules, trustedAssociations: ['COLLABORATOR'] },
+  ];
 }
 
 /** The login as listed, in any case; an entry without `[bot]` also names the App's `name[bot]` account. */

@@ -407,3 +407,58 @@ describe('K8: canonical JSON', () => {
     );
   });
 });
+
+describe('V4: the grants in the state comment', () => {
+  const WITH = (used: number, max: number): LoopState => ({
+    ...STATE,
+    grants: { used, max, left: Math.max(0, max - used) },
+  });
+
+  test('V4: the JSON holds the grants used, the cap and what is left, and reads back intact', () => {
+    const body = renderStateComment(WITH(1, 3), 'k');
+    assert.deepEqual(JSON.parse(jsonOf(body)).grants, { used: 1, max: 3, left: 2 });
+    const parsed = parseStateComment(body, 'k');
+    assert.equal(parsed?.intact, true);
+    assert.deepEqual(parsed?.state?.grants, { used: 1, max: 3, left: 2 });
+  });
+
+  test('V4: a stop with grants left says how to grant one and what is left', () => {
+    const body = renderStateComment(WITH(1, 3));
+    assert.match(body, /Add the label `fixloop:approve-one` \(or comment `\/fixloop retry`\)/);
+    assert.match(body, /\(1 of 3 grants of one more attempt used, 2 left\)/);
+  });
+
+  test('V4: a stop with none left says no more can be granted and how a person opens more', () => {
+    const body = renderStateComment(WITH(3, 3));
+    assert.match(
+      body,
+      /No more attempts can be granted on this pull request \(3 of 3 grants of one more attempt used, none left\)/,
+    );
+    assert.match(body, /`PUT \/api\/tasks\/12\/budget`/);
+    assert.doesNotMatch(body, /Add the label/, 'the label would do nothing');
+  });
+
+  test('V4: while the loop watches, the summary says what is left', () => {
+    const body = renderStateComment({ ...WITH(0, 3), notice: null });
+    assert.match(body, /\(2 automatic attempts so far; 0 of 3 grants of one more attempt used, 3 left\)/);
+  });
+
+  test('V4: a comment written before the cap existed (no grants) still reads back intact: no false tamper report', () => {
+    const old = renderStateComment(STATE, 'k');
+    assert.equal(JSON.parse(jsonOf(old)).grants, undefined);
+    const parsed = parseStateComment(old, 'k');
+    assert.equal(parsed?.intact, true);
+    assert.equal(parsed?.state?.grants, undefined);
+  });
+
+  test('V4: an edited count of grants breaks the digest and is found by the comparison with the ledger', () => {
+    const body = renderStateComment(WITH(3, 3), 'k');
+    const edited = replaceJson(body, jsonOf(body).replace('"used": 3', '"used": 0'));
+    const parsed = parseStateComment(edited, 'k')!;
+    assert.equal(parsed.intact, false);
+    assert.deepEqual(
+      compareWithLedger(parsed, WITH(3, 3)).map((d) => d.path),
+      ['$.grants.used'],
+    );
+  });
+});

@@ -2,9 +2,11 @@
 // human summary, the state as readable JSON, and a digest of that JSON so a hand edit is detected.
 // The ledger, not the comment, is the truth: a tampered comment is reported, never believed.
 // Deterministic: the digest is SHA-256 (HMAC-SHA-256 when a key is given) of canonical JSON.
+// V4: it also says how many grants of one more attempt the Task has used and how many are left.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { APPROVE_ONE_LABEL } from './handoff.js';
+import { grantWords } from './grant-cap.js';
 import { STOP_WHY } from './notice.js';
 import { ATTEMPT_STATUSES, type AttemptStatus } from './types.js';
 import { STOP_REASONS, type StopReason } from './reasons.js';
@@ -27,7 +29,18 @@ export interface LoopState {
   notice: { reason: StopReason; headSha: string | null; attemptsUsed: number } | null;
   parked: boolean;
   approveOneUsed: boolean;
+  /**
+   * V4: a person's grants of one more attempt, used, allowed across the Task's life, and left. Absent
+   * in a comment written before the cap existed (such a comment still reads back intact).
+   */
+  grants?: StateGrants | null;
   updatedAt: string; // ISO-8601
+}
+
+export interface StateGrants {
+  used: number;
+  max: number;
+  left: number;
 }
 
 /** A digest key: with one, the digest is an HMAC, so a deliberate editor cannot recompute it. */
@@ -186,13 +199,27 @@ function summary(s: LoopState): string {
   }
   if (s.notice) {
     const head = s.notice.headSha ? `; last head seen \`${s.notice.headSha.slice(0, 12)}\`` : '';
+    const stopped = `**fixloop stopped:** ${WHY[s.notice.reason]} (${s.notice.attemptsUsed} automatic attempt${s.notice.attemptsUsed === 1 ? '' : 's'} used${head}). `;
+    if (s.grants && s.grants.left === 0)
+      return (
+        stopped +
+        `No more attempts can be granted on this pull request (${grantWords(s.grants)}): only a person raising ` +
+        `this Task's cap in fixloop opens more (\`PUT /api/tasks/${s.taskId}/budget\`). Take it from here by hand, or ask them.`
+      );
+    if (s.grants)
+      return (
+        stopped +
+        `Add the label \`${APPROVE_ONE_LABEL}\` (or comment \`/fixloop retry\`) to allow exactly one more automatic attempt ` +
+        `(${grantWords(s.grants)}), or take it from here by hand.`
+      );
     const approved = s.approveOneUsed ? ' One extra attempt was already approved for this pull request.' : '';
     return (
-      `**fixloop stopped:** ${WHY[s.notice.reason]} (${s.notice.attemptsUsed} automatic attempt${s.notice.attemptsUsed === 1 ? '' : 's'} used${head}). ` +
+      stopped +
       `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take it from here by hand.${approved}`
     );
   }
-  return `**fixloop is watching this pull request's CI** (${attempts} so far).`;
+  const grants = s.grants ? `; ${grantWords(s.grants)}` : '';
+  return `**fixloop is watching this pull request's CI** (${attempts} so far${grants}).`;
 }
 
 interface StateDocument {
@@ -203,6 +230,7 @@ interface StateDocument {
   notice: LoopState['notice'];
   parked: boolean;
   approveOneUsed: boolean;
+  grants?: StateGrants;
   updatedAt: string;
 }
 
@@ -223,6 +251,7 @@ function toDocument(s: LoopState): StateDocument {
         : { reason: s.notice.reason, headSha: s.notice.headSha, attemptsUsed: s.notice.attemptsUsed },
     parked: s.parked,
     approveOneUsed: s.approveOneUsed,
+    ...(s.grants ? { grants: { used: s.grants.used, max: s.grants.max, left: s.grants.left } } : {}),
     updatedAt: s.updatedAt,
   };
 }
@@ -248,6 +277,14 @@ const documentSchema = z.object({
     .nullable(),
   parked: z.boolean(),
   approveOneUsed: z.boolean(),
+  // V4: optional, so a comment written before the cap existed still reads back intact.
+  grants: z
+    .object({
+      used: z.number().int().nonnegative(),
+      max: z.number().int().nonnegative(),
+      left: z.number().int().nonnegative(),
+    })
+    .optional(),
   updatedAt: z.string(),
 });
 
@@ -272,6 +309,7 @@ function fromDocument(document: unknown): LoopState | null {
         : { reason: d.notice.reason, headSha: d.notice.headSha, attemptsUsed: d.notice.attemptsUsed },
     parked: d.parked,
     approveOneUsed: d.approveOneUsed,
+    ...(d.grants ? { grants: { used: d.grants.used, max: d.grants.max, left: d.grants.left } } : {}),
     updatedAt: d.updatedAt,
   };
 }

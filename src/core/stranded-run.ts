@@ -10,6 +10,9 @@
 // A run so ended is `completed` when its agent reported its outcome (to any fixloop process: the
 // outcome settles its attempt, I5), `failed` when it did not (its attempt is retryable, I3).
 // Runs with no mark (the http runner, whose platform reports the end) are never stranded.
+// V4, I4: an agent found gone at start-up most likely died with its fixloop (a crash, a container
+// stopped whole): like an agent a shutdown stopped after its grace, its run is *interrupted*, and its
+// attempt is offered again once, free (interruptedRunFate). One watched to its own exit is not.
 
 /** Where an agent process lives and who started it: written when it starts. */
 export interface ProcessMark {
@@ -70,11 +73,47 @@ export function strandedRunFate(liveness: Liveness): StrandedRunFate {
 /**
  * How a stranded run ends, once its agent is gone: by its outcome when the agent reported one — the
  * run did what it was for, whatever its unknown exit status — and as a machine's failure otherwise.
+ * `interrupted` (V4): the agent was found gone without an outcome, so it died with the fixloop that
+ * started it rather than ending on its own; one watched until it exited ran its course.
  */
-export function strandedRunEnd(detail: string, hadOutcome: boolean): { state: 'completed' | 'failed'; detail: string } {
+export function strandedRunEnd(
+  detail: string,
+  hadOutcome: boolean,
+): { state: 'completed' | 'failed'; detail: string; interrupted: boolean } {
   return hadOutcome
-    ? { state: 'completed', detail: `${detail}; it had reported its outcome, which stands` }
-    : { state: 'failed', detail };
+    ? { state: 'completed', detail: `${detail}; it had reported its outcome, which stands`, interrupted: false }
+    : detail === ENDED_UNSEEN
+      ? { state: 'failed', detail: `${detail}; ${REOFFER_WORDS}`, interrupted: true }
+      : { state: 'failed', detail, interrupted: false };
+}
+
+/** What the run log and the decision log say of an interrupted run's attempt. */
+const REOFFER_WORDS = 'it counts as interrupted by a restart, and its attempt is offered again once, free';
+
+/** The line a shutdown writes when it stops an agent still running after the grace (V4). */
+export function interruptedByShutdown(graceMs: number): string {
+  return `fixloop was shutting down and the agent was still running after the ${Math.round(graceMs / 1000)} s grace, so it was stopped; ${REOFFER_WORDS}`;
+}
+
+/** V4: what becomes of an attempt whose latest run an interruption ended. */
+export type InterruptedRunFate =
+  | { kind: 'none' } // not interrupted, not ended yet, or settled by its outcome: the ordinary rules apply
+  | { kind: 'reoffer' } // the same attempt is dispatched again; the budget is not spent (C3 counts rows)
+  | { kind: 'notice'; reason: 'interrupted_twice' }; // interrupted again after its free re-offer: a person is told
+
+/**
+ * V4, I5: an interrupted run's attempt is offered again once, free; a second interruption of the same
+ * attempt files the Task's notice instead, so a service that keeps restarting never loops for free.
+ * An agent that reported its outcome before it was stopped is judged by that outcome (I2).
+ */
+export function interruptedRunFate(f: {
+  runEnded: boolean;
+  interrupted: boolean;
+  hadOutcome: boolean;
+  interruptions: number;
+}): InterruptedRunFate {
+  if (!f.runEnded || !f.interrupted || f.hadOutcome) return { kind: 'none' };
+  return f.interruptions < 1 ? { kind: 'reoffer' } : { kind: 'notice', reason: 'interrupted_twice' };
 }
 
 /** The line added to a run's log when it is ended this way, so the log says why it stops there. */

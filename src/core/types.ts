@@ -88,6 +88,8 @@ export interface Task {
   commitStatus: string | null;
   /** T1: the branch the pull request merges into, as last seen; null before the poll or a webhook told. */
   baseRef: string | null;
+  /** V4: the Task's own cap on a person's grants of one more attempt, set by a person; null = the configured cap. */
+  maxGrants: number | null;
 }
 
 export interface Run {
@@ -99,6 +101,8 @@ export interface Run {
   attemptId: number | null;
   /** I5: when its agent first called fixloop with the run token; null while it never has. */
   agentSeenAt: string | null;
+  /** V4: when a shutdown or a crash interrupted it (its attempt is offered again once, free); null: it was not. */
+  interruptedAt: string | null;
   createdAt: string;
 }
 
@@ -117,6 +121,8 @@ export interface Attempt {
   outcomeReason: string | null;
   rejectionId: number | null;
   runId: number | null;
+  /** V4: how often its run was interrupted by a restart and offered again free (0 or 1). */
+  interruptions: number;
   createdAt: string;
 }
 
@@ -145,7 +151,7 @@ export interface Notice {
 }
 
 import type { StopReason } from './reasons.js';
-import type { Author, AuthorAssociation } from './standing.js';
+import type { Author, AuthorAssociation, MinimumPermission } from './standing.js';
 
 export interface RepositoryRef {
   name: string; // owner/name
@@ -167,4 +173,6 @@ export interface Work {
   repositories: RepositoryRef[];
   /** F1/F2: whose reviews and comments count; absent = OWNER, MEMBER, COLLABORATOR (standing.ts). */
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
+  /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
+  minimumPermission?: MinimumPermission | undefined;
 }

@@ -22,6 +22,8 @@ export const CLIENT_JS = `(() => {
   const events = new EventSource('/events');
   events.addEventListener('changed', refresh);
   events.addEventListener('ready', () => { document.body.dataset.live = 'on'; });
+  // A newer page of this sign-in took the stream over (at most a few per sign-in): stop listening.
+  events.addEventListener('superseded', () => { events.close(); document.body.dataset.live = 'off'; });
 })();
 `;
 

@@ -1,7 +1,8 @@
 // CSRF defence of the dashboard's actions (SPEC M4): every form carries a token derived from the
-// session (an HMAC of its id, so nothing is stored), checked on every POST in constant time, and a
-// request whose Origin is another site is refused before that. The session cookie is also
-// SameSite=Strict; the token is the defence that does not depend on the browser.
+// session (an HMAC of its row key, so nothing more is stored, and a signed-out session's token dies
+// with it), checked on every POST in constant time, and a request whose Origin is not one of the
+// dashboard's own (the request's, as a trusted proxy says, or FIXLOOP_PUBLIC_URL's) is refused before
+// that. The session cookie is also SameSite=Strict; the token is the defence that does not depend on the browser.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Session } from './session.js';
 

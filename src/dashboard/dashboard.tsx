@@ -1,20 +1,26 @@
 // The web dashboard (SPEC M4), served by the same process at `/`: sign-in with the API token into a
-// signed session cookie, the board, a Task's timeline, the Inbox, a person's actions (the same
+// server-side session (session.ts, a ledger row), the board, a Task's timeline, the Inbox, a person's actions (the same
 // use-case as the API's routes, app/person-actions.ts) and a live stream that tells the page when
 // the ledger moved. Nothing but the sign-in page and the static files answers without a session.
 import { Hono, type Context, type Next } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import type { DashboardSessions } from '../app/dashboard-sessions-port.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ActionResult, PersonActions } from '../app/person-actions.js';
 import type { Logger } from '../app/ports.js';
+import { seenAs } from '../core/forwarded.js';
 import { LOOP_STATES } from '../core/loop-state.js';
+import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { TASK_STATES } from '../core/types.js';
 import { CLIENT_JS, STYLES_CSS } from './assets.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOrigin } from './csrf.js';
 import { boardPage, inboxPage, signInPage, timelinePage, type ChangeLinks, type PageContext } from './pages.js';
-import { issueSession, readSession, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
+import { createSessionBook, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
+import { createLiveStreams, pause } from './live-streams.js';
+import { clientOfAddress, createSignInThrottle } from './sign-in-throttle.js';
 import { taskTimeline, type TimelineLedger } from './timeline.js';
 
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
@@ -34,12 +40,23 @@ export interface DashboardDeps {
   checkToken(given: string): boolean;
   maxAttempts: number;
   costCeiling: number | null;
+  /** V4: the configured cap on a person's grants of one more attempt per Task (TASK_MAX_GRANTS). */
+  maxGrants?: number;
   /** How a Task's pull request or GitLab merge request is named and linked; default: all GitHub's, on github.com. */
   links?: ChangeLinks;
-  /** The public URL, whose origin is accepted on actions next to the request's own. */
+  /** Where sessions are kept (the ledger's table, so every replica sees a sign-out). */
+  sessions: DashboardSessions;
+  /**
+   * The public URL (FIXLOOP_PUBLIC_URL), whose origin is accepted on actions next to the request's
+   * own; when it is https, the session cookie is always Secure.
+   */
   publicUrl?: string | null;
+  /** How many proxies in front of a request's peer are believed (FIXLOOP_TRUST_PROXY); default none. */
+  proxyTrust?: (peer: string | undefined) => number;
   /** How often the live stream reads the newest decision id. */
   livePollMs?: number;
+  /** Hears every refused sign-in (the Prometheus counters, src/metrics/metrics.ts). */
+  observeSignIn?: (why: 'failed' | 'throttled') => void;
   nowMs?: () => number;
 }
 
@@ -60,17 +77,45 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
   const now = deps.nowMs ?? Date.now;
   const key = deps.apiToken === null ? null : sessionKey(deps.apiToken);
   const livePollMs = deps.livePollMs ?? 1000;
-  // The open live streams, ended on shutdown so the server can close.
-  const streams = new Set<AbortController>();
+  // The open live streams, capped per session and in all (live-streams.ts), ended on shutdown so the server can close.
+  const streams = createLiveStreams();
+  // Wrong tokens per client (sign-in-throttle.ts): the socket's peer, or the address a trusted proxy
+  // (FIXLOOP_TRUST_PROXY) says it saw; behind an untrusted proxy all its clients share one allowance.
+  const throttle = createSignInThrottle();
   const app = new Hono<Env>();
 
-  const https = (c: Context) =>
-    new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
-  const ownOrigins = (c: Context) => {
-    const own = [new URL(c.req.url).origin];
-    if (deps.publicUrl) own.push(new URL(deps.publicUrl).origin);
-    return own;
+  const book = key === null ? null : createSessionBook(deps.sessions, key, now);
+  const trust = deps.proxyTrust ?? (() => 0);
+  const publicOrigin = deps.publicUrl ? new URL(deps.publicUrl).origin : null;
+  // How the browser addressed this request: a trusted proxy's X-Forwarded-*/Forwarded, else the request itself.
+  const seen = (c: Context) => {
+    const peer = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+      ?.remoteAddress;
+    return seenAs({ url: c.req.url, header: (name) => c.req.header(name), peer, trustedHops: trust(peer) });
   };
+  // Secure whenever people use an https address; a forwarded https counts only from a trusted proxy.
+  const https = (c: Context) => publicOrigin?.startsWith('https:') === true || seen(c).protocol === 'https:';
+  const ownOrigins = (c: Context) => [seen(c).origin, ...(publicOrigin ? [publicOrigin] : [])];
+
+  // Issue 31: no page runs inline code, so scripts, styles and requests come from this origin only;
+  // no other site may frame the board (its one-click global stop) or read what is not its type.
+  // Referer stays within the origin: an action returns to the page it came from (answered()).
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'same-origin',
+      // The proxy that terminates TLS owns HSTS: fixloop cannot tell which hosts it covers.
+      strictTransportSecurity: false,
+    }),
+  );
 
   app.get('/static/dashboard.js', (c) => c.body(CLIENT_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/static/dashboard.css', (c) => c.body(STYLES_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
@@ -81,11 +126,30 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
 
   app.post('/sign-in', async (c) => {
     if (!key) return c.html(signInPage('The dashboard needs FIXLOOP_API_TOKEN to be set.'), 503);
+    // A client past its allowance of wrong tokens is refused before its token is looked at.
+    const client = clientOfAddress(seen(c).client);
+    const verdict = throttle.check(client, now());
+    if (verdict.kind === 'refuse') {
+      deps.observeSignIn?.('throttled');
+      const wait = `Too many wrong tokens from here. Try again in ${verdict.retryAfterSeconds} seconds.`;
+      return c.html(signInPage(wait), 429, { 'retry-after': String(verdict.retryAfterSeconds) });
+    }
     if (!sameOrigin(c.req.header('origin'), ownOrigins(c))) return c.text('cross-site request refused', 403);
     const form = await c.req.parseBody();
     const token = typeof form.token === 'string' ? form.token : '';
-    if (!token || !deps.checkToken(token)) return c.html(signInPage('That is not the API token.'), 401);
-    const { cookie } = issueSession(key, now());
+    if (!token || !deps.checkToken(token)) {
+      deps.observeSignIn?.('failed');
+      // One line per wrong token until the client is throttled, then one saying so; none while it waits.
+      const { failures, throttledNow } = throttle.failed(client, now());
+      if (throttledNow)
+        deps.logger.warn(
+          { client, failures },
+          'dashboard sign-in: too many wrong tokens from this client; its sign-ins are refused for a minute',
+        );
+      else deps.logger.warn({ client, failures }, 'dashboard sign-in refused: that is not the API token');
+      return c.html(signInPage('That is not the API token.'), 401);
+    }
+    const { cookie } = await book!.signIn();
     setCookie(c, SESSION_COOKIE, cookie, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -98,7 +162,13 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
 
   // Every other dashboard path needs the session; a POST also its CSRF token and an own Origin.
   async function guard(c: Context<Env>, next: Next) {
-    const session = key ? readSession(key, getCookie(c, SESSION_COOKIE), now()) : null;
+    let session: Session | null;
+    try {
+      session = book ? await book.read(getCookie(c, SESSION_COOKIE)) : null;
+    } catch (err) {
+      deps.logger.error({ err }, 'dashboard: the session could not be read');
+      return c.text('fixloop cannot read its database just now; try again shortly', 503);
+    }
     if (!session) {
       if (c.req.method === 'GET' && c.req.path !== '/events') return c.redirect('/sign-in', 302);
       return c.text('sign in first', 401);
@@ -112,7 +182,17 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     c.header('cache-control', 'no-store');
     return next();
   }
-  for (const path of ['/', '/inbox', '/tasks/*', '/runs/*', '/outbox/*', '/stop', '/events', '/sign-out'])
+  for (const path of [
+    '/',
+    '/inbox',
+    '/tasks/*',
+    '/runs/*',
+    '/outbox/*',
+    '/stop',
+    '/events',
+    '/sign-out',
+    '/sign-out-everywhere',
+  ])
     app.use(path, guard);
 
   async function pageContext(c: Context<Env>): Promise<PageContext> {
@@ -126,6 +206,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       stopped,
       failedDeliveries: failed.length,
       maxAttempts: deps.maxAttempts,
+      ...(deps.maxGrants !== undefined ? { maxGrants: deps.maxGrants } : {}),
       costCeiling: deps.costCeiling,
       ...(deps.links ? { links: deps.links } : {}),
     };
@@ -149,7 +230,9 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     const timeline = Number.isSafeInteger(id) && id > 0 ? await taskTimeline(ledger, id) : null;
     if (!timeline) return c.text('no such Task', 404);
     const attemptsUsed = timeline.entries.filter((e) => e.kind === 'attempt').length;
-    return c.html(timelinePage(await pageContext(c), timeline.task, timeline.entries, attemptsUsed));
+    return c.html(
+      timelinePage(await pageContext(c), timeline.task, timeline.entries, attemptsUsed, timeline.interrupted),
+    );
   });
 
   app.get('/inbox', async (c) => {
@@ -171,29 +254,35 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
   });
 
   // The live stream: the newest decision id, read every livePollMs (one indexed max()); the page
-  // refreshes its rows when it moves. The session is checked again so a stream ends with it.
+  // refreshes its rows when it moves. The session is checked again so a stream ends with it. A
+  // session's fifth stream ends its oldest, which is told (`superseded`) so its page stops listening;
+  // past the server's total a new one is refused and the page simply does not update by itself.
   app.get('/events', (c) => {
     const session = c.get('session');
-    const abort = new AbortController();
-    streams.add(abort);
+    const live = streams.open(session.id);
+    if (!live)
+      return c.text('Too many pages are listening for updates; reload this one later.', 503, { 'retry-after': '30' });
     return streamSSE(c, async (stream) => {
-      stream.onAbort(() => abort.abort());
+      stream.onAbort(() => live.end());
+      const ended = () => live.signal.aborted || stream.aborted;
       try {
         let last = await ledger.latestDecisionId();
         await stream.writeSSE({ event: 'ready', data: String(last) });
-        while (!abort.signal.aborted && !stream.aborted && session.expiresAt > now()) {
-          await stream.sleep(livePollMs);
-          if (abort.signal.aborted || stream.aborted) break;
+        while (!ended() && session.expiresAt > now()) {
+          await pause(livePollMs, live.signal);
+          if (ended()) break;
           const latest = await ledger.latestDecisionId();
           if (latest !== last) {
             last = latest;
             await stream.writeSSE({ event: 'changed', data: String(latest) });
           }
         }
+        if (live.signal.reason === 'superseded' && !stream.aborted)
+          await stream.writeSSE({ event: 'superseded', data: 'a newer page of this sign-in is listening instead' });
       } catch (err) {
         deps.logger.warn({ err }, 'dashboard live stream ended');
       } finally {
-        streams.delete(abort);
+        live.end();
       }
     });
   });
@@ -220,6 +309,14 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
   const field = async (c: Context<Env>, name: string) => (await c.req.parseBody())[name] === '1';
 
   app.post('/tasks/:id/approve-one', async (c) => answered(c, await actions.approveOne(idOf(c), 'dashboard')));
+  // V4: a person raises (or sets) the Task's own cap on grants; recorded as theirs (set_grant_cap).
+  app.post('/tasks/:id/budget', async (c) => {
+    const raw = (await c.req.parseBody()).maxGrants;
+    const n = typeof raw === 'string' && /^\d{1,2}$/.test(raw) ? Number(raw) : NaN;
+    if (!(n >= 0 && n <= MAX_GRANTS_LIMIT))
+      return c.text(`maxGrants must be a whole number 0–${MAX_GRANTS_LIMIT}`, 400);
+    return answered(c, await actions.setGrantCap(idOf(c), n, 'dashboard'));
+  });
   app.post('/tasks/:id/resume', async (c) => {
     const message = (await c.req.parseBody()).message;
     return answered(c, await actions.resume(idOf(c), typeof message === 'string' ? message : '', 'dashboard'));
@@ -234,7 +331,16 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
   app.post('/outbox/:id/resend', async (c) => answered(c, await actions.resendNotice(idOf(c), 'dashboard')));
   app.post('/stop', async (c) => answered(c, await actions.setGlobalStop(await field(c, 'stopped'), 'dashboard')));
 
-  app.post('/sign-out', (c) => {
+  // Sign-out ends the session's row, so a copy of the cookie stops working too, on every replica.
+  app.post('/sign-out', async (c) => {
+    await book!.signOut(getCookie(c, SESSION_COOKIE));
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: https(c) });
+    return c.redirect('/sign-in', 303);
+  });
+  // Every session of every browser ends (a cookie that may have leaked, a shared machine).
+  app.post('/sign-out-everywhere', async (c) => {
+    const ended = await book!.signOutEverywhere();
+    deps.logger.info({ sessions: ended }, 'dashboard: a person signed out every session');
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: https(c) });
     return c.redirect('/sign-in', 303);
   });
@@ -242,7 +348,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
   return {
     app,
     close() {
-      for (const s of streams) s.abort();
+      streams.closeAll();
     },
   };
 }

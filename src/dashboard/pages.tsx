@@ -8,32 +8,12 @@ import { STOP_WHY } from '../core/notice.js';
 import { TASK_STATES, type Task } from '../core/types.js';
 import { CSRF_FIELD } from './csrf.js';
 import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
+import { DEFAULT_MAX_GRANTS, grantAllowance, grantWords, MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import type { TimelineEntry } from './timeline.js';
 
-/** Where a Task's pull request or merge request lives, and how it is written (issue 19). */
-export interface ChangeLinks {
-  /** The GitHub web host, e.g. https://github.com or a GitHub Enterprise Server's. */
-  githubUrl: string;
-  /** GITLAB_URL, e.g. https://gitlab.com. */
-  gitlabUrl: string;
-  /** The repository's provider (app/providers.ts `providerOfRepository`). */
-  providerOf(repository: string): 'github' | 'gitlab';
-}
-
-/** Every repository GitHub's, on github.com: the dashboard's default. */
-export const GITHUB_LINKS: ChangeLinks = {
-  githubUrl: 'https://github.com',
-  gitlabUrl: 'https://gitlab.com',
-  providerOf: () => 'github',
-};
-
-/** `owner/repo#7` and its pull request's page, or `group/project!7` and its merge request's. */
-export function changeRef(links: ChangeLinks, repository: string, n: number): { label: string; url: string } {
-  const base = (url: string) => url.replace(/\/+$/, '');
-  return links.providerOf(repository) === 'gitlab'
-    ? { label: `${repository}!${n}`, url: `${base(links.gitlabUrl)}/${repository}/-/merge_requests/${n}` }
-    : { label: `${repository}#${n}`, url: `${base(links.githubUrl)}/${repository}/pull/${n}` };
-}
+// One copy of "the web link of this change", shared with the notice sinks (issue 31).
+import { changeRef, GITHUB_LINKS, type ChangeLinks } from '../core/change-link.js';
+export { changeRef, GITHUB_LINKS, type ChangeLinks };
 
 export interface PageContext {
   csrf: string;
@@ -41,6 +21,8 @@ export interface PageContext {
   /** Notice deliveries a sink never took (G1, P4), up to 100. */
   failedDeliveries: number;
   maxAttempts: number;
+  /** V4: the configured cap on a person's grants of one more attempt per Task; default 3. */
+  maxGrants?: number;
   costCeiling: number | null;
   /** How a Task's pull or merge request is named and linked; default GITHUB_LINKS. */
   links?: ChangeLinks;
@@ -67,6 +49,9 @@ const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> 
           </Action>
           <Action path="/sign-out" csrf={page.csrf}>
             Sign out
+          </Action>
+          <Action path="/sign-out-everywhere" csrf={page.csrf}>
+            Sign out everywhere
           </Action>
         </header>
       ) : null}
@@ -169,6 +154,7 @@ export function boardPage(
               <th>{anyGitLab ? 'Pull or merge request' : 'Pull request'}</th>
               <th>CI</th>
               <th>Attempts</th>
+              <th>Grants</th>
               {page.costCeiling !== null ? <th>Spend</th> : null}
               <th>Loop</th>
               <th>Last failure</th>
@@ -192,6 +178,7 @@ export function boardPage(
                   <td class="attempts">
                     {r.attemptsUsed} of {page.maxAttempts + r.extraAttempts}
                   </td>
+                  <GrantsCell page={page} used={r.extraAttempts} own={r.maxGrants} />
                   {page.costCeiling !== null ? (
                     <td class="spend">
                       {r.spend.toFixed(2)} of {page.costCeiling.toFixed(2)}
@@ -220,8 +207,27 @@ export function boardPage(
   );
 }
 
-export function timelinePage(page: PageContext, task: Task, entries: TimelineEntry[], attemptsUsed: number) {
+/** V4: the board's grants cell: used of the cap, and what is left (the Task's own cap marked). */
+const GrantsCell: FC<{ page: PageContext; used: number; own: number | null }> = ({ page, used, own }) => {
+  const g = grantAllowance(used, page.maxGrants ?? DEFAULT_MAX_GRANTS, own);
+  return (
+    <td class={g.left === 0 ? 'grants grants-none-left' : 'grants'} title={grantWords(g)}>
+      {g.used} of {g.max}
+      {g.own ? ' (this Task)' : ''} · {g.left === 0 ? 'none left' : `${g.left} left`}
+    </td>
+  );
+};
+
+export function timelinePage(
+  page: PageContext,
+  task: Task,
+  entries: TimelineEntry[],
+  attemptsUsed: number,
+  /** V4: an attempt whose run a restart interrupted waits to be offered again (never shown as idle). */
+  interrupted = false,
+) {
   const stopped = task.noticeAt !== null;
+  const grants = grantAllowance(task.extraAttempts, page.maxGrants ?? DEFAULT_MAX_GRANTS, task.maxGrants);
   const ref = changeRef(page.links ?? GITHUB_LINKS, task.repository, task.pullRequest);
   return (
     <Layout title={ref.label} page={page}>
@@ -243,15 +249,22 @@ export function timelinePage(page: PageContext, task: Task, entries: TimelineEnt
       <div id="live">
         <p class="facts">
           <Dot ci={task.ciState} /> {task.state} · branch {task.branch} · {attemptsUsed} of{' '}
-          {page.maxAttempts + task.extraAttempts} attempts
+          {page.maxAttempts + task.extraAttempts} attempts · <span class="grants">{grantWords(grants)}</span>
           {task.loopOff ? ' · loop off' : ''}
           {task.parkedAt ? ' · parked' : ''}
           {stopped && !task.parkedAt ? ' · needs a person' : ''}
+          {interrupted && !stopped ? ` · ${LOOP_STATE_WORDS.interrupted}` : ''}
         </p>
         <div class="actions">
-          {stopped && !task.parkedAt ? (
+          {stopped && !task.parkedAt && grants.left > 0 ? (
             <Action path={`/tasks/${task.id}/approve-one`} csrf={page.csrf}>
               Grant one more attempt
+            </Action>
+          ) : null}
+          {stopped && !task.parkedAt && grants.left === 0 && grants.max < MAX_GRANTS_LIMIT ? (
+            // V4: past the cap only a person raising this Task's own cap opens more (recorded).
+            <Action path={`/tasks/${task.id}/budget`} csrf={page.csrf} fields={{ maxGrants: String(grants.max + 1) }}>
+              No grants left: allow one more grant for this Task
             </Action>
           ) : null}
           <Action path={`/tasks/${task.id}/loop`} csrf={page.csrf} fields={{ on: task.loopOff ? '1' : '0' }}>

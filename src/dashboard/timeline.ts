@@ -39,7 +39,7 @@ export function reasonWords(reason: string | null): string | null {
 export async function taskTimeline(
   ledger: TimelineLedger,
   id: number,
-): Promise<{ task: Task; entries: TimelineEntry[] } | null> {
+): Promise<{ task: Task; entries: TimelineEntry[]; interrupted: boolean } | null> {
   const task = await ledger.getTask(id);
   if (!task) return null;
   const [decisions, attempts, runs, rejections, notice] = await Promise.all([
@@ -77,7 +77,13 @@ export async function taskTimeline(
       at: r.createdAt,
       kind: 'run',
       title: `run ${r.id} · ${r.action} · ${r.autoResume ? 'automatic' : "a person's"} · ${r.state}`,
-      words: r.attemptId ? `for attempt ${r.attemptId}` : null,
+      words:
+        [
+          r.attemptId ? `for attempt ${r.attemptId}` : null,
+          r.interruptedAt ? 'interrupted by a restart (its attempt is offered again once, free)' : null,
+        ]
+          .filter((x) => x)
+          .join(' — ') || null,
       text: logs[i] ? boundText(logs[i]!, LOG_CHARS) : null,
       ...(r.state === 'queued' || r.state === 'running' ? { cancellableRunId: r.id } : {}),
     })),
@@ -95,5 +101,16 @@ export async function taskTimeline(
   ];
   // Time order; rows written in the same millisecond keep the order they were listed in.
   entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return { task, entries };
+  // V4: an attempt in flight whose run a restart interrupted is offered again by the next start.
+  const runOf = new Map(runs.map((r) => [r.id, r]));
+  const interrupted = attempts.some((a) => {
+    const run = a.runId !== null ? runOf.get(a.runId) : undefined;
+    return (
+      (a.state === 'queued' || a.state === 'running') &&
+      run?.interruptedAt != null &&
+      run.state !== 'queued' &&
+      run.state !== 'running'
+    );
+  });
+  return { task, entries, interrupted };
 }

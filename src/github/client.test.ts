@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ProviderError, type ProviderPort } from '../app/provider-port.js';
 import { startFakeGitHub, type FakeGitHub } from '../../test/support/fake-github/server.js';
 import { createGitHub } from './client.js';
+import { toRepositoryPermission } from './to-port.js';
 
 const HEAD = 'a'.repeat(40);
 const REPO = 'acme/shop';
@@ -355,3 +356,115 @@ async function appJwt(appId: string, privateKey: string): Promise<string> {
   const unsigned = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iat: now - 30, exp: now + 540, iss: appId })}`;
   return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(privateKey).toString('base64url')}`;
 }
+
+describe('GitHub adapter: a person’s permission on the repository (F1/F2, decision 0042)', () => {
+  let fake: FakeGitHub;
+  let token: string;
+  const open = (ttl?: number) =>
+    createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'token', token },
+      throttle: { spaceWrites: false },
+      retry: { retries: 1, backoffUnitMs: 1 },
+      ...(ttl !== undefined ? { permissionTtlSeconds: ttl } : {}),
+    });
+  const reads = (login: string) => fake.requestsTo(new RegExp(`/collaborators/${login}/permission$`)).length;
+
+  before(async () => {
+    fake = await startFakeGitHub();
+    token = fake.addUserToken('fixloop-user');
+    for (const role of ['read', 'triage', 'write', 'maintain', 'admin'] as const)
+      fake.setCollaborator(REPO, `${role}-person`, role);
+  });
+  after(async () => {
+    fake.assertNoViolations();
+    await fake.close();
+  });
+
+  test('F1/F2: each role is read as GitHub names it (role_name: triage and maintain too)', async () => {
+    const github = open();
+    for (const role of ['read', 'triage', 'write', 'maintain', 'admin'])
+      assert.equal(await github.repositoryPermission!(REPO, `${role}-person`), role);
+  });
+
+  test('F1/F2: someone who is no collaborator (404) has no access: none', async () => {
+    assert.equal(await open().repositoryPermission!(REPO, 'org-member'), 'none');
+  });
+
+  test('F1/F2: a 403 (the App may not read it) or a 5xx past the retries is no answer: it throws a ProviderError', async () => {
+    const github = open(0);
+    fake.failNext(/\/collaborators\/write-person\/permission$/, [403]);
+    await assert.rejects(
+      github.repositoryPermission!(REPO, 'write-person'),
+      (e) => e instanceof ProviderError && e.status === 403,
+    );
+    fake.failNext(/\/collaborators\/write-person\/permission$/, [502]);
+    await assert.rejects(
+      github.repositoryPermission!(REPO, 'write-person'),
+      (e) => e instanceof ProviderError && e.status === 502,
+    );
+    assert.equal(await github.repositoryPermission!(REPO, 'write-person'), 'write');
+  });
+
+  test('F1/F2: an answer is kept for the TTL per repository and login (any case); a failed read is not kept', async () => {
+    const github = open(60);
+    const before = reads('maintain-person');
+    await github.repositoryPermission!(REPO, 'maintain-person');
+    await github.repositoryPermission!('Acme/Shop', 'Maintain-Person');
+    assert.equal(reads('maintain-person') - before, 1);
+
+    fake.failNext(/\/collaborators\/admin-person\/permission$/, [403]);
+    const first = reads('admin-person');
+    await assert.rejects(github.repositoryPermission!(REPO, 'admin-person'));
+    assert.equal(await github.repositoryPermission!(REPO, 'admin-person'), 'admin');
+    assert.equal(reads('admin-person') - first, 2, 'the failure was not kept');
+  });
+
+  test('F1/F2: the read is not retried, whatever the client retries elsewhere (an evaluation waits on it)', async () => {
+    const patient = createGitHub({
+      apiUrl: fake.url,
+      auth: { kind: 'token', token },
+      throttle: { spaceWrites: false },
+      retry: { retries: 3, backoffUnitMs: 1 },
+    });
+    fake.setCollaborator(REPO, 'flaky', 'write');
+    fake.failNext(/\/collaborators\/flaky\/permission$/, [502]);
+    await assert.rejects(patient.repositoryPermission!(REPO, 'flaky'));
+    assert.equal(reads('flaky'), 1);
+    assert.equal(await patient.repositoryPermission!(REPO, 'flaky'), 'write', 'asked again, it answers');
+    assert.equal(await patient.repositoryPermission!(REPO, 'nobody-here'), 'none');
+    assert.equal(reads('nobody-here'), 1, 'a 404 is an answer, read once');
+  });
+
+  test('F1/F2: with a TTL of 0 every call reads again (a demotion is seen at once)', async () => {
+    const github = open(0);
+    fake.setCollaborator(REPO, 'demoted', 'write');
+    assert.equal(await github.repositoryPermission!(REPO, 'demoted'), 'write');
+    fake.setCollaborator(REPO, 'demoted', 'read');
+    assert.equal(await github.repositoryPermission!(REPO, 'demoted'), 'read');
+  });
+});
+
+describe('GitHub adapter: the collaborator-permission answer read (F1/F2, decision 0042)', () => {
+  const CASES: ReadonlyArray<[string, { permission?: unknown; role_name?: unknown }, string]> = [
+    [
+      'maintain reads as write in `permission`; role_name says maintain',
+      { permission: 'write', role_name: 'maintain' },
+      'maintain',
+    ],
+    [
+      'triage reads as read in `permission`; role_name says triage',
+      { permission: 'read', role_name: 'triage' },
+      'triage',
+    ],
+    ['a custom role counts as its base role', { permission: 'write', role_name: 'security-engineer' }, 'write'],
+    ['a custom role on read', { permission: 'read', role_name: 'auditor' }, 'read'],
+    ['no access', { permission: 'none', role_name: '' }, 'none'],
+    ['role_name absent (an older GitHub Enterprise)', { permission: 'admin' }, 'admin'],
+    ['in another case', { permission: 'WRITE', role_name: 'Admin' }, 'admin'],
+    ['nothing readable is no access', { permission: 42, role_name: null }, 'none'],
+    ['an unknown legacy permission is no access', { permission: 'owner' }, 'none'],
+  ];
+  for (const [label, json, expected] of CASES)
+    test(`F1/F2: ${label} → ${expected}`, () => assert.equal(toRepositoryPermission(json), expected));
+});

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProviderError, type ProviderPort, type IssueCommentInfo } from '../app/provider-port.js';
 import { isOwnStatusContext } from '../core/commit-status.js';
+import type { RepositoryPermission } from '../core/standing.js';
 import { memoryEtagStore, type ConditionalStore } from './etag-cache.js';
 import { glanceQuery, readingQuery, toGlances, toReadings, type PollQueryAnswer } from './graphql-poll.js';
 import { toProviderError } from './errors.js';
@@ -18,7 +19,9 @@ import {
   toIssueComment,
   toPullRequest,
   toReview,
+  toRepositoryPermission,
   type CheckRunJson,
+  type CollaboratorPermissionJson,
   type CommitComparisonJson,
   type CommitStatusJson,
 } from './to-port.js';
@@ -52,6 +55,11 @@ export interface CreateGitHubOptions {
    * them on (`poll.bulkReads`).
    */
   bulkReads?: boolean;
+  /**
+   * F1/F2: how long a login's permission on a repository is reused before being read again (default
+   * 60 s; 0 reads every time). A failed read is never kept. Decision 0042.
+   */
+  permissionTtlSeconds?: number;
   log?: GitHubLog;
   /** Told of every response GitHub sends (the metrics' request counter and rate-limit gauge). */
   observe?: GitHubRequestObserver;
@@ -114,6 +122,9 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
       throw err;
     }
   }
+  const permissionTtlMs = (opts.permissionTtlSeconds ?? 60) * 1000;
+  /** Permissions by owner/repo and login, with when they were read (one read per person a minute). */
+  const permissions = new Map<string, { at: number; answer: Promise<RepositoryPermission> }>();
   let self: Promise<string | null> | null = null;
 
   /** Runs one call on the repository's client, mapping what GitHub refuses to ProviderError. */
@@ -375,6 +386,51 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
         // with one, files appear on the first page only. Commits are not read, so their cap is moot.
         const { data } = await gh.rest.repos.compareCommitsWithBasehead({ owner, repo, basehead: `${base}...${head}` });
         return toComparison(data as CommitComparisonJson);
+      }),
+
+    repositoryPermission: (repository, login) => {
+      // F1/F2 (decision 0042): read once a minute per person and repository, as the webhooks of a busy
+      // review arrive together; an answer that could not be had is asked for again next time.
+      const key = `${repository.toLowerCase()}\u0000${login.toLowerCase()}`;
+      const kept = permissions.get(key);
+      if (kept !== undefined && Date.now() - kept.at < permissionTtlMs) return kept.answer;
+      const answer = onRepo(repository, 'GET collaborator permission', async (gh, owner, repo) => {
+        try {
+          // Not retried (0, which also keeps the plugin from retrying a 403 or a 404): an evaluation
+          // waits on this read, and one that fails is asked again (a kept review at once, then each poll).
+          const { data } = await gh.rest.repos.getCollaboratorPermissionLevel({
+            owner,
+            repo,
+            username: login,
+            request: { retries: 0 },
+          });
+          return toRepositoryPermission(data as CollaboratorPermissionJson);
+        } catch (err) {
+          if ((err as { status?: unknown }).status === 404) return 'none'; // not a collaborator
+          throw err;
+        }
+      });
+      permissions.set(key, { at: Date.now(), answer });
+      answer.catch(() => permissions.delete(key));
+      return answer;
+    },
+
+    labelActor: (repository, number, label) =>
+      onRepo(repository, 'GET issue events', async (gh, owner, repo) => {
+        // K5 with F1 (decision 0042): read only while the approve-one label waits, so not kept.
+        const pages = await allPages(`events ${owner}/${repo}#${number}`, async (page) => {
+          const res = await gh.rest.issues.listEvents({ owner, repo, issue_number: number, per_page: PER_PAGE, page });
+          return { data: res.data, link: res.headers.link ?? null };
+        });
+        const wanted = label.toLowerCase();
+        const added = pages
+          .flat()
+          .filter(
+            (e) => e.event === 'labeled' && (e as { label?: { name?: string } }).label?.name?.toLowerCase() === wanted,
+          )
+          .at(-1);
+        if (added === undefined) return null;
+        return { login: added.actor?.login ?? null, type: added.actor?.type ?? null };
       }),
 
     selfLogin: () => {

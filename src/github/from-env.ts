@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ProviderPort } from '../app/provider-port.js';
 import { ConfigError } from '../config/errors.js';
+import { judgeCredentialUrls } from '../config/insecure-hosts.js';
 import { envSchema } from '../config/schema.js';
 import type { CreateGitHubOptions } from './client.js';
 
@@ -20,6 +21,7 @@ const githubEnv = z.object({
   GITHUB_API_URL: envSchema.shape.GITHUB_API_URL,
   GHE_HOST: envSchema.shape.GHE_HOST,
   GHE_PROTOCOL: envSchema.shape.GHE_PROTOCOL,
+  FIXLOOP_ALLOW_INSECURE_HOSTS: envSchema.shape.FIXLOOP_ALLOW_INSECURE_HOSTS,
 });
 
 /** The client options the environment describes; a ConfigError naming the variable when it cannot. */
@@ -37,6 +39,10 @@ function readGitHubEnv(env: NodeJS.ProcessEnv): GitHubEnvOptions {
     vars.GITHUB_API_URL ??
     (vars.GHE_HOST === undefined ? 'https://api.github.com' : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}/api/v3`)
   ).replace(/\/+$/, '');
+  // Issue 31: the token goes to this URL: https or loopback, unless a lab opts out (as loadConfig).
+  const setting = vars.GITHUB_API_URL !== undefined ? 'GITHUB_API_URL' : 'GHE_PROTOCOL';
+  const verdict = judgeCredentialUrls([{ setting, url: apiUrl }], vars.FIXLOOP_ALLOW_INSECURE_HOSTS);
+  if (verdict.kind === 'refuse') throw ConfigError.at('environment', [setting], verdict.message);
   if (vars.GITHUB_TOKEN !== undefined) return { apiUrl, auth: { kind: 'token', token: vars.GITHUB_TOKEN } };
   if (vars.APP_ID === undefined) {
     throw ConfigError.at(

@@ -11,6 +11,7 @@ import type {
   PullRequestReading,
 } from '../app/provider-port.js';
 import { isOwnStatusContext } from '../core/commit-status.js';
+import { untrustedLine, untrustedLineOrNull, untrustedTextOrNull } from '../core/untrusted-text.js';
 
 /** Contexts read per head in one query; a head with more is read by REST instead. */
 const CONTEXTS = 100;
@@ -125,15 +126,16 @@ const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
 function toRun(n: ContextNode): CheckRunInfo {
   return {
     id: n.databaseId ?? 0,
-    name: n.name ?? '',
+    // Names, refs, logins and bodies cleaned as the REST answers are (to-port.ts; issue 31).
+    name: untrustedLine(n.name ?? ''),
     status: (n.status ?? 'queued').toLowerCase(),
     conclusion: n.conclusion ? n.conclusion.toLowerCase() : null,
     startedAt: n.startedAt ?? null,
     completedAt: n.completedAt ?? null,
     detailsUrl: n.detailsUrl ?? null,
     appSlug: n.checkSuite?.app?.slug ?? null,
-    outputTitle: n.title ?? null,
-    outputSummary: n.summary ?? null,
+    outputTitle: untrustedLineOrNull(n.title ?? null),
+    outputSummary: untrustedTextOrNull(n.summary ?? null),
   };
 }
 
@@ -141,9 +143,9 @@ function toStatus(n: ContextNode): CommitStatusInfo {
   // EXPECTED (a required status not reported yet) and anything unknown are still pending (B4).
   const state = (n.state ?? '').toLowerCase();
   return {
-    context: n.context ?? '',
+    context: untrustedLine(n.context ?? ''),
     state: (STATUS_STATES as readonly string[]).includes(state) ? (state as CommitStatusInfo['state']) : 'pending',
-    description: n.description ?? null,
+    description: untrustedLineOrNull(n.description ?? null),
     targetUrl: n.targetUrl ?? null,
     updatedAt: n.createdAt ?? null,
   };
@@ -166,12 +168,12 @@ export function toReadings(answer: PollQueryAnswer, repository: string): Map<num
       state: node.state === 'OPEN' ? 'open' : 'closed',
       merged: node.merged,
       headSha: node.headRefOid,
-      headRef: node.headRefName ?? '',
+      headRef: untrustedLine(node.headRefName ?? ''),
       headRepository: node.headRepository ? node.headRepository.nameWithOwner.toLowerCase() : null,
-      baseRef: node.baseRefName ?? '',
-      author: node.author?.login ?? null,
+      baseRef: untrustedLine(node.baseRefName ?? ''),
+      author: untrustedLineOrNull(node.author?.login ?? null),
       draft: node.isDraft ?? false,
-      labels: (node.labels?.nodes ?? []).flatMap((l) => (l === null ? [] : [l.name])),
+      labels: (node.labels?.nodes ?? []).flatMap((l) => (l === null ? [] : [untrustedLine(l.name)])),
       mergeableState: node.mergeStateStatus ? node.mergeStateStatus.toLowerCase() : null,
       updatedAt: node.updatedAt,
     };

@@ -13,6 +13,8 @@ test('N3: the request log line decides its level: 304 and expected 404s debug, t
     ['GET /repos/acme/shop/branches/release%2F1.0/protection/required_status_checks - 404 with id X in 3ms', 'debug'],
     ['DELETE /repos/acme/shop/issues/7/labels/fixloop%3Aapprove-one - 404 with id X in 3ms', 'debug'],
     ['GET /repos/acme/shop/installation - 404 with id X in 3ms', 'debug'],
+    ['GET /repos/acme/shop/collaborators/org-member/permission - 404 with id X in 3ms', 'debug'],
+    ['GET /repos/acme/shop/collaborators/alice/permission - 403 with id X in 3ms', 'warn'],
     ['GET /repos/acme/shop/pulls/7 - 404 with id X in 3ms', 'warn'],
     ['GET /repos/acme/shop/branches/main/protection/required_status_checks - 403 with id X in 3ms', 'warn'],
     ['POST /repos/acme/shop/issues/7/comments - 422 with id X in 3ms', 'warn'],

@@ -128,6 +128,7 @@ const EXPECTED_404: readonly (readonly [method: string, path: RegExp])[] = [
   ['GET', /\/branches\/.+\/protection(\/|$)/], // the branch is not protected: config decides (B4)
   ['DELETE', /\/issues\/\d+\/labels\/[^/]+$/], // the label is already gone: removing is idempotent
   ['GET', /^\/repos\/[^/]+\/[^/]+\/installation$/], // the App is not installed on that owner
+  ['GET', /\/collaborators\/[^/]+\/permission$/], // no collaborator: no standing (decision 0042)
 ];
 
 /**

@@ -1,5 +1,6 @@
 // GitHub's JSON answers turned into the port's records, naming only the fields fixloop reads;
-// repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them).
+// repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them);
+// names, refs, logins and bodies cleaned of control and bidirectional characters (issue 31).
 // SPEC B4, E1, F1–F2, J1, K3–K4, K8.
 import type {
   CheckRunInfo,
@@ -10,6 +11,8 @@ import type {
   PullRequestInfo,
   ReviewInfo,
 } from '../app/provider-port.js';
+import { REPOSITORY_PERMISSIONS, type RepositoryPermission } from '../core/standing.js';
+import { untrustedLine, untrustedLineOrNull, untrustedText, untrustedTextOrNull } from '../core/untrusted-text.js';
 
 interface Account {
   login: string;
@@ -37,12 +40,12 @@ export function toPullRequest(data: PullRequestJson): PullRequestInfo {
     state: data.state === 'closed' ? 'closed' : 'open',
     merged: data.merged ?? data.merged_at !== null,
     headSha: data.head.sha,
-    headRef: data.head.ref,
+    headRef: untrustedLine(data.head.ref),
     headRepository: data.head.repo === null ? null : data.head.repo.full_name.toLowerCase(),
-    baseRef: data.base.ref,
-    author: data.user?.login ?? null,
+    baseRef: untrustedLine(data.base.ref),
+    author: untrustedLineOrNull(data.user?.login ?? null),
     draft: data.draft ?? false,
-    labels: data.labels.flatMap((label) => (label.name === undefined ? [] : [label.name])),
+    labels: data.labels.flatMap((label) => (label.name === undefined ? [] : [untrustedLine(label.name)])),
     mergeableState: data.mergeable_state ?? null,
     updatedAt: data.updated_at,
   };
@@ -63,15 +66,15 @@ export interface CheckRunJson {
 export function toCheckRun(data: CheckRunJson): CheckRunInfo {
   return {
     id: data.id,
-    name: data.name,
+    name: untrustedLine(data.name),
     status: data.status,
     conclusion: data.conclusion,
     startedAt: data.started_at,
     completedAt: data.completed_at,
     detailsUrl: data.details_url,
     appSlug: data.app?.slug ?? null,
-    outputTitle: data.output.title,
-    outputSummary: data.output.summary,
+    outputTitle: untrustedLineOrNull(data.output.title),
+    outputSummary: untrustedTextOrNull(data.output.summary),
   };
 }
 
@@ -91,9 +94,9 @@ export function toCommitStatus(data: CommitStatusJson): CommitStatusInfo {
     ? (data.state as CommitStatusInfo['state'])
     : 'pending';
   return {
-    context: data.context,
+    context: untrustedLine(data.context),
     state,
-    description: data.description,
+    description: untrustedLineOrNull(data.description),
     targetUrl: data.target_url,
     updatedAt: data.updated_at,
   };
@@ -110,7 +113,7 @@ export function toIssueComment(data: IssueCommentJson): IssueCommentInfo {
   return {
     id: data.id,
     body: data.body ?? '',
-    author: data.user?.login ?? null,
+    author: untrustedLineOrNull(data.user?.login ?? null),
     authorType: data.user?.type ?? null,
     updatedAt: data.updated_at,
   };
@@ -129,8 +132,8 @@ export function toReview(data: ReviewJson): ReviewInfo {
   return {
     id: data.id,
     state: data.state,
-    body: data.body,
-    author: data.user?.login ?? null,
+    body: untrustedText(data.body),
+    author: untrustedLineOrNull(data.user?.login ?? null),
     authorType: data.user?.type ?? null,
     submittedAt: data.submitted_at ?? null,
     commitId: data.commit_id,
@@ -170,4 +173,22 @@ export function toComparedFile(data: DiffEntryJson): ComparedFile {
 export function toComparison(data: CommitComparisonJson): Comparison {
   const files = (data.files ?? []).map(toComparedFile);
   return { files, truncated: files.length >= COMPARE_FILES_CAP };
+}
+
+/** GET /repos/{owner}/{repo}/collaborators/{username}/permission, the two fields read (decision 0042). */
+export interface CollaboratorPermissionJson {
+  permission?: unknown; // admin | write | read | none (maintain reads as write, triage as read)
+  role_name?: unknown; // admin | maintain | write | triage | read, or a custom role's name
+}
+
+/**
+ * F1/F2: the role the endpoint answers — `role_name` when it is one of GitHub's own roles (only it
+ * names triage and maintain), else `permission` (a custom role's base role); anything else is `none`.
+ */
+export function toRepositoryPermission(data: CollaboratorPermissionJson): RepositoryPermission {
+  const known = (v: unknown): RepositoryPermission | null => {
+    const name = typeof v === 'string' ? v.trim().toLowerCase() : '';
+    return (REPOSITORY_PERMISSIONS as readonly string[]).includes(name) ? (name as RepositoryPermission) : null;
+  };
+  return known(data.role_name) ?? known(data.permission) ?? 'none';
 }

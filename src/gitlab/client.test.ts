@@ -425,6 +425,19 @@ describe('GitLab adapter (fake GitLab)', () => {
       assert.match(member.path, /\/projects\/group%2Fsub%2Fapp\/members\/all\/\d+$/);
     });
 
+    it('a blocked account, or a membership awaiting approval, is NONE whatever its level (decision 0042)', async () => {
+      fake.addMember(P, 'blocked-maint', 40);
+      fake.setUserState('blocked-maint', 'blocked');
+      fake.addMember(P, 'awaiting-owner', 50, { membershipState: 'awaiting' });
+      fake.addMember(P, 'banned-dev', 30);
+      fake.setUserState('banned-dev', 'banned');
+      fake.addMember(P, 'active-dev', 30, { membershipState: 'active' });
+      const seen = await Promise.all(
+        ['blocked-maint', 'awaiting-owner', 'banned-dev', 'active-dev'].map((l) => gitlab.authorAssociation!(P, l)),
+      );
+      assert.deepEqual(seen, ['NONE', 'NONE', 'NONE', 'COLLABORATOR']);
+    });
+
     it('is kept briefly; a failed read is null and not kept', async () => {
       fake.addMember(P, 'dev2', 30);
       assert.equal(await gitlab.authorAssociation!(P, 'dev2'), 'COLLABORATOR');

@@ -27,6 +27,7 @@ import { readJobTrace } from './job-trace.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
   associationOf,
+  activeMember,
   gitlabStatusState,
   isRedJob,
   newestPipelines,
@@ -408,8 +409,14 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
       const user = users.find((u) => u.username.toLowerCase() === login.toLowerCase());
       if (user === undefined) return 'NONE';
       try {
-        const member = await api.members.show(project, user.id, { includeInherited: true });
-        return associationOf(Number((member as { access_level?: unknown }).access_level ?? 0));
+        const member = (await api.members.show(project, user.id, { includeInherited: true })) as {
+          access_level?: unknown;
+          state?: unknown;
+          membership_state?: unknown;
+        };
+        // A blocked account, or a membership still awaiting approval, grants nothing (decision 0042).
+        if (!activeMember(member)) return 'NONE';
+        return associationOf(Number(member.access_level ?? 0));
       } catch (err) {
         if (statusOf(err) === 404) return 'NONE'; // not a member
         throw err;

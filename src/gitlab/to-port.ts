@@ -10,6 +10,7 @@
 // - Issue comments are the merge request's notes, GitLab's system notes left out.
 // - Reviews are the reviewers' states: GitLab keeps one current state per reviewer, not a history.
 // - Standing (author association) is the member's access level, inherited from groups included.
+// - Names, refs, usernames and bodies are cleaned of control and bidirectional characters (issue 31).
 import type {
   CheckRunInfo,
   CommitStatusInfo,
@@ -19,6 +20,7 @@ import type {
   PullRequestInfo,
   ReviewInfo,
 } from '../app/provider-port.js';
+import { untrustedLine, untrustedLineOrNull, untrustedText, untrustedTextOrNull } from '../core/untrusted-text.js';
 
 interface UserJson {
   id?: number;
@@ -61,12 +63,14 @@ export function toPullRequest(
     state: data.state === 'opened' || data.state === 'locked' ? 'open' : 'closed',
     merged: data.state === 'merged',
     headSha: data.sha ?? data.diff_refs?.head_sha ?? '',
-    headRef: data.source_branch,
+    headRef: untrustedLine(data.source_branch),
     headRepository,
-    baseRef: data.target_branch,
-    author: data.author?.username ?? null,
+    baseRef: untrustedLine(data.target_branch),
+    author: untrustedLineOrNull(data.author?.username ?? null),
     draft: data.draft ?? data.work_in_progress ?? false,
-    labels: (data.labels ?? []).flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])),
+    labels: (data.labels ?? []).flatMap((l) =>
+      typeof l === 'string' ? [untrustedLine(l)] : l.name === undefined ? [] : [untrustedLine(l.name)],
+    ),
     mergeableState: data.detailed_merge_status ?? null,
     updatedAt: data.updated_at,
   };
@@ -163,15 +167,15 @@ export function toCheckRun(data: JobJson, trace: string | null = null): CheckRun
   return {
     id: data.id,
     // The name alone, as GitLab's pipeline and its required-job rules name a job (no stage prefix).
-    name: data.name,
+    name: untrustedLine(data.name),
     status,
     conclusion,
     startedAt: data.started_at,
     completedAt: status === 'completed' ? data.finished_at : null,
     detailsUrl: data.web_url,
     appSlug: 'gitlab-ci',
-    outputTitle: passedAs(data) ?? (red && trace === null ? null : (data.failure_reason ?? null)),
-    outputSummary: red ? trace : null,
+    outputTitle: passedAs(data) ?? (red && trace === null ? null : untrustedLineOrNull(data.failure_reason ?? null)),
+    outputSummary: red ? untrustedTextOrNull(trace) : null,
   };
 }
 
@@ -197,9 +201,9 @@ export function toCommitStatus(data: CommitStatusJson): CommitStatusInfo {
           ? 'success'
           : 'pending';
   return {
-    context: data.name,
+    context: untrustedLine(data.name),
     state,
-    description: data.description,
+    description: untrustedLineOrNull(data.description),
     targetUrl: data.target_url,
     updatedAt: data.finished_at ?? data.started_at ?? data.created_at,
   };
@@ -240,7 +244,7 @@ export function toIssueComment(data: NoteJson): IssueCommentInfo {
   return {
     id: data.id,
     body: data.body ?? '',
-    author: data.author?.username ?? null,
+    author: untrustedLineOrNull(data.author?.username ?? null),
     authorType: userType(data.author),
     updatedAt: data.updated_at,
   };
@@ -275,8 +279,8 @@ export function toReviews(reviewers: readonly ReviewerJson[], notes: readonly No
       {
         id: r.user.id,
         state,
-        body: note?.body ?? '',
-        author: r.user.username,
+        body: untrustedText(note?.body ?? ''),
+        author: untrustedLine(r.user.username),
         authorType: userType(r.user),
         submittedAt: note?.created_at ?? note?.updated_at ?? r.created_at ?? null,
         commitId: null,
@@ -343,4 +347,14 @@ export function associationOf(accessLevel: number): string {
   if (accessLevel >= 40) return 'MEMBER';
   if (accessLevel >= 30) return 'COLLABORATOR';
   return 'NONE';
+}
+
+/**
+ * F1/F2: whether a member's access level counts (decision 0042): the account is active (not blocked,
+ * banned, deactivated or awaiting an administrator) and the membership is active (not awaiting a seat
+ * or an invitation). A field an older GitLab does not send counts as active.
+ */
+export function activeMember(member: { state?: unknown; membership_state?: unknown }): boolean {
+  const active = (v: unknown) => v === undefined || v === null || v === 'active';
+  return active(member.state) && active(member.membership_state);
 }

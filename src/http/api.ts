@@ -1,6 +1,7 @@
 // The JSON API (SPEC M2): Tasks, runs, the Inbox, the decision log, the stop flag and a pull
 // request's checks (J1), all behind the API token; a run's own token may report that run's state
 // (L1 http runner) and use the `/api/run/*` routes, which act for that one run only (M3, I2, K6, J1).
+import { secureHeaders } from 'hono/secure-headers';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { RUN_STATES, TASK_STATES } from '../core/types.js';
@@ -27,6 +28,7 @@ import {
   type PersonActions,
 } from '../app/person-actions.js';
 import { LOOP_STATES } from '../core/loop-state.js';
+import { DEFAULT_MAX_GRANTS, MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 
@@ -46,6 +48,8 @@ export interface ApiDeps {
   agentSeen?: (runId: number) => Promise<void>;
   /** M4: a person's actions, shared with the dashboard; built from the ledger when absent. */
   actions?: PersonActions;
+  /** V4: the configured cap on grants per Task (TASK_MAX_GRANTS), shown in a Task's view; default 3. */
+  maxGrants?: number;
 }
 
 const newTask = z.object({
@@ -77,6 +81,8 @@ const patchRun = z.object({ state: z.enum(RUN_STATES) });
 const putStop = z.object({ stopped: z.boolean() });
 const putLoop = z.object({ on: z.boolean() });
 const putParked = z.object({ parked: z.boolean() });
+/** V4: the Task's own cap on grants of one more attempt; null goes back to the configured cap. */
+const putBudget = z.strictObject({ maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).nullable() });
 const postResume = z.object({ message: z.string().trim().min(1).max(RESUME_MESSAGE_MAX) });
 const boardQuery = z.object({
   state: z.enum(TASK_STATES).optional(),
@@ -136,9 +142,26 @@ function idParam(c: Context): number | null {
 
 export function createApi(deps: ApiDeps): Hono {
   const { ledger } = deps;
+  const maxGrants = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
   const actions =
-    deps.actions ?? createPersonActions({ ledger, ...(deps.markHuman ? { markHuman: deps.markHuman } : {}) });
+    deps.actions ??
+    createPersonActions({ ledger, maxGrants, ...(deps.markHuman ? { markHuman: deps.markHuman } : {}) });
+  /** A Task as the API shows it, with its grants (V4). */
+  const view = (id: number) => taskView(ledger, id, { maxGrants });
   const app = new Hono();
+
+  // Issue 31: JSON is never a page: nothing runs, loads or frames from it, and it is read as its type.
+  // Only headers a route (or the dashboard, mounted on this app) did not set itself.
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      strictTransportSecurity: false,
+      overwrite: false,
+    }),
+  );
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/ping', (c) => c.text('PONG'));
@@ -184,11 +207,11 @@ export function createApi(deps: ApiDeps): Hono {
         {
           error: 'task_exists',
           message: 'a Task already holds this pull request',
-          task: await taskView(ledger, created.task.id),
+          task: await view(created.task.id),
         },
         409,
       );
-    return c.json(await taskView(ledger, created.task.id), 201);
+    return c.json(await view(created.task.id), 201);
   });
 
   app.get('/api/tasks', async (c) => {
@@ -206,8 +229,8 @@ export function createApi(deps: ApiDeps): Hono {
 
   app.get('/api/tasks/:id', async (c) => {
     const id = idParam(c);
-    const view = id === null ? null : await taskView(ledger, id);
-    return view ? c.json(view) : problem(c, 404, 'not_found', 'no such Task');
+    const found = id === null ? null : await view(id);
+    return found ? c.json(found) : problem(c, 404, 'not_found', 'no such Task');
   });
 
   app.patch('/api/tasks/:id', async (c) => {
@@ -217,7 +240,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
     const task = await ledger.setTaskState(id, parsed.data.state);
     if (task) await deps.markHuman?.(id);
-    return task ? c.json(await taskView(ledger, id)) : problem(c, 404, 'not_found', 'no such Task');
+    return task ? c.json(await view(id)) : problem(c, 404, 'not_found', 'no such Task');
   });
 
   app.get('/api/runs', async (c) => {
@@ -294,7 +317,7 @@ export function createApi(deps: ApiDeps): Hono {
   /** A person's action answered as the Task (or run) after it, or its refusal. */
   const acted = async (c: Context, r: ActionResult, after: () => Promise<unknown>) => {
     if (r.kind === 'not_found') return problem(c, 404, 'not_found', r.message);
-    if (r.kind === 'conflict') return problem(c, 409, 'conflict', r.message);
+    if (r.kind === 'conflict') return problem(c, 409, r.code ?? 'conflict', r.message);
     if (r.kind === 'unavailable') return problem(c, 503, 'unavailable', r.message);
     return c.json(await after());
   };
@@ -302,7 +325,16 @@ export function createApi(deps: ApiDeps): Hono {
   app.post('/api/tasks/:id/approve-one', async (c) => {
     const id = idParam(c);
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
-    return acted(c, await actions.approveOne(id, 'api'), () => taskView(ledger, id));
+    return acted(c, await actions.approveOne(id, 'api'), () => view(id));
+  });
+
+  // V4: a person sets the Task's own cap on grants of one more attempt; raising it opens more.
+  app.put('/api/tasks/:id/budget', async (c) => {
+    const id = idParam(c);
+    if (id === null) return problem(c, 404, 'not_found', 'no such Task');
+    const parsed = putBudget.safeParse(await jsonBody(c));
+    if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
+    return acted(c, await actions.setGrantCap(id, parsed.data.maxGrants, 'api'), () => view(id));
   });
 
   app.post('/api/tasks/:id/resume', async (c) => {
@@ -322,7 +354,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = putLoop.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    return acted(c, await actions.setLoop(id, parsed.data.on, 'api'), () => taskView(ledger, id));
+    return acted(c, await actions.setLoop(id, parsed.data.on, 'api'), () => view(id));
   });
 
   app.put('/api/tasks/:id/parked', async (c) => {
@@ -330,7 +362,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = putParked.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    return acted(c, await actions.setParked(id, parsed.data.parked, 'api'), () => taskView(ledger, id));
+    return acted(c, await actions.setParked(id, parsed.data.parked, 'api'), () => view(id));
   });
 
   app.post('/api/runs/:id/cancel', async (c) => {

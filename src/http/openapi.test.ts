@@ -276,6 +276,7 @@ const run: Run = {
   autoResume: true,
   state: 'running',
   agentSeenAt: null,
+  interruptedAt: null,
   attemptId: 2,
   createdAt: AT,
 };
@@ -292,6 +293,7 @@ const attempt: Attempt = {
   outcomeReason: null,
   rejectionId: 4,
   runId: 3,
+  interruptions: 0,
   createdAt: AT,
 };
 const rejection: Rejection = {
@@ -379,7 +381,8 @@ function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
     },
     writeStopFlag: async () => {},
     recordDecisions: async () => {},
-    grantApproveOne: async () => true,
+    grantApproveOne: async () => ({ kind: 'granted' }),
+    setMaxGrants: async () => ({ before: null }),
     setLoopOff: async () => true,
     setParked: async () => true,
     boardPage: async () => ({
@@ -393,6 +396,7 @@ function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
           ciState: 'red',
           attemptsUsed: 1,
           extraAttempts: 0,
+          maxGrants: null,
           spend: 0.5,
           loopState: 'needs_person',
           lastFailure: 'test: FAIL a',

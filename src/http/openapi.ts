@@ -8,6 +8,7 @@ import { ATTEMPT_STATES, FIX_OUTCOMES } from '../core/attempt-state.js';
 import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../app/agent-ops-port.js';
 import { LOOP_STATES } from '../core/loop-state.js';
 import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
+import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 
@@ -190,7 +191,15 @@ const taskFields = {
   extraAttempts: {
     type: 'integer',
     minimum: 0,
-    description: 'Attempts granted past the budget by `fixloop:approve-one` (K5).',
+    description:
+      'Attempts a person granted past the budget (K5: the `fixloop:approve-one` label, `/fixloop retry`, the dashboard, the API), one per grant: the grants used (V4).',
+  },
+  maxGrants: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: MAX_GRANTS_LIMIT,
+    description:
+      "The Task's own cap on grants of one more attempt across its life, set by a person (`PUT /api/tasks/{id}/budget`); null: the configured cap (`TASK_MAX_GRANTS`) applies (V4).",
   },
   approveOnePending: { type: 'boolean', description: 'The next claim was approved by a person.' },
   parkedAt: {
@@ -258,6 +267,11 @@ const runSummaryFields = {
     description:
       "When the run's agent first called fixloop with its run token (MCP or API); null while it never has. A run that ends with none never reached fixloop.",
   },
+  interruptedAt: {
+    ...nullableTimestamp,
+    description:
+      'V4: when a shutdown (its grace over) or a crash of fixloop interrupted the run; its attempt is then offered again once, free. Null: not interrupted.',
+  },
   createdAt: timestamp,
 } as const satisfies Record<string, SchemaObject>;
 const runFields = { ...runSummaryFields, taskId: id } as const satisfies Record<string, SchemaObject>;
@@ -289,7 +303,7 @@ const decisionReason =
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
   `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
   `(${codeList(STOP_REASONS)}). When it is \`acted\` (a person, from the dashboard or the API) it is the action: ${codeList(PERSON_ACTIONS)}. When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
-  '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it) or `pull_request_state`.';
+  '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it), `run_interrupted` (a shutdown stopped the agent after its grace; its attempt is offered again once, free) or `pull_request_state`.';
 
 const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];
 
@@ -310,12 +324,48 @@ const schemas = {
   Task: object(
     {
       ...taskFields,
+      attemptsUsed: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'C3: the attempts the budget counts (one per attempt row); a run interrupted by a restart and offered again is the same attempt, so it counts once (V4).',
+      },
       attempts: { type: 'array', items: schemaRef('Attempt'), description: 'Every claimed attempt, oldest first.' },
       runs: { type: 'array', items: schemaRef('RunSummary') },
       rejections: { type: 'array', items: schemaRef('Rejection') },
       notice: { ...nullableRef('NoticeSummary'), description: 'The one Inbox notice (G1), or null.' },
+      grants: schemaRef('Grants'),
     },
-    { description: 'A Task with its attempts, runs, rejections and notice.' },
+    { description: 'A Task with its attempts, runs, rejections, notice and grants.' },
+  ),
+  Grants: object(
+    {
+      used: { type: 'integer', minimum: 0, description: 'Grants of one more attempt a person made so far.' },
+      max: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_GRANTS_LIMIT,
+        description: "The Task's cap across its life: its own (`maxGrants`), else the configured one.",
+      },
+      left: { type: 'integer', minimum: 0, description: 'Grants still possible; 0: only raising the cap opens more.' },
+      own: { type: 'boolean', description: "True when the cap is the Task's own, set by a person." },
+    },
+    {
+      description:
+        "V4: a person's grants of one more attempt (K5), from any source — the label, `/fixloop retry`, the dashboard, the API — capped per Task across its life.",
+    },
+  ),
+  TaskBudget: object(
+    {
+      maxGrants: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        maximum: MAX_GRANTS_LIMIT,
+        description:
+          "The Task's own cap on grants of one more attempt across its life; null goes back to the configured cap.",
+      },
+    },
+    { additionalProperties: false, description: "V4: a person's change to the Task's own budget of grants." },
   ),
   Attempt: object(
     {
@@ -337,6 +387,12 @@ const schemas = {
       outcomeReason: { type: ['string', 'null'], description: 'The reason given with `blocked`, shown to people.' },
       runId: nullableId,
       rejectionId: nullableId,
+      interruptions: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'V4: how often a restart interrupted its run and it was offered again, free (at most once; a second interruption files the `interrupted_twice` notice).',
+      },
       createdAt: timestamp,
     },
     { description: 'One automatic resume, claimed before it is dispatched (C2, C3).' },
@@ -450,7 +506,17 @@ const schemas = {
       state: { type: 'string', enum: TASK_STATES },
       ciState: { type: 'string', enum: CI_STATES },
       attemptsUsed: { type: 'integer', minimum: 0 },
-      extraAttempts: { type: 'integer', minimum: 0, description: 'Granted past the budget by a person (K5).' },
+      extraAttempts: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Granted past the budget by a person (K5): the grants used (V4).',
+      },
+      maxGrants: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        maximum: MAX_GRANTS_LIMIT,
+        description: "The Task's own cap on grants (V4); null: the configured cap applies.",
+      },
       spend: { type: 'number', minimum: 0, description: "What the Task's runs reported spending (model + sandbox)." },
       loopState: {
         type: 'string',
@@ -695,6 +761,10 @@ const schemas = {
         { description: 'The run the token belongs to.' },
       ),
       spend: schemaRef('SpendTotals'),
+      grants: {
+        ...nullableRef('Grants'),
+        description: "A person's grants of one more attempt (V4); null when not known.",
+      },
       budget: {
         type: ['object', 'null'],
         required: ['max', 'used', 'left'],
@@ -990,9 +1060,27 @@ const paths = {
         '401': responseRef('Unauthorized'),
         '404': responseRef('NotFound'),
         '409': {
-          description: 'The loop has not stopped for this Task, it is parked, or another grant won (`conflict`).',
+          description:
+            "The loop has not stopped for this Task, it is parked, or another grant won (`conflict`); or the Task's grants are used (`grant_cap`, V4): the message says how many and how to open more.",
           content: json(schemaRef('Problem')),
         },
+      }),
+    },
+  },
+  '/api/tasks/{id}/budget': {
+    parameters: [parameterRef('TaskId')],
+    put: {
+      operationId: 'setTaskBudget',
+      summary: "Set the Task's own cap on grants",
+      description:
+        "V4: a Task takes at most `maxGrants` grants of one more attempt across its life (the configured `TASK_MAX_GRANTS`, default 3); past it only a person raising the Task's own cap here opens more. Recorded as a person's (`acted`, `set_grant_cap`), saying from what to what.",
+      tags: ['tasks'],
+      requestBody: { description: 'The cap.', required: true, content: json(schemaRef('TaskBudget')) },
+      responses: withInternal({
+        '200': { description: 'The Task after the change, with its grants.', content: json(schemaRef('Task')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
       }),
     },
   },

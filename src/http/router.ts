@@ -2,11 +2,13 @@
 // HTTP (M3) take the raw Node request — the webhook must cap and verify the exact bytes as they
 // stream — Prometheus' /metrics (N2) too, and everything else is the JSON API's Hono app (M2:
 // health, readiness, /api/*). The server's edge limits are set here too: slow headers and bodies
-// are cut, open connections capped.
+// are cut, open connections capped (a live-update stream never keeps a webhook out), and every body
+// the Hono app serves is bounded by its route class before any route runs (body-limit.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { Logger } from '../app/ports.js';
+import { bodyClassOf, BODY_LIMITS, boundedBodies, tooLargeText } from './body-limit.js';
 import { capConnections } from './connection-cap.js';
 
 /** Where GitHub delivers (Probot's convention). */
@@ -17,6 +19,10 @@ export const GITLAB_WEBHOOK_PATH = '/api/gitlab/webhooks';
 const MCP_PATH = '/mcp';
 /** Prometheus scrapes here (N2), with the API or the metrics token. */
 const METRICS_PATH = '/metrics';
+/** The dashboard's live-update stream (src/dashboard/live-streams.ts): open for as long as a page is. */
+export const EVENTS_PATH = '/events';
+
+const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?')[0]!;
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -41,7 +47,13 @@ export function createRouter(
   },
   limits: EdgeLimits,
 ): Server {
-  const api = getRequestListener(routes.api.fetch);
+  // Bodies are bounded in front of the whole app, so no route (nor its sign-in or token check) reads an unbounded one.
+  const edge = new Hono();
+  edge.use('*', ...boundedBodies());
+  edge.all('*', (c) => routes.api.fetch(c.req.raw, c.env));
+  const api = getRequestListener(edge.fetch);
+  // The paths that take the raw request and bound its body themselves.
+  const ownRaw = new Set([WEBHOOK_PATH, GITLAB_WEBHOOK_PATH, MCP_PATH, METRICS_PATH]);
   const raw = (handler: NodeHandler, what: string) => (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((err: unknown) => {
       routes.logger.error({ err }, `${what} handler failed`);
@@ -61,7 +73,7 @@ export function createRouter(
       connectionsCheckingInterval: Math.min(500, limits.headersTimeoutMs),
     },
     (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
+      const path = pathOf(req);
       if (path === WEBHOOK_PATH) return webhook(req, res);
       if (path === GITLAB_WEBHOOK_PATH && gitlabWebhook) return gitlabWebhook(req, res);
       if (path === MCP_PATH) return mcp(req, res);
@@ -69,7 +81,21 @@ export function createRouter(
       void api(req, res);
     },
   );
-  capConnections(server, limits.maxConnections);
+  // A client that asks before sending its body (`Expect: 100-continue`, as curl does past 1 MiB) is
+  // told 413 before it sends a byte when the declared length is past its route's limit; a refusal
+  // after the body started can only close the connection, which the client may see as a reset.
+  server.on('checkContinue', (req, res) => {
+    const path = pathOf(req);
+    const max = ownRaw.has(path) ? Infinity : BODY_LIMITS[bodyClassOf(path)];
+    if (Number(req.headers['content-length'] ?? 0) > max)
+      return void res
+        .writeHead(413, { 'content-type': 'text/plain; charset=UTF-8', connection: 'close' })
+        .end(tooLargeText(max));
+    res.writeContinue();
+    server.emit('request', req, res);
+  });
+  // A live-update stream is a request that never ends: at the cap it gives way like an idle connection does.
+  capConnections(server, limits.maxConnections, (req) => req.method === 'GET' && pathOf(req) === EVENTS_PATH);
   // Longer than the idle timeout of the proxies and load balancers in front (60 s is common).
   server.keepAliveTimeout = 65_000;
   return server;

@@ -168,6 +168,8 @@ export function createAttemptStore(
             auto_resume: 1,
             state: 'queued',
             attempt_id: attemptId,
+            // V4: a re-offered attempt's second run (unique on attempt and offer, migration 0021).
+            offer: moved.interruptions,
             token_hash: tokenHash,
             exit_code: null,
             log: '',
@@ -260,6 +262,28 @@ export function createAttemptStore(
         const filed = notice && row.outcome === null ? await fileNoticeIn(trx, notice, now(), sinks) : null;
         return { expired: true, notice: filed };
       });
+    },
+
+    async reofferInterrupted(attemptId, runId) {
+      const r = await k
+        .updateTable('attempts')
+        .set({ status: 'claimed', state: 'queued', interruptions: sql<number>`interruptions + 1`, updated_at: now() })
+        .where('id', '=', attemptId)
+        .where('run_id', '=', runId)
+        .where('state', '=', 'running')
+        .where('outcome', 'is', null)
+        .where('interruptions', '=', 0)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('runs')
+              .select('id')
+              .where('id', '=', runId)
+              .where('interrupted_at', 'is not', null)
+              .where('state', 'not in', ['queued', 'running']),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
     },
 
     async attemptsWithStatus(statuses, olderThan) {

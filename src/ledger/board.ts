@@ -14,6 +14,9 @@ const LOOP_STATE = sql<LoopState>`case
   when t.parked_at is not null then 'parked'
   when t.notice_at is not null then 'needs_person'
   when exists (select 1 from runs r where r.task_id = t.id and r.state in ('queued', 'running')) then 'agent_running'
+  when exists (select 1 from attempts a inner join runs r on r.id = a.run_id where a.task_id = t.id
+    and a.state in ('queued', 'running') and r.interrupted_at is not null and r.state not in ('queued', 'running'))
+    then 'interrupted'
   when exists (select 1 from attempts a where a.task_id = t.id and a.state = 'awaiting_progress') then 'awaiting_progress'
   else 'idle' end`;
 
@@ -37,7 +40,16 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
     async boardPage(f) {
       let q = k
         .selectFrom('tasks as t')
-        .select(['t.id', 't.repository', 't.pr_number', 't.branch', 't.state', 't.ci_state', 't.extra_attempts'])
+        .select([
+          't.id',
+          't.repository',
+          't.pr_number',
+          't.branch',
+          't.state',
+          't.ci_state',
+          't.extra_attempts',
+          't.max_grants',
+        ])
         .select(LOOP_STATE.as('loop_state'))
         .orderBy('t.id', 'desc')
         .limit(f.limit + 1);
@@ -120,6 +132,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           ciState: r.ci_state as CiState,
           attemptsUsed: count.get(r.id) ?? 0,
           extraAttempts: r.extra_attempts,
+          maxGrants: r.max_grants ?? null,
           spend: spent.get(r.id) ?? 0,
           loopState: r.loop_state,
           lastFailure: failure.get(r.id) || null,

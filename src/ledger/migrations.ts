@@ -434,7 +434,68 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0020_grant_cap': {
+      async up(db: AnyDb) {
+        // V4, K5 (decision 0044): the Task's own cap on a person's grants of one more attempt, set by a
+        // person through the API; null = the configured cap. The grants used are `extra_attempts`.
+        // One statement (see 0005).
+        await db.schema.alterTable('tasks').addColumn('max_grants', 'integer').execute();
+      },
+    },
+    '0021_interrupted_runs': {
+      async up(db: AnyDb) {
+        // V4 (decision 0043): a run a shutdown or a crash interrupted is offered again once, free, as
+        // the same attempt row (the budget counts rows, C3), so that row may now have a second run:
+        // `runs.offer` tells them apart and the one-run-per-attempt index becomes one run per offer.
+        // An older replica writes offer 0 by default, so for it the index still means one run per
+        // attempt. SQLite runs DDL outside the migrator's transaction (see 0005): every step here
+        // applies again cleanly after a crash in between.
+        await addColumnOnce(db, dialect, 'attempts', 'interruptions', 'integer not null default 0');
+        await addColumnOnce(db, dialect, 'runs', 'interrupted_at', 'text');
+        await addColumnOnce(db, dialect, 'runs', 'offer', 'integer not null default 0');
+        await db.schema
+          .createIndex('runs_attempt_offer')
+          .ifNotExists()
+          .on('runs')
+          .columns(['attempt_id', 'offer'])
+          .unique()
+          .execute();
+        await db.schema.dropIndex('runs_attempt').ifExists().execute();
+      },
+    },
+    '0022_dashboard_sessions': {
+      async up(db: AnyDb) {
+        // M4 (issue 31, decision 0046): a dashboard sign-in is a row, so sign-out and "sign out
+        // everywhere" end it on every replica. Only a keyed hash of the cookie's secret is kept; expired
+        // rows are deleted at the next sign-in, by the expiry index. `if not exists` throughout (see 0005).
+        await db.schema
+          .createTable('dashboard_sessions')
+          .ifNotExists()
+          .addColumn('secret_hash', 'text', (c) => c.primaryKey())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('last_seen_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('dashboard_sessions_expires')
+          .ifNotExists()
+          .on('dashboard_sessions')
+          .columns(['expires_at'])
+          .execute();
+      },
+    },
   };
+}
+
+/** Adds a column unless a crash left it added (SQLite's DDL is not in the migration's transaction). */
+async function addColumnOnce(db: AnyDb, dialect: Dialect, table: string, column: string, type: string): Promise<void> {
+  if (dialect === 'postgres') {
+    await sql`alter table ${sql.table(table)} add column if not exists ${sql.ref(column)} ${sql.raw(type)}`.execute(db);
+    return;
+  }
+  const cols = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+  if (cols.rows.some((c) => c.name === column)) return;
+  await sql`alter table ${sql.table(table)} add column ${sql.ref(column)} ${sql.raw(type)}`.execute(db);
 }
 
 class InlineProvider implements MigrationProvider {

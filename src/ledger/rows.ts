@@ -19,6 +19,7 @@ export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
     outcomeReason: r.outcome_reason,
     rejectionId: r.rejection_id,
     runId: r.run_id,
+    interruptions: r.interruptions ?? 0,
     createdAt: r.created_at,
   };
 }
@@ -53,6 +54,7 @@ export function taskOf(r: Selectable<TasksTable>): Task {
     skipLabel: r.skip_label === 1,
     commitStatus: r.commit_status,
     baseRef: r.base_ref,
+    maxGrants: r.max_grants ?? null,
   };
 }
 
@@ -65,6 +67,7 @@ export function runOf(r: Selectable<RunsTable>): Run {
     state: r.state as RunState,
     attemptId: r.attempt_id,
     agentSeenAt: r.agent_seen_at ?? null,
+    interruptedAt: r.interrupted_at ?? null,
     createdAt: r.created_at,
   };
 }

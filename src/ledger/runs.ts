@@ -41,14 +41,24 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
       // Never the log column: a page of runs is a list, each run's log is GET /api/runs/{id}.
       let q = k
         .selectFrom('runs')
-        .select(['id', 'task_id', 'action', 'auto_resume', 'state', 'attempt_id', 'agent_seen_at', 'created_at'])
+        .select([
+          'id',
+          'task_id',
+          'action',
+          'auto_resume',
+          'state',
+          'attempt_id',
+          'agent_seen_at',
+          'interrupted_at',
+          'created_at',
+        ])
         .orderBy('id', 'desc')
         .limit(limit);
       if (taskId !== undefined) q = q.where('task_id', '=', taskId);
       if (state !== undefined) q = q.where('state', '=', state);
       if (before !== undefined) q = q.where('id', '<', before);
       return (await q.execute()).map((r) =>
-        runOf({ ...r, token_hash: null, exit_code: null, log: '', updated_at: r.created_at, process: null }),
+        runOf({ ...r, token_hash: null, exit_code: null, log: '', updated_at: r.created_at, process: null, offer: 0 }),
       );
     },
 
@@ -94,12 +104,26 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
           state: to,
           updated_at: now(),
           ...(extra?.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
+          ...(extra?.interrupted === true
+            ? { interrupted_at: sql<string | null>`coalesce(interrupted_at, ${now()})` }
+            : {}),
         })
         .where('id', '=', id)
         .where('state', 'in', [...from])
         .returningAll()
         .executeTakeFirst();
       return r ? runOf(r) : null;
+    },
+
+    async interruptRun(id) {
+      const r = await k
+        .updateTable('runs')
+        .set({ interrupted_at: now(), updated_at: now() })
+        .where('id', '=', id)
+        .where('state', 'in', ['queued', 'running'])
+        .where('interrupted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
     },
 
     async setRunProcess(id, mark) {

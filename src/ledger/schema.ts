@@ -77,6 +77,8 @@ export interface TasksTable {
   poll_signature: string | null;
   /** Migration 0018: the branch the pull request merges into (T1), as the poll or a webhook last showed it. */
   base_ref: string | null;
+  /** Migration 0020: the Task's own cap on grants of one more attempt (V4), set by a person; null = configured. */
+  max_grants: Generated<number | null>;
 }
 
 export interface RunsTable {
@@ -95,6 +97,10 @@ export interface RunsTable {
   process: string | null;
   /** When the run's agent first called fixloop with its run token (migration 0010); null: never. */
   agent_seen_at: string | null;
+  /** V4: when a shutdown or a crash interrupted the run (migration 0021); null: it was not. */
+  interrupted_at: Generated<string | null>;
+  /** V4: which offer of its attempt this run is, 0 then 1 after a free re-offer (migration 0021). */
+  offer: Generated<number>;
 }
 
 export interface AttemptsTable {
@@ -118,6 +124,8 @@ export interface AttemptsTable {
   baseline: string | null;
   diff_hash: string | null;
   retry_of: number | null;
+  /** V4: how often a restart interrupted this attempt's run and it was offered again free (migration 0021). */
+  interruptions: Generated<number>;
 }
 
 export interface SpendsTable {
@@ -212,6 +220,15 @@ export interface Database {
   reruns: RerunsTable;
   github_etags: GithubEtagsTable;
   base_holds: BaseHoldsTable;
+  dashboard_sessions: DashboardSessionsTable;
+}
+
+/** Migration 0022: a dashboard sign-in (M4, decision 0046), keyed by a hash of its cookie's secret. */
+export interface DashboardSessionsTable {
+  secret_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
 }
 
 /** Migration 0019: a red result held back because the base failed its check too (T1); `result_key` is check and run. */

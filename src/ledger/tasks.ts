@@ -223,8 +223,10 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
         .execute();
     },
 
-    async grantApproveOne(taskId, round) {
+    async grantApproveOne(taskId, round, configuredCap) {
       // K5: a person's approve-one re-opens the loop for exactly one more attempt, once per stop.
+      // V4: and only while the Task's grants (`extra_attempts`) are under its cap, in the same
+      // statement, so two replicas granting at once can never pass it (core/grant-cap.ts).
       const r = await k
         .updateTable('tasks')
         .set((eb) => ({
@@ -235,9 +237,36 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
           approve_one_pending: 1,
           updated_at: now(),
         }))
-        .where((eb) => stoppedIn(eb, taskId, round))
+        .where((eb) =>
+          eb.and([
+            stoppedIn(eb, taskId, round),
+            eb('extra_attempts', '<', eb.fn.coalesce('max_grants', eb.val(configuredCap))),
+          ]),
+        )
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
+      if (Number(r.numUpdatedRows) === 1) return { kind: 'granted' as const };
+      const t = await k
+        .selectFrom('tasks')
+        .select(['extra_attempts', 'max_grants'])
+        .where('id', '=', taskId)
+        .executeTakeFirst();
+      if (t && t.extra_attempts >= (t.max_grants ?? configuredCap))
+        return { kind: 'capped' as const, used: t.extra_attempts, ownCap: t.max_grants };
+      return { kind: 'changed' as const };
+    },
+
+    async setMaxGrants(taskId, maxGrants) {
+      // V4: a person's own cap for this Task; the one before is read in the same transaction for the record.
+      return k.transaction().execute(async (trx) => {
+        const t = await trx.selectFrom('tasks').select('max_grants').where('id', '=', taskId).executeTakeFirst();
+        if (!t) return null;
+        await trx
+          .updateTable('tasks')
+          .set({ max_grants: maxGrants, updated_at: now() })
+          .where('id', '=', taskId)
+          .execute();
+        return { before: t.max_grants };
+      });
     },
 
     async reopenStop(taskId, round) {

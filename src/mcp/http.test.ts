@@ -2,7 +2,7 @@
 // token resolving to its own fake run (I2 first-write outcome, K6 spend, J1 checks).
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -309,5 +309,87 @@ describe('MCP over HTTP (M3)', () => {
     });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('/mcp refuses a foreign Host or Origin: DNS rebinding (M3, issue 31)', () => {
+  let guarded: Server;
+  let port = 0;
+  before(async () => {
+    const handler = createMcpHttpHandler((token) => fake.resolve(token), {
+      onError: (err) => unexpected.push(err),
+      addresses: {
+        urls: ['http://fixloop-agents.internal:3000', 'https://fixloop.example.com'],
+        listenHost: '0.0.0.0',
+      },
+      proxyTrust: (peer) => (peer === '127.0.0.1' ? 1 : 0),
+    });
+    guarded = createServer((req, res) => void handler(req, res));
+    port = Number(new URL(await listenLoopback(guarded)).port);
+  });
+  after(() => closeServer(guarded));
+
+  /** A raw request, so Host can be anything a rebound DNS name would make it. */
+  function call(headers: Record<string, string>): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(initialize);
+    });
+  }
+  const auth = { authorization: `Bearer ${A.token}` };
+
+  test('a rebound name in Host is 403 before the token is looked at, even with a good token', async () => {
+    for (const host of ['evil.example', `evil.example:${port}`, '0.0.0.0', '10.1.2.3:3000']) {
+      const r = await call({ ...auth, host });
+      assert.equal(r.status, 403, host);
+      assert.match(r.body.error.message, /Host/);
+    }
+    assert.equal(fake.runs.get(A.token)!.calls.length, 0);
+  });
+
+  test('an Origin of another site is 403; no Origin, or one of fixloop, goes on', async () => {
+    const host = `127.0.0.1:${port}`;
+    for (const origin of ['https://evil.example', 'null', `http://evil.example:${port}`]) {
+      const r = await call({ ...auth, host, origin });
+      assert.equal(r.status, 403, origin);
+      assert.match(r.body.error.message, /Origin/);
+    }
+    assert.equal((await call({ ...auth, host })).status, 200);
+    assert.equal((await call({ ...auth, host, origin: 'https://fixloop.example.com' })).status, 200);
+    assert.equal((await call({ ...auth, host, origin: `http://localhost:${port}` })).status, 200);
+  });
+
+  test("the agents' and people's addresses and loopback are fixloop's, whatever the port", async () => {
+    for (const host of [
+      'fixloop-agents.internal:3000',
+      'fixloop.example.com',
+      'localhost:9',
+      '[::1]:3000',
+      '127.0.0.1',
+    ])
+      assert.equal((await call({ ...auth, host })).status, 200, host);
+    assert.equal((await call({ host: 'fixloop.example.com' })).status, 401, 'then the token is asked for');
+  });
+
+  test('behind a trusted proxy the forwarded host is the one checked', async () => {
+    assert.equal(
+      (await call({ ...auth, host: 'fixloop:3000', 'x-forwarded-host': 'fixloop.example.com' })).status,
+      200,
+    );
+    assert.equal((await call({ ...auth, host: '127.0.0.1', 'x-forwarded-host': 'evil.example' })).status, 403);
   });
 });

@@ -8,6 +8,9 @@ import type { DecisionObserver, ReadLedgerGauges } from '../app/metrics-port.js'
 import { OUTCOMES, REFUSALS } from '../core/reasons.js';
 import { createLedgerSeries } from './ledger-series.js';
 
+/** Why a dashboard sign-in was refused: the token was wrong, or the client had sent too many wrong ones. */
+export type SignInRefusal = 'failed' | 'throttled';
+
 /** A source of the notice outbox's depth: a number as of now, or a read made at each scrape. */
 export type OutboxDepthSource = number | (() => number | Promise<number>);
 
@@ -24,6 +27,10 @@ export interface Metrics {
   pollTick(seconds: number): void;
   /** A poll tick stopped short to stay within GitHub's rate limit (N3). */
   pollDeferred(): void;
+  /** A kind of write to the host refused for lack of permission began to be held back (issue 31; decision 0047). */
+  hostWriteBackedOff(kind: 'commit_status'): void;
+  /** A dashboard sign-in refused: a wrong token, or a client throttled after too many (A1, issue 31). */
+  signInRefused(why: SignInRefusal): void;
   /** Where the ledger-derived series are read at scrape time (main.ts: readLedgerGauges on the database). */
   ledgerFrom(read: ReadLedgerGauges): void;
   /** The notice outbox (P4) reports its depth here; until it does, fixloop_outbox_depth reads 0. */
@@ -101,6 +108,23 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['resource'],
     registers,
   });
+  const signInFailures = new Counter({
+    name: 'fixloop_sign_in_failures_total',
+    help: 'Dashboard sign-ins refused because the token was not the API token.',
+    registers,
+  });
+  const signInThrottled = new Counter({
+    name: 'fixloop_sign_in_throttled_total',
+    help: 'Dashboard sign-ins refused without looking at the token, because the client had sent too many wrong ones within a minute.',
+    registers,
+  });
+  const hostWriteBackoffs = new Counter({
+    name: 'fixloop_host_write_backoffs_total',
+    help: 'Times a kind of write to GitHub or GitLab was refused for lack of permission (403/404) and is held back, counted once per episode (decision 0047).',
+    labelNames: ['kind'],
+    registers,
+  });
+  hostWriteBackoffs.inc({ kind: 'commit_status' }, 0);
   let outbox: OutboxDepthSource = 0;
   const outboxDepth = new Gauge({
     name: 'fixloop_outbox_depth',
@@ -136,6 +160,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     pollDeferred() {
       pollDeferred.inc();
+    },
+    hostWriteBackedOff(kind) {
+      hostWriteBackoffs.inc({ kind });
+    },
+    signInRefused(why) {
+      (why === 'failed' ? signInFailures : signInThrottled).inc();
     },
     pollTick(seconds) {
       tick.observe(seconds);

@@ -114,6 +114,8 @@ export interface CommandRunner extends Runner {
   running(): number[];
   /** Stop every running agent (SIGTERM, then SIGKILL after the timeout) and wait for them to exit. */
   stopAll(timeoutMs?: number): Promise<void>;
+  /** V4: wait up to `graceMs` for every running agent to end by itself; the runs still running then. */
+  waitForRuns(graceMs: number): Promise<number[]>;
 }
 
 const PLACEHOLDER = /\{(taskId|runId|resumeRef|promptFile|branch|repository|pullRequest|workspace|runDir|apiUrl)\}/g;
@@ -382,6 +384,22 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       return child ? signalAgent(child, signal) : false;
     },
     running: () => [...children.keys()],
+    async waitForRuns(graceMs) {
+      // Shutdown's grace (V4): an agent that ends in time ends as it would have, heard and written
+      // like any other.
+      const pending = [...ended.values()];
+      if (pending.length > 0 && graceMs > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(pending),
+          new Promise<void>((r) => {
+            timer = setTimeout(r, graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      return [...children.keys()];
+    },
     async stopAll(timeoutMs = 5_000) {
       // Shutdown: the process's life is the run's life, so the agents stop with the service.
       const waits = [...children.entries()].map(([runId, child]) => {

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { createSlackSink, createWebhookSink } from './http-sinks.js';
 import type { Notice } from '../core/types.js';
 import { closeServer, listenLoopback } from '../../test/support/loopback.js';
+import { GITHUB_LINKS } from '../core/change-link.js';
 
 const notice: Notice = {
   id: 3,
@@ -39,7 +40,7 @@ describe('http sinks (G1, P4)', () => {
   after(() => closeServer(server));
 
   const sink = (path: string, timeoutMs = 2000) =>
-    createSlackSink({ name: 'slack', url: `${base}${path}`, webUrl: 'https://github.com', timeoutMs });
+    createSlackSink({ name: 'slack', url: `${base}${path}`, links: GITHUB_LINKS, timeoutMs });
 
   test('a 2xx answer is delivered', async () => {
     assert.deepEqual(await sink('/ok').send(notice, 'k', never), { kind: 'delivered' });
@@ -75,17 +76,13 @@ describe('http sinks (G1, P4)', () => {
     const closed = createServer();
     const url = await listenLoopback(closed);
     await closeServer(closed);
-    const r = await createSlackSink({ name: 's', url, webUrl: 'https://github.com', timeoutMs: 1000 }).send(
-      notice,
-      'k',
-      never,
-    );
+    const r = await createSlackSink({ name: 's', url, links: GITHUB_LINKS, timeoutMs: 1000 }).send(notice, 'k', never);
     assert.equal(r.kind, 'failed');
     assert.match((r as { error: string }).error, /^could not reach the sink/);
   });
 
   test('refuses plain http off loopback and a webhook without a secret', () => {
-    const opts = { name: 'x', webUrl: 'https://github.com', timeoutMs: 1000 };
+    const opts = { name: 'x', links: GITHUB_LINKS, timeoutMs: 1000 };
     assert.throws(() => createSlackSink({ ...opts, url: 'http://hooks.example.com/' }), /must be https/);
     assert.throws(() => createWebhookSink({ ...opts, url: 'https://hooks.example.com/', secret: '' }), /secret/);
   });

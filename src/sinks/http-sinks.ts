@@ -2,6 +2,7 @@
 // signed like the http runner (`X-Fixloop-Signature-256`). Each try is one JSON POST with the same
 // `Idempotency-Key`; any answer but 2xx, a timeout or no connection is a failed try, told as a value.
 import type { NoticeSink, SendResult } from '../app/notice-sink-port.js';
+import type { ChangeLinks } from '../core/change-link.js';
 import { slackMessage, webhookBody } from '../core/notice-payload.js';
 import { outboundUrlProblem, signBody } from '../core/signed-post.js';
 import type { Notice } from '../core/types.js';
@@ -10,8 +11,8 @@ export interface HttpSinkOptions {
   name: string;
   /** https, or http only for a loopback host (checked here too, not only in the config). */
   url: string;
-  /** GitHub's web origin, for the pull request's link. */
-  webUrl: string;
+  /** Where each repository's changes live on the web (GitHub's web origin, GITLAB_URL), for the link. */
+  links: ChangeLinks;
   timeoutMs: number;
   fetch?: typeof fetch;
 }
@@ -70,7 +71,7 @@ export function createSlackSink(options: HttpSinkOptions): NoticeSink {
     name: opts.name,
     kind: 'slack',
     send: (notice: Notice, key: string, signal: AbortSignal) =>
-      postJson(opts, JSON.stringify(slackMessage(notice, opts.webUrl)), { 'idempotency-key': key }, signal),
+      postJson(opts, JSON.stringify(slackMessage(notice, opts.links)), { 'idempotency-key': key }, signal),
   };
 }
 
@@ -82,7 +83,7 @@ export function createWebhookSink(options: HttpSinkOptions & { secret: string })
     name: opts.name,
     kind: 'webhook',
     send(notice: Notice, key: string, signal: AbortSignal) {
-      const body = JSON.stringify(webhookBody(notice, opts.webUrl));
+      const body = JSON.stringify(webhookBody(notice, opts.links));
       return postJson(
         opts,
         body,

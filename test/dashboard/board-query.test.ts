@@ -182,7 +182,7 @@ for (const kind of DATABASE_KINDS) {
         inbox.rows.map((r) => [r.pullRequest, r.reason]),
         [[1, 'budget_spent']],
       );
-      assert.equal(await ledger.grantApproveOne(ids[1]!, 0), true);
+      assert.deepEqual(await ledger.grantApproveOne(ids[1]!, 0, 3), { kind: 'granted' });
       assert.deepEqual((await ledger.inboxPage({ limit: 10 })).rows, []);
     });
 

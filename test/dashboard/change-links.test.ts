@@ -47,6 +47,7 @@ const row = (over: Partial<BoardRow>): BoardRow => ({
   ciState: 'red',
   attemptsUsed: 1,
   extraAttempts: 0,
+  maxGrants: null,
   spend: 0,
   loopState: 'idle',
   lastFailure: null,

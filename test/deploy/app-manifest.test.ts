@@ -44,6 +44,10 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   listIssueComments: { permission: 'issues', level: 'read' },
   createIssueComment: { permission: 'issues', level: 'write' },
   updateIssueComment: { permission: 'issues', level: 'write' },
+  // F1/F2 (decision 0042): a person's permission on the repository (every App's metadata), and who
+  // added the approve-one label (the pull request's issue events).
+  repositoryPermission: { permission: 'metadata', level: 'read' },
+  labelActor: { permission: 'issues', level: 'read' },
   // N3: GraphQL reads of many pull requests at once; the reading also holds the head's check runs
   // and statuses (checks and statuses read, both granted above), the glance only pull requests.
   glancePullRequests: { permission: 'pull_requests', level: 'read' },

@@ -29,3 +29,19 @@ test('GITLAB_WEBHOOK_SECRET: optional, comma-separated to rotate, blank entries 
   ]);
   assert.equal(envSchema.safeParse({ ...base, GITLAB_WEBHOOK_SECRET: ' , ' }).success, false);
 });
+
+test('GITLAB_URL carries the token: plain http only to loopback, or with the lab opt-out and a warning (issue 31)', async () => {
+  const { loadConfig } = await import('../../src/config/config.js');
+  const env = { WEBHOOK_SECRET: 's', GITLAB_TOKEN: 'glpat-x' };
+  assert.throws(
+    () => loadConfig({ env: { ...env, GITLAB_URL: 'http://gitlab.example.com' } }),
+    /http:\/\/gitlab\.example\.com: use https[^\n]*FIXLOOP_ALLOW_INSECURE_HOSTS=1[^\n]*\n\s*→ at GITLAB_URL/,
+  );
+  assert.equal(
+    loadConfig({ env: { ...env, GITLAB_URL: 'http://127.0.0.1:8929/' } }).gitlab.url,
+    'http://127.0.0.1:8929',
+  );
+  const lab = loadConfig({ env: { ...env, GITLAB_URL: 'http://gitlab.lab', FIXLOOP_ALLOW_INSECURE_HOSTS: '1' } });
+  assert.equal(lab.gitlab.url, 'http://gitlab.lab');
+  assert.match(lab.warnings.join('\n'), /GITLAB_URL \(http:\/\/gitlab\.lab\)/);
+});

@@ -24,6 +24,8 @@ async function decisions(h: GitHubHarness, taskId: number): Promise<Array<[strin
 async function task(h: GitHubHarness, pr: number): Promise<number> {
   const { body } = await h.api('POST', '/api/tasks', { repository: REPO_NAME, pullRequest: pr, branch: 'agent/a' });
   h.fake.addPull(REPO_NAME, pr, { headSha: sha('0'), headRef: 'agent/a' });
+  // Standing is the repository's word (decision 0042): alice may push.
+  h.fake.setCollaborator(REPO_NAME, 'alice', 'write');
   return body.id;
 }
 
@@ -83,6 +85,63 @@ for (const kind of DATABASE_KINDS) {
         assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.extraAttempts, 1);
         await redHead(h, 33, '3', 'failure three');
         assert.equal(h.runner.starts.length, 2, 'one more attempt past the cap');
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('F1/P1: a read-only collaborator’s /fixloop off and /fixloop on change nothing (standing is write access, decision 0042)', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 37);
+        h.fake.setCollaborator(REPO_NAME, 'reader', 'read');
+        await comment(h, 37, '/fixloop off', 'COLLABORATOR', 'reader');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, false, 'off refused');
+        await comment(h, 37, '/fixloop off'); // alice may push: applied
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, true);
+        await comment(h, 37, '/fixloop on', 'COLLABORATOR', 'reader');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, true, 'on refused');
+        const refused = (await decisions(h, id)).filter(([, r]) => r === 'command_without_standing');
+        assert.equal(refused.length, 2);
+        for (const [, , d] of refused) assert.match(d ?? '', /by reader \(COLLABORATOR, permission read\)/);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('F1/K5: /fixloop retry from an organization MEMBER without access to the repository grants nothing; a write collaborator’s does', async () => {
+      const h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      try {
+        const id = await task(h, 38);
+        await redHead(h, 38, '1', 'failure one');
+        await redHead(h, 38, '2', 'failure two'); // the budget of 1 is spent: the loop stops
+        assert.ok((await h.api('GET', `/api/tasks/${id}`)).body.notice);
+        await comment(h, 38, '/fixloop retry', 'MEMBER', 'org-member'); // GitHub answers 404: no collaborator
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.extraAttempts, 0);
+        const refused = (await decisions(h, id)).find(([, r]) => r === 'command_without_standing');
+        assert.match(refused?.[2] ?? '', /\/fixloop retry by org-member \(MEMBER, permission none\)/);
+        await redHead(h, 38, '3', 'failure three');
+        assert.equal(h.runner.starts.length, 1, 'no attempt granted');
+
+        await comment(h, 38, '/fixloop retry', 'COLLABORATOR', 'alice');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.extraAttempts, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('F1/P1: a command whose author GitHub cannot vouch for right now is refused standing_unreadable; sent again, it applies', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const id = await task(h, 39);
+        h.fake.failNext(/\/collaborators\/alice\/permission$/, [403]);
+        await comment(h, 39, '/fixloop off');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, false);
+        const refused = (await decisions(h, id)).find(([, r]) => r === 'standing_unreadable');
+        assert.match(refused?.[2] ?? '', /\/fixloop off by alice: the permission on the repository could not be read/);
+        await comment(h, 39, '/fixloop off');
+        assert.equal((await h.api('GET', `/api/tasks/${id}`)).body.loopOff, true, 'asked again, it is honoured');
+        assert.equal(h.fake.requestsTo(/\/collaborators\/alice\/permission$/).length, 2);
       } finally {
         await h.close();
       }

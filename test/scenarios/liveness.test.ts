@@ -527,7 +527,7 @@ async function killTrials(kind: 'sqlite' | 'postgres') {
       events: await k.selectFrom('events').select(['delivery_id', 'identity']).execute(),
       attempts: await k
         .selectFrom('attempts')
-        .select(['id', 'task_id', 'coordinate', 'head_sha', 'status', 'state', 'run_id'])
+        .select(['id', 'task_id', 'coordinate', 'head_sha', 'status', 'state', 'run_id', 'interruptions'])
         .execute(),
       runs: await k
         .selectFrom('runs')
@@ -585,11 +585,28 @@ for (const kind of DATABASE_KINDS) {
         [],
         `two attempts for one head; ${why}`,
       );
-      // C1: no Task ran its agent more often than its budget (2), however many kills.
+      // C1: no Task ran more attempts than its budget (2), however many kills; and V4: its agent ran
+      // no more often than that plus the free re-offers of interrupted runs, at most one per attempt.
+      const attemptsPerTask = new Map<number, number>();
+      const freePerTask = new Map<number, number>();
+      for (const a of facts.attempts) {
+        if (a.run_id !== null) attemptsPerTask.set(a.task_id, (attemptsPerTask.get(a.task_id) ?? 0) + 1);
+        freePerTask.set(a.task_id, (freePerTask.get(a.task_id) ?? 0) + Number(a.interruptions));
+      }
+      assert.deepEqual(
+        [...attemptsPerTask.entries()].filter(([, n]) => n > 2),
+        [],
+        `over budget; ${why}`,
+      );
+      assert.deepEqual(
+        facts.attempts.filter((a) => Number(a.interruptions) > 1).map((a) => a.id),
+        [],
+        `an attempt offered again free more than once; ${why}`,
+      );
       const runsPerTask = new Map<number, number>();
       for (const r of facts.runs) runsPerTask.set(r.task_id, (runsPerTask.get(r.task_id) ?? 0) + 1);
       assert.deepEqual(
-        [...runsPerTask.entries()].filter(([, n]) => n > 2),
+        [...runsPerTask.entries()].filter(([task, n]) => n > 2 + (freePerTask.get(task) ?? 0)),
         [],
         `over budget; ${why}`,
       );

@@ -2,7 +2,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
+import { REPO, SECRET, type Harness } from '../support/harness.js';
+import { startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
 import { delivery, post, prCommentPayload, pullRequestPayload, reviewPayload } from '../support/deliveries.js';
 
 const HEAD = 'be'.repeat(20);
@@ -22,9 +23,9 @@ const reasons = (rows: Array<{ outcome: string; reason: string | null }>) => row
 
 for (const kind of DATABASE_KINDS) {
   describe(`reviewer rejections and doorbells (${kind})`, () => {
-    let h: Harness;
+    let h: GitHubHarness;
     before(async () => {
-      h = await startHarness(kind, {
+      h = await startGitHubHarness(kind, {
         configExtra: {
           reviewBots: ['coderabbitai[bot]'],
           works: [
@@ -36,6 +37,9 @@ for (const kind of DATABASE_KINDS) {
           ],
         },
       });
+      // Standing is the repository's word (decision 0042): the reviewers and commenters here may push.
+      h.fake.setCollaborator('acme/shop', 'Codertocat', 'write');
+      h.fake.setCollaborator('acme/shop', 'octocat', 'write');
     });
     after(() => h.close());
 

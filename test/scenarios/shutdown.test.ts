@@ -17,7 +17,8 @@ test('L1: stopping fixloop stops a running command agent and records its run as 
     command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
     workDir: mkdtempSync(join(tmpdir(), 'fixloop-runs-')),
   });
-  const h = await startHarness('sqlite', { db, runner: runner as never });
+  // V4: no grace, so the agent is stopped at once and its run is interrupted (not the agent's own end).
+  const h = await startHarness('sqlite', { db, runner: runner as never, env: { FIXLOOP_SHUTDOWN_GRACE_MS: '0' } });
   const { body: task } = await h.api('POST', '/api/tasks', {
     repository: 'acme/shop',
     pullRequest: 5,
@@ -47,6 +48,21 @@ test('L1: stopping fixloop stops a running command agent and records its run as 
       .where('id', '=', running.id)
       .executeTakeFirstOrThrow();
     assert.equal(row.state, 'failed');
+    assert.notEqual(row.interrupted_at, null, 'V4: stopped by the shutdown, so interrupted');
+    const attempt = await reopened.kysely
+      .selectFrom('attempts')
+      .selectAll()
+      .where('id', '=', running.attemptId)
+      .executeTakeFirstOrThrow();
+    // V4: left in flight for the next start to offer again, free — not retryable, no notice.
+    assert.equal(attempt.state, 'running');
+    assert.equal(attempt.interruptions, 0);
+    const taskRow = await reopened.kysely
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', task.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(taskRow.notice_at, null, 'no agent_unreachable notice for an agent cut short');
   } finally {
     await reopened.close();
     await db.drop();

@@ -4,8 +4,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
-import { startGitHubHarness, sha } from '../support/github-harness.js';
+import { REPO, SECRET, type Harness } from '../support/harness.js';
+import { startGitHubHarness, sha, type GitHubHarness } from '../support/github-harness.js';
 import { delivery, examplesOf, post, prCommentPayload, reviewPayload } from '../support/deliveries.js';
 import type { Author } from '../../src/core/standing.js';
 import { createTestDatabase } from '../support/databases.js';
@@ -56,10 +56,10 @@ function reviewCommentPayload(s: { number: number; author: string; authorType: s
 
 for (const kind of DATABASE_KINDS) {
   describe(`standing decides who may steer (${kind})`, () => {
-    let h: Harness;
+    let h: GitHubHarness;
     let nextPr = 200;
     before(async () => {
-      h = await startHarness(kind, {
+      h = await startGitHubHarness(kind, {
         configExtra: {
           reviewBots: ['coderabbitai[bot]'],
           works: [
@@ -73,6 +73,10 @@ for (const kind of DATABASE_KINDS) {
           ],
         },
       });
+      // Standing is what the repository says (decision 0042): the people who steer here may push.
+      h.fake.setCollaborator('acme/shop', 'Codertocat', 'admin');
+      h.fake.setCollaborator('acme/shop', 'maintainer', 'write');
+      h.fake.setCollaborator('acme/ops', 'Codertocat', 'admin');
     });
     after(() => h.close());
 
@@ -373,6 +377,7 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(h.runner.starts.length, 0);
 
         // The control: a row whose author has standing is re-offered by the same tick and resumes once.
+        h.fake.setCollaborator('acme/shop', 'maintainer', 'write');
         await store({ login: 'maintainer', type: 'User', association: 'COLLABORATOR' });
         h.clock.advance(120_000);
         await h.tick();
@@ -381,6 +386,313 @@ for (const kind of DATABASE_KINDS) {
       } finally {
         await h.close();
       }
+    });
+  });
+
+  describe(`standing is the repository's permission on GitHub (${kind}, decision 0042)`, () => {
+    let h: GitHubHarness;
+    let nextPr = 500;
+    before(async () => {
+      h = await startGitHubHarness(kind, {
+        configExtra: {
+          works: [
+            { name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] },
+            {
+              name: 'ops',
+              account: 'acme',
+              repositories: [{ name: 'acme/ops', role: 'data' }],
+              minimumPermission: 'triage',
+            },
+          ],
+        },
+      });
+      // `member` belongs to the organization (MEMBER) but has no access to the repository (404).
+      h.fake.setCollaborator('acme/shop', 'reader', 'read');
+      h.fake.setCollaborator('acme/shop', 'triager', 'triage');
+      h.fake.setCollaborator('acme/shop', 'writer', 'write');
+      h.fake.setCollaborator('acme/shop', 'keeper', 'maintain');
+      h.fake.setCollaborator('acme/ops', 'triager', 'triage');
+      h.fake.setCollaborator('acme/ops', 'reader', 'read');
+    });
+    after(() => h.close());
+
+    async function newTask(repository = 'acme/shop'): Promise<{ id: number; number: number }> {
+      const number = nextPr++;
+      const { body } = await h.api('POST', '/api/tasks', {
+        repository,
+        pullRequest: number,
+        branch: `agent/p${number}`,
+      });
+      h.fake.addPull(repository, number, { headSha: HEAD, headRef: `agent/p${number}` });
+      return { id: body.id, number };
+    }
+    const view = async (id: number) => (await h.api('GET', `/api/tasks/${id}`)).body;
+    const starts = (id: number) => h.runner.starts.filter((s) => s.taskId === id).length;
+    const permissionReads = (login: string) =>
+      h.fake.requestsTo(new RegExp(`/collaborators/${login}/permission$`, 'i')).length;
+    const review = (number: number, author: string, association: string, repo = REPO) =>
+      reviewPayload({
+        repo,
+        number,
+        state: 'changes_requested',
+        body: `Rename the helper (${author}).`,
+        headSha: HEAD,
+        author,
+        authorType: 'User',
+        association,
+      });
+
+    const REFUSED: ReadonlyArray<[string, string, string]> = [
+      ['an organization MEMBER without access to the repository', 'member', 'MEMBER'],
+      ['a read-only COLLABORATOR', 'reader', 'COLLABORATOR'],
+      ['a triage COLLABORATOR', 'triager', 'COLLABORATOR'],
+    ];
+    for (const [label, login, association] of REFUSED) {
+      test(`F1: a review requesting changes from ${label} records no rejection and wakes nothing`, async () => {
+        const t = await newTask();
+        const rows = await send(h, 'pull_request_review', review(t.number, login, association));
+        assert.equal(refusal(rows), 'author_without_standing');
+        const detail = rows.find((r) => r.outcome === 'refused')!.detail ?? '';
+        assert.match(detail, new RegExp(`${association}, permission (none|read|triage)`));
+        const v = await view(t.id);
+        assert.equal(v.rejections.length, 0);
+        assert.equal(v.attempts.length, 0);
+        assert.equal(starts(t.id), 0);
+      });
+    }
+
+    for (const login of ['writer', 'keeper']) {
+      test(`F1: a review requesting changes from a ${login === 'writer' ? 'write' : 'maintain'} collaborator resumes the run`, async () => {
+        const t = await newTask();
+        const rows = await send(h, 'pull_request_review', review(t.number, login, 'COLLABORATOR'));
+        assert.ok(
+          rows.some((r) => r.outcome === 'claimed'),
+          JSON.stringify(rows),
+        );
+        assert.equal(starts(t.id), 1);
+      });
+    }
+
+    test('F1: the association stays a first filter: a stranger is refused without asking GitHub', async () => {
+      const t = await newTask();
+      h.fake.setCollaborator('acme/shop', 'outsider', 'admin');
+      const rows = await send(h, 'pull_request_review', review(t.number, 'outsider', 'NONE'));
+      assert.equal(refusal(rows), 'author_without_standing');
+      assert.equal(permissionReads('outsider'), 0);
+    });
+
+    test("F1: a Work's minimumPermission: triage hears a triage collaborator and still refuses a read-only one", async () => {
+      const low = await newTask('acme/ops');
+      const refused = await send(h, 'pull_request_review', review(low.number, 'reader', 'COLLABORATOR', OPS));
+      assert.equal(refusal(refused), 'author_without_standing');
+      const ok = await newTask('acme/ops');
+      const claimed = await send(h, 'pull_request_review', review(ok.number, 'triager', 'COLLABORATOR', OPS));
+      assert.ok(
+        claimed.some((r) => r.outcome === 'claimed'),
+        JSON.stringify(claimed),
+      );
+    });
+
+    test('F2: a comment from a MEMBER without access or a read-only collaborator does not ring; a write collaborator does', async () => {
+      const t = await newTask();
+      const opening = (await view(t.id)).runs[0].id;
+      await h.api('PATCH', `/api/runs/${opening}`, { state: 'running' });
+      assert.equal(
+        refusal(await send(h, 'pull_request_review', review(t.number, 'writer', 'COLLABORATOR'))),
+        'run_in_flight',
+      );
+      await h.api('PATCH', `/api/runs/${opening}`, { state: 'completed' });
+      for (const [login, association] of [
+        ['member', 'MEMBER'],
+        ['reader', 'COLLABORATOR'],
+      ] as const) {
+        const rows = await send(
+          h,
+          'issue_comment',
+          prCommentPayload({ repo: REPO, number: t.number, body: '@agent go', author: login, association }),
+        );
+        assert.equal(refusal(rows), 'doorbell_author_without_standing', login);
+      }
+      assert.equal(starts(t.id), 0);
+      const rows = await send(
+        h,
+        'issue_comment',
+        prCommentPayload({
+          repo: REPO,
+          number: t.number,
+          body: '@agent go',
+          author: 'writer',
+          association: 'COLLABORATOR',
+        }),
+      );
+      assert.ok(
+        rows.some((r) => r.outcome === 'claimed'),
+        JSON.stringify(rows),
+      );
+      assert.equal(starts(t.id), 1);
+    });
+
+    test('F1/E2: a review whose author GitHub cannot vouch for is kept, asked again on the poll, and resumes once readable', async () => {
+      const t = await newTask();
+      h.fake.setCollaborator('acme/shop', 'later', 'write');
+      // The App lacks the permission, or GitHub refuses it for now: 403, which is never retried. The
+      // review is read twice: when it arrives, and when its kept row is offered at once.
+      h.fake.failNext(/\/collaborators\/later\/permission/, [403, 403]);
+      const rows = await send(h, 'pull_request_review', review(t.number, 'later', 'COLLABORATOR'));
+      assert.equal(refusal(rows), 'standing_unreadable');
+      assert.match(
+        rows.find((r) => r.outcome === 'refused')!.detail ?? '',
+        /by later: the permission on the repository could not be read; asked again on the next poll/,
+      );
+      let v = await view(t.id);
+      assert.equal(v.rejections.length, 1, 'the review is kept');
+      assert.equal(v.attempts.length, 0, 'and wakes nothing yet');
+      assert.equal(permissionReads('later'), 2);
+
+      // Still unreadable on the next tick (GitHub answers 502; the read is not retried): refused again, still kept.
+      h.fake.failNext(/\/collaborators\/later\/permission/, [502]);
+      h.clock.advance(120_000);
+      await h.tick();
+      v = await view(t.id);
+      assert.equal(v.attempts.length, 0);
+      assert.ok(permissionReads('later') > 2, 'asked again');
+      const polled: Row[] = (await h.api('GET', `/api/deliveries?taskId=${t.id}&limit=200`)).body.decisions;
+      assert.ok(
+        polled.some(
+          (d) =>
+            d.reason === 'standing_unreadable' &&
+            (d.detail ?? '').startsWith(`stored rejection ${v.rejections[0].id} `),
+        ),
+        JSON.stringify(polled),
+      );
+
+      h.clock.advance(120_000);
+      await h.tick();
+      v = await view(t.id);
+      assert.equal(v.attempts.length, 1, 'readable now: the kept review resumes the run');
+      assert.match(v.attempts[0].coordinate, /^review:\d+$/);
+      assert.equal(starts(t.id), 1);
+    });
+
+    test('F1: a stored review whose author lost write access is refused on the re-offer', async () => {
+      const t = await newTask();
+      const row = await h.app.ledger.createRejection({
+        taskId: t.id,
+        source: 'review',
+        headSha: HEAD,
+        checkName: null,
+        body: 'from someone who was demoted',
+        eventId: null,
+        author: { login: 'demoted', type: 'User', association: 'COLLABORATOR' },
+      });
+      h.fake.setCollaborator('acme/shop', 'demoted', 'read');
+      h.clock.advance(120_000);
+      await h.tick();
+      const decisions: Row[] = (await h.api('GET', `/api/deliveries?taskId=${t.id}`)).body.decisions;
+      const refused = decisions.find((d) => (d.detail ?? '').startsWith(`stored rejection ${row.id} `));
+      assert.equal(refused?.reason, 'author_without_standing');
+      assert.match(refused?.detail ?? '', /permission read/);
+      assert.equal((await view(t.id)).attempts.length, 0);
+    });
+
+    test('F1/F2: a permission is read once a minute per person, not once per delivery', async () => {
+      const t = await newTask();
+      const before = permissionReads('keeper');
+      for (let i = 0; i < 3; i++)
+        await send(
+          h,
+          'issue_comment',
+          prCommentPayload({
+            repo: REPO,
+            number: t.number,
+            body: `note ${i}`,
+            author: 'keeper',
+            association: 'MEMBER',
+          }),
+        );
+      assert.ok(permissionReads('keeper') - before <= 1, `read ${permissionReads('keeper') - before} times`);
+    });
+  });
+
+  describe(`the approve-one label counts only from a person who may push (${kind}, decision 0042)`, () => {
+    let h: GitHubHarness;
+    let nextPr = 700;
+    before(async () => {
+      h = await startGitHubHarness(kind, { env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '1' } });
+      h.fake.setCollaborator('acme/shop', 'triager', 'triage');
+      h.fake.setCollaborator('acme/shop', 'writer', 'write');
+    });
+    after(() => h.close());
+
+    const finished = new Set<number>();
+    const labelsOf = (n: number) => h.fake.state.pulls[`acme/shop#${n}`]!.labels ?? [];
+    const extra = async (id: number) => (await h.api('GET', `/api/tasks/${id}`)).body.extraAttempts;
+    async function tick(): Promise<void> {
+      h.clock.advance(120_000);
+      await h.tick();
+    }
+    /** A Task whose loop stopped: a budget of 1 spent, a second red filed the notice and handed off. */
+    async function stopped(): Promise<{ id: number; number: number }> {
+      const number = nextPr++;
+      const { body } = await h.api('POST', '/api/tasks', {
+        repository: 'acme/shop',
+        pullRequest: number,
+        branch: 'agent/l',
+      });
+      h.fake.addPull('acme/shop', number, { headSha: sha('0'), headRef: 'agent/l' });
+      for (const c of ['1', '2']) {
+        h.clock.advance(120_000);
+        h.fake.setHead('acme/shop', number, sha(c + number));
+        h.fake.addCheckRun('acme/shop', sha(c + number), { name: 'test', status: 'completed', conclusion: 'failure' });
+        await h.tick();
+        // Every agent run ends at once (an earlier Task's granted attempt may have started meanwhile).
+        for (const run of h.runner.starts)
+          if (!finished.has(run.runId)) {
+            finished.add(run.runId);
+            h.runner.finish(run.runId);
+          }
+        await h.app.settle();
+      }
+      assert.ok((await h.api('GET', `/api/tasks/${body.id}`)).body.notice, 'stopped');
+      assert.ok(labelsOf(number).includes('fixloop:needs-human'));
+      return { id: body.id, number };
+    }
+    const decisionsOf = async (id: number): Promise<Row[]> =>
+      (await h.api('GET', `/api/deliveries?taskId=${id}&limit=200`)).body.decisions;
+
+    test('K5/F1: approve-one added by a triage collaborator is removed without effect, and the pull request says why', async () => {
+      const t = await stopped();
+      h.fake.labelBy('acme/shop', t.number, 'fixloop:approve-one', 'triager');
+      await tick();
+      assert.equal(await extra(t.id), 0, 'no attempt granted');
+      assert.ok(!labelsOf(t.number).includes('fixloop:approve-one'), 'the label is removed');
+      const refused = (await decisionsOf(t.id)).find((d) => d.reason === 'author_without_standing');
+      assert.match(refused?.detail ?? '', /added by triager \(User, permission triage\)/);
+      const said = (h.fake.state.comments[`acme/shop#${t.number}`] ?? []).map((c) => c.body);
+      assert.ok(
+        said.some((b) => /only a person with write access or more .* @triager is not one/.test(b)),
+        JSON.stringify(said),
+      );
+    });
+
+    test('K5/F1: approve-one added by a write collaborator grants exactly one more attempt', async () => {
+      const t = await stopped();
+      h.fake.labelBy('acme/shop', t.number, 'fixloop:approve-one', 'writer');
+      await tick();
+      assert.equal(await extra(t.id), 1);
+    });
+
+    test('K5/F1: while GitHub cannot say the permission, the label stays and grants nothing; the next poll asks again', async () => {
+      const t = await stopped();
+      h.fake.setCollaborator('acme/shop', 'slow-writer', 'write');
+      h.fake.labelBy('acme/shop', t.number, 'fixloop:approve-one', 'slow-writer');
+      h.fake.failNext(/\/collaborators\/slow-writer\/permission$/, [403]);
+      await tick();
+      assert.equal(await extra(t.id), 0);
+      assert.ok(labelsOf(t.number).includes('fixloop:approve-one'), 'kept for the next poll');
+      assert.ok((await decisionsOf(t.id)).some((d) => d.reason === 'standing_unreadable'));
+      await tick();
+      assert.equal(await extra(t.id), 1, 'asked again: granted');
     });
   });
 

@@ -131,9 +131,11 @@ async function killedWhileRunning(
       const d = await decisionsOf(second!.url, task.id);
       return d.some((x: any) => x.reason === 'run_lost') && d;
     });
-    const view = await until('the attempt to leave running', async () => {
+    // V4: an agent found gone died with its fixloop: its attempt is offered again, free (a new run of
+    // the same attempt); one watched to its exit ran its course and leaves the attempt retryable.
+    const view = await until('the attempt to leave running, or to be offered again', async () => {
       const v = await viewOf(second!.url);
-      return v.attempts[0]?.state !== 'running' && v;
+      return (v.attempts[0]?.state !== 'running' || v.attempts[0]?.interruptions > 0) && v;
     });
     return { run, view, decisions };
   } finally {
@@ -164,12 +166,10 @@ for (const kind of DATABASE_KINDS) {
       const { run, view, decisions } = await killedWhileRunning(kind, 'dies');
       assert.equal(run.state, 'failed');
       assert.match(run.log, /ended while no fixloop process was watching it; its exit status is unknown/);
-      assert.equal(view.attempts.length, 1);
-      assert.equal(
-        view.attempts[0].state,
-        'retryable',
-        'I3: a run that ended without an outcome leaves its attempt retryable',
-      );
+      assert.ok(run.interruptedAt, 'V4: it died with fixloop, so the run counts as interrupted');
+      assert.equal(view.attempts.length, 1, 'V4: no new attempt row, so no budget spent');
+      assert.equal(view.attempts[0].interruptions, 1, 'V4: the attempt is offered again, free, once');
+      assert.equal(view.runs.filter((r: any) => r.attemptId === view.attempts[0].id).length, 2);
       assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
     });
 
@@ -259,9 +259,10 @@ async function siblingDiesWhileRunning(
       const d = await decisionsOf(sibling.url, task.id);
       return d.some((x: any) => x.reason === 'run_lost') && d;
     });
-    const view = await until('the attempt to leave running', async () => {
+    // V4: an agent the sibling found gone died with its fixloop, and its attempt is offered again free.
+    const view = await until('the attempt to leave running, or to be offered again', async () => {
       const v = await viewOf();
-      return v.attempts[0]?.state !== 'running' && v;
+      return (v.attempts[0]?.state !== 'running' || v.attempts[0]?.interruptions > 0) && v;
     });
     return { run, view, decisions, siblingLog: sibling.output() };
   } finally {
@@ -282,7 +283,11 @@ describe('a replica dies while its sibling on this host keeps running (postgres)
       run.log,
       /ended while no fixloop process was watching it|watched since the fixloop process that started it was found gone, has exited/,
     );
-    assert.equal(view.attempts[0].state, 'retryable');
+    if (/ended while no fixloop process was watching it/.test(run.log)) {
+      // V4: found gone, it died with its fixloop: the sibling offers the attempt again, free.
+      assert.equal(view.attempts.length, 1);
+      assert.equal(view.attempts[0].interruptions, 1);
+    } else assert.equal(view.attempts[0].state, 'retryable');
     assert.equal(decisions.filter((d: any) => d.reason === 'run_lost').length, 1);
   });
 

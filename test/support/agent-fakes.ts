@@ -219,6 +219,7 @@ export function createAgentWorld(): AgentWorld {
         outcomeReason: null,
         rejectionId: null,
         runId,
+        interruptions: 0,
         createdAt: FAKE_NOW,
       };
       w.attempts.set(id, attempt);
@@ -245,6 +246,7 @@ export function createAgentWorld(): AgentWorld {
       state: opts.state ?? 'running',
       attemptId: attempt?.id ?? null,
       agentSeenAt: null,
+      interruptedAt: null,
       createdAt: FAKE_NOW,
       tokenHash: sha256(opts.token),
     };

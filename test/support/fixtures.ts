@@ -31,6 +31,7 @@ export function taskFixture(over: Partial<Task> = {}): Task {
     skipLabel: false,
     commitStatus: null,
     baseRef: null,
+    maxGrants: null,
     parkedAt: null,
     handoffAt: null,
     stateCommentId: null,

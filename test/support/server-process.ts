@@ -75,6 +75,8 @@ export async function startServerProcess(
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'info',
+      // V4: a test's SIGTERM stops at once whatever agent still runs (a test about the grace sets it).
+      FIXLOOP_SHUTDOWN_GRACE_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -31,6 +31,10 @@ for (const kind of DATABASE_KINDS) {
       h.fake.addToken('stranger'); // a GitLab user, no member of the project
       h.fake.addMember(GL_PROJECT, 'rita-reporter', ACCESS.reporter);
       h.fake.addMember(GL_PROJECT, 'dev-dora', ACCESS.developer);
+      // Decision 0042: a Maintainer whose account is blocked, one whose membership awaits approval.
+      h.fake.addMember(GL_PROJECT, 'bea-blocked', ACCESS.maintainer);
+      h.fake.setUserState('bea-blocked', 'blocked');
+      h.fake.addMember(GL_PROJECT, 'ava-awaiting', ACCESS.maintainer, { membershipState: 'awaiting' });
     });
     after(() => h.close());
 
@@ -147,6 +151,8 @@ for (const kind of DATABASE_KINDS) {
     for (const [who, level] of [
       ['stranger', 'a non-member'],
       ['rita-reporter', 'a Reporter'],
+      ['bea-blocked', 'a blocked Maintainer'],
+      ['ava-awaiting', 'a Maintainer whose membership awaits approval'],
     ] as const) {
       test(`F1: "Request changes" from ${level} is refused for want of standing and resumes nothing`, async () => {
         const t = await newTask();

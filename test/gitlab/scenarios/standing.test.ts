@@ -27,6 +27,10 @@ for (const kind of DATABASE_KINDS) {
       h.fake.addMember(GL_PROJECT, 'rita-reporter', ACCESS.reporter);
       h.fake.addMember(GL_PROJECT, 'dev-dora', ACCESS.developer);
       h.fake.addMember(GL_PROJECT, 'max-maintainer', ACCESS.maintainer);
+      // A Maintainer whose account is blocked, and one whose membership awaits approval (decision 0042).
+      h.fake.addMember(GL_PROJECT, 'bea-blocked', ACCESS.maintainer);
+      h.fake.setUserState('bea-blocked', 'blocked');
+      h.fake.addMember(GL_PROJECT, 'ava-awaiting', ACCESS.maintainer, { membershipState: 'awaiting' });
     });
     after(() => h.close());
 
@@ -70,6 +74,8 @@ for (const kind of DATABASE_KINDS) {
     for (const [who, level] of [
       ['stranger', 'a non-member'],
       ['rita-reporter', 'a Reporter'],
+      ['bea-blocked', 'a blocked Maintainer'],
+      ['ava-awaiting', 'a Maintainer whose membership awaits approval'],
     ] as const) {
       test(`F1/P1: \`/fixloop off\` in a note from ${level} is refused and changes nothing`, async () => {
         const t = await newTask();

@@ -107,6 +107,17 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.updateIssueComment('acme/shop', 7, comment.id, '<!-- fixloop-state -->\n{}');
     await asApp.listIssueComments('acme/shop', 7);
     await asApp.listReviews('acme/shop', 7);
+    // F1/F2 (decision 0042): a collaborator's role, a non-collaborator's 404, and who added a label.
+    fake.setCollaborator('acme/shop', 'keeper', 'maintain');
+    assert.equal(await asApp.repositoryPermission!('acme/shop', 'keeper'), 'maintain');
+    assert.equal(await asApp.repositoryPermission!('acme/shop', 'stranger'), 'none');
+    fake.labelBy('acme/shop', 7, 'fixloop:approve-one', 'keeper');
+    assert.deepEqual(await asApp.labelActor!('acme/shop', 7, 'fixloop:approve-one'), { login: 'keeper', type: 'User' });
+    assert.deepEqual(await asApp.labelActor!('acme/shop', 7, 'fixloop:needs-human'), {
+      login: 'fixloop-conformance[bot]',
+      type: 'Bot',
+    });
+    assert.equal(await asApp.labelActor!('acme/shop', 7, 'never-added'), null);
     await asApp.selfLogin();
     await asUser.selfLogin();
     await asApp.getPullRequest('acme/shop', 404).catch(() => undefined);

@@ -19,6 +19,8 @@ export const FAKE_OPERATIONS = [
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'GET /repos/{owner}/{repo}/compare/{basehead}',
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/events',
   'GET /user',
   'GET /app',
   'GET /repos/{owner}/{repo}/installation',

@@ -8,7 +8,9 @@ import type {
   FakeCompareFile,
   FakePull,
   FakeRepo,
+  FakeLabelEvent,
   FakeReview,
+  FakeRole,
   FakeState,
   FakeStatus,
 } from './state.js';
@@ -55,6 +57,47 @@ export function simpleUser(
     received_events_url: `${url}/received_events`,
     type,
     site_admin: false,
+  };
+}
+
+/**
+ * GET collaborators/{username}/permission: `permission` is the legacy base role (maintain reads as
+ * write, triage as read), `role_name` the role itself; `user` a collaborator with its permissions.
+ */
+export function collaboratorPermission(urls: Urls, login: string, role: FakeRole): Record<string, unknown> {
+  const base = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+  const at = (r: FakeRole) => ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(r);
+  return {
+    permission: base,
+    role_name: role,
+    user: {
+      ...simpleUser(urls, login, 'User'),
+      permissions: {
+        pull: at('read'),
+        triage: at('triage'),
+        push: at('write'),
+        maintain: at('maintain'),
+        admin: at('admin'),
+      },
+      role_name: role,
+    },
+  };
+}
+const ROLE_ORDER: readonly FakeRole[] = ['read', 'triage', 'write', 'maintain', 'admin'];
+
+/** A `labeled` issue event (GET issues/{n}/events). */
+export function labeledEvent(urls: Urls, repo: FakeRepo, e: FakeLabelEvent): Record<string, unknown> {
+  return {
+    id: e.id,
+    node_id: `LE_${e.id}`,
+    url: `${urls.api}/repos/${repo.fullName}/issues/events/${e.id}`,
+    actor: simpleUser(urls, e.actor),
+    event: 'labeled',
+    commit_id: null,
+    commit_url: null,
+    created_at: e.createdAt,
+    performed_via_github_app: null,
+    label: { name: e.label, color: 'ededed' },
   };
 }
 

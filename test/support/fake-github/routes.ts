@@ -224,6 +224,14 @@ export const ROUTES: readonly Route[] = [
         return invalid('labels must be an array of strings');
       const labels = pull.labels ?? [];
       for (const name of wanted) if (!labels.some((l) => l.toLowerCase() === name.toLowerCase())) labels.push(name);
+      const events = (input.state.labelEvents[pullKey(repo.fullName, Number(input.params.issue_number))] ??= []);
+      for (const name of wanted)
+        events.push({
+          id: nextId(input.state),
+          label: name,
+          actor: actorOf(input).login,
+          createdAt: isoNow(input.state),
+        });
       pull.labels = labels;
       pull.updatedAt = isoNow(input.state);
       return { status: 200, body: labels.map((name) => gh.label(input.urls, repo, name)) };
@@ -318,6 +326,39 @@ export const ROUTES: readonly Route[] = [
       // GitHub answers 404 for a commit it does not know; the fake knows only the pairs a test set.
       if (compare === undefined) return notFound(`No common ancestor between ${base} and ${head}.`);
       return { status: 200, body: gh.commitComparison(input.urls, repo, base, head, compare) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+    access: 'repo',
+    handle(input) {
+      const login = input.params.username!;
+      const repo = repoOf(input);
+      const owner = repo.fullName.split('/')[0]!.toLowerCase();
+      const role =
+        input.state.collaborators[repoKey(repo.fullName)]?.[login.toLowerCase()] ??
+        (login.toLowerCase() === owner ? 'admin' : undefined);
+      // Not a collaborator (no role from the repository, a team, the organization or the enterprise).
+      if (role === undefined) return notFound();
+      return { status: 200, body: gh.collaboratorPermission(input.urls, login, role) };
+    },
+  },
+  {
+    operation: 'GET /repos/{owner}/{repo}/issues/{issue_number}/events',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const key = pullKey(repo.fullName, Number(input.params.issue_number));
+      const pull = input.state.pulls[key];
+      if (pull === undefined) return notFound();
+      const recorded = input.state.labelEvents[key] ?? [];
+      // A label set on the state directly was added by the repository's owner, before anything recorded.
+      const owner = repo.fullName.split('/')[0]!;
+      const implied = (pull.labels ?? [])
+        .filter((l) => !recorded.some((e) => e.label.toLowerCase() === l.toLowerCase()))
+        .map((label, i) => ({ id: i + 1, label, actor: owner, createdAt: pull.createdAt ?? '2026-01-01T00:00:00Z' }));
+      const events = [...implied, ...recorded].map((e) => gh.labeledEvent(input.urls, repo, e));
+      return { status: 200, list: events };
     },
   },
   {

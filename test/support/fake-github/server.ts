@@ -32,6 +32,7 @@ import {
   type FakeCompareFile,
   type FakePull,
   type FakeReview,
+  type FakeRole,
   type FakeState,
   type FakeStatus,
 } from './state.js';
@@ -128,6 +129,10 @@ export interface FakeGitHub {
    * allows it again. Accepted re-runs are recorded in `state.reruns`.
    */
   setRerunPolicy(repo: string, policy: 'forbidden' | null): void;
+  /** `login`'s role on `repo` (GET collaborators/{username}/permission); null: no collaborator (404). */
+  setCollaborator(repo: string, login: string, role: FakeRole | null): void;
+  /** `login` adds `label` to the pull request (as a person does on GitHub): the label, and its `labeled` event. */
+  labelBy(repo: string, number: number, label: string, login: string): void;
   /** A personal token for `login` (generated unless given). */
   addUserToken(login: string, token?: string): string;
   /** Registers the GitHub App; returns what fixloop is configured with. */
@@ -527,6 +532,21 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       ensureRepo(state, repo);
       if (policy === null) delete state.rerunPolicy[repo.toLowerCase()];
       else state.rerunPolicy[repo.toLowerCase()] = policy;
+    },
+    setCollaborator(repo, login, role) {
+      const key = ensureRepo(state, repo).fullName.toLowerCase();
+      const people = (state.collaborators[key] ??= {});
+      if (role === null) delete people[login.toLowerCase()];
+      else people[login.toLowerCase()] = role;
+    },
+    labelBy(repo, number, label, login) {
+      const key = pullKey(repo, number);
+      const pull = state.pulls[key];
+      if (pull === undefined) throw new Error(`no pull request ${key}`);
+      const labels = (pull.labels ??= []);
+      if (!labels.some((l) => l.toLowerCase() === label.toLowerCase())) labels.push(label);
+      pull.updatedAt = isoNow(state);
+      (state.labelEvents[key] ??= []).push({ id: nextId(state), label, actor: login, createdAt: isoNow(state) });
     },
     addUserToken(login, token = `ghp_${randomBytes(18).toString('base64url')}`) {
       state.userTokens[token] = login;

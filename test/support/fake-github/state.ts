@@ -118,6 +118,17 @@ export interface FakeInstallationToken {
   expiresAt: string;
 }
 
+/** Who added a label to a pull request, as GET issues/{n}/events reports it (a `labeled` event). */
+export interface FakeLabelEvent {
+  id: number;
+  label: string;
+  actor: string;
+  createdAt: string;
+}
+
+/** A person's role on a repository (GET collaborators/{username}/permission answers it as role_name). */
+export type FakeRole = 'read' | 'triage' | 'write' | 'maintain' | 'admin';
+
 export interface FakeState {
   repos: Record<string, FakeRepo>;
   /** 'acme/shop#7' */
@@ -149,6 +160,16 @@ export interface FakeState {
    * commit, as GitHub does; any other ref is taken as a sha.
    */
   branches: Record<string, string>;
+  /**
+   * 'acme/shop#7' → the `labeled` events recorded (labels added through the API or `labelBy`). A label
+   * on the pull request without one was added by the repository's owner (the events show it so).
+   */
+  labelEvents: Record<string, FakeLabelEvent[]>;
+  /**
+   * 'acme/shop' → lower-case login → role; a login absent is no collaborator (404), except the
+   * repository's owner account, which is admin as on GitHub.
+   */
+  collaborators: Record<string, Record<string, FakeRole>>;
   /** personal token → login. */
   userTokens: Record<string, string>;
   app: FakeApp | null;
@@ -178,6 +199,8 @@ export function createState(): FakeState {
     rerunPolicy: {},
     workflowRuns: {},
     branches: {},
+    collaborators: {},
+    labelEvents: {},
     userTokens: {},
     app: null,
     installations: {},

@@ -23,7 +23,7 @@ export function userBasic(web: string, user: GlUser): Record<string, unknown> {
     id: user.id,
     username: user.username,
     name: user.name,
-    state: 'active',
+    state: user.state ?? 'active',
     locked: false,
     avatar_url: `${web}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
     web_url: `${web}/${user.username}`,
@@ -297,14 +297,19 @@ export function commitStatus(web: string, s: GlCommitStatus, author: GlUser): Re
   };
 }
 
-export function member(web: string, user: GlUser, accessLevel: number): Record<string, unknown> {
+export function member(
+  web: string,
+  user: GlUser,
+  accessLevel: number,
+  membershipState = 'active',
+): Record<string, unknown> {
   return {
     ...userBasic(web, user),
     access_level: accessLevel,
     created_at: '2020-01-01T00:00:00.000Z',
     created_by: null,
     expires_at: null,
-    membership_state: 'active',
+    membership_state: membershipState,
   };
 }
 

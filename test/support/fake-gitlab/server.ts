@@ -73,7 +73,10 @@ export interface FakeGitLab {
   addToken(username: string, opts?: { userId?: number }): string;
   /** `path` is the path_with_namespace; `strictAccess` makes it private with role checks (state.ts). */
   addProject(path: string, opts?: { id?: number; defaultBranch?: string; strictAccess?: boolean }): { id: number };
-  addMember(path: string, username: string, accessLevel: number): void;
+  /** `membershipState` other than 'active' (e.g. 'awaiting') is what GitLab shows for a pending membership. */
+  addMember(path: string, username: string, accessLevel: number, opts?: { membershipState?: string }): void;
+  /** The account's state ('blocked', 'banned', 'deactivated', …; 'active' again undoes it). */
+  setUserState(username: string, state: string): void;
   addMergeRequest(path: string, iid: number, mr: FakeMergeRequestInput): void;
   /** A push to the MR's source branch: new head sha, updated_at moves. */
   setHead(path: string, iid: number, sha: string): void;
@@ -855,13 +858,13 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     const q = ctx.query.get('query')?.toLowerCase();
     const ids = ctx.query.getAll('user_ids[]').map(Number);
     const list = Object.entries(p.members)
-      .map(([id, level]) => ({ user: state.users[Number(id)]!, level }))
+      .map(([id, level]) => ({ user: state.users[Number(id)]!, level, membership: p.membershipStates?.[Number(id)] }))
       .filter(
         ({ user }) => q === undefined || user.username.toLowerCase().includes(q) || user.name.toLowerCase().includes(q),
       )
       .filter(({ user }) => ids.length === 0 || ids.includes(user.id))
       .sort((a, b) => a.user.id - b.user.id);
-    return { status: 200, list: list.map(({ user, level }) => gl.member(web, user, level)) };
+    return { status: 200, list: list.map(({ user, level, membership }) => gl.member(web, user, level, membership)) };
   });
 
   route('GET /projects/:id/members/all/:user_id', (ctx) => {
@@ -870,7 +873,7 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     const level = p.members[id];
     const user = state.users[id];
     if (level === undefined || user === undefined) return notFound();
-    return { status: 200, body: gl.member(web, user, level) };
+    return { status: 200, body: gl.member(web, user, level, p.membershipStates?.[id]) };
   });
 
   route('GET /projects/:id/repository/compare', (ctx) => {
@@ -1099,9 +1102,18 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
       return { id: ensureProject(path, projectOpts).id };
     },
 
-    addMember(path, username, accessLevel) {
+    addMember(path, username, accessLevel, memberOpts = {}) {
       const p = ensureProject(path);
-      p.members[ensureUser(username).id] = accessLevel;
+      const id = ensureUser(username).id;
+      p.members[id] = accessLevel;
+      p.membershipStates ??= {};
+      if (memberOpts.membershipState === undefined || memberOpts.membershipState === 'active')
+        delete p.membershipStates[id];
+      else p.membershipStates[id] = memberOpts.membershipState;
+    },
+
+    setUserState(username, userState) {
+      ensureUser(username).state = userState;
     },
 
     addMergeRequest(path, iid, mr) {

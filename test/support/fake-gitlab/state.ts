@@ -10,6 +10,8 @@ export interface GlUser {
   id: number;
   username: string;
   name: string;
+  /** The account's state; absent = 'active' (others: 'blocked', 'banned', 'deactivated', …). */
+  state?: string;
 }
 
 export interface GlProject {
@@ -19,6 +21,8 @@ export interface GlProject {
   defaultBranch: string;
   /** user id → access level. */
   members: Record<number, AccessLevel>;
+  /** user id → membership_state when not 'active' (e.g. 'awaiting' a seat or an invitation). */
+  membershipStates?: Record<number, string>;
   /** branch name → head sha and protection; the default branch is protected. */
   branches: Record<string, { sha: string; protected: boolean }>;
   /** Labels that exist in the project (add_labels creates missing ones, as GitLab does). */
