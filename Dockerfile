@@ -1,11 +1,17 @@
-# fixloop's image (decision 0026). Three stages: `build` compiles src/ with the dev dependencies,
+# fixloop's image (decision 0026, 0048). Three stages: `build` compiles src/ with the dev dependencies,
 # `deps` installs the production dependencies alone (better-sqlite3 compiles there when no prebuilt
-# binary can be fetched, so the runtime needs no compiler), and `runtime` is node:20-bookworm-slim
+# binary can be fetched, so the runtime needs no compiler), and `runtime` is node:22-bookworm-slim
 # with dist/, those node_modules and git (for workspaces), run as an unprivileged user.
 #   docker build -t fixloop .
 #   docker run -p 3000:3000 -e WEBHOOK_SECRET=… -e FIXLOOP_API_TOKEN=… -v fixloop-data:/data fixloop
+# Node 22 LTS is the line the image runs (Node 20, which fixloop still supports, left upstream support
+# in April 2026). The base images are pinned by digest, so a rebuild uses the same bytes: to move to a
+# newer Node 22, change each tag and its digest together (`docker buildx imagetools inspect node:22-…`).
+# The agent is not in this image: the example config's `http` runner resumes it on an agent platform,
+# as a non-root container can neither switch users nor, under Docker's default seccomp profile, make
+# bubblewrap's namespaces (docs/container.md).
 
-FROM node:20-bookworm AS build
+FROM node:22.23.3-bookworm@sha256:363e1587494626837fa7f9a23bdb453d13b0ff3c67c705c2805cfc69c2d2fad7 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,12 +19,12 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm AS deps
+FROM node:22.23.3-bookworm@sha256:363e1587494626837fa7f9a23bdb453d13b0ff3c67c705c2805cfc69c2d2fad7 AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:22.23.3-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c AS runtime
 RUN apt-get update \
   && apt-get install -y --no-install-recommends git ca-certificates tini \
   && rm -rf /var/lib/apt/lists/* \

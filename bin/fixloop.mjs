@@ -21,7 +21,9 @@ function newestSource() {
 let entry = built;
 if (!existsSync(built) || statSync(built).mtimeMs < newestSource()) {
   const { register } = await import('tsx/esm/api');
-  register();
+  // The checkout's tsconfig, wherever fixloop is started from: without it tsx compiles the dashboard's
+  // JSX for React, and every page answers 500 ("React is not defined").
+  register({ tsconfig: new URL('../tsconfig.json', import.meta.url).pathname });
   entry = new URL('../src/cli/main.ts', import.meta.url);
 }
 const { run } = await import(entry.href);

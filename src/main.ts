@@ -63,6 +63,10 @@ import {
 } from './wiring.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 import { proxyTrust } from './wiring/trusted-proxy.js';
+import { atStep, explainStartupError } from './wiring/startup-errors.js';
+import { startupBanner, tokenWhere } from './wiring/startup-banner.js';
+import { ConfigError } from './config/errors.js';
+import { packageVersion } from './version.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 function ensureTokenFile(file: string): string {
@@ -144,8 +148,17 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   for (const w of config.warnings) logger.warn({}, w);
   const clock = adapters.clock ?? systemClock;
   const random = adapters.random ?? systemRandom;
-  const db = openDatabase(config.databaseUrl);
-  await migrateToLatest(db.kysely, db.dialect);
+  // Issue 32: a database that cannot be opened or migrated is a start-up failure worded for a person.
+  const db = await atStep('database', async () => {
+    const opened = openDatabase(config.databaseUrl);
+    try {
+      await migrateToLatest(opened.kysely, opened.dialect);
+    } catch (err) {
+      await opened.close().catch(() => undefined); // nothing is left holding the process open
+      throw err;
+    }
+    return opened;
+  });
   // N2: one registry per instance; the ledger's state is read from the database at each scrape.
   const metrics =
     adapters.metrics ?? createMetrics({ onError: (err, where) => logger.error({ err, where }, 'metrics read failed') });
@@ -583,35 +596,64 @@ function closeServer(server: Server, forceAfterMs: number): Promise<void> {
   });
 }
 
-/** `fixloop serve`: load the config, open the database, listen. */
+/**
+ * `fixloop serve`: load the config, open the database, listen. A failure on the way is one line for a
+ * person (a ConfigError as the config words it, anything else as a StartupError, issue 32); started,
+ * `banner` holds the lines the CLI shows first (src/wiring/startup-banner.ts).
+ */
 export async function serve(
   opts: { configFile?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<{ close(): Promise<void>; url: string; shutdownGraceMs: number }> {
-  let config = loadConfig({ env: opts.env ?? process.env, ...(opts.configFile ? { file: opts.configFile } : {}) });
-  const logger = createLogger(config.logLevel);
-  // L3: the data directories (database, token file) are fixloop's alone before anything is written there.
-  const data = fixloopDataPaths(config);
-  for (const w of protectDataPaths({ dirs: data.dirs, workDir: config.workDir, secretFiles: config.secretFiles }))
-    logger.warn({}, w);
-  if (config.apiToken === null) {
-    // Secure by default even on loopback: the API never runs open; a token is made once and kept.
-    const file = config.apiTokenFile;
-    config = Object.freeze({ ...config, apiToken: ensureTokenFile(file) });
-    logger.info({ file }, 'FIXLOOP_API_TOKEN not set: using the generated token in this file');
+): Promise<{ close(): Promise<void>; url: string; shutdownGraceMs: number; banner: string[] }> {
+  const env = opts.env ?? process.env;
+  let config = loadConfig({ env, ...(opts.configFile ? { file: opts.configFile } : {}) });
+  const where = {
+    port: config.port,
+    host: config.host,
+    databaseUrl: config.databaseUrl,
+    tokenFile: config.apiTokenFile,
+    uid: process.getuid?.() ?? null,
+  };
+  try {
+    const logger = createLogger(config.logLevel);
+    // L3: the data directories (database, token file) are fixloop's alone before anything is written there.
+    const data = fixloopDataPaths(config);
+    for (const w of protectDataPaths({ dirs: data.dirs, workDir: config.workDir, secretFiles: config.secretFiles }))
+      logger.warn({}, w);
+    if (config.apiToken === null) {
+      // Secure by default even on loopback: the API never runs open; a token is made once and kept.
+      const file = config.apiTokenFile;
+      config = Object.freeze({ ...config, apiToken: await atStep('token', () => ensureTokenFile(file)) });
+      logger.info({ file }, 'FIXLOOP_API_TOKEN not set: using the generated token in this file');
+    }
+    const { fault, reconcileGraceMs, adoptEveryMs } = config;
+    const app = await createFixloop(config, {
+      logger,
+      // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
+      ...(fault ? { fault: (p: string) => void (p === fault.point && process.kill(process.pid, 'SIGKILL')) } : {}),
+      // null: createFixloop picks the dialect's grace (0 on SQLite, 30 s on PostgreSQL).
+      ...(reconcileGraceMs === null ? {} : { reconcileGraceMs }),
+      adoptEveryMs,
+    });
+    let url: string;
+    try {
+      url = await atStep('listen', () => app.listen());
+    } catch (err) {
+      await app.close().catch(() => undefined); // its timers would keep a failed start alive
+      throw err;
+    }
+    logger.info(
+      { url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null },
+      'fixloop listening',
+    );
+    const token = tokenWhere({
+      fromVariable: env.FIXLOOP_API_TOKEN !== undefined && env.FIXLOOP_API_TOKEN !== '',
+      file: config.apiTokenFile,
+      cwd: process.cwd(),
+    });
+    const banner = startupBanner(config, { version: packageVersion(), listening: url, token, cwd: process.cwd() });
+    return { close: () => app.close(), url, shutdownGraceMs: config.shutdownGraceMs, banner };
+  } catch (err) {
+    if (err instanceof ConfigError) throw err; // already worded by the config (runner, isolation …)
+    throw explainStartupError(err, where);
   }
-  const { fault, reconcileGraceMs, adoptEveryMs } = config;
-  const app = await createFixloop(config, {
-    logger,
-    // Crash tests only: FIXLOOP_FAULT=<point>:kill dies by SIGKILL at that point of the pipeline.
-    ...(fault ? { fault: (p: string) => void (p === fault.point && process.kill(process.pid, 'SIGKILL')) } : {}),
-    // null: createFixloop picks the dialect's grace (0 on SQLite, 30 s on PostgreSQL).
-    ...(reconcileGraceMs === null ? {} : { reconcileGraceMs }),
-    adoptEveryMs,
-  });
-  const url = await app.listen();
-  logger.info(
-    { url, database: app.db.dialect, works: config.works.length, runner: config.runner?.kind ?? null },
-    'fixloop listening',
-  );
-  return { close: () => app.close(), url, shutdownGraceMs: config.shutdownGraceMs };
 }

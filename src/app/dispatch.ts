@@ -518,9 +518,19 @@ export function createDispatcher(deps: DispatchDeps) {
     stopped = true;
     for (const t of watching.values()) clearInterval(t);
     watching.clear();
-    // Before the runner stops its agents: one of these may still be starting one.
-    await Promise.allSettled([...starting]);
-    const left = (await deps.runner?.waitForRuns?.(graceMs)) ?? [];
+    // Before the runner stops its agents: one of these may still be starting one. Within the grace:
+    // a workspace that takes longer to prepare is left to the next start (found by its run's token).
+    const began = performance.now();
+    let graceTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...starting]),
+      new Promise<void>((r) => {
+        graceTimer = setTimeout(r, graceMs);
+      }),
+    ]);
+    clearTimeout(graceTimer);
+    const remaining = Math.max(0, graceMs - (performance.now() - began));
+    const left = (await deps.runner?.waitForRuns?.(remaining)) ?? [];
     for (const runId of left) {
       interrupting.add(runId);
       const detail = interruptedByShutdown(graceMs);

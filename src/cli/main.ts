@@ -13,6 +13,7 @@ import { CliError, type CliIo } from './io.js';
 import { prChecksCommand, type PrChecksOptions } from './pr-checks.js';
 import { replay, type ReplayOptions } from './replay.js';
 import { packageVersion } from '../version.js';
+import { StartupError, startupErrorText } from '../wiring/startup-errors.js';
 
 export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
   const cli: CliIo = {
@@ -38,6 +39,11 @@ export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<numb
       cli.stderr.write(`fixloop: ${err.message}\n`);
       return 2;
     }
+    if (err instanceof StartupError) {
+      // Issue 32: one line with the cause and the fix; the stack only with LOG_LEVEL=debug.
+      cli.stderr.write(startupErrorText(err, cli.env.LOG_LEVEL));
+      return 2;
+    }
     cli.stderr.write(`fixloop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return 1;
   }
@@ -60,7 +66,8 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       // Loaded on demand so the client commands never open a database or load the server.
       const { serve } = await import('../main.js');
       const server = await serve({ configFile: opts.config, env: io.env });
-      io.stderr.write(`fixloop listening on ${server.url}\n`);
+      // Issue 32: a person's first lines (URL, token, Works, what next); the JSON logs stay on stdout.
+      io.stderr.write(`${server.banner.join('\n')}\n`);
       const code = await untilSignal(server.close, io, server.shutdownGraceMs);
       exit(code);
       // V4: closed, the process ends now even if a handle someone left open would keep it alive.

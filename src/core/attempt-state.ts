@@ -3,7 +3,9 @@
 // action_taken waits two poll intervals for provider-visible progress (I3); a run that ends without an
 // outcome, before or across a restart, leaves the attempt retryable (I3, I4), and so does a runner
 // that could not start the run after the claim (I5: a machine's failure is never final). Terminal
-// states stay put.
+// states stay put. V4: a run a shutdown or a crash *interrupted* is not its agent's end: its attempt
+// stays running until reconciliation offers it again, free, once (core/stranded-run.ts
+// interruptedRunFate; the move back to queued is the ledger's compare-and-set, decision 0043).
 import type { Instant } from './handoff.js';
 import type { ProgressKind } from './progress.js';
 

@@ -31,7 +31,7 @@ export interface CommitStatusFacts {
 }
 
 /** The stop reasons in a few words; a reason without its own words falls back to its name. */
-const STOP_SHORT: Partial<Record<StopReason, string>> = {
+export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   budget_spent: 'budget spent',
   unchanged_failure: 'the last fix changed nothing',
   parked: 'parked, no answer in time',

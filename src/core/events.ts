@@ -42,6 +42,10 @@ export const LOG_EVENTS = {
   NOTICE_DELIVERY_FAILED: 'notice.delivery_failed',
   /** P4: a notice's sink failed every retry; nothing more is sent to it. */
   NOTICE_DELIVERY_GAVE_UP: 'notice.delivery_gave_up',
+  /** M4/A1: a dashboard sign-in with a wrong token, while its client is not yet throttled. */
+  SIGN_IN_REFUSED: 'dashboard.sign_in_refused',
+  /** M4/A1: a client's wrong tokens reached the allowance; its sign-ins are refused for the rest of the minute. */
+  SIGN_IN_THROTTLED: 'dashboard.sign_in_throttled',
 } as const;
 
 export type LogEvent = (typeof LOG_EVENTS)[keyof typeof LOG_EVENTS];

@@ -11,6 +11,7 @@ import type { DashboardSessions } from '../app/dashboard-sessions-port.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ActionResult, PersonActions } from '../app/person-actions.js';
 import type { Logger } from '../app/ports.js';
+import { LOG_EVENTS } from '../core/events.js';
 import { seenAs } from '../core/forwarded.js';
 import { LOOP_STATES } from '../core/loop-state.js';
 import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
@@ -141,12 +142,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       deps.observeSignIn?.('failed');
       // One line per wrong token until the client is throttled, then one saying so; none while it waits.
       const { failures, throttledNow } = throttle.failed(client, now());
-      if (throttledNow)
-        deps.logger.warn(
-          { client, failures },
-          'dashboard sign-in: too many wrong tokens from this client; its sign-ins are refused for a minute',
-        );
-      else deps.logger.warn({ client, failures }, 'dashboard sign-in refused: that is not the API token');
+      deps.logger.warn({ client, failures }, throttledNow ? LOG_EVENTS.SIGN_IN_THROTTLED : LOG_EVENTS.SIGN_IN_REFUSED);
       return c.html(signInPage('That is not the API token.'), 401);
     }
     const { cookie } = await book!.signIn();

@@ -1,11 +1,13 @@
 // Bounded request bodies for everything the Hono app serves (SPEC A1, issue 31): each route class has
 // a limit, checked before any route — sign-in, the session, the API token — does any work. A declared
-// length past it is refused before a byte is read; a chunked body is counted as it arrives (hono's
-// bodyLimit) and refused at the first chunk past it. A refusal says `Connection: close`, so Node
-// drops the socket instead of reading the rest. A form or JSON body that does not parse is a plain
-// 400 before any route sees it, never a 500.
-// The webhooks (webhook.ts, gitlab-webhook.ts) and /mcp take the raw request and keep their own caps.
-import type { Context, MiddlewareHandler } from 'hono';
+// length past it is refused before a byte is read. A chunked body is counted as it arrives and
+// refused at the first chunk past the limit: sign-in's and the dashboard forms' are read here (at
+// most their small limit; hono's bodyLimit) and must parse as a form, or a plain 400; the API's are
+// only counted as the route reads them, so nothing is held before the API token is checked. A 413,
+// or any answer before a chunked body was read to its end, says `Connection: close`, so Node drops
+// the socket instead of reading the rest. The webhooks (webhook.ts, gitlab-webhook.ts) and /mcp take
+// the raw request and keep their own caps.
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 
 const KiB = 1024;
@@ -34,44 +36,70 @@ export function bodyClassOf(path: string): BodyClass {
 
 const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data']);
 
-/**
- * The middleware, first on the Hono app (router.ts): the declared length against the route class's
- * limit (any method), hono's bodyLimit for chunked bodies, then a form body must parse.
- */
-export function boundedBodies(limits: Record<BodyClass, number> = BODY_LIMITS): MiddlewareHandler[] {
-  const refuse = (c: Context, cls: BodyClass) => tooLarge(c, limits[cls]);
-  const declared: MiddlewareHandler = async (c, next) => {
+/** The middleware, first on the Hono app (router.ts). */
+export function boundedBodies(limits: Record<BodyClass, number> = BODY_LIMITS): MiddlewareHandler {
+  const read = {
+    signIn: bodyLimit({ maxSize: limits.signIn, onError: (c) => tooLarge(c, limits.signIn) }),
+    form: bodyLimit({ maxSize: limits.form, onError: (c) => tooLarge(c, limits.form) }),
+  };
+  return async (c, next) => {
     const cls = bodyClassOf(c.req.path);
     const length = c.req.header('content-length');
-    if (length !== undefined && !(Number(length) <= limits[cls])) return refuse(c, cls);
-    return next();
+    if (length !== undefined && !(Number(length) <= limits[cls])) return tooLarge(c, limits[cls]);
+    // GET and HEAD bodies are never read; a chunked one is not drained after the answer either.
+    if (!c.req.raw.body) return c.req.header('transfer-encoding') ? closeUnlessRead(c, next, () => false) : next();
+    if (cls === 'api') return counted(c, next, limits.api);
+    return read[cls](c, () => formParses(c, next));
   };
-  const counted = Object.fromEntries(
-    (Object.keys(limits) as BodyClass[]).map((cls) => [
-      cls,
-      bodyLimit({ maxSize: limits[cls], onError: (c) => refuse(c, cls) }),
-    ]),
-  ) as Record<BodyClass, MiddlewareHandler>;
-  const streamed: MiddlewareHandler = (c, next) => counted[bodyClassOf(c.req.path)](c, next);
-  // Bounded by now: a form or JSON body is read once, checked to parse, and the same bytes handed on.
-  const parses: MiddlewareHandler = async (c, next) => {
-    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
-    const json = type === 'application/json' || type.endsWith('+json');
-    if (!c.req.raw.body || !(json || FORM_TYPES.has(type))) return next();
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    try {
-      if (json && bytes.length > 0) JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-      else if (!json)
-        await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData();
-    } catch {
-      return json
-        ? c.json({ error: 'malformed_json', message: 'The body is not valid JSON.' }, 400)
-        : c.text('The form could not be read; send it again from the page.', 400);
-    }
-    c.req.raw = new Request(c.req.raw, { body: bytes });
-    return next();
-  };
-  return [declared, streamed, parses];
+}
+
+/** A form body (bounded by now) must parse: read it once, check it, hand the same bytes on. */
+async function formParses(c: Context, next: Next): Promise<void> {
+  const type = c.req.header('content-type') ?? '';
+  if (!FORM_TYPES.has(type.split(';')[0]!.trim().toLowerCase())) return next();
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  try {
+    await new Response(bytes, { headers: { 'content-type': type } }).formData();
+  } catch {
+    c.res = c.text('The form could not be read; send it again from the page.', 400);
+    return;
+  }
+  c.req.raw = new Request(c.req.raw, { body: bytes });
+  return next();
+}
+
+/**
+ * The API's body, counted as the route reads it and never held here: past `max` the read fails and
+ * the answer is a 413, whatever the route made of the failed read.
+ */
+async function counted(c: Context, next: Next, max: number): Promise<void> {
+  let seen = 0;
+  let over = false;
+  // A declared body is bounded by its length, so Node may drain what the route leaves; a chunked one is not.
+  let ended = c.req.header('content-length') !== undefined;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, out) {
+      seen += chunk.byteLength;
+      if (seen <= max) return out.enqueue(chunk);
+      over = true;
+      out.error(new RangeError(`request body over ${max} bytes`));
+    },
+    flush() {
+      ended = true;
+    },
+  });
+  c.req.raw = new Request(c.req.raw, { body: c.req.raw.body!.pipeThrough(counter), duplex: 'half' } as RequestInit);
+  await closeUnlessRead(c, next, () => ended);
+  if (over) c.res = tooLarge(c, max);
+}
+
+/** Run the route; if its answer comes before the body was read to its end, close the connection after it. */
+async function closeUnlessRead(c: Context, next: Next, read: () => boolean): Promise<void> {
+  await next();
+  if (read()) return;
+  const res = new Response(c.res.body, c.res);
+  res.headers.set('connection', 'close');
+  c.res = res;
 }
 
 /** What a 413 says. */

@@ -49,7 +49,7 @@ export function createRouter(
 ): Server {
   // Bodies are bounded in front of the whole app, so no route (nor its sign-in or token check) reads an unbounded one.
   const edge = new Hono();
-  edge.use('*', ...boundedBodies());
+  edge.use('*', boundedBodies());
   edge.all('*', (c) => routes.api.fetch(c.req.raw, c.env));
   const api = getRequestListener(edge.fetch);
   // The paths that take the raw request and bound its body themselves.

@@ -1,5 +1,5 @@
 // Contract tests with the real Claude Code CLI (SPEC L1, L4, M3, I2, I3, I5): `fixloop serve` resumes
-// `claude` from node_modules/.bin through the real `claude-code-resume` preset, in a fresh per-task
+// `claude` from test/contract/agents through the real `claude-code-resume` preset, in a fresh per-task
 // workspace, against a scripted fake Messages API on loopback. The model is fake; everything between
 // it and fixloop — the CLI, its session store, its MCP client, its Bash tool, git — is real.
 import { after, before, describe, test } from 'node:test';

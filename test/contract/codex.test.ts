@@ -1,4 +1,4 @@
-// Contract test (SPEC L1, L2, M3, I2, I5): the real Codex CLI (node_modules/.bin/codex, 0.171) resumed by
+// Contract test (SPEC L1, L2, M3, I2, I5): the real Codex CLI (test/contract/agents, 0.171) resumed by
 // fixloop's real command runner with the real `codex-exec-resume` preset, its model a scripted fake
 // Responses endpoint on loopback (test/support/fake-openai.ts). Codex is pointed at the fake only through
 // `$CODEX_HOME/config.toml`, never through the preset's argv, so what runs is what a user's config runs.

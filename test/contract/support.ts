@@ -2,7 +2,7 @@
 // runs it, on the fake GitHub, with its real command runner and a preset; a local bare repository
 // the workspace clones from and the agent pushes to; and the Task's red head delivered by webhook.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +13,30 @@ import { freePort, startServerProcess, until, type ServerProcess } from '../supp
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BLOB_CA = fileURLToPath(new URL('../support/fake-github/tls/cert.pem', import.meta.url));
-/** The CLIs installed from the npm registry as dev dependencies (package.json). */
-export const BIN = join(ROOT, 'node_modules', '.bin');
+/**
+ * The CLIs, installed from the npm registry by the test set-up (`.ci/run`) from their own pinned manifest
+ * and lockfile, test/contract/agents/ — never by fixloop's own `npm ci` (issue 32, decision 0048).
+ */
+export const AGENTS = join(ROOT, 'test', 'contract', 'agents');
+export const BIN = join(AGENTS, 'node_modules', '.bin');
+export const INSTALL_AGENTS = 'npm ci --prefix test/contract/agents';
+
+/**
+ * The path of an agent CLI; a missing one is an error that says how to install it, so the contract
+ * tests fail loudly instead of passing over the CLIs they exist to check.
+ */
+export function agentCli(name: 'claude' | 'codex'): string {
+  const bin = join(BIN, name);
+  if (!existsSync(bin)) {
+    throw new Error(
+      `the contract tests need the real agent CLIs, and ${bin} is not installed: run \`${INSTALL_AGENTS}\` in the checkout (.ci/run does it; about 660 MB)`,
+    );
+  }
+  return bin;
+}
+// Checked as the test file loads: without the CLIs, every contract test file fails with the fix above.
+agentCli('claude');
+agentCli('codex');
 export const PR = 7;
 export const BRANCH = 'agent/fix';
 export const FAILURE = 'FAIL test/sum.test.js: expected sum(2, 2) to be 4, got 5';
@@ -205,7 +227,7 @@ export async function endedRun(w: ContractWorld, taskId: number, attemptIndex = 
 }
 
 /**
- * An agent CLI from node_modules/.bin run as the agent that opened the pull request did, the prompt on
+ * An agent CLI from test/contract/agents/node_modules/.bin run as the agent that opened the pull request did, the prompt on
  * stdin; killed after a minute so a hung CLI fails the test instead of holding it.
  */
 export function runCli(
@@ -214,7 +236,7 @@ export function runCli(
   o: { cwd: string; env: Record<string, string>; stdin: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(BIN, name), args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(agentCli(name), args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

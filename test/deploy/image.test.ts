@@ -1,54 +1,35 @@
-// The image and the compose file (decision 0026, SPEC N1), checked without Docker: the Dockerfile's
-// stages, what each copies from the build context (it must exist and not be in .dockerignore), and
-// that the runtime starts as `npm start` does; compose.yaml's PostgreSQL and two replicas sharing one
-// database, secret and token.
+// The image and the compose file (decision 0026, 0048, SPEC N1), checked without Docker: the Dockerfile's
+// stages and their pinned base images, what each copies from the build context (it must exist and not
+// be in .dockerignore), and that the runtime starts as `npm start` does; compose.yaml's PostgreSQL and
+// two replicas sharing one database, secret and token. image-start.test.ts starts the image's command.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { all, dockerfileStages, interpolate } from './dockerfile.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 
-interface Instruction {
-  op: string;
-  args: string;
-}
-
-/** The Dockerfile's instructions by stage name, continuation lines joined and comments dropped. */
-function stages(): Map<string, { from: string; steps: Instruction[] }> {
-  const text = read('Dockerfile').replace(/\\\n/g, ' ');
-  const out = new Map<string, { from: string; steps: Instruction[] }>();
-  let current: Instruction[] | null = null;
-  for (const line of text.split('\n').map((l) => l.trim())) {
-    if (line === '' || line.startsWith('#')) continue;
-    const [op = '', ...rest] = line.split(/\s+/);
-    const args = rest.join(' ');
-    if (op.toUpperCase() === 'FROM') {
-      const m = /^(\S+) AS (\S+)$/i.exec(args);
-      assert.ok(m, `every stage is named: FROM ${args}`);
-      current = [];
-      out.set(m[2]!, { from: m[1]!, steps: current });
-    } else {
-      assert.ok(current, `${op} before the first FROM`);
-      current.push({ op: op.toUpperCase(), args });
-    }
-  }
-  return out;
-}
-
-const all = (steps: Instruction[], op: string): string[] => steps.filter((s) => s.op === op).map((s) => s.args);
-
 describe('Dockerfile (decision 0026)', () => {
-  const s = stages();
+  const s = dockerfileStages(read('Dockerfile'));
 
   test('a build stage with the dev dependencies, a production-dependency stage, a slim runtime', () => {
     assert.deepEqual([...s.keys()], ['build', 'deps', 'runtime']);
     assert.match(all(s.get('build')!.steps, 'RUN').join('\n'), /npm ci\b(?!.*--omit)[\s\S]*npm run build/);
     assert.match(all(s.get('deps')!.steps, 'RUN').join('\n'), /npm ci --omit=dev/);
-    assert.equal(s.get('runtime')!.from, 'node:20-bookworm-slim');
+    assert.match(s.get('runtime')!.from, /^node:22[.\d]*-bookworm-slim@/);
+  });
+
+  test('every base image is Node 22 on Debian bookworm, pinned by a sha256 digest (decision 0048)', () => {
+    for (const [name, stage] of s) {
+      assert.match(stage.from, /^node:22(\.\d+){0,2}-bookworm(-slim)?@sha256:[0-9a-f]{64}$/, name);
+      // One tag, one digest: the stages that name the same tag pin the same bytes.
+      const same = [...s.values()].filter((o) => o.from.split('@')[0] === stage.from.split('@')[0]);
+      for (const o of same) assert.equal(o.from, stage.from, `${name}: one digest per tag`);
+    }
   });
 
   test('what each stage copies from the context exists and is not left out by .dockerignore', () => {
@@ -115,6 +96,37 @@ describe('compose.yaml (SPEC N1)', () => {
       assert.equal(envs[1]![key], envs[0]![key], `${key} is the same on both`);
     }
     assert.match(envs[0]!.DATABASE_URL!, /^postgres:\/\/[^@]+@postgres:5432\//);
+  });
+
+  test('every variable compose requires is one its opening lines tell you to export', () => {
+    const text = read('compose.yaml');
+    const opening = text.slice(0, text.indexOf('\nname:'));
+    const required = [...text.matchAll(/\$\{([A-Z_]+):\?/g)].map((m) => m[1]!);
+    assert.ok(required.length >= 4);
+    for (const name of new Set(required)) assert.match(opening, new RegExp(`export .*\\b${name}=`), name);
+  });
+
+  test('people and agents have addresses of their own; the example config resumes agents over HTTP (decision 0048)', () => {
+    const vars = {
+      POSTGRES_PASSWORD: 'p',
+      WEBHOOK_SECRET: 'w',
+      FIXLOOP_API_TOKEN: 't',
+      FIXLOOP_RUNNER_SECRET: 'r',
+      FIXLOOP_PUBLIC_URL: 'https://fixloop.example.com',
+      FIXLOOP_AGENT_URL: 'https://fixloop-agents.example.com',
+    };
+    for (const [name, svc] of replicas) {
+      const env = Object.fromEntries(
+        Object.entries(svc.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]),
+      );
+      assert.equal(env.FIXLOOP_PUBLIC_URL, vars.FIXLOOP_PUBLIC_URL, name);
+      assert.equal(env.FIXLOOP_AGENT_URL, vars.FIXLOOP_AGENT_URL, name);
+      assert.equal(env.FIXLOOP_RUNNER_SECRET, 'r', name);
+      assert.throws(() => interpolate(String(svc.environment?.FIXLOOP_AGENT_URL), {}), /FIXLOOP_AGENT_URL/);
+    }
+    const example = parse(read('fixloop.example.yaml')) as { runner: { kind: string; url: string } };
+    assert.equal(example.runner.kind, 'http');
+    assert.match(example.runner.url, /^https:\/\//);
   });
 
   test('every variable the replicas set is one docs/configuration.md documents', () => {

@@ -25,6 +25,9 @@ import {
 } from '../support/server-process.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import { createBoardStore } from '../../src/ledger/board.js';
+import { createLedger } from '../../src/ledger/ledger.js';
+import { taskTimeline } from '../../src/dashboard/timeline.js';
+import { LOOP_STATE_WORDS } from '../../src/core/loop-state.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -121,6 +124,16 @@ async function boardLoopState(s: Setup, taskId: number): Promise<string | undefi
   }
 }
 
+/** Whether the Task page (its timeline) says the Task's run was interrupted and will be offered again. */
+async function taskPageInterrupted(s: Setup, taskId: number): Promise<boolean | undefined> {
+  const db = openDatabase(s.db.url);
+  try {
+    return (await taskTimeline(createLedger(db, { now: () => new Date() }), taskId))?.interrupted;
+  } finally {
+    await db.close();
+  }
+}
+
 for (const kind of DATABASE_KINDS) {
   describe(`a deploy spends nothing (${kind})`, () => {
     test('V4: SIGTERM with the agent outliving the grace; the next start runs the attempt again and attemptsUsed is unchanged; a second interruption files exactly one notice', async () => {
@@ -140,6 +153,8 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(alive(pid1), false, 'the agent was stopped after the grace');
         // Between the deploy's two halves the board says what will happen, never `idle`.
         assert.equal(await boardLoopState(s, taskId), 'interrupted');
+        assert.equal(LOOP_STATE_WORDS.interrupted, 'interrupted by a restart: will be offered again');
+        assert.equal(await taskPageInterrupted(s, taskId), true);
 
         const second = await s.start();
         const run2 = await runningRun(s, second.url, taskId);
@@ -179,6 +194,7 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(decisions.filter((d: any) => d.outcome === 'noticed').length, 1, 'exactly one notice');
         assert.equal(decisions.filter((d: any) => d.reason === 'run_interrupted').length, 2);
         assert.equal(await boardLoopState(s, taskId), 'needs_person');
+        assert.equal(await taskPageInterrupted(s, taskId), false);
       } finally {
         await s.done();
       }
@@ -259,6 +275,37 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(noticed.notice.reason, 'interrupted_twice');
         assert.equal(noticed.runs.filter((r: any) => r.action === 'resume').length, 2);
         assert.equal(noticed.attemptsUsed, 1);
+      } finally {
+        await s.done();
+      }
+    });
+
+    test('V4: a person who turned the loop off meanwhile is obeyed: the interrupted attempt is not offered again', async () => {
+      const s = await setup(kind);
+      try {
+        const first = await s.start();
+        const { taskId } = await taskWithRedPush(first.url, { pullRequest: 6, sha: 'c0ffee', checkId: 61 });
+        const run1 = await runningRun(s, first.url, taskId);
+        await s.agentPid(run1.id);
+        const off = await fetch(`${first.url}/api/tasks/${taskId}/loop`, {
+          method: 'PUT',
+          headers: auth,
+          body: JSON.stringify({ on: false }),
+        });
+        assert.equal(off.status, 200);
+        await terminate(first);
+
+        const second = await s.start();
+        await new Promise((r) => setTimeout(r, 500));
+        const v = await s.view(second.url, taskId);
+        assert.equal(v.runs.filter((r: any) => r.action === 'resume').length, 1, 'not offered again');
+        assert.equal(v.attempts[0].interruptions, 0);
+        assert.equal(
+          v.attempts[0].state,
+          'retryable',
+          'out of flight, for the ordinary rules (which refuse: loop off)',
+        );
+        assert.equal(v.notice, null);
       } finally {
         await s.done();
       }
