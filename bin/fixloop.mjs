@@ -4,6 +4,7 @@
 // sources through tsx's loader — so an install without dev dependencies runs, and a stale dist/ never
 // does (decision 0026). The check is a stat of each source file, a few milliseconds.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const built = new URL('../dist/cli/main.js', import.meta.url);
 const sources = new URL('../src/', import.meta.url);
@@ -23,7 +24,8 @@ if (!existsSync(built) || statSync(built).mtimeMs < newestSource()) {
   const { register } = await import('tsx/esm/api');
   // The checkout's tsconfig, wherever fixloop is started from: without it tsx compiles the dashboard's
   // JSX for React, and every page answers 500 ("React is not defined").
-  register({ tsconfig: new URL('../tsconfig.json', import.meta.url).pathname });
+  const tsconfig = new URL('../tsconfig.json', import.meta.url);
+  register(existsSync(tsconfig) ? { tsconfig: fileURLToPath(tsconfig) } : {});
   entry = new URL('../src/cli/main.ts', import.meta.url);
 }
 const { run } = await import(entry.href);

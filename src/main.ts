@@ -433,6 +433,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     works: config.works,
     apiToken: config.apiToken,
     maxGrants: config.maxGrants,
+    maxAttempts: config.maxAttempts, // C1: board rows say the attempts allowed (M1: `fixloop tasks`)
     ...(github ? { prChecks: (input) => prChecks({ github, fetchLog }, input) } : {}),
     ready: async () => {
       // V4: shutting down, this replica answers 503 so a load balancer drains it.
@@ -461,6 +462,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     proxyTrust: trustedHops,
     ...(adapters.dashboardLivePollMs ? { livePollMs: adapters.dashboardLivePollMs } : {}),
     observeSignIn: (why) => metrics.signInRefused(why),
+    // Issue 32: an empty board shows a new install its next steps.
+    onboarding: { works: config.works.length, github: github !== null, publicUrl: config.publicUrl },
   });
   api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(

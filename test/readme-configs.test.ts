@@ -1,5 +1,6 @@
-// The README's agent configurations are complete (issue 15): each `# fixloop.yaml` block under
-// "Agents" loads, and builds its runner; the hook snippets parse and name the script that ships.
+// The agent configurations people copy are complete (issue 15): each `# fixloop.yaml` block under
+// "Agents" in docs/agents.md (moved there from the README, issue 32) loads, and builds its runner; the
+// hook snippets parse and name the script that ships.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +11,8 @@ import { loadConfig } from '../src/config/config.js';
 import { runnerFromConfig } from '../src/wiring.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const agents = readme.slice(readme.indexOf('### Agents:'), readme.indexOf('### Workspaces:'));
+const doc = readFileSync(join(ROOT, 'docs', 'agents.md'), 'utf8');
+const agents = doc.slice(doc.indexOf('\n## Agents:'), doc.indexOf('\n## Workspaces:'));
 
 function blocks(lang: string): string[] {
   // A block inside a list item is indented: the fence's indentation is taken off every line.

@@ -13,7 +13,7 @@ import { triage } from '../core/triage.js';
 import { DEFAULT_MATRIX_SETTLE_MINUTES, unchangedFailure, type HeadCheck } from '../core/unchanged-failure.js';
 import { boundCheckName, boundRejectionBody } from '../core/bounded-text.js';
 import { fileStopNotice, stopNoticeInput } from './stop-notice.js';
-import { routeRepository } from '../core/route.js';
+import { routeRefusalWords, routeRepository } from '../core/route.js';
 import type { Refusal } from '../core/reasons.js';
 import type { Attempt, Notice, Rejection, Task, Work } from '../core/types.js';
 import type { RerunFallback, StopReason } from '../core/reasons.js';
@@ -181,7 +181,10 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function refuse(ctx: Ctx, reason: Refusal, detail?: string): Promise<EvaluationResult> {
     await log({ ...ctx.base, taskId: ctx.task?.id ?? null, outcome: 'refused', reason, detail: detail ?? null });
-    deps.logger.info({ identity: ctx.base.identity, taskId: ctx.task?.id, reason }, LOG_EVENTS.DISPATCH_DROPPED);
+    deps.logger.info(
+      { identity: ctx.base.identity, taskId: ctx.task?.id, reason, ...(detail ? { detail } : {}) },
+      LOG_EVENTS.DISPATCH_DROPPED,
+    );
     return { kind: 'refused', reason, taskId: ctx.task?.id ?? null };
   }
 
@@ -262,7 +265,7 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function evaluateCheck(ctx: Ctx, eventId: number | null, r: CheckResult): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, r.repository);
-    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason, routeRefusalWords(route, r.repository));
 
     const found = await taskOfResult(r);
     const task = found?.task ?? null;
@@ -654,7 +657,7 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function evaluatePullRequest(ctx: Ctx, e: PullRequestChange): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
-    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason, routeRefusalWords(route, e.repository));
     let task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) {
       // Issue 3 §9: a pull request opened on a matching branch or by a listed author becomes a Task.
@@ -713,7 +716,7 @@ export function createEvaluator(deps: EvaluateDeps) {
 
   async function evaluateReview(ctx: Ctx, eventId: number | null, e: ReviewSubmitted): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
-    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason, routeRefusalWords(route, e.repository));
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;
@@ -775,7 +778,7 @@ export function createEvaluator(deps: EvaluateDeps) {
   /** F2: a comment is only a doorbell; the row it rings for is checked, never merely fetched. */
   async function evaluateComment(ctx: Ctx, e: CommentRang): Promise<EvaluationResult> {
     const route = routeRepository(deps.works, e.repository);
-    if (route.kind === 'refuse') return refuse(ctx, route.reason);
+    if (route.kind === 'refuse') return refuse(ctx, route.reason, routeRefusalWords(route, e.repository));
     const task = await ledger.findTaskByPullRequest(e.repository, [e.number]);
     if (!task) return refuse(ctx, 'no_task');
     ctx.task = task;

@@ -219,6 +219,8 @@ export interface BoardRow {
   lastFailure: string | null;
   /** Why triage holds the newest red back (T1, T2, T6: "test is failing on main too"); null when it does not. */
   triage: string | null;
+  /** When the Task was registered (its age, M1). */
+  createdAt: string;
 }
 
 export interface BoardFilter {

@@ -46,8 +46,8 @@ export interface PersonActionsDeps {
 /** The longest message a person's resume takes (it becomes the prompt). */
 export const RESUME_MESSAGE_MAX = 10_000;
 
-/** Where the person acted, written into the decision row's detail (a comment names its author). */
-export type Via = 'dashboard' | 'api' | `comment by @${string}`;
+/** Where the person acted, written into the decision row's detail (a comment names its author; `cli`: the API called by `fixloop`). */
+export type Via = 'dashboard' | 'api' | 'cli' | `comment by @${string}`;
 
 export type ActionResult =
   | { kind: 'done'; changed: boolean; run?: Run }

@@ -27,19 +27,6 @@ export interface ApiResponse {
   body: string;
 }
 
-/** --url, else FIXLOOP_URL, else http://127.0.0.1:$PORT (3000). A malformed URL is exit 2. */
-export function resolveServerUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const raw = flag ?? (env.FIXLOOP_URL?.trim() || `http://127.0.0.1:${env.PORT?.trim() || 3000}`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new CliError(2, `not a URL: ${JSON.stringify(raw)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(2, `not an http(s) URL: ${raw}`);
-  return url.href.replace(/\/+$/, '');
-}
-
 export async function callApi(req: ApiRequest): Promise<ApiResponse> {
   const url = `${req.baseUrl.replace(/\/+$/, '')}${req.path}`;
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };

@@ -150,7 +150,8 @@ function readTokenFile(path: string): string | null {
   }
 }
 
-function checkedUrl(raw: string, source: string): string {
+/** An http(s) URL without a trailing slash, else exit 2 naming where it came from. */
+export function checkedUrl(raw: string, source: string): string {
   let url: URL;
   try {
     url = new URL(raw);

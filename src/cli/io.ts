@@ -11,6 +11,8 @@ export interface CliIo {
   stderr: Output;
   env: NodeJS.ProcessEnv;
   fetch: typeof fetch;
+  /** The clock relative times are read against ("3 h ago"); a test gives a fixed one. */
+  now: () => Date;
 }
 
 export class CliError extends Error {

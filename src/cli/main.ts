@@ -8,8 +8,9 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
-import { API_COMMANDS, approveOneCommand, budgetCommand, runApiCommand } from './api-commands.js';
+import { API_COMMANDS, runApiCommand } from './api-commands.js';
 import { CliError, type CliIo } from './io.js';
+import { registerPeopleCommands, serverOptions, type ServerOptions } from './people-cli.js';
 import { prChecksCommand, type PrChecksOptions } from './pr-checks.js';
 import { replay, type ReplayOptions } from './replay.js';
 import { packageVersion } from '../version.js';
@@ -21,6 +22,7 @@ export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<numb
     stderr: io.stderr ?? process.stderr,
     env: io.env ?? process.env,
     fetch: io.fetch ?? globalThis.fetch,
+    now: io.now ?? (() => new Date()),
   };
   let code = 0;
   const program = buildProgram(cli, (c) => {
@@ -74,44 +76,32 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       setTimeout(() => process.exit(code), 1_000).unref();
     });
 
+  registerPeopleCommands(program, io, exit);
   for (const spec of API_COMMANDS) {
-    program
-      .command(spec.name)
-      .aliases(spec.aliases ?? [])
-      .description(spec.description)
-      .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
-      .action(async (opts: { url?: string }) => exit(await runApiCommand(spec, opts, io)));
+    serverOptions(
+      program
+        .command(spec.name)
+        .aliases(spec.aliases ?? [])
+        .description(spec.description),
+    ).action(async (opts: ServerOptions) => exit(await runApiCommand(spec, opts, io)));
   }
-
-  // K5, V4: a person's grants on one Task, through the API (the same use-case as the dashboard's).
-  const task = program.command('task').description('act on one Task as a person: grants of one more attempt');
-  task
-    .command('approve-one')
-    .description("grant one more automatic attempt after the loop stopped (refused past the Task's cap on grants)")
-    .argument('<id>', 'the Task id')
-    .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
-    .action(async (id: string, opts: { url?: string }) => exit(await runApiCommand(approveOneCommand(id), opts, io)));
-  task
-    .command('budget')
-    .description("set the Task's own cap on grants of one more attempt across its life (raising it opens more)")
-    .argument('<id>', 'the Task id')
-    .requiredOption('--max-grants <n>', 'the cap, 0–20, or "configured" for the configured TASK_MAX_GRANTS')
-    .option('--url <url>', 'server URL (default: $FIXLOOP_URL or http://127.0.0.1:$PORT)')
-    .action(async (id: string, opts: { maxGrants: string; url?: string }) =>
-      exit(await runApiCommand(budgetCommand(id, opts.maxGrants), opts, io)),
-    );
 
   const pr = program
     .command('pr')
-    .description('read a pull request on GitHub (needs GITHUB_TOKEN, or APP_ID with PRIVATE_KEY)');
-  pr.command('checks')
+    .description(
+      'read a pull request through the server, or on GitHub with GITHUB_TOKEN (or APP_ID with PRIVATE_KEY) when no server is configured',
+    );
+  const checks = pr
+    .command('checks')
     .description(
       'every check run and status of the head as JSON, failing ones marked, with the log tails of the first five failing Actions jobs',
     )
     .argument('<pr>', 'the pull request, owner/repo#N')
     .option('--failing', 'only the failing checks and statuses')
-    .option('--log-lines <n>', 'lines of each log tail, 0–2000 (0: no logs)', '200')
-    .action(async (ref: string, opts: PrChecksOptions) => exit(await prChecksCommand(ref, opts, io)));
+    .option('--log-lines <n>', 'lines of each log tail, 0–2000 (0: no logs)', '200');
+  serverOptions(checks, false).action(async (ref: string, opts: PrChecksOptions) =>
+    exit(await prChecksCommand(ref, opts, io)),
+  );
 
   program
     .command('mcp')

@@ -1,11 +1,16 @@
 // `fixloop pr checks owner/repo#N [--failing] [--log-lines N]` (SPEC J1, M1): the pull request's
-// checks as JSON on stdout. The argument is checked before any request (exit 2), GitHub's refusal
-// is exit 1, and anything else is 0 — a log that could not be read is an error on its entry only.
+// checks as JSON on stdout. With a server configured (--url, FIXLOOP_URL or the per-user config
+// file) it asks that server (GET /api/pull-requests/…/checks), which holds the GitHub credentials;
+// only with none configured does it read GitHub itself with local credentials. The argument is
+// checked before any request (exit 2), a refusal is exit 1, and anything else is 0 — a log that
+// could not be read is an error on its entry only.
 import { ProviderError } from '../app/provider-port.js';
 import { LOG_LINES_DEFAULT, LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksDeps } from '../app/pr-checks.js';
-import { CliError, type CliIo } from './io.js';
+import { resolveConnection, type ConnectionFlags } from './connection.js';
+import { CliError, prettyBody, type CliIo } from './io.js';
+import { refusal, request } from './people-commands.js';
 
-export interface PrChecksOptions {
+export interface PrChecksOptions extends ConnectionFlags {
   failing?: boolean;
   logLines?: string;
 }
@@ -48,6 +53,15 @@ export async function prChecksCommand(
 ): Promise<number> {
   const { repository, number } = parsePullRequestRef(arg);
   const logLines = parseLogLines(opts.logLines);
+  const conn = resolveConnection(opts, io.env);
+  if (conn.configured) {
+    // The server's credentials, not this machine's: an unreachable server is exit 1, never a silent switch.
+    const path = `/api/pull-requests/${repository}/${number}/checks?failing=${opts.failing === true}&logLines=${logLines}`;
+    const res = await request(conn, io, 'GET', path);
+    if (!res.ok) throw refusal('pr checks', 'GET', path, res);
+    io.stdout.write(prettyBody(res.body));
+    return 0;
+  }
   // The adapters come from the one wiring place, loaded only once the arguments are known good.
   const deps = given ?? (await import('../wiring.js')).prChecksAdapters();
   const github = deps.github(io.env); // a ConfigError (exit 2) without credentials, before any request

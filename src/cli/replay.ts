@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { sign } from '@octokit/webhooks-methods';
-import { callApi, resolveServerUrl } from './api-client.js';
+import { callApi } from './api-client.js';
+import { resolveConnection } from './connection.js';
 import { CliError, prettyBody, type CliIo } from './io.js';
 
 export const WEBHOOK_PATH = '/api/github/webhooks';
@@ -28,7 +29,7 @@ export async function replay(file: string, opts: ReplayOptions, io: CliIo): Prom
     .map((s) => s.trim())
     .find((s) => s !== '');
   if (secret === undefined) throw new CliError(2, 'WEBHOOK_SECRET is not set: replay signs with its first secret');
-  const baseUrl = resolveServerUrl(opts.url, io.env);
+  const { baseUrl } = resolveConnection({ url: opts.url }, io.env);
   const delivery = readDelivery(file, opts);
   const res = await callApi({
     baseUrl,

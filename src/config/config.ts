@@ -8,11 +8,13 @@ import type { z } from 'zod';
 import { MAX_ATTEMPTS_LIMIT, parseMaxAttempts } from '../core/budget.js';
 import { MAX_GRANTS_LIMIT, parseMaxGrants } from '../core/grant-cap.js';
 import type { Work } from '../core/types.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, unreadableFile } from './errors.js';
+import { githubAppDir, hasStoredApp, storedAppPath } from './github-app-files.js';
 import { judgeCredentialUrls, type CredentialUrl } from './insecure-hosts.js';
 import { readConfigFile } from './read-file.js';
 import {
   configFileSchema,
+  DEFAULT_API_TOKEN_FILE,
   DEFAULT_MAX_INFLIGHT_BYTES,
   envSchema,
   MIN_API_TOKEN_LENGTH,
@@ -131,7 +133,11 @@ export interface Config {
   /** Which proxy in front is believed about scheme, host and client (FIXLOOP_TRUST_PROXY); null: none. */
   readonly trustProxy: TrustProxySetting | null;
   readonly databaseUrl: string;
-  /** WEBHOOK_SECRET split on commas; the first signs, all verify (rotation, A1). */
+  /**
+   * WEBHOOK_SECRET split on commas; the first signs, all verify (rotation, A1). Empty before GitHub is
+   * connected: the GitHub webhook then answers 503 (decision 0050). The App stored by the setup page
+   * adds its own secret (data/github-app/webhook-secret) to the end.
+   */
   readonly webhookSecrets: readonly string[];
   /** GITLAB_WEBHOOK_SECRET split on commas, every entry accepted (rotation); empty = no GitLab route (decision 0032). */
   readonly gitlabWebhookSecrets: readonly string[];
@@ -232,7 +238,7 @@ export interface LoadConfigOptions {
 
 export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}): Config {
   const warnings: string[] = [];
-  const vars = parseEnv(env);
+  const vars = parseEnv(env, warnings);
   const path = file ?? blankToUndefined(env.FIXLOOP_CONFIG);
   const configFile = path === undefined ? null : resolve(path);
   const fileConfig = configFile === null ? configFileSchema.parse({}) : parseFile(configFile);
@@ -268,7 +274,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
     agentUrl,
     trustProxy: vars.FIXLOOP_TRUST_PROXY ?? null,
     databaseUrl: vars.DATABASE_URL,
-    webhookSecrets: vars.WEBHOOK_SECRET,
+    webhookSecrets: vars.WEBHOOK_SECRET ?? [],
     gitlabWebhookSecrets: vars.GITLAB_WEBHOOK_SECRET ?? [],
     gitlabWebhookSigningTokens: vars.GITLAB_WEBHOOK_SIGNING_TOKEN ?? [],
     gitlab: {
@@ -335,17 +341,70 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
   });
 }
 
-function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
+function parseEnv(env: NodeJS.ProcessEnv, warnings: string[]): EnvConfig {
   const picked: Record<string, string> = {};
   for (const name of Object.keys(envSchema.shape)) {
     const value = blankToUndefined(env[name]);
     if (value !== undefined) picked[name] = value;
   }
+  const storedSecret = useStoredApp(picked);
   readSecretFiles(picked);
+  if (storedSecret !== null) addStoredSecret(picked, storedSecret, warnings);
   const result = envSchema.safeParse(picked);
   if (!result.success) throw new ConfigError('environment', result.error);
+  if (result.data.WEBHOOK_SECRET === undefined)
+    warnings.push(
+      'no GitHub webhook secret yet: GitHub webhooks are answered 503 until you connect GitHub on the setup page (/setup, or `fixloop setup github`) or set WEBHOOK_SECRET',
+    );
   return result.data;
 }
+
+/**
+ * V3 (decision 0050): the App the setup page stored, as if its files were named by the environment —
+ * APP_ID and PRIVATE_KEY_PATH when no App is set there, GITHUB_API_URL when neither it nor GHE_HOST
+ * is, WEBHOOK_SECRET_FILE when no webhook secret is. Returns the stored secret's path when the
+ * environment has its own secret (both are then accepted), else null.
+ */
+function useStoredApp(picked: Record<string, string>): string | null {
+  const dir = githubAppDir(picked.FIXLOOP_API_TOKEN_FILE ?? DEFAULT_API_TOKEN_FILE);
+  if (!hasStoredApp(dir)) return null;
+  const file = (name: Parameters<typeof storedAppPath>[1]) => storedAppPath(dir, name);
+  const need = (name: Parameters<typeof storedAppPath>[1]) => {
+    if (!isFile(file(name)))
+      throw ConfigError.at(
+        dir,
+        [GITHUB_APP_FILE_WORDS],
+        `${file(name)} is missing: the GitHub App was stored only in part; connect GitHub again on the setup page, or remove ${dir}`,
+      );
+    return file(name);
+  };
+  if (picked.APP_ID === undefined && picked.PRIVATE_KEY === undefined && picked.PRIVATE_KEY_PATH === undefined) {
+    picked.APP_ID = readFileSync(need('appId'), 'utf8').trim();
+    picked.PRIVATE_KEY_PATH = need('privateKey');
+    if (picked.GITHUB_API_URL === undefined && picked.GHE_HOST === undefined && isFile(file('apiUrl')))
+      picked.GITHUB_API_URL = readFileSync(file('apiUrl'), 'utf8').trim();
+  }
+  if (!isFile(file('webhookSecret'))) return null;
+  if (picked.WEBHOOK_SECRET === undefined && picked.WEBHOOK_SECRET_FILE === undefined) {
+    picked.WEBHOOK_SECRET_FILE = file('webhookSecret');
+    return null;
+  }
+  return file('webhookSecret');
+}
+
+/** The environment's secret still signs and verifies; the stored App's is accepted too, said once per start. */
+function addStoredSecret(picked: Record<string, string>, path: string, warnings: string[]): void {
+  const stored = readFileSync(path, 'utf8').trim();
+  const own = (picked.WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim());
+  if (stored === '' || own.includes(stored)) return;
+  picked.WEBHOOK_SECRET = [...own, stored].join(',');
+  warnings.push(
+    `WEBHOOK_SECRET is set, and the GitHub App stored by the setup page has its own webhook secret (${path}): deliveries signed with either are accepted. Unset WEBHOOK_SECRET (or set it to the stored one) to keep only the App's.`,
+  );
+}
+
+/** How a stored App's files are named in a ConfigError. */
+const GITHUB_APP_FILE_WORDS = 'GitHub App files';
 
 function parseFile(path: string): ConfigFile {
   const result = configFileSchema.safeParse(readConfigFile(path));
@@ -364,7 +423,7 @@ function readSecretFiles(picked: Record<string, string>): void {
     try {
       text = readFileSync(path, 'utf8').trim();
     } catch (err) {
-      throw ConfigError.at('environment', [fileVar], `cannot be read: ${(err as Error).message}`);
+      throw ConfigError.at('environment', [fileVar], unreadableFile(path, err));
     }
     if (text === '') throw ConfigError.at('environment', [fileVar], `names an empty file (${path})`);
     return text;
@@ -665,7 +724,7 @@ function resolveGitHub(vars: EnvConfig): GitHubConfig {
     try {
       privateKey = readFileSync(vars.PRIVATE_KEY_PATH, 'utf8');
     } catch (err) {
-      throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], `cannot be read: ${(err as Error).message}`);
+      throw ConfigError.at('environment', ['PRIVATE_KEY_PATH'], unreadableFile(vars.PRIVATE_KEY_PATH, err));
     }
   } else if (vars.PRIVATE_KEY !== undefined) {
     privateKey = decodePrivateKey(vars.PRIVATE_KEY);

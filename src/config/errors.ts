@@ -22,3 +22,18 @@ export class ConfigError extends Error {
     return new ConfigError(source, new z.ZodError([{ code: 'custom', path, message, input: undefined }]));
   }
 }
+
+/**
+ * Why a file a setting names cannot be read, and what to do, in a person's words (issue 32): the path,
+ * the cause (missing, a directory, no permission) and, for a permission, which user must be able to read it.
+ */
+export function unreadableFile(path: string, err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const uid = process.getuid?.();
+  const who = uid === undefined ? 'the user fixloop runs as' : `the user fixloop runs as (uid ${uid})`;
+  if (code === 'ENOENT') return `cannot be read: ${path} does not exist; check the path`;
+  if (code === 'EISDIR') return `cannot be read: ${path} is a directory; name the file inside it`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `cannot be read: permission denied on ${path}; make it readable by ${who}, e.g. chown it to that user and chmod 600`;
+  return `cannot be read: ${(err as Error).message}`;
+}

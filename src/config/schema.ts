@@ -473,7 +473,7 @@ const FAULT_POINTS = ['before_claim', 'after_claim', 'before_start', 'before_mar
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /** Where `fixloop serve` keeps the API token it generates when FIXLOOP_API_TOKEN is unset. */
-const DEFAULT_API_TOKEN_FILE = './data/api-token';
+export const DEFAULT_API_TOKEN_FILE = './data/api-token';
 /** How often a running process reconciles stranded runs, claims and dispatches (decisions 0013, 0014). */
 export const DEFAULT_ADOPT_EVERY_MS = 30_000;
 
@@ -568,17 +568,20 @@ export const envSchema = z
       .string()
       .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite: or postgres://')
       .default('sqlite:./data/fixloop.sqlite'),
+    /**
+     * The GitHub App's webhook secret(s), comma-separated to rotate; unset before GitHub is connected
+     * (the setup page stores one, decision 0050), when the GitHub webhook answers 503.
+     */
     WEBHOOK_SECRET: z
-      .string({
-        error: 'is required (the GitHub App webhook secret; comma-separated to rotate), or WEBHOOK_SECRET_FILE',
-      })
+      .string()
       .transform((v) =>
         v
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== ''),
       )
-      .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret')),
+      .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'))
+      .optional(),
     /** Q1 (decision 0032): the GitLab webhooks' secret token(s), comma-separated to rotate; unset, the GitLab route answers 404. */
     GITLAB_WEBHOOK_SECRET: z
       .string()

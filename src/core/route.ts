@@ -36,3 +36,16 @@ export function providerMismatch(
   if (provider === 'gitlab') return holder && held === 'gitlab' ? null : 'no_gitlab_work';
   return holder && held !== 'github' ? 'no_github_work' : null;
 }
+
+/** The config key a Work's repositories go under (src/config/schema.ts), named in refusals. */
+export const WORK_REPOSITORIES_KEY = 'works[].repositories';
+
+/**
+ * A route refusal in a person's words, naming the config key to change (issue 32): the same text on
+ * the decision row of an ignored delivery and in the API's answer to a Task registration.
+ */
+export function routeRefusalWords(route: Extract<Route, { kind: 'refuse' }>, repository: string): string {
+  if (route.reason === 'not_data_repo')
+    return `${repository} is listed in the Work "${route.work?.name ?? '?'}" but not with role: data; only a Work's data repository has Tasks (${WORK_REPOSITORIES_KEY}[].role)`;
+  return `${repository} is in no configured Work: add it under ${WORK_REPOSITORIES_KEY} (with role: data, in a Work whose account owns it) in the config file, then restart fixloop`;
+}

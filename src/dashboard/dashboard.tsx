@@ -18,7 +18,7 @@ import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { TASK_STATES } from '../core/types.js';
 import { CLIENT_JS, STYLES_CSS } from './assets.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOrigin } from './csrf.js';
-import { boardPage, inboxPage, signInPage, timelinePage, type ChangeLinks, type PageContext } from './pages.js';
+import { boardPage, inboxPage, signInPage, timelinePage, type ChangeLinks, type Onboarding, type PageContext } from './pages.js';
 import { createSessionBook, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
 import { createLiveStreams, pause } from './live-streams.js';
 import { clientOfAddress, createSignInThrottle } from './sign-in-throttle.js';
@@ -58,6 +58,8 @@ export interface DashboardDeps {
   livePollMs?: number;
   /** Hears every refused sign-in (the Prometheus counters, src/metrics/metrics.ts). */
   observeSignIn?: (why: 'failed' | 'throttled') => void;
+  /** Issue 32: what an empty board tells a new install (Works configured, GitHub connected). */
+  onboarding?: Onboarding;
   nowMs?: () => number;
 }
 
@@ -205,6 +207,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       ...(deps.maxGrants !== undefined ? { maxGrants: deps.maxGrants } : {}),
       costCeiling: deps.costCeiling,
       ...(deps.links ? { links: deps.links } : {}),
+      ...(deps.onboarding ? { onboarding: deps.onboarding } : {}),
     };
   }
 

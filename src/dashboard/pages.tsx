@@ -26,6 +26,17 @@ export interface PageContext {
   costCeiling: number | null;
   /** How a Task's pull or merge request is named and linked; default GITHUB_LINKS. */
   links?: ChangeLinks;
+  /** Issue 32: what an empty board tells a new install to do next (absent: the steps without the state). */
+  onboarding?: Onboarding;
+}
+
+/** What is configured so far, for the empty board's first steps. */
+export interface Onboarding {
+  works: number;
+  /** GitHub credentials (an App or a token) are configured. */
+  github: boolean;
+  /** Where people and GitHub reach fixloop (FIXLOOP_PUBLIC_URL), without a trailing slash. */
+  publicUrl: string;
 }
 
 const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> = ({ title, page, children }) => (
@@ -194,7 +205,8 @@ export function boardPage(
             })}
           </tbody>
         </table>
-        {rows.length === 0 ? <p>No Tasks match.</p> : null}
+        {rows.length === 0 && filtered(filter) ? <p>No Tasks match.</p> : null}
+        {rows.length === 0 && !filtered(filter) ? <FirstSteps onboarding={page.onboarding} /> : null}
         {nextBefore !== null ? (
           <p>
             <a href={`/?${query({ before: String(nextBefore) })}`} rel="next">
@@ -206,6 +218,57 @@ export function boardPage(
     </Layout>
   );
 }
+
+/** A filter or a page is chosen: an empty answer is then "none match", not an empty install. */
+const filtered = (f: Omit<BoardFilter, 'limit'>): boolean =>
+  Boolean(f.state || f.loop || f.repository || f.search || f.before);
+
+/**
+ * Issue 32: the board of an install with no Task yet is its first steps — a Work in the config,
+ * GitHub connected (the /setup page), a Task registered or adopted — each marked done when it is.
+ */
+const FirstSteps: FC<{ onboarding: Onboarding | undefined }> = ({ onboarding: o }) => {
+  const base = o?.publicUrl ?? 'http://127.0.0.1:3000';
+  const step = (done: boolean | undefined) => (done ? 'step step-done' : 'step');
+  return (
+    <section class="onboarding" data-onboarding="">
+      <h2>No Tasks yet</h2>
+      <p>
+        fixloop follows the pull requests your agents open, and resumes the agent when CI fails on one. Three steps get
+        the first one here:
+      </p>
+      <ol>
+        <li class={step(o && o.works > 0)} data-step="work">
+          <strong>Configure a Work.</strong>{' '}
+          {o && o.works > 0
+            ? `${o.works} configured.`
+            : 'None is configured yet, so every delivery and Task registration is refused.'}{' '}
+          A Work names the repository its agents' pull requests live in, under <code>works[].repositories</code> with{' '}
+          <code>role: data</code>, in a config file that <code>FIXLOOP_CONFIG</code> names (start from{' '}
+          <code>fixloop.example.yaml</code>; docs/configuration.md, "Config file"), then restart fixloop:
+          <pre>
+            {'works:\n  - name: shop\n    account: acme\n    repositories:\n      - { name: acme/shop, role: data }'}
+          </pre>
+        </li>
+        <li class={step(o?.github)} data-step="github">
+          <strong>Connect GitHub.</strong> {o?.github ? 'Credentials are configured. ' : ''}
+          Create fixloop's GitHub App on the <a href="/setup">setup page</a> (or set <code>APP_ID</code> and{' '}
+          <code>PRIVATE_KEY_PATH</code>, or <code>GITHUB_TOKEN</code>), and send its webhook to{' '}
+          <code>{`${base}/api/github/webhooks`}</code> with content type <code>application/json</code>.
+        </li>
+        <li class="step" data-step="task">
+          <strong>Register or adopt a Task.</strong> Register the pull request an agent opened through the API (the
+          token is the one you signed in with):
+          <pre>
+            {`curl -X POST ${base}/api/tasks -H "authorization: Bearer $FIXLOOP_API_TOKEN" \\\n  -H 'content-type: application/json' \\\n  -d '{"repository":"acme/shop","pullRequest":12,"branch":"agent/fix-login"}'`}
+          </pre>
+          or let fixloop adopt them: <code>works[].repositories[].adopt</code> with the agents' branches or authors
+          makes each new matching pull request a Task by itself.
+        </li>
+      </ol>
+    </section>
+  );
+};
 
 /** V4: the board's grants cell: used of the cap, and what is left (the Task's own cap marked). */
 const GrantsCell: FC<{ page: PageContext; used: number; own: number | null }> = ({ page, used, own }) => {

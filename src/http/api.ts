@@ -5,7 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { RUN_STATES, TASK_STATES } from '../core/types.js';
-import { routeRepository } from '../core/route.js';
+import { routeRefusalWords, routeRepository } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
@@ -29,6 +29,7 @@ import {
 } from '../app/person-actions.js';
 import { LOOP_STATES } from '../core/loop-state.js';
 import { DEFAULT_MAX_GRANTS, MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../core/budget.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
 
@@ -50,6 +51,8 @@ export interface ApiDeps {
   actions?: PersonActions;
   /** V4: the configured cap on grants per Task (TASK_MAX_GRANTS), shown in a Task's view; default 3. */
   maxGrants?: number;
+  /** C1: the configured budget (TASK_CI_AUTO_RESUME_MAX_ATTEMPTS), for a board row's `attemptsAllowed`; default 2. */
+  maxAttempts?: number;
 }
 
 const newTask = z.object({
@@ -135,6 +138,11 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
+/** Where a person acted: `cli` when the `fixloop` CLI says so (X-Fixloop-Client: cli), else `api` (M1, H1). */
+function viaOf(c: Context): 'api' | 'cli' {
+  return c.req.header('x-fixloop-client') === 'cli' ? 'cli' : 'api';
+}
+
 function idParam(c: Context): number | null {
   const n = Number(c.req.param('id'));
   return Number.isSafeInteger(n) && n > 0 ? n : null;
@@ -143,6 +151,7 @@ function idParam(c: Context): number | null {
 export function createApi(deps: ApiDeps): Hono {
   const { ledger } = deps;
   const maxGrants = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
+  const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const actions =
     deps.actions ??
     createPersonActions({ ledger, maxGrants, ...(deps.markHuman ? { markHuman: deps.markHuman } : {}) });
@@ -184,6 +193,14 @@ export function createApi(deps: ApiDeps): Hono {
       c.set('principal' as never, `run-token:${token}` as never);
       return next();
     }
+    // Issue 32: a token that was sent but is not the API token is told apart from none at all.
+    if (token !== null)
+      return problem(
+        c,
+        401,
+        'unauthorized',
+        'wrong token: the bearer token is not the API token (FIXLOOP_API_TOKEN, or the token file named at start-up, ./data/api-token by default)',
+      );
     return problem(c, 401, 'unauthorized', 'Authorization: Bearer <FIXLOOP_API_TOKEN> is required');
   });
 
@@ -193,8 +210,7 @@ export function createApi(deps: ApiDeps): Hono {
     const parsed = newTask.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
     const route = routeRepository(deps.works, parsed.data.repository);
-    if (route.kind === 'refuse')
-      return problem(c, 422, route.reason, `${parsed.data.repository} is not the data repository of a configured Work`);
+    if (route.kind === 'refuse') return problem(c, 422, route.reason, routeRefusalWords(route, parsed.data.repository));
     const created = await ledger.createTask({
       work: route.work.name,
       repository: route.repository,
@@ -311,7 +327,9 @@ export function createApi(deps: ApiDeps): Hono {
     if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
     const { q: search, ...rest } = q.data;
     const page = await ledger.boardPage({ ...rest, ...(search ? { search } : {}) });
-    return c.json({ tasks: page.rows, nextBefore: page.nextBefore });
+    // C1, K5: the attempts allowed are the budget plus a person's grants ("1 of 2" on the board and in the CLI).
+    const tasks = page.rows.map((r) => ({ ...r, attemptsAllowed: maxAttempts + r.extraAttempts }));
+    return c.json({ tasks, nextBefore: page.nextBefore });
   });
 
   /** A person's action answered as the Task (or run) after it, or its refusal. */
@@ -325,7 +343,7 @@ export function createApi(deps: ApiDeps): Hono {
   app.post('/api/tasks/:id/approve-one', async (c) => {
     const id = idParam(c);
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
-    return acted(c, await actions.approveOne(id, 'api'), () => view(id));
+    return acted(c, await actions.approveOne(id, viaOf(c)), () => view(id));
   });
 
   // V4: a person sets the Task's own cap on grants of one more attempt; raising it opens more.
@@ -334,7 +352,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = putBudget.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    return acted(c, await actions.setGrantCap(id, parsed.data.maxGrants, 'api'), () => view(id));
+    return acted(c, await actions.setGrantCap(id, parsed.data.maxGrants, viaOf(c)), () => view(id));
   });
 
   app.post('/api/tasks/:id/resume', async (c) => {
@@ -342,7 +360,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = postResume.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    const r = await actions.resume(id, parsed.data.message, 'api');
+    const r = await actions.resume(id, parsed.data.message, viaOf(c));
     return acted(c, r, async () => {
       const { tokenHash: _hidden, ...visible } = (await ledger.getRun(r.kind === 'done' ? r.run!.id : 0))!;
       return visible;
@@ -354,7 +372,7 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = putLoop.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    return acted(c, await actions.setLoop(id, parsed.data.on, 'api'), () => view(id));
+    return acted(c, await actions.setLoop(id, parsed.data.on, viaOf(c)), () => view(id));
   });
 
   app.put('/api/tasks/:id/parked', async (c) => {
@@ -362,13 +380,13 @@ export function createApi(deps: ApiDeps): Hono {
     if (id === null) return problem(c, 404, 'not_found', 'no such Task');
     const parsed = putParked.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    return acted(c, await actions.setParked(id, parsed.data.parked, 'api'), () => view(id));
+    return acted(c, await actions.setParked(id, parsed.data.parked, viaOf(c)), () => view(id));
   });
 
   app.post('/api/runs/:id/cancel', async (c) => {
     const id = idParam(c);
     if (id === null) return problem(c, 404, 'not_found', 'no such run');
-    return acted(c, await actions.cancelRun(id, 'api'), async () => {
+    return acted(c, await actions.cancelRun(id, viaOf(c)), async () => {
       const { tokenHash: _hidden, ...visible } = (await ledger.getRun(id))!;
       return visible;
     });
@@ -378,7 +396,7 @@ export function createApi(deps: ApiDeps): Hono {
   app.post('/api/outbox/:id/resend', async (c) => {
     const id = idParam(c);
     if (id === null) return problem(c, 404, 'not_found', 'no such notice delivery');
-    return acted(c, await actions.resendNotice(id, 'api'), async () => ({
+    return acted(c, await actions.resendNotice(id, viaOf(c)), async () => ({
       deliveries: await ledger
         .listOutbox({ states: ['pending'], limit: 500 })
         .then((d) => d.filter((x) => x.id === id)),
@@ -415,7 +433,7 @@ export function createApi(deps: ApiDeps): Hono {
   app.put('/api/stop', async (c) => {
     const parsed = putStop.safeParse(await jsonBody(c));
     if (!parsed.success) return problem(c, 400, 'invalid_body', z.prettifyError(parsed.error));
-    await actions.setGlobalStop(parsed.data.stopped, 'api');
+    await actions.setGlobalStop(parsed.data.stopped, viaOf(c));
     deps.logger.warn({ stopped: parsed.data.stopped }, 'global stop flag written');
     return c.json({ stopped: parsed.data.stopped });
   });

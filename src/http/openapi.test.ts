@@ -401,6 +401,7 @@ function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
           loopState: 'needs_person',
           lastFailure: 'test: FAIL a',
           triage: null,
+          createdAt: '2026-12-01T10:00:00.000Z',
         },
       ],
       nextBefore: null,

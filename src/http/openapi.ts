@@ -530,6 +530,12 @@ const schemas = {
         description:
           'Why triage holds the newest red back from the agent (T1, T2, T6), e.g. "test is failing on main too"; null when it does not.',
       },
+      attemptsAllowed: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Automatic attempts allowed: the configured budget plus the grants used (C1, K5).',
+      },
+      createdAt: { ...timestamp, description: 'When the Task was registered (its age).' },
     },
     { description: 'One line of the board (M4).' },
   ),

@@ -173,6 +173,14 @@ function readVerified(
   });
 }
 
+/** What a form-encoded delivery is told: the one setting on the webhook that fixes it. */
+export const FORM_ENCODED_DETAIL =
+  "the webhook sends its body form-encoded (application/x-www-form-urlencoded, GitHub's default): set the webhook's Content type to application/json (the repository's or App's webhook settings), then redeliver";
+
+function isFormEncoded(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -207,6 +215,16 @@ export function createWebhookHandler(opts: WebhookOptions) {
       // Nothing stored: an unauthenticated request must not be able to write to the database.
       opts.logger.warn(delivery, 'webhook signature rejected');
       return send(res, 401, { error: 'bad_signature', message: 'X-Hub-Signature-256 is missing or does not match' });
+    }
+    // Issue 32: GitHub's default content type is form-encoded (`payload=…`); say which setting to change.
+    if (isFormEncoded(header(req, 'content-type'))) {
+      opts.logger.warn(delivery, 'webhook body is form-encoded: the webhook must send application/json');
+      return send(res, 400, {
+        status: 400,
+        outcome: 'rejected',
+        reason: 'malformed_json',
+        detail: FORM_ENCODED_DETAIL,
+      });
     }
     const eventName = header(req, 'x-github-event');
     if (!eventName) return send(res, 400, { error: 'missing_event_header', message: 'X-GitHub-Event is required' });

@@ -49,6 +49,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           't.ci_state',
           't.extra_attempts',
           't.max_grants',
+          't.created_at',
         ])
         .select(LOOP_STATE.as('loop_state'))
         .orderBy('t.id', 'desc')
@@ -137,6 +138,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           loopState: r.loop_state,
           lastFailure: failure.get(r.id) || null,
           triage: held.get(r.id) ?? null,
+          createdAt: r.created_at,
         })),
         nextBefore: rows.length > f.limit ? page.at(-1)!.id : null,
       };

@@ -52,6 +52,7 @@ const row = (over: Partial<BoardRow>): BoardRow => ({
   loopState: 'idle',
   lastFailure: null,
   triage: null,
+  createdAt: '2026-12-01T10:00:00.000Z',
   ...over,
 });
 const notice = (over: Partial<InboxRow>): InboxRow => ({
