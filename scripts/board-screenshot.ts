@@ -54,7 +54,7 @@ const demo = await startDemo();
 const browser = await launchBrowser();
 try {
   const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1200, height: 520 });
+  await page.setViewportSize({ width: 1200, height: 300 });
   await page.goto(`${demo.url}/`);
   await page.fill('input[name=token]', demo.token);
   await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);

@@ -28,7 +28,8 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$APP"
-tar -C "$ROOT" --exclude=./node_modules --exclude=./dist --exclude=./data --exclude=./.tmp --exclude=./.git -cf - . |
+tar -C "$ROOT" --exclude=./node_modules --exclude=./test/contract/agents/node_modules --exclude=./dist \
+  --exclude=./data --exclude=./.tmp --exclude=./.git -cf - . |
   tar -C "$APP" -xf -
 (cd "$APP" && npm ci --omit=dev --ignore-scripts=false --no-audit --no-fund)
 if [ -e "$APP/node_modules/typescript" ]; then

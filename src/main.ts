@@ -41,6 +41,8 @@ import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.j
 import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
 import { createWebhookHandler } from './http/webhook.js';
 import { createGitlabWebhookHandler } from './http/gitlab-webhook.js';
+import { createWebhookNotSetUp } from './http/webhook-not-set-up.js';
+import { githubSetupFromConfig } from './wiring/github-setup.js';
 import { providerOfRepository, routeByProvider } from './app/providers.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
@@ -313,9 +315,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       logger,
       clock,
       parkAfterMs: config.parkAfterMs,
-      stateKey: createHmac('sha256', config.webhookSecrets[0]!).update('fixloop-state-comment').digest(),
+      // Before a webhook secret exists (decision 0050), the credential GitHub is reached with keys it.
+      stateKey: createHmac('sha256', config.webhookSecrets[0] ?? config.github.privateKey ?? config.github.token ?? '')
+        .update('fixloop-state-comment')
+        .digest(),
       markHuman: (taskId, at) => agent.markHuman(taskId, at),
       maxGrants: config.maxGrants,
+      maxAttempts: config.maxAttempts, // K8: the comment says attempts used of the budget
+      publicUrl: config.publicUrl, // K8: the comment links to the Task page
       // F1 (decision 0042): approve-one counts only from a person who may push to the repository.
       labelStanding: createLabelStanding({
         works: config.works,
@@ -465,17 +472,26 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     // Issue 32: an empty board shows a new install its next steps.
     onboarding: { works: config.works.length, github: github !== null, publicUrl: config.publicUrl },
   });
+  // V3 (decision 0050): /setup connects GitHub from the browser; mounted before the dashboard's catch-all.
+  api.route(
+    '/',
+    githubSetupFromConfig(config, { sessions: createDashboardSessions(db.kysely), logger, proxyTrust: trustedHops }).app,
+  );
   api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(
     {
-      webhook: createWebhookHandler({
-        secrets: config.webhookSecrets,
-        maxBytes: config.webhookMaxBytes,
-        maxInflightBytes: config.webhookMaxInflightBytes,
-        ingestor,
-        logger,
-        observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
-      }),
+      // V3: 503 until GitHub is connected and a webhook secret exists (decision 0050).
+      webhook:
+        config.webhookSecrets.length === 0
+          ? createWebhookNotSetUp(`${config.publicUrl}/setup`)
+          : createWebhookHandler({
+              secrets: config.webhookSecrets,
+              maxBytes: config.webhookMaxBytes,
+              maxInflightBytes: config.webhookMaxInflightBytes,
+              ingestor,
+              logger,
+              observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
+            }),
       // Q1: answers 404 while GITLAB_WEBHOOK_SECRET is unset (decision 0032).
       gitlabWebhook: createGitlabWebhookHandler({
         secrets: config.gitlabWebhookSecrets,
@@ -653,7 +669,14 @@ export async function serve(
       file: config.apiTokenFile,
       cwd: process.cwd(),
     });
-    const banner = startupBanner(config, { version: packageVersion(), listening: url, token, cwd: process.cwd() });
+    const banner = startupBanner(config, {
+      version: packageVersion(),
+      listening: url,
+      token,
+      cwd: process.cwd(),
+      // This module's own file says what the launcher chose: main.ts is the sources, main.js the build.
+      fromSources: import.meta.url.endsWith('.ts'),
+    });
     return { close: () => app.close(), url, shutdownGraceMs: config.shutdownGraceMs, banner };
   } catch (err) {
     if (err instanceof ConfigError) throw err; // already worded by the config (runner, isolation …)

@@ -45,6 +45,14 @@ export interface AppCredentialStore {
   save(app: ConvertedApp, target: GitHubTarget): Promise<{ dir: string }>;
 }
 
+/** A setup started on the command line, waiting for GitHub's redirect: its state and the GitHub it went to. */
+export interface PendingSetup {
+  state: string;
+  expiresAt: number;
+  webUrl: string;
+  apiUrl: string;
+}
+
 export type SetupOutcome =
   | {
       kind: 'stored';

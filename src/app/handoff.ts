@@ -12,7 +12,9 @@ import {
   renderStateComment,
   type LoopState,
   type StateKey,
+  type StateSummaryFacts,
 } from '../core/state-comment.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../core/budget.js';
 import type { Task } from '../core/types.js';
 import { DEFAULT_MAX_GRANTS, grantAllowance, grantCapMessage } from '../core/grant-cap.js';
 import type { ProviderPort, PullRequestInfo } from './provider-port.js';
@@ -20,9 +22,15 @@ import type { LabelStanding } from './label-standing.js';
 import type { Clock, Logger } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 
-/** The hand-off reads a Task's attempts and notice and writes only its own columns (K5, K8). */
+/**
+ * The hand-off reads a Task's attempts and notice (and, for the comment's summary, its board row, its
+ * rejections and the stop flag) and writes only its own columns (K5, K8).
+ */
 export type HandoffLedger = Pick<
   Ledger,
+  | 'boardPage'
+  | 'listRejections'
+  | 'readStopFlag'
   | 'countAttempts'
   | 'getNotice'
   | 'getTask'
@@ -48,6 +56,10 @@ export interface HandoffDeps {
   maxGrants?: number;
   /** F1 (decision 0042): whether whoever added a label has standing (label-standing.ts); absent: anyone. */
   labelStanding?: (task: Task, label: string) => Promise<LabelStanding>;
+  /** C1: the configured budget, for the comment's "1 of 2 automatic attempts used"; default 2. */
+  maxAttempts?: number;
+  /** K8: the dashboard's origin (FIXLOOP_PUBLIC_URL), for the comment's link to the Task page; absent: no link. */
+  publicUrl?: string | null;
 }
 
 async function loopStateOf(ledger: HandoffLedger, task: Task, configuredCap: number): Promise<LoopState> {
@@ -79,6 +91,39 @@ async function loopStateOf(ledger: HandoffLedger, task: Task, configuredCap: num
   };
 }
 
+/**
+ * K8, V2: what the comment's summary says beyond the mirrored state — the loop's state as the board
+ * shows it, the budget, the failing checks of the current head (the poll's gate, and the red results
+ * stored for that head), the stop flag and the Task page. Only facts from the ledger, so an unchanged
+ * ledger renders an unchanged comment.
+ */
+async function summaryFactsOf(
+  ledger: HandoffLedger,
+  task: Task,
+  opts: { maxAttempts: number; publicUrl: string | null },
+): Promise<StateSummaryFacts> {
+  const [page, rejections, globalStop] = await Promise.all([
+    ledger.boardPage({ taskId: task.id, limit: 1 }),
+    ledger.listRejections(task.id),
+    ledger.readStopFlag().catch(() => false), // unreadable: the gate refuses anyway; the comment does not guess
+  ]);
+  const head = task.ciHeadSha;
+  const failing = [
+    ...(task.gate && head !== null && task.gate.headSha === head ? task.gate.failing : []),
+    ...rejections.filter((r) => r.source === 'gate' && r.headSha === head && r.checkName).map((r) => r.checkName!),
+  ];
+  return {
+    loopState: page.rows[0]?.loopState ?? 'idle',
+    ciState: task.ciState,
+    headSha: head,
+    attemptsAllowed: opts.maxAttempts + task.extraAttempts,
+    failing: head === null ? [] : failing,
+    globalStop,
+    skipLabel: task.skipLabel,
+    taskUrl: opts.publicUrl ? `${opts.publicUrl.replace(/\/+$/, '')}/tasks/${task.id}` : null,
+  };
+}
+
 export function createHandoff(deps: HandoffDeps) {
   const { ledger, github, logger } = deps;
   const configuredCap = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
@@ -102,7 +147,11 @@ export function createHandoff(deps: HandoffDeps) {
   /** Write the state comment: update fixloop's own one, or create it once. Reports a hand edit. */
   async function upsertStateComment(task: Task): Promise<string | null> {
     const state = await loopStateOf(ledger, task, configuredCap);
-    const body = renderStateComment(state, deps.stateKey);
+    const facts = await summaryFactsOf(ledger, task, {
+      maxAttempts: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      publicUrl: deps.publicUrl ?? null,
+    });
+    const body = renderStateComment(state, deps.stateKey, facts);
     const comments = await github.listIssueComments(task.repository, task.pullRequest);
     // K8: found by the id the ledger kept, by fixloop's login, or by its signed state — never by the
     // login alone, which a token such as Actions' GITHUB_TOKEN may not read (GET /user answers 403).

@@ -18,10 +18,13 @@ export interface CliIo {
 export class CliError extends Error {
   override readonly name = 'CliError';
   readonly exitCode: 1 | 2;
+  /** The command that failed, shown as `fixloop <command>: …`; absent, `fixloop: …`. */
+  readonly command: string | undefined;
 
-  constructor(exitCode: 1 | 2, message: string, opts: { cause?: unknown } = {}) {
+  constructor(exitCode: 1 | 2, message: string, opts: { cause?: unknown; command?: string } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.exitCode = exitCode;
+    this.command = opts.command;
   }
 }
 

@@ -175,7 +175,7 @@ describe('fixloop API commands (M1, M2)', () => {
     answer = { status: 500, body: '{"error":"boom"}' };
     const { out, io } = capture();
     assert.equal(await run(['tasks', '--url', baseUrl], io), 1);
-    assert.equal(seen[0]?.url, '/api/tasks');
+    assert.match(seen[0]?.url ?? '', /^\/api\/board\?/, 'the table reads the board (M1: loop state, attempts)');
     assert.match(out.stderr, /500/);
     assert.equal(out.stdout, '');
   });
@@ -191,6 +191,51 @@ describe('fixloop API commands (M1, M2)', () => {
     assert.equal(await run(['frobnicate'], capture().io), 2);
     assert.equal(await run(['deliveries', '--url', 'not a url'], capture().io), 2);
     assert.equal(await run(['--help'], capture().io), 0);
+  });
+});
+
+describe('fixloop results (M1, V1)', () => {
+  it('prints the figures as lines and each list as an aligned table; --period and --repo are passed on', async () => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        period: '30d',
+        touched: 12,
+        greenWithoutPerson: 9,
+        byRepository: [
+          { repository: 'acme/shop', touched: 10, green: 8, spendPerGreen: 1.5 },
+          { repository: 'acme/tools', touched: 2, green: 1, spendPerGreen: 0.25 },
+        ],
+      }),
+    };
+    const { out, io } = capture({ FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['results', '--period', '30d', '--repo', 'acme/shop'], io), 0, out.stderr);
+    assert.equal(seen[0]?.url, '/api/results?period=30d&repository=acme%2Fshop');
+    assert.equal(
+      out.stdout,
+      [
+        'period                30d',
+        'touched               12',
+        'green without person  9',
+        '',
+        'by repository',
+        'REPOSITORY  TOUCHED  GREEN  SPEND PER GREEN',
+        'acme/shop   10       8      1.50',
+        'acme/tools  2        1      0.25',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a server without the route: "not available yet", exit 1; --json prints the answer as it came', async () => {
+    answer = { status: 404, body: '{"error":"not_found","message":"no route for GET /api/results"}' };
+    const { out, io } = capture({ FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['results'], io), 1);
+    assert.match(out.stderr, /results are not available on this server yet/);
+    answer = { status: 200, body: '{"touched":1}' };
+    const json = capture({ FIXLOOP_URL: baseUrl });
+    assert.equal(await run(['results', '--json'], json.io), 0);
+    assert.equal(json.out.stdout, '{\n  "touched": 1\n}\n');
   });
 });
 

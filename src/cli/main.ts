@@ -34,7 +34,7 @@ export async function run(argv: string[], io: Partial<CliIo> = {}): Promise<numb
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed it
     if (err instanceof CliError) {
-      cli.stderr.write(`fixloop: ${err.message}\n`);
+      cli.stderr.write(`fixloop${err.command ? ` ${err.command}` : ''}: ${err.message}\n`);
       return err.exitCode;
     }
     if (err instanceof ConfigError) {
@@ -116,6 +116,24 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
         throw err instanceof McpStartupError ? new CliError(2, err.message) : err;
       }
       exit(0);
+    });
+
+  // V3 (decision 0050): the setup page's twin for a host without a browser.
+  program
+    .command('setup')
+    .description('connect fixloop to GitHub: create its GitHub App and store the credentials')
+    .command('github')
+    .description(
+      "create fixloop's GitHub App from its manifest: writes the page to open in a browser, then --code stores the App's id, key and webhook secret",
+    )
+    .option('--org <name>', 'create it on this organisation (default: your personal account)')
+    .option('--name <name>', 'the App name, unique on GitHub (default: fixloop-<random>)')
+    .option('--github-url <url>', 'a GitHub Enterprise Server address (default: github.com, or GHE_HOST / GITHUB_API_URL)')
+    .option('--code <code>', "the code GitHub sent, or the whole address of the page it sent the browser to")
+    .option('-c, --config <file>', 'config file, YAML or JSON (default: $FIXLOOP_CONFIG)')
+    .action(async (opts: { org?: string; name?: string; githubUrl?: string; code?: string; config?: string }) => {
+      const { runSetupGitHub } = await import('../wiring/github-setup.js');
+      exit(await runSetupGitHub(opts, io, opts.config));
     });
 
   program

@@ -52,8 +52,8 @@ export function refusal(name: string, method: string, path: string, res: ApiResp
   } catch {
     // not JSON: the text as it came
   }
-  const line = `${name}: ${method} ${path} answered ${res.status} ${res.statusText}${message ? `: ${message}` : ''}`;
-  return new CliError(res.status === 400 ? 2 : 1, line);
+  const line = `${method} ${path} answered ${res.status} ${res.statusText}${message ? `: ${message}` : ''}`;
+  return new CliError(res.status === 400 ? 2 : 1, line, { command: name });
 }
 
 /** JSON of a 2xx answer; a body that is not JSON is the server's fault (exit 1). */

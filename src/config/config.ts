@@ -529,7 +529,7 @@ function resolveIsolation(runner: ConfigFile['runner'], vars: EnvConfig, warning
   const mode = vars.FIXLOOP_AGENT_ISOLATION ?? fromFile?.isolation ?? null;
   if (mode === 'none' && runner?.kind === 'command') {
     warnings.push(
-      'runner.isolation is none: the agent runs as fixloop\'s own user and can read its secrets (its /proc/<pid>/environ, the data directory); see README "Running agents safely"',
+      'runner.isolation is none: the agent runs as fixloop\'s own user and can read its secrets (its /proc/<pid>/environ, the data directory); see docs/agents.md, "Running agents safely"',
     );
   }
   return { mode, user: vars.FIXLOOP_AGENT_USER ?? fromFile?.user ?? null };

@@ -19,6 +19,10 @@ export const GITHUB_APP_FILES = {
   apiUrl: 'api-url',
   /** Not secret: the App's name, slug, page and owner, for the setup page to show again. */
   about: 'app.json',
+  /** A setup started on the command line (`fixloop setup github`): its state, GitHub and expiry, until GitHub's redirect. */
+  pending: 'pending-setup.json',
+  /** The page that posts the manifest to GitHub, for a browser on any machine (`fixloop setup github`). */
+  form: 'create-app.html',
 } as const;
 
 /** `<directory of the API token file>/github-app`, absolute. */

@@ -12,6 +12,7 @@ import {
   parseStateComment,
   renderStateComment,
   type LoopState,
+  type StateSummaryFacts,
 } from './state-comment.js';
 import { ATTEMPT_STATUSES } from './types.js';
 import { STOP_REASONS } from './reasons.js';
@@ -87,24 +88,26 @@ describe('K8: rendering the state comment', () => {
 
   test('K5/K8: a stopped loop says why and names the approve-one label', () => {
     const body = renderStateComment(STATE);
+    assert.match(body, /^\*\*fixloop: stopped — a person decides\*\*$/m);
     assert.match(
       body,
-      /fixloop stopped:\*\* the automatic fix budget is spent \(2 automatic attempts used; last head seen `ffeeddccbbaa`\)/,
+      /^- \*\*State:\*\* stopped: the automatic fix budget is spent \(last head seen `ffeeddccbbaa`\)$/m,
     );
+    assert.match(body, /^- \*\*Attempts:\*\* 2 automatic attempts used$/m);
     assert.ok(body.includes('`fixloop:approve-one`'));
   });
 
   test('K5/K8: a parked loop says it will not resume on its own', () => {
     assert.match(
       renderStateComment({ ...STATE, parked: true }),
-      /parked this pull request.*will not resume on its own/s,
+      /\*\*fixloop: parked — a person decides\*\*.*parked this pull request and will not resume on its own/s,
     );
   });
 
   test('K8: a running loop says it is watching, with the attempt count', () => {
     assert.match(
       renderStateComment({ ...STATE, notice: null, attempts: [STATE.attempts[0]!] }),
-      /watching this pull request's CI\*\* \(1 automatic attempt so far\)/,
+      /\*\*fixloop: watching CI\*\*\n\n- \*\*State:\*\* watching this pull request's CI\n- \*\*Attempts:\*\* 1 automatic attempt so far$/m,
     );
   });
 
@@ -440,7 +443,10 @@ describe('V4: the grants in the state comment', () => {
 
   test('V4: while the loop watches, the summary says what is left', () => {
     const body = renderStateComment({ ...WITH(0, 3), notice: null });
-    assert.match(body, /\(2 automatic attempts so far; 0 of 3 grants of one more attempt used, 3 left\)/);
+    assert.match(
+      body,
+      /\*\*Attempts:\*\* 2 automatic attempts so far; 0 of 3 grants of one more attempt used, 3 left$/m,
+    );
   });
 
   test('V4: a comment written before the cap existed (no grants) still reads back intact: no false tamper report', () => {
@@ -460,5 +466,214 @@ describe('V4: the grants in the state comment', () => {
       compareWithLedger(parsed, WITH(3, 3)).map((d) => d.path),
       ['$.grants.used'],
     );
+  });
+});
+
+describe('K8/V2: the summary for people above the machine-readable block', () => {
+  const HEAD = 'ffeeddccbbaa99887766554433221100ffeeddcc';
+  const FACTS: StateSummaryFacts = {
+    loopState: 'idle',
+    ciState: 'red',
+    headSha: HEAD,
+    attemptsAllowed: 2,
+    failing: ['test (ubuntu)', 'lint'],
+    globalStop: false,
+    skipLabel: false,
+    taskUrl: 'https://fixloop.example.com/tasks/12',
+  };
+  const WATCHING: LoopState = {
+    ...STATE,
+    notice: null,
+    attempts: [STATE.attempts[0]!],
+    grants: { used: 0, max: 3, left: 3 },
+  };
+  const summaryOf = (body: string) => body.slice(0, body.indexOf('<details>'));
+  const line = (body: string, name: string) =>
+    summaryOf(body)
+      .split('\n')
+      .find((l) => l.startsWith(`- **${name}`));
+
+  test('K8: golden text of a stopped loop: headline, state, attempts of the budget, what failed, what next, the Task page', () => {
+    const stopped: LoopState = { ...STATE, grants: { used: 1, max: 3, left: 2 } };
+    assert.equal(
+      summaryOf(renderStateComment(stopped, 'k', { ...FACTS, loopState: 'needs_person' })),
+      [
+        STATE_MARKER,
+        '**fixloop: stopped — a person decides**',
+        '',
+        '- **State:** stopped: the automatic fix budget is spent (last head seen `ffeeddccbbaa`)',
+        '- **Attempts:** 2 of 2 automatic attempts used; 1 of 3 grants of one more attempt used, 2 left',
+        '- **What failed on `ffeeddccbbaa`:** `test (ubuntu)`, `lint`',
+        '- **What happens next:** Nothing happens on its own: a person decides. Add the label `fixloop:approve-one` ' +
+          '(or comment `/fixloop retry`) to allow exactly one more automatic attempt (1 of 3 grants of one more attempt ' +
+          'used, 2 left), or take it from here by hand.',
+        '- **Task page:** [acme/app#7 in fixloop](https://fixloop.example.com/tasks/12)',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('K8: the JSON sits folded in a <details> toggle below the summary, and the digest is still the last line', () => {
+    const body = renderStateComment(WATCHING, 'k', FACTS);
+    const [summary, folded] = [body.indexOf('- **What happens next:**'), body.indexOf('<details>\n<summary>')];
+    assert.ok(summary > 0 && folded > summary, 'the summary comes first');
+    // GitHub and GitLab render Markdown inside <details> only after a blank line.
+    assert.match(body, /<\/summary>\n\n```json\n[\s\S]*\n```\n\n<\/details>\n<!-- fixloop-digest: [0-9a-f]{64} -->$/);
+  });
+
+  test('K8: the summary is outside the digest: the same state with or without facts has the same JSON and reads back intact', () => {
+    const plain = renderStateComment(WATCHING, 'k');
+    const withFacts = renderStateComment(WATCHING, 'k', FACTS);
+    assert.equal(jsonOf(withFacts), jsonOf(plain));
+    assert.equal(plain.split('\n').at(-1), withFacts.split('\n').at(-1));
+    assert.deepEqual(parseStateComment(withFacts, 'k'), parseStateComment(plain, 'k'));
+    assert.equal(parseStateComment(withFacts, 'k')?.intact, true);
+    const edited = withFacts.replace('**fixloop: CI is red**', '**fixloop: all good**');
+    assert.notEqual(edited, withFacts);
+    assert.equal(parseStateComment(edited, 'k')?.intact, true, 'editing the summary is not a state edit');
+  });
+
+  test('K8: a hand-edited JSON inside the toggle is still detected', () => {
+    const body = renderStateComment(WATCHING, 'k', FACTS).replace('"status": "dispatched"', '"status": "acknowledged"');
+    assert.equal(parseStateComment(body, 'k')?.intact, false);
+  });
+
+  const cases: Array<[string, LoopState, Partial<StateSummaryFacts>, RegExp, RegExp]> = [
+    [
+      'waiting for CI',
+      WATCHING,
+      { ciState: 'pending', failing: [] },
+      /^waiting for CI on the current head$/,
+      /When CI finishes: nothing more if it passes; if it fails, fixloop resumes the agent with the failure \(attempt 2 of 2\)\. Comment `\/fixloop off`/,
+    ],
+    [
+      'an agent is working on it',
+      WATCHING,
+      { loopState: 'agent_running' },
+      /^an agent is working on the failure$/,
+      /^fixloop waits for the agent to push a fix, then for CI to judge it\./,
+    ],
+    [
+      "waiting for CI on the agent's fix",
+      WATCHING,
+      { loopState: 'awaiting_progress' },
+      /^waiting for CI on the agent's fix$/,
+      /green ends the loop here; if it is red again, fixloop resumes the agent/,
+    ],
+    [
+      'interrupted by a restart',
+      WATCHING,
+      { loopState: 'interrupted' },
+      /^interrupted: a restart of fixloop stopped the agent's run$/,
+      /offers the same attempt again, once and free/,
+    ],
+    [
+      'CI is red',
+      { ...WATCHING, attempts: STATE.attempts },
+      {},
+      /^CI is red on the current head$/,
+      /no automatic attempt is left, so fixloop hands the pull request to a person/,
+    ],
+    [
+      'CI is green',
+      WATCHING,
+      { ciState: 'passing', failing: [] },
+      /^CI is green on the current head$/,
+      /^Nothing while CI stays green; if it turns red, fixloop resumes the agent with the failure \(attempt 2 of 2\)/,
+    ],
+    [
+      'off',
+      WATCHING,
+      { loopState: 'off' },
+      /^off: a person turned the loop off for this pull request$/,
+      /comment `\/fixloop on` to turn the loop back on/,
+    ],
+    [
+      'off',
+      WATCHING,
+      { loopState: 'off', skipLabel: true },
+      /^off: the `fixloop:skip` label is on$/,
+      /remove `fixloop:skip` to let fixloop act again/,
+    ],
+    [
+      'paused',
+      WATCHING,
+      { globalStop: true },
+      /^paused: automation is stopped for every pull request$/,
+      /until a person clears the global stop in fixloop \(`fixloop start`\)/,
+    ],
+    [
+      'parked — a person decides',
+      { ...STATE, parked: true },
+      { loopState: 'parked' },
+      /^parked: the loop stopped and no one answered in time$/,
+      /will not resume on its own\. Fix it by hand, or unpark it in fixloop \(`fixloop unpark 12`\)/,
+    ],
+    [
+      'stopped — a person decides',
+      { ...STATE, grants: { used: 3, max: 3, left: 0 } },
+      { loopState: 'needs_person' },
+      /^stopped: the automatic fix budget is spent/,
+      /No more attempts can be granted on this pull request \(3 of 3 grants of one more attempt used, none left\).*`PUT \/api\/tasks\/12\/budget`/,
+    ],
+  ];
+  for (const [title, state, over, stateLine, nextLine] of cases)
+    test(`K8: ${title} (${JSON.stringify(over)}): the headline, the state in words and what happens next`, () => {
+      const body = renderStateComment(state, undefined, { ...FACTS, ...over });
+      assert.equal(body.split('\n')[1], `**fixloop: ${title}**`);
+      assert.match(line(body, 'State:')!.replace('- **State:** ', ''), stateLine);
+      assert.match(line(body, 'What happens next:')!.replace('- **What happens next:** ', ''), nextLine);
+      assert.match(
+        line(body, 'Attempts:')!,
+        new RegExp(`^- \\*\\*Attempts:\\*\\* ${state.attempts.length} of 2 automatic attempts used`),
+      );
+      assert.equal(
+        line(body, 'Task page:'),
+        '- **Task page:** [acme/app#7 in fixloop](https://fixloop.example.com/tasks/12)',
+      );
+    });
+
+  test('V2: what failed names the current head and its checks; green says nothing failed; red without names says so', () => {
+    assert.equal(
+      line(renderStateComment(WATCHING, undefined, FACTS), 'What failed'),
+      '- **What failed on `ffeeddccbbaa`:** `test (ubuntu)`, `lint`',
+    );
+    assert.equal(
+      line(renderStateComment(WATCHING, undefined, { ...FACTS, ciState: 'passing', failing: [] }), 'What failed'),
+      '- **What failed on `ffeeddccbbaa`:** nothing, CI is green',
+    );
+    assert.equal(
+      line(renderStateComment(WATCHING, undefined, { ...FACTS, failing: [] }), 'What failed'),
+      '- **What failed on `ffeeddccbbaa`:** CI is red; the failing checks are not known yet',
+    );
+    assert.equal(
+      line(renderStateComment(WATCHING, undefined, { ...FACTS, ciState: 'pending', failing: [] }), 'What failed'),
+      undefined,
+    );
+  });
+
+  test('V2: many failing checks are shown five at a time, repeats once', () => {
+    const failing = ['a', 'b', 'a', 'c', 'd', 'e', 'f', 'g'];
+    assert.equal(
+      line(renderStateComment(WATCHING, undefined, { ...FACTS, failing }), 'What failed'),
+      '- **What failed on `ffeeddccbbaa`:** `a`, `b`, `c`, `d`, `e` and 2 more',
+    );
+  });
+
+  test('K8: a check name from CI cannot break out of its code span, forge a marker, a JSON block or a mention', () => {
+    const nasty = '`x`\n```json\n{"task": 99}\n```\n<!-- fixloop-digest: ' + '0'.repeat(64) + ' --> @everyone \u202e';
+    const body = renderStateComment(WATCHING, 'k', { ...FACTS, failing: [nasty] });
+    const failed = line(body, 'What failed')!;
+    assert.equal(failed.split('`').length, 5, 'two code spans only: the head and the name');
+    assert.ok(!/[<>\u202e]/.test(failed));
+    assert.equal(body.match(/```json/g)?.length, 1);
+    assert.equal(body.match(/<!-- fixloop-digest/g)?.length, 1);
+    assert.equal(parseStateComment(body, 'k')?.intact, true);
+    assert.equal(parseStateComment(body, 'k')?.state?.taskId, 12);
+  });
+
+  test('K8: without a public URL there is no Task page line', () => {
+    assert.equal(line(renderStateComment(WATCHING, undefined, { ...FACTS, taskUrl: null }), 'Task page'), undefined);
   });
 });

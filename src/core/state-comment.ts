@@ -1,15 +1,20 @@
-// The one pull-request comment that mirrors the loop's state (SPEC K8, with K5): a marker, a short
-// human summary, the state as readable JSON, and a digest of that JSON so a hand edit is detected.
-// The ledger, not the comment, is the truth: a tampered comment is reported, never believed.
-// Deterministic: the digest is SHA-256 (HMAC-SHA-256 when a key is given) of canonical JSON.
-// V4: it also says how many grants of one more attempt the Task has used and how many are left.
+// The one pull-request comment that mirrors the loop's state (SPEC K8, with K5, V2): a marker, a short
+// summary for people (the state in words, attempts used of the budget, what failed on the current
+// head, what happens next and what a person can do, the Task page), then the state as readable JSON
+// behind a <details> toggle, and a digest of that JSON so a hand edit is detected. The ledger, not the
+// comment, is the truth: a tampered comment is reported, never believed. Deterministic: the digest is
+// SHA-256 (HMAC-SHA-256 when a key is given) of canonical JSON; the summary is outside it. Plain
+// Markdown that GitHub and GitLab both render: a bold line, a list, a link, <details>.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { APPROVE_ONE_LABEL } from './handoff.js';
+import { SKIP_LABEL } from './skip-label.js';
 import { grantWords } from './grant-cap.js';
+import type { LoopState as BoardLoopState } from './loop-state.js';
 import { STOP_WHY } from './notice.js';
-import { ATTEMPT_STATUSES, type AttemptStatus } from './types.js';
+import { ATTEMPT_STATUSES, type AttemptStatus, type CiState } from './types.js';
 import { STOP_REASONS, type StopReason } from './reasons.js';
+import { untrustedLine } from './untrusted-text.js';
 
 export const STATE_MARKER = '<!-- fixloop-state -->';
 const STATE_DOCUMENT_VERSION = 1;
@@ -43,6 +48,29 @@ export interface StateGrants {
   left: number;
 }
 
+/**
+ * What the summary tells people beyond the mirrored state (K8, V2). Read from the ledger at each
+ * write, never part of the JSON or its digest, and free of "now", so an unchanged ledger renders an
+ * unchanged comment.
+ */
+export interface StateSummaryFacts {
+  /** The loop's state as the board shows it (core/loop-state.ts). */
+  loopState: BoardLoopState;
+  ciState: CiState;
+  /** The head commit the loop judges now; null before one was seen. */
+  headSha: string | null;
+  /** Automatic attempts allowed: the budget plus a person's grants (C1, K5). */
+  attemptsAllowed: number;
+  /** The failing checks of the current head (V2): names as CI gave them, cleaned here. */
+  failing: readonly string[];
+  /** The global stop flag (D): nothing is resumed anywhere. */
+  globalStop: boolean;
+  /** Why `off`: the `fixloop:skip` label (else a person's switch). */
+  skipLabel: boolean;
+  /** The Task page (FIXLOOP_PUBLIC_URL + /tasks/<id>); null links nowhere. */
+  taskUrl: string | null;
+}
+
 /** A digest key: with one, the digest is an HMAC, so a deliberate editor cannot recompute it. */
 export type StateKey = string | Uint8Array;
 
@@ -61,21 +89,26 @@ export interface StateDifference {
   ledger: unknown; // undefined = absent in the ledger
 }
 
-const WHY = STOP_WHY;
-
-/** K8: the comment body. Starts with the marker; the JSON block is the state; the last line is the digest. */
-export function renderStateComment(state: LoopState, key?: StateKey): string {
+/**
+ * K8: the comment body. Starts with the marker; then the summary for people; then, folded, the JSON
+ * block that is the state; the last line is the digest. Without `facts` the summary says what the
+ * mirrored state alone tells.
+ */
+export function renderStateComment(state: LoopState, key?: StateKey, facts?: StateSummaryFacts): string {
   const doc = toDocument(state);
   return [
     STATE_MARKER,
-    summary(state),
+    ...summary(state, facts),
     '',
-    "Loop state, mirrored from fixloop's ledger (the ledger is the truth; editing this comment changes nothing):",
+    '<details>',
+    "<summary>The loop's state for tools (mirrored from fixloop's ledger, which is the truth: editing this comment changes nothing)</summary>",
     '',
     '```json',
     // '<', '>' and '`' are escaped so no text in the state can close the fence or forge a marker.
     JSON.stringify(doc, null, 2).replace(/[<>`]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
     '```',
+    '',
+    '</details>',
     `<!-- fixloop-digest: ${digest(canonicalJson(doc), key)} -->`,
   ].join('\n');
 }
@@ -188,38 +221,136 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function summary(s: LoopState): string {
-  const n = s.attempts.length;
-  const attempts = `${n} automatic attempt${n === 1 ? '' : 's'}`;
-  if (s.parked) {
-    return (
-      '**fixloop has parked this pull request.** It stopped and no one answered in time, so it will not ' +
-      'resume on its own. Fix it by hand, or resume the run by hand from fixloop.'
-    );
-  }
+/** The check names shown at most; the rest are counted. */
+const FAILING_SHOWN = 5;
+/** A check name is cut to this many characters in the summary. */
+const CHECK_NAME_CHARS = 80;
+
+/** A check name from CI, safe inside a code span: one line, no backtick, no angle bracket, bounded. */
+function checkName(name: string): string {
+  const clean = untrustedLine(name).replace(/[`<>]/g, "'").replace(/\s+/g, ' ').trim() || '(unnamed)';
+  return clean.length > CHECK_NAME_CHARS ? `${clean.slice(0, CHECK_NAME_CHARS - 1)}…` : clean;
+}
+
+const short = (sha: string) => `\`${sha.slice(0, 12)}\``;
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The state in words, as a headline and a line (K8): the same precedence as the board's loop state. */
+function headline(s: LoopState, f: StateSummaryFacts | undefined): { title: string; state: string } {
+  if (s.parked) return { title: 'parked — a person decides', state: 'parked: the loop stopped and no one answered in time' };
   if (s.notice) {
-    const head = s.notice.headSha ? `; last head seen \`${s.notice.headSha.slice(0, 12)}\`` : '';
-    const stopped = `**fixloop stopped:** ${WHY[s.notice.reason]} (${s.notice.attemptsUsed} automatic attempt${s.notice.attemptsUsed === 1 ? '' : 's'} used${head}). `;
+    const head = s.notice.headSha ? ` (last head seen ${short(s.notice.headSha)})` : '';
+    return { title: 'stopped — a person decides', state: `stopped: ${STOP_WHY[s.notice.reason]}${head}` };
+  }
+  if (!f) return { title: 'watching CI', state: "watching this pull request's CI" };
+  if (f.globalStop) return { title: 'paused', state: 'paused: automation is stopped for every pull request' };
+  switch (f.loopState) {
+    case 'off':
+      return f.skipLabel
+        ? { title: 'off', state: `off: the \`${SKIP_LABEL}\` label is on` }
+        : { title: 'off', state: 'off: a person turned the loop off for this pull request' };
+    case 'parked':
+    case 'needs_person': // the notice above says why; here the mirrored state has not caught up yet
+      return { title: 'stopped — a person decides', state: 'stopped' };
+    case 'agent_running':
+      return { title: 'an agent is working on it', state: 'an agent is working on the failure' };
+    case 'interrupted':
+      return { title: 'interrupted by a restart', state: "interrupted: a restart of fixloop stopped the agent's run" };
+    case 'awaiting_progress':
+      return { title: "waiting for CI on the agent's fix", state: "waiting for CI on the agent's fix" };
+    case 'idle':
+      if (f.ciState === 'red') return { title: 'CI is red', state: 'CI is red on the current head' };
+      if (f.ciState === 'passing') return { title: 'CI is green', state: 'CI is green on the current head' };
+      return { title: 'waiting for CI', state: 'waiting for CI on the current head' };
+  }
+}
+
+/** What happens next, and what a person can do about it (K5, P1). */
+function next(s: LoopState, f: StateSummaryFacts | undefined): string {
+  if (s.parked)
+    return (
+      'Nothing happens on its own: fixloop has parked this pull request and will not resume on its own. ' +
+      `Fix it by hand, or unpark it in fixloop (\`fixloop unpark ${s.taskId}\`) and grant one more attempt.`
+    );
+  if (s.notice) {
+    const by = 'Nothing happens on its own: a person decides. ';
     if (s.grants && s.grants.left === 0)
       return (
-        stopped +
+        by +
         `No more attempts can be granted on this pull request (${grantWords(s.grants)}): only a person raising ` +
         `this Task's cap in fixloop opens more (\`PUT /api/tasks/${s.taskId}/budget\`). Take it from here by hand, or ask them.`
       );
     if (s.grants)
       return (
-        stopped +
+        by +
         `Add the label \`${APPROVE_ONE_LABEL}\` (or comment \`/fixloop retry\`) to allow exactly one more automatic attempt ` +
         `(${grantWords(s.grants)}), or take it from here by hand.`
       );
     const approved = s.approveOneUsed ? ' One extra attempt was already approved for this pull request.' : '';
     return (
-      stopped +
+      by +
       `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take it from here by hand.${approved}`
     );
   }
-  const grants = s.grants ? `; ${grantWords(s.grants)}` : '';
-  return `**fixloop is watching this pull request's CI** (${attempts} so far${grants}).`;
+  const used = s.attempts.length;
+  const off = ' Comment `/fixloop off` to stop the loop for this pull request.';
+  if (!f) return `fixloop resumes the agent when CI fails, under its budget.${off}`;
+  const left = f.attemptsAllowed - used;
+  const nextAttempt =
+    left > 0
+      ? `fixloop resumes the agent with the failure (attempt ${used + 1} of ${f.attemptsAllowed})`
+      : 'no automatic attempt is left, so fixloop hands the pull request to a person';
+  if (f.globalStop) return 'Nothing, until a person clears the global stop in fixloop (`fixloop start`).';
+  switch (f.loopState) {
+    case 'off':
+      return f.skipLabel
+        ? `No automatic attempt while the label is on; remove \`${SKIP_LABEL}\` to let fixloop act again.`
+        : 'No automatic attempt; comment `/fixloop on` to turn the loop back on.';
+    case 'parked':
+    case 'needs_person':
+      return 'Nothing happens on its own: a person decides.';
+    case 'agent_running':
+      return `fixloop waits for the agent to push a fix, then for CI to judge it.${off}`;
+    case 'interrupted':
+      return `fixloop offers the same attempt again, once and free, when it is running again.${off}`;
+    case 'awaiting_progress':
+      return `When CI has judged the fix: green ends the loop here; if it is red again, ${nextAttempt}.${off}`;
+    case 'idle':
+      if (f.ciState === 'red')
+        return `If an agent can fix this failure, ${nextAttempt}; a failure it cannot fix (an approval, a red base) goes to a person.${off}`;
+      if (f.ciState === 'passing') return `Nothing while CI stays green; if it turns red, ${nextAttempt}.${off}`;
+      return `When CI finishes: nothing more if it passes; if it fails, ${nextAttempt}.${off}`;
+  }
+}
+
+/** The summary's lines: a bold headline, then a list a person reads top to bottom. */
+function summary(s: LoopState, f: StateSummaryFacts | undefined): string[] {
+  const { title, state } = headline(s, f);
+  const used = s.attempts.length;
+  const attempts = f
+    ? `${used} of ${plural(f.attemptsAllowed, 'automatic attempt')} used`
+    : s.notice
+      ? `${plural(s.notice.attemptsUsed, 'automatic attempt')} used`
+      : `${plural(used, 'automatic attempt')} so far`;
+  const lines = [
+    `**fixloop: ${title}**`,
+    '',
+    `- **State:** ${state}`,
+    `- **Attempts:** ${attempts}${s.grants ? `; ${grantWords(s.grants)}` : ''}`,
+  ];
+  if (f) {
+    const names = [...new Set(f.failing.map(checkName))];
+    const on = f.headSha ? ` on ${short(f.headSha)}` : '';
+    if (names.length > 0) {
+      const shown = names.slice(0, FAILING_SHOWN).map((n) => `\`${n}\``);
+      const more = names.length > FAILING_SHOWN ? ` and ${names.length - FAILING_SHOWN} more` : '';
+      lines.push(`- **What failed${on}:** ${shown.join(', ')}${more}`);
+    } else if (f.ciState === 'red') lines.push(`- **What failed${on}:** CI is red; the failing checks are not known yet`);
+    else if (f.ciState === 'passing') lines.push(`- **What failed${on}:** nothing, CI is green`);
+  }
+  lines.push(`- **What happens next:** ${next(s, f)}`);
+  if (f?.taskUrl) lines.push(`- **Task page:** [${s.repository}#${s.pullRequest} in fixloop](${f.taskUrl})`);
+  return lines;
 }
 
 interface StateDocument {

@@ -45,4 +45,6 @@ table.board th, table.board td { text-align: left; padding: .3rem .5rem; border-
 .timeline li { margin-bottom: .4rem; } .timeline time, .inbox time { color: #6b7280; font-size: 12px; }
 pre { white-space: pre-wrap; background: #f9fafb; padding: .5rem; max-height: 20rem; overflow: auto; }
 .filters { margin-bottom: 1rem; display: flex; gap: .5rem; }
+.onboarding { max-width: 48rem; } .onboarding .step { margin-bottom: .75rem; }
+.onboarding .step-done strong::after { content: " ✓ done"; color: #16a34a; }
 `;

@@ -56,6 +56,11 @@ export interface SetupDeps {
   storedApp(): StoredAppAbout | null;
   /** What the environment sets that a stored App does not replace (told on the pages). */
   environment: { appId: boolean; token: boolean; webhookSecret: boolean };
+  /**
+   * A setup started on the command line (`fixloop setup github`) with this state, taken once: its
+   * GitHub, or null. Its state sits in fixloop's data directory, not in a browser.
+   */
+  takePendingState?(state: string): GitHubTarget | null;
   /** Trades the code and stores the credentials (app/github-setup.ts, with its adapters). */
   finish(code: string, target: GitHubTarget): Promise<SetupOutcome>;
   logger: Logger;
@@ -65,8 +70,6 @@ export interface SetupDeps {
   nowMs?: () => number;
 }
 
-type Env = { Variables: { session: Session | null } };
-
 /** What the state cookie carries, signed: the state GitHub must hand back, its expiry, and the GitHub chosen. */
 interface StateClaim {
   s: string;
@@ -75,7 +78,7 @@ interface StateClaim {
   a: string;
 }
 
-export function createSetup(deps: SetupDeps): { app: Hono<Env> } {
+export function createSetup(deps: SetupDeps): { app: Hono } {
   const now = deps.nowMs ?? Date.now;
   const random = deps.random ?? { token: (n: number) => randomBytes(n).toString('base64url') };
   const key = deps.apiToken === null ? null : sessionKey(deps.apiToken);
@@ -89,7 +92,7 @@ export function createSetup(deps: SetupDeps): { app: Hono<Env> } {
   const used = new Map<string, number>();
   const publicOrigin = new URL(deps.publicUrl).origin;
   const trust = deps.proxyTrust ?? (() => 0);
-  const app = new Hono<Env>();
+  const app = new Hono();
 
   const peerOf = (c: Context) =>
     (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
@@ -242,7 +245,8 @@ export function createSetup(deps: SetupDeps): { app: Hono<Env> } {
     const claim = verify(getCookie(c, SETUP_STATE_COOKIE));
     for (const [s, expires] of used) if (expires < now()) used.delete(s);
     const fresh = claim !== null && claim.e > now() && safeEqual(claim.s, state) && !used.has(claim.s);
-    if (!fresh || claim === null) {
+    const pending = fresh ? null : (deps.takePendingState?.(state) ?? null);
+    if (pending === null && (!fresh || claim === null)) {
       deps.logger.warn({ reason: claim === null ? 'no_state_cookie' : 'state_mismatch_or_used' }, 'setup: a GitHub redirect was refused');
       return c.html(
         <Refusal title="This setup was not started here">
@@ -254,9 +258,13 @@ export function createSetup(deps: SetupDeps): { app: Hono<Env> } {
         403,
       );
     }
-    used.set(claim.s, claim.e);
-    deleteCookie(c, SETUP_STATE_COOKIE, { path: '/setup/github', secure: https(c) });
-    const target = { webUrl: claim.w, apiUrl: claim.a };
+    let target: GitHubTarget;
+    if (pending !== null) target = pending;
+    else {
+      used.set(claim!.s, claim!.e);
+      deleteCookie(c, SETUP_STATE_COOKIE, { path: '/setup/github', secure: https(c) });
+      target = { webUrl: claim!.w, apiUrl: claim!.a };
+    }
     const outcome = await deps.finish(code, target);
     if (outcome.kind === 'failed') {
       deps.logger.warn({ reason: outcome.reason }, 'setup: GitHub did not give the App');

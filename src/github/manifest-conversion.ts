@@ -11,6 +11,8 @@ export function createManifestConverter(o: { fetch?: typeof fetch; userAgent?: s
       const octokit = new Octokit({
         baseUrl: apiUrl,
         userAgent: o.userAgent ?? 'fixloop-setup',
+        // A refusal is answered to the person; Octokit's own console lines would only repeat it.
+        log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
         ...(o.fetch ? { request: { fetch: o.fetch } } : {}),
       });
       let data: Record<string, unknown>;

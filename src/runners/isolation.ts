@@ -64,7 +64,7 @@ export function chooseIsolation(input: ChooseIsolationInput): AgentIsolation {
   if (mode === null) {
     throw at(
       'isolation',
-      'must be set when fixloop does not run as root (FIXLOOP_AGENT_ISOLATION): "bwrap" runs the agent in a bubblewrap sandbox; "none" lets it read fixloop\'s secrets (README "Running agents safely")',
+      'must be set when fixloop does not run as root (FIXLOOP_AGENT_ISOLATION): "bwrap" runs the agent in a bubblewrap sandbox; "none" lets it read fixloop\'s secrets (docs/agents.md, "Running agents safely")',
     );
   }
   if (mode === 'none') {

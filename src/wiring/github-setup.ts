@@ -1,7 +1,9 @@
 // Wires the setup page (SPEC V3; decision 0050): app.yml as the manifest, the conversion at GitHub
 // (github/manifest-conversion.ts) and the credential files beside the API token
 // (github/app-credential-files.ts), behind the dashboard driver's routes (dashboard/setup.tsx).
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
 import { parse } from 'yaml';
 import type { DashboardSessions } from '../app/dashboard-sessions-port.js';
 import { finishGitHubSetup } from '../app/github-setup.js';
@@ -10,7 +12,15 @@ import { readManifest, type AppManifest } from '../core/app-manifest.js';
 import type { Config } from '../config/config.js';
 import { githubAppDir, hasStoredApp, readStoredAppAbout, storedAppPath } from '../config/github-app-files.js';
 import { createSetup } from '../dashboard/setup.js';
-import { createAppCredentialFiles } from '../github/app-credential-files.js';
+import {
+  createAppCredentialFiles,
+  readPendingSetup,
+  takePendingSetup,
+  writePendingSetup,
+} from '../github/app-credential-files.js';
+import { setupGitHubCommand, type SetupGitHubOptions } from '../cli/setup-github.js';
+import type { CliIo } from '../cli/io.js';
+import { loadConfig } from '../config/config.js';
 import { createManifestConverter } from '../github/manifest-conversion.js';
 
 /** app.yml at the package's root (beside src/ and dist/): the one manifest (test/deploy/app-manifest.test.ts). */
@@ -19,6 +29,9 @@ export const APP_MANIFEST_FILE = new URL('../../app.yml', import.meta.url);
 export function readAppManifest(file: URL | string = APP_MANIFEST_FILE): AppManifest {
   return readManifest(parse(readFileSync(file, 'utf8')));
 }
+
+const MISSING =
+  "fixloop's GitHub App manifest (app.yml) is missing from this installation: connect GitHub by hand (docs/setup-github.md).";
 
 export function githubSetupFromConfig(
   config: Pick<Config, 'publicUrl' | 'github' | 'notices' | 'apiToken' | 'apiTokenFile' | 'secretFiles' | 'webhookSecrets'>,
@@ -36,8 +49,19 @@ export function githubSetupFromConfig(
   const fromStored = (file: Parameters<typeof storedAppPath>[1]) => config.secretFiles.includes(storedAppPath(dir, file));
   const converter = createManifestConverter(deps.fetch ? { fetch: deps.fetch } : {});
   const store = createAppCredentialFiles(dir);
+  let manifest: AppManifest;
+  try {
+    manifest = deps.manifest ?? readAppManifest();
+  } catch (err) {
+    // An installation without app.yml still serves everything else; the page says what is missing.
+    deps.logger.warn({ err }, 'setup: app.yml cannot be read, so /setup cannot create a GitHub App');
+    const app = new Hono();
+    app.all('/setup/*', (c) => c.text(MISSING, 503));
+    app.all('/setup', (c) => c.text(MISSING, 503));
+    return { app };
+  }
   return createSetup({
-    manifest: deps.manifest ?? readAppManifest(),
+    manifest,
     publicUrl: config.publicUrl,
     github: { webUrl: config.notices.webUrl, apiUrl: config.github.apiUrl },
     allowInsecureHosts: deps.allowInsecureHosts ?? false,
@@ -50,9 +74,36 @@ export function githubSetupFromConfig(
       token: config.github.token !== null,
       webhookSecret: config.webhookSecrets.length > 0 && !fromStored('webhookSecret'),
     },
+    takePendingState: (state) => {
+      const p = takePendingSetup(dir, state, Date.now());
+      return p === null ? null : { webUrl: p.webUrl, apiUrl: p.apiUrl };
+    },
     finish: (code, target) => finishGitHubSetup({ converter, store }, { code, target }),
     logger: deps.logger,
     ...(deps.random ? { random: deps.random } : {}),
     ...(deps.proxyTrust ? { proxyTrust: deps.proxyTrust } : {}),
   });
 }
+
+/** `fixloop setup github` (src/cli/setup-github.ts) with its adapters, on the configuration the environment describes. */
+export async function runSetupGitHub(opts: SetupGitHubOptions, io: CliIo, configFile?: string): Promise<number> {
+  const config = loadConfig({ env: io.env, ...(configFile ? { file: configFile } : {}) });
+  const dir = githubAppDir(config.apiTokenFile);
+  const converter = createManifestConverter({ fetch: io.fetch });
+  const store = createAppCredentialFiles(dir);
+  const nowMs = () => (typeof io.now === 'function' ? io.now().getTime() : Date.now());
+  return setupGitHubCommand(opts, io, {
+    manifest: readAppManifest(),
+    publicUrl: config.publicUrl,
+    github: { webUrl: config.notices.webUrl, apiUrl: config.github.apiUrl },
+    allowInsecureHosts: isAllowed(io.env.FIXLOOP_ALLOW_INSECURE_HOSTS),
+    random: (bytes) => randomBytes(bytes).toString('base64url'),
+    nowMs,
+    start: (pending, html) => writePendingSetup(dir, pending, html),
+    take: (state) => takePendingSetup(dir, state, nowMs()),
+    pending: () => readPendingSetup(dir, nowMs()),
+    finish: (code, target) => finishGitHubSetup({ converter, store }, { code, target }),
+  });
+}
+
+const isAllowed = (v: string | undefined) => v?.trim() === '1' || v?.trim().toLowerCase() === 'true';

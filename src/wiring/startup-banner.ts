@@ -35,7 +35,7 @@ export function databaseWords(url: string, cwd: string): string {
 
 export function startupBanner(
   config: Pick<Config, 'publicUrl' | 'works' | 'runner' | 'github' | 'databaseUrl' | 'configFile'>,
-  o: { version: string; listening: string; token: string; cwd: string },
+  o: { version: string; listening: string; token: string; cwd: string; fromSources?: boolean },
 ): string[] {
   const dashboard = `${config.publicUrl}/`;
   const works = config.works.length;
@@ -60,6 +60,9 @@ export function startupBanner(
     `  Works:      ${works === 0 ? 'none' : works} configured${config.configFile ? ` (${shortPath(config.configFile, o.cwd)})` : ''} · runner: ${runner}`,
     `  GitHub:     ${github}`,
   ];
+  // Honest about what runs (decision 0026): the sources through tsx when dist/ is absent or older than src/.
+  if (o.fromSources)
+    lines.push('  Code:       src/ through tsx (dist/ is absent or older than src/; `npm run build` refreshes it)');
   if (works === 0)
     lines.push(
       '  Next:       no Work is configured, so every delivery and Task registration is refused. Add one under',

@@ -232,7 +232,6 @@ describe('the image started as written: its command, its user, compose.yaml and 
     } catch (err) {
       assert.fail(`${(err as Error).message}\n--- ${r.name} said ---\n${r.output().slice(-4000)}`);
     }
-    if (process.env.DEBUG_IMAGE) console.log(r.output());
     assert.equal((await fetch(`${r.url}/healthz`)).status, 200);
     assert.doesNotMatch(r.output(), /must be set|"level":(50|60)/, 'no start-up error, no error line');
   }

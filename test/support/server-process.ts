@@ -189,3 +189,34 @@ export async function decisionsOf(url: string, taskId: number): Promise<any[]> {
     (await (await fetch(`${url}/api/deliveries?taskId=${taskId}&limit=100`, { headers: apiHeaders })).json()) as any
   ).decisions;
 }
+
+/**
+ * `fixloop serve` from this checkout, expected to stop by itself (a start-up failure): its exit code
+ * and everything it printed. Killed, and the test failed, when it is still running after `timeoutMs`.
+ */
+export async function runServerToExit(
+  env: Record<string, string>,
+  o: { cwd?: string; as?: { uid: number; gid: number }; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string; stderr: string }> {
+  let out = '';
+  let err = '';
+  const tsx = import.meta.resolve('tsx');
+  const child = spawn(process.execPath, ['--import', tsx, join(ROOT, 'src/cli/main.ts'), 'serve'], {
+    cwd: o.cwd ?? ROOT,
+    ...(o.as ? { uid: o.as.uid, gid: o.as.gid } : {}),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => ((out += c), (err += c)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  clearTimeout(timer);
+  return { code, output: out, stderr: err };
+}

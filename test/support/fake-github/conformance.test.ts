@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createGitHub } from '../../../src/github/client.js';
+import { createManifestConverter } from '../../../src/github/manifest-conversion.js';
 import { FAKE_OPERATIONS } from './operations.js';
 import { startFakeGitHub } from './server.js';
 
@@ -128,6 +129,16 @@ test('zero schema violations across a scenario that reaches every operation', as
       headers: { authorization: `token ${userToken}` },
     });
     assert.equal(listed.status, 200);
+    // V3: the manifest flow's conversion, through fixloop's converter (last: the new App replaces the fake's).
+    const code = fake.createAppFromManifest({
+      name: 'fixloop-conformance-setup',
+      url: 'https://github.com',
+      hook_attributes: { url: 'https://fixloop.example/api/github/webhooks' },
+      redirect_url: 'https://fixloop.example/setup/github/callback',
+    });
+    const converted = await createManifestConverter().convert(fake.url, code);
+    assert.equal(converted.slug, 'fixloop-conformance-setup');
+    await assert.rejects(createManifestConverter().convert(fake.url, code), { reason: 'unknown_code' });
 
     const reached = new Set(fake.requests.map((r) => r.operation));
     assert.deepEqual(

@@ -25,6 +25,8 @@ export const FAKE_OPERATIONS = [
   'GET /app',
   'GET /repos/{owner}/{repo}/installation',
   'POST /app/installations/{installation_id}/access_tokens',
+  // V3: the manifest flow's last step (no credentials: the one-hour code is the credential).
+  'POST /app-manifests/{code}/conversions',
 ] as const;
 
 export type FakeOperation = (typeof FAKE_OPERATIONS)[number];

@@ -28,8 +28,8 @@ export type Answer =
   /** A page of `list` is served (per_page, page, Link); `wrap` shapes it, e.g. { total_count, check_runs }. */
   | { status: 200; list: unknown[]; wrap?: (items: unknown[], total: number) => unknown };
 
-/** Who may call: the App's JWT, a token that may act on the repository, or a user's token. */
-export type Access = 'app' | 'repo' | 'user';
+/** Who may call: the App's JWT, a token that may act on the repository, a user's token, or anyone (`public`). */
+export type Access = 'app' | 'repo' | 'user' | 'public';
 
 export interface RouteInput {
   params: Record<string, string>;
@@ -408,6 +408,28 @@ export const ROUTES: readonly Route[] = [
           expires_at: expiresAt,
           permissions: { checks: 'read', issues: 'write', pull_requests: 'write', statuses: 'read', actions: 'read' },
           repository_selection: 'all',
+        },
+      };
+    },
+  },
+  {
+    // V3: GitHub's `integration` plus the new App's secrets, answered once per code.
+    operation: 'POST /app-manifests/{code}/conversions',
+    access: 'public',
+    handle(input) {
+      const created = input.state.manifestCodes[input.params.code!];
+      if (created === undefined) return notFound();
+      delete input.state.manifestCodes[input.params.code!];
+      return {
+        status: 201,
+        body: {
+          ...gh.integration(input.urls, created.id, created.slug),
+          name: created.name,
+          owner: gh.simpleUser(input.urls, created.owner.login, created.owner.type),
+          client_id: created.clientId,
+          client_secret: created.clientSecret,
+          webhook_secret: created.webhookSecret,
+          pem: created.pem,
         },
       };
     },

@@ -70,6 +70,8 @@ export interface FakeGitHubOptions {
    * x-ratelimit-* headers, from `limit` per window per resource; default: a fixed 4999 remaining.
    */
   rateLimit?: { limit: number };
+  /** The login signed in to the fake's web pages (V3: the owner of an App created on a personal account); default octocat. */
+  webUser?: string;
 }
 
 /** What the requests so far cost against the rate limit, counted as GitHub counts (N3). */
@@ -137,6 +139,12 @@ export interface FakeGitHub {
   addUserToken(login: string, token?: string): string;
   /** Registers the GitHub App; returns what fixloop is configured with. */
   createApp(opts?: { id?: number; slug?: string }): { appId: string; privateKey: string; slug: string };
+  /**
+   * V3: what GitHub's "new App" page does once a person confirms a manifest: the App exists (it is now
+   * the fake's App) and the returned one-hour code converts once (POST /app-manifests/{code}/conversions).
+   * The page itself answers POST /settings/apps/new and /organizations/{org}/settings/apps/new too.
+   */
+  createAppFromManifest(manifest: Record<string, unknown>, opts?: { organization?: string; owner?: string }): string;
   /** Installs the App on an owner; returns the installation id. */
   addInstallation(owner: string, id?: number): number;
   /**
@@ -193,6 +201,8 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   };
   const validator: ResponseValidator | null = opts.validate === false ? null : loadResponseValidator();
   const blobSecret = randomBytes(16).toString('hex');
+  /** Who is signed in to the fake's web pages (the "new App" page). */
+  const webUser = opts.webUser ?? 'octocat';
   let apiOrigin = '';
   let blobOrigin = '';
 
@@ -283,6 +293,8 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       return;
     }
     if (url.pathname === graphqlPath && req.method === 'POST') return answerGraphQLRequest(req, res, entry);
+    const newAppPage = /^\/(?:organizations\/([^/]+)\/)?settings\/apps\/new$/.exec(url.pathname);
+    if (newAppPage !== null && req.method === 'POST') return answerNewAppPage(res, entry, url, newAppPage[1] ?? null);
     if (!url.pathname.startsWith(`${prefix}/`)) return sendJson(req, res, entry, 404, {}, gh.error('Not Found', 404));
     const path = url.pathname.slice(prefix.length);
     let matched: { route: Route; params: Record<string, string> } | null = null;
@@ -315,6 +327,53 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     if (answer.body === undefined)
       return send(res, entry, answer.status, { ...rateHeaders(state), ...answer.headers }, null);
     sendJson(req, res, entry, answer.status, answer.headers ?? {}, answer.body);
+  }
+
+  /**
+   * V3: GitHub's "new App" page receiving a manifest (form field `manifest`) from a browser signed in
+   * as `webUser`: the App is created at once (as if the person confirmed it), and the browser is sent
+   * to the manifest's redirect_url with a one-hour code and the state it came with.
+   */
+  function answerNewAppPage(res: ServerResponse, entry: RecordedRequest, url: URL, organization: string | null): void {
+    entry.operation = null;
+    const form = new URLSearchParams(typeof entry.body === 'string' ? entry.body : '');
+    let manifest: Record<string, unknown>;
+    try {
+      manifest = JSON.parse(form.get('manifest') ?? '') as Record<string, unknown>;
+    } catch {
+      return send(res, entry, 422, { 'content-type': 'text/plain' }, 'Invalid GitHub App configuration: manifest is not JSON');
+    }
+    const stateParam = url.searchParams.get('state');
+    state.manifests.push({ manifest, organization: organization === null ? null : decodeURIComponent(organization), state: stateParam });
+    const redirect = typeof manifest.redirect_url === 'string' ? manifest.redirect_url : '';
+    const hook = manifest.hook_attributes as { url?: unknown } | undefined;
+    if (typeof manifest.url !== 'string' || typeof hook?.url !== 'string' || !/^https?:\/\//.test(redirect))
+      return send(res, entry, 422, { 'content-type': 'text/plain' }, 'Invalid GitHub App configuration');
+    const code = createAppFromManifest(manifest, organization === null ? {} : { organization: decodeURIComponent(organization) });
+    const back = new URL(redirect);
+    back.searchParams.set('code', code);
+    if (stateParam !== null) back.searchParams.set('state', stateParam);
+    send(res, entry, 302, { location: back.toString() }, null);
+  }
+
+  function createAppFromManifest(manifest: Record<string, unknown>, o: { organization?: string; owner?: string } = {}): string {
+    const name = typeof manifest.name === 'string' && manifest.name !== '' ? manifest.name : 'fixloop';
+    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const keys = appKeyPair();
+    const id = nextId(state);
+    state.app = { id, slug, publicKey: keys.publicKey };
+    const code = randomBytes(10).toString('hex');
+    state.manifestCodes[code] = {
+      id,
+      slug,
+      name,
+      owner: o.organization ? { login: o.organization, type: 'Organization' } : { login: o.owner ?? webUser, type: 'User' },
+      pem: keys.privateKey,
+      webhookSecret: randomBytes(20).toString('hex'),
+      clientId: `Iv23${randomBytes(8).toString('hex')}`,
+      clientSecret: randomBytes(20).toString('hex'),
+    };
+    return code;
   }
 
   /** N3: the poll's bulk reads (graphql.ts); priced by GitHub's formula, never checked against REST schemas. */
@@ -354,6 +413,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     caller: Caller | null,
     params: Record<string, string>,
   ): { status: number; body: unknown } | null {
+    if (route.access === 'public') return null;
     if (route.access === 'app') {
       return caller?.kind === 'app'
         ? null
@@ -557,6 +617,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       state.app = { id, slug, publicKey: keys.publicKey };
       return { appId: String(id), privateKey: keys.privateKey, slug };
     },
+    createAppFromManifest,
     addInstallation(owner, id = nextId(state)) {
       state.installations[owner.toLowerCase()] = id;
       return id;

@@ -104,6 +104,18 @@ export interface FakeCompare {
 export type FakeProtection =
   { contexts: string[]; checks: Array<{ context: string; app_id: number | null }>; strict?: boolean } | 'forbidden';
 
+/** V3: an App created from a manifest, with the credentials its conversion answers once. */
+export interface FakeManifestApp {
+  id: number;
+  slug: string;
+  name: string;
+  owner: { login: string; type: 'User' | 'Organization' };
+  pem: string;
+  webhookSecret: string;
+  clientId: string;
+  clientSecret: string;
+}
+
 export interface FakeApp {
   id: number;
   slug: string;
@@ -173,6 +185,10 @@ export interface FakeState {
   /** personal token → login. */
   userTokens: Record<string, string>;
   app: FakeApp | null;
+  /** V3: Apps created from a manifest, by the one-hour code GitHub hands back (deleted once converted). */
+  manifestCodes: Record<string, FakeManifestApp>;
+  /** V3: every manifest GitHub's "new App" page received, in order. */
+  manifests: Array<{ manifest: Record<string, unknown>; organization: string | null; state: string | null }>;
   /** lower-case owner → installation id of the App there. */
   installations: Record<string, number>;
   /** installation token → what it may act on. */
@@ -203,6 +219,8 @@ export function createState(): FakeState {
     labelEvents: {},
     userTokens: {},
     app: null,
+    manifestCodes: {},
+    manifests: [],
     installations: {},
     installationTokens: {},
     nextId: 1000,
