@@ -35,7 +35,7 @@ RUN apt-get update \
 WORKDIR /opt/fixloop
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json package-lock.json fixloop.example.yaml ./
+COPY package.json package-lock.json fixloop.example.yaml app.yml ./
 COPY bin ./bin
 COPY hooks ./hooks
 # Listening on every interface requires FIXLOOP_API_TOKEN (fixloop refuses to start without it).
@@ -52,6 +52,6 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# tini forwards SIGTERM to node, which closes the server and settles what runs (README, "When fixloop dies").
+# tini forwards SIGTERM to node, which closes the server and settles what runs (docs/operations.md, "When fixloop dies").
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "--heap-growing-percent=50", "bin/fixloop.mjs", "serve"]

@@ -141,7 +141,7 @@ async function start(root: string): Promise<Demo> {
         runner: {
           kind: 'command',
           command: [process.execPath, join(ROOT, 'scripts', 'demo-agent.mjs')],
-          // The demo's agent is this repository's own script; a real agent runs isolated (README, L3).
+          // The demo's agent is this repository's own script; a real agent runs isolated (docs/agents.md, "Running agents safely").
           isolation: 'none',
           workspace: { cloneUrl: `file://${join(root, 'git')}/{repository}.git` },
         },

@@ -31,7 +31,14 @@ const home = () => mkdtempSync(join(tmpdir(), 'fixloop-cli-home-'));
 async function redPush(h: Harness, n: number, pr: number, output: string) {
   const d = delivery(
     'check_run',
-    checkRunPayload({ repo: REPO, sha: sha(n), id: 7000 + n, name: 'test', pr: { number: pr, headSha: sha(n) }, output }),
+    checkRunPayload({
+      repo: REPO,
+      sha: sha(n),
+      id: 7000 + n,
+      name: 'test',
+      pr: { number: pr, headSha: sha(n) },
+      output,
+    }),
   );
   assert.equal((await post(h.url, d, SECRET)).status, 202);
   await h.app.settle();
@@ -64,7 +71,8 @@ describe('the CLI for people against a real server (M1)', () => {
     h = await startHarness('sqlite', { runner });
     env = { FIXLOOP_URL: h.url, FIXLOOP_API_TOKEN: API_TOKEN, HOME: home() };
     const create = async (pullRequest: number) =>
-      (await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest, branch: `agent/b${pullRequest}` })).body;
+      (await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest, branch: `agent/b${pullRequest}` }))
+        .body;
     // #31: red, its agent is working on it (attempt 1 of 2).
     const red = await create(31);
     ids.red = red.id;
@@ -72,7 +80,12 @@ describe('the CLI for people against a real server (M1)', () => {
     await redPush(h, 1, 31, 'FAIL src/sum.test.ts > expected sum(2, 2) to be 4, got 5');
     // #32: the loop stopped and a person is needed.
     ids.stopped = (await create(32)).id;
-    await h.app.ledger.fileNotice({ taskId: ids.stopped, reason: 'budget_spent', headSha: sha(9), message: () => 'stopped' });
+    await h.app.ledger.fileNotice({
+      taskId: ids.stopped,
+      reason: 'budget_spent',
+      headSha: sha(9),
+      message: () => 'stopped',
+    });
     // #33: quiet; and a Task in another repository, for --repo.
     ids.quiet = (await create(33)).id;
     const other = await h.app.ledger.createTask({
@@ -92,7 +105,11 @@ describe('the CLI for people against a real server (M1)', () => {
     assert.equal(r.code, 0, r.stderr);
     const [header, ...lines] = r.stdout.trimEnd().split('\n');
     const headers = ['ID', 'PULL REQUEST', 'STATE', 'LOOP', 'ATTEMPTS', 'LAST FAILURE', 'AGE'];
-    assert.deepEqual(starts(header!, headers).map((i) => i >= 0), headers.map(() => true), header);
+    assert.deepEqual(
+      starts(header!, headers).map((i) => i >= 0),
+      headers.map(() => true),
+      header,
+    );
     assert.equal(lines.length, 4, r.stdout);
     const red = lines.find((l) => l.includes('acme/shop#31'))!;
     assert.ok(red.startsWith(String(ids.red)), red);
@@ -233,7 +250,7 @@ describe('the CLI for people against a real server (M1)', () => {
     assert.equal((await h.api('GET', `/api/tasks/${ids.quiet}`)).body.maxGrants, 5);
   });
 
-  test("M1: `cancel` cancels a run and stops its agent; a second cancel is refused (exit 1)", async () => {
+  test('M1: `cancel` cancels a run and stops its agent; a second cancel is refused (exit 1)', async () => {
     const runId = runner.starts[0]!.runId;
     const r = await cli(['cancel', String(runId)], env);
     assert.equal(r.code, 0, r.stderr);
@@ -259,7 +276,7 @@ describe('the CLI for people against a real server (M1)', () => {
     assert.equal(runner.starts.length, before + 1);
   });
 
-  test('M1: `--json` on an action prints the server\'s answer (the Task after it)', async () => {
+  test("M1: `--json` on an action prints the server's answer (the Task after it)", async () => {
     const r = await cli(['off', String(ids.tools), '--json'], env);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).loopOff, true);
@@ -315,7 +332,10 @@ describe('the token: where the CLI looks, in order, and what it says when refuse
     assert.equal(tasks.code, 0, tasks.stderr);
     // The environment wins over the file.
     const env = await cli(['tasks'], { XDG_CONFIG_HOME: xdg, FIXLOOP_API_TOKEN: 'wrong' });
-    assert.match(env.stderr, new RegExp(`from FIXLOOP_API_TOKEN .*${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(skipped`));
+    assert.match(
+      env.stderr,
+      new RegExp(`from FIXLOOP_API_TOKEN .*${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(skipped`),
+    );
   });
 
   test("M1: the server's token file is read only when FIXLOOP_API_TOKEN_FILE names it", async () => {

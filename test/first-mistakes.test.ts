@@ -51,7 +51,9 @@ describe('answers to common first mistakes (issue 32)', () => {
       body: d.body,
     });
     assert.equal(res.status, 401);
-    assert.equal(((await res.json()) as { error: string }).error, 'bad_signature');
+    const body = (await res.json()) as { error: string; message: string };
+    assert.equal(body.error, 'bad_signature');
+    assert.match(body.message, /set the webhook's Secret to WEBHOOK_SECRET/);
   });
 
   test('A5: a delivery for a repository no Work lists is acknowledged and recorded with the config key to add', async () => {

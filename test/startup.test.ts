@@ -50,6 +50,7 @@ describe('start-up, as a person sees it (issue 32)', () => {
       assert.match(text, /Next: +no Work is configured/);
       assert.match(text, /works\[\]\.repositories/);
       assert.match(text, /FIXLOOP_CONFIG/);
+      assert.match(text, /Connect a real repository in 15 minutes/);
       assert.match(text, new RegExp(`127\\.0\\.0\\.1:${port}/setup`));
     } finally {
       await server.stop();

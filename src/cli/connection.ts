@@ -112,7 +112,8 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   };
   offer('--token', flags.token, 'not given');
   offer('FIXLOOP_API_TOKEN', env.FIXLOOP_API_TOKEN, 'not set');
-  if (configPath === null) sources.push({ name: 'the per-user config file (neither XDG_CONFIG_HOME nor HOME is set)', found: 'not set' });
+  if (configPath === null)
+    sources.push({ name: 'the per-user config file (neither XDG_CONFIG_HOME nor HOME is set)', found: 'not set' });
   else offer(configPath, config?.token, config === null ? 'no such file' : 'no token in it');
   // The server's own token file, only when a person points at it: never a path relative to here.
   const tokenFile = env.FIXLOOP_API_TOKEN_FILE?.trim();
@@ -136,10 +137,17 @@ export function describeTokenSources(sources: readonly TokenSource[]): string {
 /** The error for a 401/403: which token was refused, or that none was found, and every source tried. */
 export function tokenError(conn: Connection, status: number): CliError {
   const tried = `Token sources tried, in order: ${describeTokenSources(conn.tokenSources)}.`;
-  const fix = 'Give the server\'s API token with `fixloop login --url URL --token TOKEN`, FIXLOOP_API_TOKEN or --token.';
+  const fix = "Give the server's API token with `fixloop login --url URL --token TOKEN`, FIXLOOP_API_TOKEN or --token.";
   const used = conn.tokenSources.find((s) => s.found === 'used');
-  if (!used) return new CliError(2, `${conn.baseUrl} needs an API token (it answered ${status}) and none was found. ${tried} ${fix}`);
-  return new CliError(2, `${conn.baseUrl} refused the API token from ${used.name} (it answered ${status}). ${tried} ${fix}`);
+  if (!used)
+    return new CliError(
+      2,
+      `${conn.baseUrl} needs an API token (it answered ${status}) and none was found. ${tried} ${fix}`,
+    );
+  return new CliError(
+    2,
+    `${conn.baseUrl} refused the API token from ${used.name} (it answered ${status}). ${tried} ${fix}`,
+  );
 }
 
 function readTokenFile(path: string): string | null {

@@ -128,8 +128,11 @@ function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     )
     .option('--org <name>', 'create it on this organisation (default: your personal account)')
     .option('--name <name>', 'the App name, unique on GitHub (default: fixloop-<random>)')
-    .option('--github-url <url>', 'a GitHub Enterprise Server address (default: github.com, or GHE_HOST / GITHUB_API_URL)')
-    .option('--code <code>', "the code GitHub sent, or the whole address of the page it sent the browser to")
+    .option(
+      '--github-url <url>',
+      'a GitHub Enterprise Server address (default: github.com, or GHE_HOST / GITHUB_API_URL)',
+    )
+    .option('--code <code>', 'the code GitHub sent, or the whole address of the page it sent the browser to')
     .option('-c, --config <file>', 'config file, YAML or JSON (default: $FIXLOOP_CONFIG)')
     .action(async (opts: { org?: string; name?: string; githubUrl?: string; code?: string; config?: string }) => {
       const { runSetupGitHub } = await import('../wiring/github-setup.js');

@@ -26,7 +26,10 @@ export type { ServerOptions } from './people-commands.js';
 export function serverOptions(cmd: Command, json = true): Command {
   cmd
     .option('--url <url>', 'server URL (default: $FIXLOOP_URL, then `fixloop login`, then http://127.0.0.1:$PORT)')
-    .option('--token <token>', 'API token (default: $FIXLOOP_API_TOKEN, then `fixloop login`, then $FIXLOOP_API_TOKEN_FILE)');
+    .option(
+      '--token <token>',
+      'API token (default: $FIXLOOP_API_TOKEN, then `fixloop login`, then $FIXLOOP_API_TOKEN_FILE)',
+    );
   if (json) cmd.option('--json', "print the server's JSON answer instead of the table or line");
   return cmd;
 }
@@ -37,7 +40,10 @@ export function registerPeopleCommands(program: Command, io: CliIo, exit: (code:
       .command('tasks')
       .description('the Tasks as a table: pull request, state, loop, attempts used, last failure, age (newest first)')
       .option('--repo <owner/name>', 'only this repository')
-      .option('--state <state>', 'open, done, cancelled, or a loop state: needs-person, agent-running, parked, off, idle, …')
+      .option(
+        '--state <state>',
+        'open, done, cancelled, or a loop state: needs-person, agent-running, parked, off, idle, …',
+      )
       .option('--limit <n>', 'at most this many, 1–200', '50'),
   ).action(async (opts: ListOptions) => exit(await tasksCommand(opts, io)));
 
@@ -95,15 +101,17 @@ export function registerPeopleCommands(program: Command, io: CliIo, exit: (code:
       .option('-m, --message <text>', 'what the agent is asked to do (required with a Task)'),
   ).action(async (id: string | undefined, opts: ServerOptions & { message?: string }) => {
     if (id === undefined) {
-      if (opts.message !== undefined) throw new CliError(2, '--message needs a Task: fixloop resume <task> --message TEXT');
+      if (opts.message !== undefined)
+        throw new CliError(2, '--message needs a Task: fixloop resume <task> --message TEXT');
       return exit(await runApiCommand(start, opts, io));
     }
-    if (opts.message === undefined) throw new CliError(2, 'a Task is resumed with a message: fixloop resume <task> --message TEXT');
+    if (opts.message === undefined)
+      throw new CliError(2, 'a Task is resumed with a message: fixloop resume <task> --message TEXT');
     exit(await resumeTaskCommand(id, opts.message, opts, io));
   });
 
   // K5, V4: the names another engineer gave the grants first; kept, and the same as the commands above.
-  const task = program.command('task').description("act on one Task as a person: grants of one more attempt");
+  const task = program.command('task').description('act on one Task as a person: grants of one more attempt');
   serverOptions(
     task.command('approve-one').description('the same as `fixloop approve`').argument('<id>', 'the Task id'),
   ).action(async (id: string, opts: ServerOptions) =>
@@ -140,7 +148,10 @@ async function login(opts: { url: string; token: string; check: boolean }, io: C
     if (res.status === 401 || res.status === 403)
       throw new CliError(2, `${baseUrl} refused this token (it answered ${res.status}); nothing was written`);
     if (!res.ok && res.status !== 503)
-      throw new CliError(1, `${baseUrl} answered ${res.status} ${res.statusText} to GET /api/stop; nothing was written`);
+      throw new CliError(
+        1,
+        `${baseUrl} answered ${res.status} ${res.statusText} to GET /api/stop; nothing was written`,
+      );
   }
   writeUserConfig(path, { url: baseUrl, token });
   io.stdout.write(`Saved ${baseUrl} and its token to ${path} (readable by you only).\n`);

@@ -77,7 +77,8 @@ export function idOf(raw: string, what: 'Task' | 'run'): number {
 function limitOf(raw: string | undefined, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = /^\d{1,4}$/.test(raw.trim()) ? Number(raw.trim()) : 0;
-  if (n < 1 || n > max) throw new CliError(2, `--limit must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
+  if (n < 1 || n > max)
+    throw new CliError(2, `--limit must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -91,7 +92,10 @@ function repoOf(raw: string | undefined): string | undefined {
 /** `--state` of `tasks`: a Task's state or a loop state, with dashes or spaces as typed by people. */
 function taskStateFilter(raw: string | undefined): { state?: string; loop?: string } {
   if (raw === undefined) return {};
-  const s = raw.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const s = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if ((TASK_STATES as readonly string[]).includes(s)) return { state: s };
   if ((LOOP_STATES as readonly string[]).includes(s)) return { loop: s };
   throw new CliError(
@@ -178,7 +182,8 @@ export async function tasksCommand(opts: ListOptions, io: CliIo): Promise<number
     { header: 'LOOP', value: (r) => loopWords(r.loopState) },
     {
       header: 'ATTEMPTS',
-      value: (r) => (r.attemptsAllowed === undefined ? `${r.attemptsUsed}` : `${r.attemptsUsed} of ${r.attemptsAllowed}`),
+      value: (r) =>
+        r.attemptsAllowed === undefined ? `${r.attemptsUsed}` : `${r.attemptsUsed} of ${r.attemptsAllowed}`,
     },
     { header: 'LAST FAILURE', value: (r) => r.lastFailure ?? '—', max: 60 },
     { header: 'AGE', value: (r) => relativeTime(r.createdAt, now) },
@@ -220,13 +225,18 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
     if (after === null || after === undefined) break;
   }
   const shown = notices.slice(0, limit);
-  if (opts.json) return print(io, repo === undefined ? prettyBody(firstBody) : prettyBody(JSON.stringify({ notices: shown })));
+  if (opts.json)
+    return print(io, repo === undefined ? prettyBody(firstBody) : prettyBody(JSON.stringify({ notices: shown })));
   if (shown.length === 0) return print(io, 'Nothing needs a person.\n');
   const now = io.now();
   const columns: Column<InboxRowJson>[] = [
     { header: 'TASK', value: (n) => String(n.taskId) },
     { header: 'PULL REQUEST', value: pr, max: 40 },
-    { header: 'WHY IT STOPPED', value: (n) => (n.parked ? 'parked: ' : '') + (STOP_SHORT[n.reason] ?? n.reason), max: 50 },
+    {
+      header: 'WHY IT STOPPED',
+      value: (n) => (n.parked ? 'parked: ' : '') + (STOP_SHORT[n.reason] ?? n.reason),
+      max: 50,
+    },
     { header: 'ATTEMPTS USED', value: (n) => String(n.attemptsUsed) },
     { header: 'HEAD', value: (n) => (n.headSha ? n.headSha.slice(0, 12) : '—') },
     { header: 'STOPPED', value: (n) => relativeTime(n.createdAt, now) },
@@ -294,9 +304,15 @@ function figures(value: unknown, title = ''): string {
   if (Array.isArray(value)) {
     const records = value.filter((v): v is Record<string, unknown> => isRecord(v));
     if (records.length === 0) return `${title ? `${title}: ` : ''}${value.map(scalar).join(', ') || '—'}\n`;
-    const keys = [...new Set(records.flatMap((r) => Object.keys(r).filter((k) => !isRecord(r[k]) && !Array.isArray(r[k]))))];
+    const keys = [
+      ...new Set(records.flatMap((r) => Object.keys(r).filter((k) => !isRecord(r[k]) && !Array.isArray(r[k])))),
+    ];
     const table = renderTable(
-      keys.map((k) => ({ header: words(k).toUpperCase(), value: (r: Record<string, unknown>) => scalar(r[k]), max: 50 })),
+      keys.map((k) => ({
+        header: words(k).toUpperCase(),
+        value: (r: Record<string, unknown>) => scalar(r[k]),
+        max: 50,
+      })),
       records,
     );
     return `${title ? `\n${title}\n` : ''}${table}`;
@@ -315,7 +331,11 @@ function figures(value: unknown, title = ''): string {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** `greenWithoutPerson` → "green without person". */
-const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+const words = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
 function scalar(v: unknown): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(2);
@@ -339,7 +359,12 @@ export type TaskAction = 'approve' | 'park' | 'unpark' | 'off' | 'on';
 
 const TASK_ACTIONS: Record<
   TaskAction,
-  { method: 'POST' | 'PUT'; path: (id: number) => string; json?: unknown; said: (t: TaskViewJson | null, id: number) => string }
+  {
+    method: 'POST' | 'PUT';
+    path: (id: number) => string;
+    json?: unknown;
+    said: (t: TaskViewJson | null, id: number) => string;
+  }
 > = {
   approve: {
     method: 'POST',
@@ -431,7 +456,12 @@ export async function cancelCommand(rawId: string, opts: ServerOptions, io: CliI
 }
 
 /** `fixloop resume <task> --message TEXT`: a person's run of the Task's agent with that message (H1). */
-export async function resumeTaskCommand(rawId: string, message: string, opts: ServerOptions, io: CliIo): Promise<number> {
+export async function resumeTaskCommand(
+  rawId: string,
+  message: string,
+  opts: ServerOptions,
+  io: CliIo,
+): Promise<number> {
   const id = idOf(rawId, 'Task');
   if (message.trim() === '') throw new CliError(2, '--message must not be empty');
   const path = `/api/tasks/${id}/resume`;

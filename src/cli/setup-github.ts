@@ -53,13 +53,21 @@ export async function setupGitHubCommand(opts: SetupGitHubOptions, io: CliIo, de
 }
 
 function start(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps): number {
-  const name = opts.name ?? suggestedAppName(deps.random(6).replace(/[^A-Za-z0-9]/g, '').toLowerCase().slice(0, 8));
-  const problem =
-    appNameProblem(name) ?? (opts.org !== undefined ? organizationProblem(opts.org) : null);
+  const name =
+    opts.name ??
+    suggestedAppName(
+      deps
+        .random(6)
+        .replace(/[^A-Za-z0-9]/g, '')
+        .toLowerCase()
+        .slice(0, 8),
+    );
+  const problem = appNameProblem(name) ?? (opts.org !== undefined ? organizationProblem(opts.org) : null);
   if (problem !== null) throw new CliError(2, problem);
   const target = githubTargetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
   if (target.kind === 'problem') throw new CliError(2, target.problem);
-  const account: SetupAccount = opts.org !== undefined ? { kind: 'organization', name: opts.org } : { kind: 'personal' };
+  const account: SetupAccount =
+    opts.org !== undefined ? { kind: 'organization', name: opts.org } : { kind: 'personal' };
   const state = deps.random(24);
   const manifest = fixloopManifest(deps.manifest, { name, publicUrl: deps.publicUrl, target: target.target });
   const action = newAppPageUrl(target.target, account, state);
@@ -82,7 +90,7 @@ function start(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps): numb
       '   - if fixloop is running at that address, it stores the App there and shows the next steps;',
       "   - otherwise copy that whole address from the browser's address bar and run here:",
       "       fixloop setup github --code '<the address>'",
-      'GitHub\'s code works once, for one hour.',
+      "GitHub's code works once, for one hour.",
       '',
     ].join('\n'),
   );
@@ -91,7 +99,8 @@ function start(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps): numb
 
 async function finish(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps): Promise<number> {
   const { code, state } = parseCode(opts.code ?? '');
-  if (code === '') throw new CliError(2, '--code needs the code GitHub sent, or the whole address of the page it sent you to');
+  if (code === '')
+    throw new CliError(2, '--code needs the code GitHub sent, or the whole address of the page it sent you to');
   let target: GitHubTarget;
   if (state !== null) {
     const pending = deps.take(state);
@@ -128,7 +137,10 @@ async function finish(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps
       '   which win).',
       '3. Add a Work for those repositories to the config file (FIXLOOP_CONFIG), e.g.:',
       '',
-      ...outcome.snippet.trimEnd().split('\n').map((l) => `     ${l}`),
+      ...outcome.snippet
+        .trimEnd()
+        .split('\n')
+        .map((l) => `     ${l}`),
       '',
     ].join('\n'),
   );

@@ -237,7 +237,8 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The state in words, as a headline and a line (K8): the same precedence as the board's loop state. */
 function headline(s: LoopState, f: StateSummaryFacts | undefined): { title: string; state: string } {
-  if (s.parked) return { title: 'parked — a person decides', state: 'parked: the loop stopped and no one answered in time' };
+  if (s.parked)
+    return { title: 'parked — a person decides', state: 'parked: the loop stopped and no one answered in time' };
   if (s.notice) {
     const head = s.notice.headSha ? ` (last head seen ${short(s.notice.headSha)})` : '';
     return { title: 'stopped — a person decides', state: `stopped: ${STOP_WHY[s.notice.reason]}${head}` };
@@ -345,7 +346,8 @@ function summary(s: LoopState, f: StateSummaryFacts | undefined): string[] {
       const shown = names.slice(0, FAILING_SHOWN).map((n) => `\`${n}\``);
       const more = names.length > FAILING_SHOWN ? ` and ${names.length - FAILING_SHOWN} more` : '';
       lines.push(`- **What failed${on}:** ${shown.join(', ')}${more}`);
-    } else if (f.ciState === 'red') lines.push(`- **What failed${on}:** CI is red; the failing checks are not known yet`);
+    } else if (f.ciState === 'red')
+      lines.push(`- **What failed${on}:** CI is red; the failing checks are not known yet`);
     else if (f.ciState === 'passing') lines.push(`- **What failed${on}:** nothing, CI is green`);
   }
   lines.push(`- **What happens next:** ${next(s, f)}`);

@@ -139,7 +139,15 @@ export function createGitlabWebhookHandler(opts: GitlabWebhookOptions) {
     if (secrets.length > 0 && !tokenMatches(header(req, 'x-gitlab-token'), secrets)) {
       // Nothing read, nothing stored: an unauthenticated request must not be able to write to the database.
       opts.logger.warn({ event }, 'gitlab webhook token rejected');
-      return refuse(req, res, new HttpError(401, 'bad_token', 'X-Gitlab-Token is missing or does not match'));
+      return refuse(
+        req,
+        res,
+        new HttpError(
+          401,
+          'bad_token',
+          "X-Gitlab-Token is missing or does not match: set the webhook's Secret token to GITLAB_WEBHOOK_SECRET",
+        ),
+      );
     }
     // Only a signature stands between this body and the sender: what may be held at once is capped.
     const declared = Number(req.headers['content-length']);

@@ -214,7 +214,10 @@ export function createWebhookHandler(opts: WebhookOptions) {
     if (!read.valid) {
       // Nothing stored: an unauthenticated request must not be able to write to the database.
       opts.logger.warn(delivery, 'webhook signature rejected');
-      return send(res, 401, { error: 'bad_signature', message: 'X-Hub-Signature-256 is missing or does not match' });
+      return send(res, 401, {
+        error: 'bad_signature',
+        message: "X-Hub-Signature-256 is missing or does not match: set the webhook's Secret to WEBHOOK_SECRET",
+      });
     }
     // Issue 32: GitHub's default content type is form-encoded (`payload=…`); say which setting to change.
     if (isFormEncoded(header(req, 'content-type'))) {

@@ -4,9 +4,7 @@
 // printed always (not only on a TTY), since `docker logs` and the journal are where people look first.
 import { relative, isAbsolute } from 'node:path';
 import type { Config } from '../config/config.js';
-
-/** The settings key a Work's repositories go under, in the words of the config file (schema.ts). */
-export const WORKS_KEY = 'works[].repositories';
+import { WORK_REPOSITORIES_KEY as WORKS_KEY } from '../core/route.js';
 
 /** Where the token comes from: the variable, or the file it is kept in (shown relative to `cwd` when inside it). */
 export function tokenWhere(o: { fromVariable: boolean; file: string; cwd: string }): string {
@@ -68,6 +66,7 @@ export function startupBanner(
       '  Next:       no Work is configured, so every delivery and Task registration is refused. Add one under',
       `              \`works:\` (name, account, and the repository under ${WORKS_KEY}) in a config file, start`,
       '              with FIXLOOP_CONFIG=that-file (fixloop.example.yaml is one; docs/configuration.md, "Config file").',
+      '              Step by step: README, "Connect a real repository in 15 minutes"; the dashboard shows the same.',
     );
   return lines;
 }

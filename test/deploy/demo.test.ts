@@ -1,4 +1,4 @@
-// `npm run demo -- --once` (README, "Try it"): the whole loop on this machine through `fixloop serve`
+// `npm run demo -- --once` (README, "Quick start"): the whole loop on this machine through `fixloop serve`
 // — a red push, one attempt, the agent's pushed fix, red again, the one notice and the hand-off — ends
 // and exits 0, telling the reader each step, where to look and with what token.
 import { test } from 'node:test';
