@@ -745,12 +745,18 @@ const schemas = {
         description: 'When `action_taken` was reported; progress is awaited from then (I3).',
       },
       retryOf: { ...nullableId, description: 'The attempt this one retries.' },
+      interruptions: {
+        type: 'integer',
+        minimum: 0,
+        description: 'V4: how often a restart interrupted its run and it was offered again, free (at most once).',
+      },
     },
     { description: 'An attempt with its dispatch status and its lifecycle.' },
   ),
   LoopState: object(
     {
       ...taskFields,
+      attemptsUsed: { type: 'integer', minimum: 0, description: 'Automatic attempts used so far (C1).' },
       attempts: {
         type: 'array',
         items: schemaRef('LoopAttempt'),
