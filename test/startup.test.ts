@@ -121,6 +121,17 @@ describe('start-up, as a person sees it (issue 32)', () => {
     assertOneLineFailure(r, /cannot reach PostgreSQL at 127\.0\.0\.1:\d+ \(ECONNREFUSED\).*DATABASE_URL/);
   });
 
+  test('V3: a SQLite path that cannot be made is one line naming DATABASE_URL, exit 2', async () => {
+    const r = await runServerToExit(
+      { WEBHOOK_SECRET: SECRET, PORT: String(await freePort()), DATABASE_URL: 'sqlite:/dev/null/x/fixloop.db' },
+      { cwd: tempDir() },
+    );
+    assertOneLineFailure(
+      r,
+      /cannot open the SQLite database \(ENOTDIR.*\): make the file and its directory writable.*DATABASE_URL/,
+    );
+  });
+
   test('V3: LOG_LEVEL=debug adds the underlying error and its stack', async () => {
     const r = await runServerToExit(
       {

@@ -221,6 +221,28 @@ export interface BoardRow {
   triage: string | null;
   /** When the Task was registered (its age, M1). */
   createdAt: string;
+  /** Issue 33: when the Task's row last changed (its last activity on the board). */
+  updatedAt?: string;
+  /** Issue 33: the Work the Task belongs to. */
+  work?: string;
+}
+
+/** Issue 33: the board's summary strip: Tasks by what they need, and what the runs spent. */
+export interface BoardSummary {
+  needsYou: number;
+  beingFixed: number;
+  redWaiting: number;
+  parkedOrOff: number;
+  spendToday: number;
+  spendMonth: number;
+}
+
+/** Issue 33: what a Task page shows of each run besides the run itself: its last change and spend. */
+export interface RunFacts {
+  runId: number;
+  updatedAt: string;
+  exitCode: number | null;
+  spend: number;
 }
 
 export interface BoardFilter {
@@ -234,6 +256,8 @@ export interface BoardFilter {
   limit: number;
   /** Keyset: Tasks with a smaller id (newest first). */
   before?: number;
+  /** Issue 33: the board's order: the Tasks that need a person first, then by last activity (paged by offset). */
+  attention?: { offset: number };
 }
 
 /** A notice of a Task's current stop, as the Inbox lists it (G1, M4). */
@@ -258,6 +282,14 @@ export interface BoardStore {
   latestDecisionId(): Promise<number>;
   /** The Tasks with a decision after `afterId` (at most `limit` decisions read), and the last id read. */
   taskIdsDecidedAfter(afterId: number, limit: number): Promise<{ taskIds: number[]; latest: number }>;
+  /** Issue 33: the summary strip; `dayStart`/`monthStart` are ISO instants (spend since then). */
+  boardSummary(f: { dayStart: string; monthStart: string }): Promise<BoardSummary>;
+  /** Issue 33: who set the global stop and when: the newest `stop_all` decision. */
+  stopSetBy(): Promise<{ at: string; detail: string | null } | null>;
+  /** Issue 33: each run's last change, exit code and spend, for the Task page. */
+  runFacts(taskId: number): Promise<RunFacts[]>;
+  /** Issue 33: moves whenever a decision, a Task or a run is written (the live stream's mark). */
+  liveMark(): Promise<string>;
 }
 
 /** Runs (L1): the agent runs of a Task, their state, where their process lives, their log. */

@@ -195,6 +195,8 @@ export interface Config {
     readonly ceiling: number | null;
     readonly expectedAttemptCost: number;
     readonly ciMinutePrice: number;
+    /** Issue 33: the currency of every amount (`guards.currency`, ISO 4217), shown beside spend. */
+    readonly currency: string;
   };
   /** K9: at most `perWindow` automatic wakes in `windowMs`, and `sinceHuman` since a person acted. */
   readonly wakeCaps: { readonly perWindow: number; readonly windowMs: number; readonly sinceHuman: number };
@@ -316,6 +318,7 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
       ceiling: fileConfig.guards.costCeiling,
       expectedAttemptCost: fileConfig.guards.expectedAttemptCost,
       ciMinutePrice: fileConfig.guards.ciMinutePrice,
+      currency: fileConfig.guards.currency,
     },
     wakeCaps: {
       perWindow: fileConfig.guards.wakesPerWindow,

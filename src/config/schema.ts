@@ -396,6 +396,11 @@ export const configFileSchema = z
     guards: z
       .strictObject({
         costCeiling: z.number().nonnegative().nullable().default(null),
+        /** Issue 33: the currency every amount is in, as the dashboard writes it (ISO 4217 code). */
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/)
+          .default('USD'),
         expectedAttemptCost: z.number().nonnegative().default(1),
         ciMinutePrice: z.number().nonnegative().default(0.008),
         wakesPerWindow: z.int().min(1).default(5),

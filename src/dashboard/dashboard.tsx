@@ -35,7 +35,15 @@ import { taskTimeline, type TimelineLedger } from './timeline.js';
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
 export type DashboardLedger = Pick<
   Ledger,
-  'boardPage' | 'inboxPage' | 'latestDecisionId' | 'readStopFlag' | 'listOutbox'
+  | 'boardPage'
+  | 'inboxPage'
+  | 'latestDecisionId'
+  | 'readStopFlag'
+  | 'listOutbox'
+  | 'boardSummary'
+  | 'stopSetBy'
+  | 'runFacts'
+  | 'liveMark'
 > &
   TimelineLedger;
 
@@ -49,6 +57,10 @@ export interface DashboardDeps {
   checkToken(given: string): boolean;
   maxAttempts: number;
   costCeiling: number | null;
+  /** Issue 33: the currency of every amount (`guards.currency`); default USD. */
+  currency?: string;
+  /** Issue 33: the Works' repositories, the board's repository filter. */
+  repositories?: readonly string[];
   /** V4: the configured cap on a person's grants of one more attempt per Task (TASK_MAX_GRANTS). */
   maxGrants?: number;
   /** How a Task's pull request or GitLab merge request is named and linked; default: all GitHub's, on github.com. */
@@ -81,6 +93,8 @@ const filterQuery = z.object({
   repository: z.string().max(200).optional().catch(undefined),
   q: z.string().max(200).optional().catch(undefined),
   before: z.coerce.number().int().positive().optional().catch(undefined),
+  /** Issue 33: the board is ordered needs-you first, then by last activity, and paged by offset. */
+  offset: z.coerce.number().int().min(0).max(1_000_000).optional().catch(undefined),
 });
 
 export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close(): void } {
@@ -202,12 +216,20 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     app.use(path, guard);
 
   async function pageContext(c: Context<Env>): Promise<PageContext> {
-    const [stopped, failed] = await Promise.all([
+    const [stopped, failed, inbox] = await Promise.all([
       ledger.readStopFlag().catch(() => null),
       // G1/P4: a sink that gave up is shown on every page (bounded: the banner only counts to 100).
       ledger.listOutbox({ states: ['failed'], limit: 100 }).catch(() => []),
+      // Issue 33: the Inbox badge in the navigation (bounded: it counts to 99).
+      ledger.inboxPage({ limit: 99 }).catch(() => null),
     ]);
+    // Issue 33: the stop banner says who set the flag and when.
+    const stoppedBy = stopped ? await ledger.stopSetBy().catch(() => null) : null;
     return {
+      inboxCount: inbox ? inbox.rows.length + (inbox.nextAfter !== null ? 1 : 0) : null,
+      stoppedBy,
+      currency: deps.currency ?? 'USD',
+      nowMs: now(),
       csrf: csrfToken(key!, c.get('session')),
       stopped,
       failedDeliveries: failed.length,
@@ -228,17 +250,32 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       ...(q.q ? { search: q.q } : {}),
       ...(q.before ? { before: q.before } : {}),
     };
-    const page = await ledger.boardPage({ ...filter, limit: BOARD_PAGE });
-    return c.html(boardPage(await pageContext(c), filter, page.rows, page.nextBefore));
+    // Issue 33: needs-you first, then by last activity; the summary strip counts every open Task.
+    const offset = q.before ? 0 : (q.offset ?? 0);
+    const at = new Date(now());
+    const dayStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate())).toISOString();
+    const monthStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)).toISOString();
+    const [page, summary] = await Promise.all([
+      ledger.boardPage({ ...filter, limit: BOARD_PAGE, ...(q.before ? {} : { attention: { offset } }) }),
+      ledger.boardSummary({ dayStart, monthStart }),
+    ]);
+    const next = q.before ? null : page.nextBefore !== null ? offset + BOARD_PAGE : null;
+    return c.html(
+      boardPage(await pageContext(c), filter, page.rows, q.before ? page.nextBefore : null, {
+        summary,
+        nextOffset: next,
+        repositories: deps.repositories ?? [],
+      }),
+    );
   });
 
   app.get('/tasks/:id', async (c) => {
     const id = Number(c.req.param('id'));
     const timeline = Number.isSafeInteger(id) && id > 0 ? await taskTimeline(ledger, id) : null;
     if (!timeline) return c.text('no such Task', 404);
-    const attemptsUsed = timeline.entries.filter((e) => e.kind === 'attempt').length;
+    const attemptsUsed = timeline.attemptsUsed;
     return c.html(
-      timelinePage(await pageContext(c), timeline.task, timeline.entries, attemptsUsed, timeline.interrupted),
+      timelinePage(await pageContext(c), timeline.task, timeline.entries, attemptsUsed, timeline.interrupted, timeline),
     );
   });
 
@@ -273,15 +310,16 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       stream.onAbort(() => live.end());
       const ended = () => live.signal.aborted || stream.aborted;
       try {
-        let last = await ledger.latestDecisionId();
+        // Issue 33: a new decision, a new Task (registered with none) or a new run each move the mark.
+        let last = await ledger.liveMark();
         await stream.writeSSE({ event: 'ready', data: String(last) });
         while (!ended() && session.expiresAt > now()) {
           await pause(livePollMs, live.signal);
           if (ended()) break;
-          const latest = await ledger.latestDecisionId();
+          const latest = await ledger.liveMark();
           if (latest !== last) {
             last = latest;
-            await stream.writeSSE({ event: 'changed', data: String(latest) });
+            await stream.writeSSE({ event: 'changed', data: latest });
           }
         }
         if (live.signal.reason === 'superseded' && !stream.aborted)

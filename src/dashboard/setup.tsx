@@ -126,7 +126,12 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
     }
   };
 
-  const secure = (c: Context, formTarget: string | null = null) => {
+  /**
+   * The pages' own headers. The form pages keep the browser's default referrer policy, so their POSTs
+   * carry an Origin (to fixloop, and to GitHub); the callback's pages send no Referer at all, since
+   * their address holds GitHub's code.
+   */
+  const secure = (c: Context, formTarget: string | null = null, referrer = 'strict-origin-when-cross-origin') => {
     const formAction = ["'self'", ...(formTarget ? [new URL(formTarget).origin] : [])].join(' ');
     c.header(
       'content-security-policy',
@@ -134,8 +139,7 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
     );
     c.header('x-frame-options', 'DENY');
     c.header('x-content-type-options', 'nosniff');
-    // The callback's address holds GitHub's code: it is never sent on as a Referer.
-    c.header('referrer-policy', 'no-referrer');
+    c.header('referrer-policy', referrer);
     c.header('cache-control', 'no-store');
   };
 
@@ -231,7 +235,7 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
   });
 
   app.get(SETUP_CALLBACK_PATH, async (c) => {
-    secure(c);
+    secure(c, null, 'no-referrer');
     const code = c.req.query('code');
     const state = c.req.query('state');
     if (!code || !state)

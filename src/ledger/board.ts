@@ -3,7 +3,7 @@
 // counts, spend and last failure by `task_id in (…)` over indexed columns, so a page costs the same
 // with 10,000 Tasks as with ten and never holds the event loop while webhooks wait.
 import { sql, type Kysely } from 'kysely';
-import type { BoardRow, BoardStore, InboxRow } from '../app/ledger-port.js';
+import type { BoardRow, BoardStore, BoardSummary, InboxRow } from '../app/ledger-port.js';
 import type { LoopState } from '../core/loop-state.js';
 import type { CiState, TaskState } from '../core/types.js';
 import type { Database } from './schema.js';
@@ -19,6 +19,10 @@ const LOOP_STATE = sql<LoopState>`case
     then 'interrupted'
   when exists (select 1 from attempts a where a.task_id = t.id and a.state = 'awaiting_progress') then 'awaiting_progress'
   else 'idle' end`;
+
+/** Issue 33: the Task waits for a person (a stop not parked, the loop not off): the board lists it first. */
+const NEEDS_YOU = sql<number>`case when t.notice_at is not null and t.parked_at is null and t.loop_off = 0
+  and t.skip_label = 0 then 0 else 1 end`;
 
 /** Triage's answers that hold a red back from the agent (the board says why: "failing on main too"). */
 const TRIAGE_HOLDS = ['red_on_base', 'rerun_requested', 'awaiting_matrix'] as const;
@@ -50,10 +54,15 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           't.extra_attempts',
           't.max_grants',
           't.created_at',
+          't.updated_at',
+          't.work',
         ])
         .select(LOOP_STATE.as('loop_state'))
-        .orderBy('t.id', 'desc')
         .limit(f.limit + 1);
+      // Issue 33: the board's order puts what needs a person first, then the latest activity.
+      q = f.attention
+        ? q.orderBy(NEEDS_YOU).orderBy('t.updated_at', 'desc').orderBy('t.id', 'desc').offset(f.attention.offset)
+        : q.orderBy('t.id', 'desc');
       if (f.before !== undefined) q = q.where('t.id', '<', f.before);
       if (f.taskId !== undefined) q = q.where('t.id', '=', f.taskId);
       if (f.state) q = q.where('t.state', '=', f.state);
@@ -139,6 +148,8 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           lastFailure: failure.get(r.id) || null,
           triage: held.get(r.id) ?? null,
           createdAt: r.created_at,
+          updatedAt: r.updated_at,
+          work: r.work,
         })),
         nextBefore: rows.length > f.limit ? page.at(-1)!.id : null,
       };
@@ -194,6 +205,50 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
       return Number(r?.id ?? 0);
     },
 
+    boardSummary: (f) => summary(k, f),
+
+    async stopSetBy() {
+      const r = await k
+        .selectFrom('decisions')
+        .select(['at', 'detail'])
+        .where('outcome', '=', 'acted')
+        .where('reason', '=', 'stop_all')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return r ? { at: String(r.at), detail: r.detail } : null;
+    },
+
+    async runFacts(taskId) {
+      const [runs, spends] = await Promise.all([
+        k.selectFrom('runs').select(['id', 'updated_at', 'exit_code']).where('task_id', '=', taskId).execute(),
+        k
+          .selectFrom('spends')
+          .select(['run_id', (eb) => eb.fn.sum<number>(eb('model', '+', eb.ref('sandbox'))).as('total')])
+          .where('task_id', '=', taskId)
+          .where('run_id', 'is not', null)
+          .groupBy('run_id')
+          .execute(),
+      ]);
+      const spent = new Map(spends.map((s) => [s.run_id, Number(s.total)]));
+      return runs.map((r) => ({
+        runId: r.id,
+        updatedAt: r.updated_at,
+        exitCode: r.exit_code,
+        spend: spent.get(r.id) ?? 0,
+      }));
+    },
+
+    async liveMark() {
+      const [d, t, r] = await Promise.all([
+        k.selectFrom('decisions').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
+        k.selectFrom('tasks').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
+        k.selectFrom('runs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
+      ]);
+      // Three indexed max(id)s: a new decision, a Task registered (no decision of its own), a run started.
+      return `${d?.id ?? 0}:${t?.id ?? 0}:${r?.id ?? 0}`;
+    },
+
     async taskIdsDecidedAfter(afterId, limit) {
       const rows = await k
         .selectFrom('decisions')
@@ -206,6 +261,42 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
       return { taskIds, latest: rows.length ? Number(rows[rows.length - 1]!.id) : afterId };
     },
   };
+}
+
+/** Issue 33: the summary strip's counts, by the same words as the loop state (one pass over the Tasks). */
+async function summary(k: Kysely<Database>, f: { dayStart: string; monthStart: string }): Promise<BoardSummary> {
+  const [counts, spend] = await Promise.all([
+    k
+      .selectFrom('tasks as t')
+      .select([LOOP_STATE.as('loop_state'), 't.ci_state', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('t.state', '=', 'open')
+      .groupBy([LOOP_STATE, 't.ci_state'])
+      .execute(),
+    k
+      .selectFrom('spends')
+      .select([
+        sql<number>`coalesce(sum(case when created_at >= ${f.dayStart} then model + sandbox else 0 end), 0)`.as('day'),
+        sql<number>`coalesce(sum(model + sandbox), 0)`.as('month'),
+      ])
+      .where('created_at', '>=', f.monthStart)
+      .executeTakeFirst(),
+  ]);
+  const s: BoardSummary = {
+    needsYou: 0,
+    beingFixed: 0,
+    redWaiting: 0,
+    parkedOrOff: 0,
+    spendToday: Number(spend?.day ?? 0),
+    spendMonth: Number(spend?.month ?? 0),
+  };
+  for (const c of counts) {
+    const n = Number(c.n);
+    if (c.loop_state === 'needs_person') s.needsYou += n;
+    else if (c.loop_state === 'agent_running') s.beingFixed += n;
+    else if (c.loop_state === 'parked' || c.loop_state === 'off') s.parkedOrOff += n;
+    else if (c.ci_state === 'red') s.redWaiting += n;
+  }
+  return s;
 }
 
 function escapeLike(s: string): string {

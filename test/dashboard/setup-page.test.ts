@@ -61,6 +61,8 @@ describe('the setup page in a browser (SPEC V3)', () => {
 
       await page.locator('input[name="name"]').fill('fixloop-browser');
       await page.getByRole('button', { name: 'Continue' }).click();
+      await page.waitForLoadState('load');
+      if ((await page.locator('#create-app').count()) === 0) throw new Error(await page.content());
       await page.waitForSelector('#create-app');
       assert.match((await page.locator('ul.permissions').textContent()) ?? '', /checks: read/);
 
