@@ -69,6 +69,9 @@ import { atStep, explainStartupError } from './wiring/startup-errors.js';
 import { startupBanner, tokenWhere } from './wiring/startup-banner.js';
 import { ConfigError } from './config/errors.js';
 import { packageVersion } from './version.js';
+import { createResultsStore } from './ledger/results.js';
+import { agentName, readResults } from './app/results.js';
+import type { PeriodInput } from './core/results.js';
 
 /** Read the token kept in `file`, or create it (0600) with a fresh random token. */
 function ensureTokenFile(file: string): string {
@@ -430,7 +433,15 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxAttempts: config.maxAttempts,
     maxGrants: config.maxGrants,
   });
+  // V1: Results for a period, shared by GET /api/results and the /results page (docs/results.md).
+  const resultsStore = createResultsStore(db.kysely);
+  const results = (input: PeriodInput) =>
+    readResults(
+      { ledger: resultsStore, now: () => clock.now(), agent: agentName(config.runner), currency: config.cost.currency },
+      input,
+    );
   const api = createApi({
+    results,
     actions,
     resolveRun,
     markHuman,
@@ -454,6 +465,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     },
   });
   const dashboard = createDashboard({
+    results,
     ledger,
     actions,
     logger,
@@ -478,7 +490,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // V3 (decision 0050): /setup connects GitHub from the browser; mounted before the dashboard's catch-all.
   api.route(
     '/',
-    githubSetupFromConfig(config, { sessions: createDashboardSessions(db.kysely), logger, proxyTrust: trustedHops }).app,
+    githubSetupFromConfig(config, { sessions: createDashboardSessions(db.kysely), logger, proxyTrust: trustedHops })
+      .app,
   );
   api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(

@@ -46,6 +46,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0020_grant_cap',
       '0021_interrupted_runs',
       '0022_dashboard_sessions',
+      '0023_results_facts',
     ]);
   } finally {
     await a.close();

@@ -10,9 +10,16 @@ import { join } from 'node:path';
 import { run } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/config.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github/server.js';
+import { createFixloop } from '../src/main.js';
+import { createLogger } from '../src/logging.js';
+import { freePort } from './support/server-process.js';
 
 const unescape = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 describe('fixloop setup github (SPEC V3, M1)', () => {
   let fake: FakeGitHub;
@@ -95,5 +102,51 @@ describe('fixloop setup github (SPEC V3, M1)', () => {
     const r = await cli('setup', 'github', '--code', 'unknowncode123');
     assert.equal(r.code, 1);
     assert.match(r.stderr, /works once and for one hour/);
+  });
+
+  it("a running fixloop's callback finishes a setup the command started (same data directory, no browser cookie)", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'fixloop-setup-cli-served-'));
+    const port = await freePort();
+    const served: NodeJS.ProcessEnv = {
+      FIXLOOP_API_TOKEN_FILE: join(own, 'data', 'api-token'),
+      GITHUB_API_URL: fake.url,
+      PORT: String(port),
+      FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: `sqlite:${join(own, 'data', 'db.sqlite')}`,
+      FIXLOOP_WORK_DIR: join(own, 'data', 'runs'),
+    };
+    const fixloop = await createFixloop(loadConfig({ env: served }), {
+      logger: createLogger('silent'),
+      startPoll: false,
+      startOutbox: false,
+    });
+    try {
+      const url = await fixloop.listen(port, '127.0.0.1');
+      const out = { stdout: '', stderr: '' };
+      const io = {
+        env: served,
+        stdout: { write: (t: string) => (out.stdout += t) },
+        stderr: { write: (t: string) => (out.stderr += t) },
+      };
+      assert.equal(await run(['setup', 'github', '--name', 'fixloop-served'], io), 0, out.stderr);
+      const html = readFileSync(join(own, 'data', 'github-app', 'create-app.html'), 'utf8');
+      const github = await fetch(unescape(html.match(/action="([^"]+)"/)![1]!), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ manifest: unescape(html.match(/name="manifest" value="([^"]+)"/)![1]!) }),
+        redirect: 'manual',
+      });
+      const callback = github.headers.get('location')!;
+      assert.ok(callback.startsWith(`${url}/setup/github/callback?`), callback);
+      const done = await fetch(callback);
+      assert.equal(done.status, 200);
+      assert.match(await done.text(), /id="install-link"/);
+      assert.equal(readFileSync(join(own, 'data', 'github-app', 'app-id'), 'utf8').trim(), String(fake.state.app!.id));
+      // The state was the command's, taken once.
+      assert.equal((await fetch(callback)).status, 403);
+    } finally {
+      await fixloop.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });

@@ -20,7 +20,12 @@ function attribute(html: string, marker: RegExp, name: string): string {
   const tag = html.match(new RegExp(`<[^>]*${marker.source}[^>]*>`))?.[0];
   const raw = tag?.match(new RegExp(`${name}="([^"]*)"`))?.[1];
   assert.ok(raw !== undefined, `no ${name} in a tag matching ${marker}`);
-  return raw.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return raw
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** GET with another Host header (fetch does not let a caller set it): a DNS name rebound to 127.0.0.1. */
@@ -53,7 +58,9 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
     const config = join(dir, 'fixloop.json');
     writeFileSync(
       config,
-      JSON.stringify({ works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }] }),
+      JSON.stringify({
+        works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
+      }),
     );
     env = {
       DATABASE_URL: `sqlite:${join(dir, 'data', 'fixloop.sqlite')}`,
@@ -87,7 +94,10 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
     // The public URL is this machine's: GitHub could not deliver webhooks to it, and the page says so.
     assert.match(pageHtml, /GitHub\s+cannot reach it/);
     // … but not through a proxy on this machine (forwarded headers), nor under another Host name.
-    assert.equal((await fetch(`${url}/setup`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 302);
+    assert.equal(
+      (await fetch(`${url}/setup`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.9' } })).status,
+      302,
+    );
     assert.equal(await statusWithHost(`${url}/setup`, 'fixloop.attacker.example'), 302, 'a rebound DNS name');
 
     // The form: an App for the organisation acme, on the GitHub fixloop is configured for.
@@ -139,10 +149,7 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
     assert.equal(done.status, 200);
     const doneHtml = await done.text();
     const app = fake.state.app!;
-    assert.equal(
-      attribute(doneHtml, /id="install-link"/, 'href'),
-      `${origin}/apps/fixloop-e2e/installations/new`,
-    );
+    assert.equal(attribute(doneHtml, /id="install-link"/, 'href'), `${origin}/apps/fixloop-e2e/installations/new`);
     assert.match(doneHtml, /Restart fixloop/);
     assert.match(doneHtml, /account: acme/);
     assert.equal(fake.requestsTo(/\/app-manifests\/[^/]+\/conversions$/).length, 1);
@@ -177,7 +184,7 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
     assert.equal(checks.status, 200, await checks.clone().text());
     const [minted] = fake.requestsTo(/\/app\/installations\/\d+\/access_tokens$/);
     assert.ok(minted, 'an installation token was asked for');
-    assert.equal(minted.status, 201, 'with a JWT the fake verified against the new App\'s key');
+    assert.equal(minted.status, 201, "with a JWT the fake verified against the new App's key");
     fake.assertNoViolations();
   });
 });

@@ -74,8 +74,7 @@ export async function finishGitHubSetup(
   deps: { converter: ManifestConverter; store: AppCredentialStore },
   input: { code: string; target: GitHubTarget },
 ): Promise<SetupOutcome> {
-  if (!plausibleCode(input.code))
-    return { kind: 'failed', reason: 'unknown_code', message: CODE_WORDS };
+  if (!plausibleCode(input.code)) return { kind: 'failed', reason: 'unknown_code', message: CODE_WORDS };
   let app: ConvertedApp;
   try {
     app = await deps.converter.convert(input.target.apiUrl, input.code);
@@ -90,7 +89,13 @@ export async function finishGitHubSetup(
       message: `GitHub created the App ${app.name} without a webhook secret, so fixloop cannot check its deliveries. Set a secret in the App's settings on GitHub (${app.htmlUrl}), then set WEBHOOK_SECRET, APP_ID=${app.id} and PRIVATE_KEY by hand.`,
     };
   const { dir } = await deps.store.save(app, input.target);
-  return { kind: 'stored', app, dir, installUrl: installUrlOf(app.htmlUrl), snippet: workSnippet(app.owner?.login ?? null) };
+  return {
+    kind: 'stored',
+    app,
+    dir,
+    installUrl: installUrlOf(app.htmlUrl),
+    snippet: workSnippet(app.owner?.login ?? null),
+  };
 }
 
 /** What a person is told when GitHub does not know the code. */

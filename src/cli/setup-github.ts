@@ -101,27 +101,23 @@ async function finish(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps
   const { code, state } = parseCode(opts.code ?? '');
   if (code === '')
     throw new CliError(2, '--code needs the code GitHub sent, or the whole address of the page it sent you to');
+  // The setup this host started: the address must carry its state; a bare code goes to its GitHub.
+  const pending = deps.pending();
+  if (state !== null && (pending === null || pending.state !== state))
+    throw new CliError(
+      2,
+      'that address was not made by a setup started here (or it is older than an hour, or was used): start again with `fixloop setup github`',
+    );
   let target: GitHubTarget;
-  if (state !== null) {
-    const pending = deps.take(state);
-    if (pending === null)
-      throw new CliError(
-        2,
-        'that address was not made by a setup started here (or it is older than an hour, or was used): start again with `fixloop setup github`',
-      );
-    target = pending;
-  } else {
-    const pending = deps.pending();
-    if (pending !== null) {
-      deps.take(pending.state);
-      target = pending;
-    } else {
-      const t = githubTargetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
-      if (t.kind === 'problem') throw new CliError(2, t.problem);
-      target = t.target;
-    }
+  if (pending !== null) target = pending;
+  else {
+    const t = githubTargetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
+    if (t.kind === 'problem') throw new CliError(2, t.problem);
+    target = t.target;
   }
   const outcome = await deps.finish(code, target);
+  // Used up, unless GitHub could not be reached (the code is still good: run the same command again).
+  if (pending !== null && !(outcome.kind === 'failed' && outcome.reason === 'unreachable')) deps.take(pending.state);
   if (outcome.kind === 'failed') {
     io.stderr.write(`fixloop: ${outcome.message}\n`);
     return 1;

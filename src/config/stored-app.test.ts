@@ -48,7 +48,12 @@ describe('a GitHub App stored by the setup page (SPEC V3)', () => {
     const s = install(APP);
     try {
       const c = loadConfig({
-        env: { FIXLOOP_API_TOKEN_FILE: s.tokenFile, APP_ID: '99', PRIVATE_KEY: PEM.replace('stored', 'env'), GHE_HOST: 'github.corp.example' },
+        env: {
+          FIXLOOP_API_TOKEN_FILE: s.tokenFile,
+          APP_ID: '99',
+          PRIVATE_KEY: PEM.replace('stored', 'env'),
+          GHE_HOST: 'github.corp.example',
+        },
       });
       assert.equal(c.github.appId, '99');
       assert.match(c.github.privateKey ?? '', /env/);

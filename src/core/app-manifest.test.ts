@@ -43,7 +43,10 @@ describe('the App manifest (SPEC V3)', () => {
   });
 
   it("posts to the person's or the organisation's new-App page, with the state", () => {
-    assert.equal(newAppPageUrl(GITHUB_COM, { kind: 'personal' }, 's t'), 'https://github.com/settings/apps/new?state=s%20t');
+    assert.equal(
+      newAppPageUrl(GITHUB_COM, { kind: 'personal' }, 's t'),
+      'https://github.com/settings/apps/new?state=s%20t',
+    );
     assert.equal(
       newAppPageUrl({ webUrl: 'https://ghe.acme.dev', apiUrl: '' }, { kind: 'organization', name: 'acme' }, 'x'),
       'https://ghe.acme.dev/organizations/acme/settings/apps/new?state=x',
@@ -81,12 +84,21 @@ describe('the App manifest (SPEC V3)', () => {
   });
 
   it('warns when GitHub cannot reach the webhook, not when it can', () => {
-    for (const u of ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://10.0.0.5', 'http://fixloop.internal', 'http://box'])
+    for (const u of [
+      'http://127.0.0.1:3000',
+      'http://localhost:3000',
+      'http://10.0.0.5',
+      'http://fixloop.internal',
+      'http://box',
+    ])
       assert.match(unreachableWebhookWarning(u) ?? '', /cannot reach it/, u);
     assert.equal(unreachableWebhookWarning('https://fixloop.acme.dev'), null);
   });
 
   it('the install link is the App page plus /installations/new', () => {
-    assert.equal(installUrlOf('https://github.com/apps/fixloop-acme/'), 'https://github.com/apps/fixloop-acme/installations/new');
+    assert.equal(
+      installUrlOf('https://github.com/apps/fixloop-acme/'),
+      'https://github.com/apps/fixloop-acme/installations/new',
+    );
   });
 });

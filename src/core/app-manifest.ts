@@ -60,7 +60,10 @@ export function organizationProblem(name: string): Problem {
  * random suffix the caller makes (lower-case letters and digits).
  */
 export function suggestedAppName(suffix: string): string {
-  return `fixloop-${suffix.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, APP_NAME_MAX - 'fixloop-'.length)}`;
+  return `fixloop-${suffix
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, APP_NAME_MAX - 'fixloop-'.length)}`;
 }
 
 /**
@@ -80,7 +83,10 @@ export function githubTargetOf(
   try {
     url = new URL(/^[a-z]+:\/\//i.test(text) ? text : `https://${text}`);
   } catch {
-    return { kind: 'problem', problem: 'The GitHub Enterprise Server address is not a URL (e.g. https://github.example.com).' };
+    return {
+      kind: 'problem',
+      problem: 'The GitHub Enterprise Server address is not a URL (e.g. https://github.example.com).',
+    };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return { kind: 'problem', problem: 'The GitHub Enterprise Server address must start with https://.' };
@@ -138,7 +144,10 @@ export function readManifest(parsed: unknown): AppManifest {
     m.hook_attributes !== null &&
     typeof m.default_permissions === 'object' &&
     Array.isArray(m.default_events);
-  if (!ok) throw new Error('app.yml is not a GitHub App manifest (name, hook_attributes, default_permissions, default_events)');
+  if (!ok)
+    throw new Error(
+      'app.yml is not a GitHub App manifest (name, hook_attributes, default_permissions, default_events)',
+    );
   return { url: 'https://github.com', redirect_url: '', public: false, ...m } as AppManifest;
 }
 

@@ -31,6 +31,9 @@ import { createSessionBook, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Ses
 import { createLiveStreams, pause } from './live-streams.js';
 import { clientOfAddress, createSignInThrottle } from './sign-in-throttle.js';
 import { taskTimeline, type TimelineLedger } from './timeline.js';
+import { resultsPage } from './results-page.js';
+import type { ResultsAnswer } from '../app/results.js';
+import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
 
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
 export type DashboardLedger = Pick<
@@ -44,6 +47,7 @@ export type DashboardLedger = Pick<
   | 'stopSetBy'
   | 'runFacts'
   | 'liveMark'
+  | 'lastRedEvent'
 > &
   TimelineLedger;
 
@@ -81,6 +85,8 @@ export interface DashboardDeps {
   /** Issue 32: what an empty board tells a new install (Works configured, GitHub connected). */
   onboarding?: Onboarding;
   nowMs?: () => number;
+  /** V1: Results for a period (app/results.ts), the `/results` page; absent, the page says it is not available. */
+  results?: (input: PeriodInput) => Promise<ResultsAnswer>;
 }
 
 type Env = { Variables: { session: Session } };
@@ -212,6 +218,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     '/events',
     '/sign-out',
     '/sign-out-everywhere',
+    '/results',
   ])
     app.use(path, guard);
 
@@ -273,10 +280,37 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
     const id = Number(c.req.param('id'));
     const timeline = Number.isSafeInteger(id) && id > 0 ? await taskTimeline(ledger, id) : null;
     if (!timeline) return c.text('no such Task', 404);
-    const attemptsUsed = timeline.attemptsUsed;
+    // Issue 33: the header's loop state and spend are the board row's (one Task's, by id).
+    const row = await ledger
+      .boardPage({ taskId: id, limit: 1 })
+      .then((p) => p.rows[0] ?? null)
+      .catch(() => null);
     return c.html(
-      timelinePage(await pageContext(c), timeline.task, timeline.entries, attemptsUsed, timeline.interrupted, timeline),
+      timelinePage(await pageContext(c), timeline.task, timeline.entries, timeline.attemptsUsed, timeline.interrupted, {
+        story: timeline,
+        row,
+      }),
     );
+  });
+
+  // V1: does the loop pay? The period comes from the query (`period`, or `from`/`to` dates).
+  app.get('/results', async (c) => {
+    if (!deps.results) return c.text('Results are not available on this server.', 503);
+    const q = z
+      .object({
+        period: z.enum(RESULTS_PERIODS).optional().catch(undefined),
+        from: z.string().max(40).optional().catch(undefined),
+        to: z.string().max(40).optional().catch(undefined),
+      })
+      .parse(c.req.query());
+    const asked: PeriodInput = {
+      ...(q.period && !q.from && !q.to ? { period: q.period } : {}),
+      ...(q.from ? { from: q.from } : {}),
+      ...(q.to ? { to: q.to } : {}),
+    };
+    const answer = await deps.results(asked);
+    if (answer.kind === 'invalid') return c.text(`That period cannot be shown: ${answer.message}.`, 400);
+    return c.html(resultsPage(await pageContext(c), answer.results, asked));
   });
 
   app.get('/inbox', async (c) => {

@@ -165,15 +165,22 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
   const form = (c: Context, session: Session | null, o: { status?: number; error?: string; values?: FormValues }) => {
     secure(c);
     const values = o.values ?? {
-      name: suggestedAppName(random.token(6).replace(/[^A-Za-z0-9]/g, '').toLowerCase().slice(0, 8)),
+      name: suggestedAppName(
+        random
+          .token(6)
+          .replace(/[^A-Za-z0-9]/g, '')
+          .toLowerCase()
+          .slice(0, 8),
+      ),
       account: 'personal',
       organization: '',
-      githubUrl: deps.github.webUrl === GITHUB_COM.webUrl ? '' : deps.github.webUrl,
+      githubUrl: '', // empty: the GitHub fixloop is configured for (GITHUB_API_URL / GHE_HOST)
     };
     return c.html(
       <SetupForm
         csrf={session && key ? csrfToken(key, session) : null}
         values={values}
+        configured={deps.github.webUrl}
         error={o.error ?? null}
         publicUrl={deps.publicUrl}
         stored={deps.storedApp()}
@@ -213,14 +220,23 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
     const account: SetupAccount =
       values.account === 'organization' ? { kind: 'organization', name: values.organization } : { kind: 'personal' };
     const state = random.token(24);
-    setCookie(c, SETUP_STATE_COOKIE, sign({ s: state, e: now() + SETUP_STATE_TTL_MS, w: target.target.webUrl, a: target.target.apiUrl }), {
-      httpOnly: true,
-      sameSite: 'Lax',
-      secure: https(c),
-      path: '/setup/github',
-      maxAge: Math.floor(SETUP_STATE_TTL_MS / 1000),
+    setCookie(
+      c,
+      SETUP_STATE_COOKIE,
+      sign({ s: state, e: now() + SETUP_STATE_TTL_MS, w: target.target.webUrl, a: target.target.apiUrl }),
+      {
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: https(c),
+        path: '/setup/github',
+        maxAge: Math.floor(SETUP_STATE_TTL_MS / 1000),
+      },
+    );
+    const manifest = fixloopManifest(deps.manifest, {
+      name: values.name,
+      publicUrl: deps.publicUrl,
+      target: target.target,
     });
-    const manifest = fixloopManifest(deps.manifest, { name: values.name, publicUrl: deps.publicUrl, target: target.target });
     const action = newAppPageUrl(target.target, account, state);
     secure(c, action);
     return c.html(
@@ -251,13 +267,16 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
     const fresh = claim !== null && claim.e > now() && safeEqual(claim.s, state) && !used.has(claim.s);
     const pending = fresh ? null : (deps.takePendingState?.(state) ?? null);
     if (pending === null && (!fresh || claim === null)) {
-      deps.logger.warn({ reason: claim === null ? 'no_state_cookie' : 'state_mismatch_or_used' }, 'setup: a GitHub redirect was refused');
+      deps.logger.warn(
+        { reason: claim === null ? 'no_state_cookie' : 'state_mismatch_or_used' },
+        'setup: a GitHub redirect was refused',
+      );
       return c.html(
         <Refusal title="This setup was not started here">
           fixloop did not start this setup in this browser, it took longer than {SETUP_STATE_TTL_MS / 60_000} minutes,
           or its answer was used already — so its code is not traded. Start again from{' '}
-          <a href="/setup">the setup page</a>. If you started it on the command line, give that command the whole address
-          of this page: <code>fixloop setup github --code '&lt;this address&gt;'</code>.
+          <a href="/setup">the setup page</a>. If you started it on the command line, give that command the whole
+          address of this page: <code>fixloop setup github --code '&lt;this address&gt;'</code>.
         </Refusal>,
         403,
       );
@@ -265,11 +284,13 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
     let target: GitHubTarget;
     if (pending !== null) target = pending;
     else {
-      used.set(claim!.s, claim!.e);
-      deleteCookie(c, SETUP_STATE_COOKIE, { path: '/setup/github', secure: https(c) });
+      used.set(claim!.s, claim!.e); // before the conversion: a second copy of this answer waits for nothing
       target = { webUrl: claim!.w, apiUrl: claim!.a };
     }
     const outcome = await deps.finish(code, target);
+    // GitHub unreachable: the code is still good, so the state stays for a reload of this page.
+    if (outcome.kind === 'failed' && outcome.reason === 'unreachable' && pending === null) used.delete(claim!.s);
+    else if (pending === null) deleteCookie(c, SETUP_STATE_COOKIE, { path: '/setup/github', secure: https(c) });
     if (outcome.kind === 'failed') {
       deps.logger.warn({ reason: outcome.reason }, 'setup: GitHub did not give the App');
       return c.html(<Refusal title="The App's credentials were not stored">{outcome.message}</Refusal>, 502);
@@ -362,11 +383,13 @@ const EnvironmentNotes: FC<{ environment: SetupDeps['environment'] }> = ({ envir
 const SetupForm: FC<{
   csrf: string | null;
   values: FormValues;
+  /** The web address of the GitHub fixloop is configured for: what an empty Enterprise Server field means. */
+  configured: string;
   error: string | null;
   publicUrl: string;
   stored: StoredAppAbout | null;
   environment: SetupDeps['environment'];
-}> = ({ csrf, values, error, publicUrl, stored, environment }) => (
+}> = ({ csrf, values, configured, error, publicUrl, stored, environment }) => (
   <Page title="Connect GitHub">
     <h1>Connect GitHub</h1>
     {stored ? (
@@ -379,8 +402,9 @@ const SetupForm: FC<{
       </section>
     ) : (
       <p>
-        fixloop acts on GitHub as a GitHub App of your own. This page creates it from fixloop's manifest (the permissions and
-        events fixloop needs, nothing more), then keeps its id, private key and webhook secret as files only fixloop can read.
+        fixloop acts on GitHub as a GitHub App of your own. This page creates it from fixloop's manifest (the
+        permissions and events fixloop needs, nothing more), then keeps its id, private key and webhook secret as files
+        only fixloop can read.
       </p>
     )}
     <EnvironmentNotes environment={environment} />
@@ -400,17 +424,28 @@ const SetupForm: FC<{
       <fieldset>
         <legend>Create it on</legend>
         <label>
-          <input type="radio" name="account" value="personal" checked={values.account === 'personal'} /> my personal account
+          <input type="radio" name="account" value="personal" checked={values.account === 'personal'} /> my personal
+          account
         </label>
         <label>
           <input type="radio" name="account" value="organization" checked={values.account === 'organization'} /> the
           organisation{' '}
-          <input name="organization" value={values.organization} placeholder="organisation name" aria-label="organisation name" />
+          <input
+            name="organization"
+            value={values.organization}
+            placeholder="organisation name"
+            aria-label="organisation name"
+          />
         </label>
       </fieldset>
       <label>
         GitHub Enterprise Server address{' '}
-        <input name="githubUrl" value={values.githubUrl} placeholder="empty for github.com" type="text" />
+        <input
+          name="githubUrl"
+          value={values.githubUrl}
+          placeholder={configured === GITHUB_COM.webUrl ? 'empty for github.com' : `empty for ${configured}`}
+          type="text"
+        />
       </label>
       <p class="hint">
         Webhook: <code>{publicUrl}/api/github/webhooks</code>. GitHub sends your browser back to{' '}
@@ -436,8 +471,8 @@ const ContinuePage: FC<{
     <h1>Create the App on GitHub</h1>
     <p>
       GitHub will show the App <strong>{manifest.name}</strong> on{' '}
-      {account.kind === 'organization' ? `the organisation ${account.name}` : 'your personal account'} at {target.webUrl}
-      , asking for these permissions:
+      {account.kind === 'organization' ? `the organisation ${account.name}` : 'your personal account'} at{' '}
+      {target.webUrl}, asking for these permissions:
     </p>
     <ul class="permissions">
       {Object.entries(manifest.default_permissions).map(([name, level]) => (
@@ -471,8 +506,8 @@ const DonePage: FC<{
   <Page title="GitHub App created">
     <h1>GitHub App created</h1>
     <p data-app-id={String(id)}>
-      fixloop's GitHub App <strong>{name}</strong> (id {id}) exists, and its id, private key and webhook secret are stored
-      in <code>{dir}</code>, readable by fixloop's user only.
+      fixloop's GitHub App <strong>{name}</strong> (id {id}) exists, and its id, private key and webhook secret are
+      stored in <code>{dir}</code>, readable by fixloop's user only.
     </p>
     <EnvironmentNotes environment={environment} />
     <Warning text={warning} />
@@ -485,8 +520,8 @@ const DonePage: FC<{
         on the repositories fixloop should watch.
       </li>
       <li>
-        Restart fixloop: it reads the App's credentials when it starts. With several replicas, give each the same
-        values (APP_ID, PRIVATE_KEY_PATH, WEBHOOK_SECRET_FILE pointing at these files, or your secret store).
+        Restart fixloop: it reads the App's credentials when it starts. With several replicas, give each the same values
+        (APP_ID, PRIVATE_KEY_PATH, WEBHOOK_SECRET_FILE pointing at these files, or your secret store).
       </li>
       <li>
         Add a Work for those repositories to fixloop's config file (FIXLOOP_CONFIG), e.g.:

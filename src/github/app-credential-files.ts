@@ -50,7 +50,6 @@ export function writeAppFiles(dir: string, app: ConvertedApp, target: GitHubTarg
   put('appId', String(app.id));
 }
 
-
 /** Keeps a command-line setup's state (0600), so the callback of a running fixloop or `--code` can check it. */
 export function writePendingSetup(dir: string, pending: PendingSetup, formHtml: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -31,7 +31,7 @@ export function createManifestConverter(o: { fetch?: typeof fetch; userAgent?: s
           );
         throw new ConversionError(
           'unreachable',
-          `fixloop could not reach GitHub at ${apiUrl} (${(err as Error).message}). The code stays valid for an hour: reload this page to try again.`,
+          `fixloop could not reach GitHub at ${apiUrl} (${(err as Error).message}). GitHub's code stays good for an hour: try again (reload the page, or run the same command).`,
           { cause: err },
         );
       }
@@ -48,7 +48,10 @@ function appOf(d: Record<string, unknown>): ConvertedApp {
   const pem = str(d.pem);
   const htmlUrl = str(d.html_url);
   if (!Number.isSafeInteger(id) || id <= 0 || pem === null || htmlUrl === null)
-    throw new ConversionError('refused', 'GitHub answered without the App id, private key or page; start again from the setup page.');
+    throw new ConversionError(
+      'refused',
+      'GitHub answered without the App id, private key or page; start again from the setup page.',
+    );
   return {
     id,
     slug: str(d.slug) ?? '',

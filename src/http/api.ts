@@ -32,6 +32,8 @@ import { DEFAULT_MAX_GRANTS, MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../core/budget.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
+import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
+import type { ResultsAnswer } from '../app/results.js';
 
 export interface ApiDeps {
   ledger: Ledger;
@@ -53,7 +55,16 @@ export interface ApiDeps {
   maxGrants?: number;
   /** C1: the configured budget (TASK_CI_AUTO_RESUME_MAX_ATTEMPTS), for a board row's `attemptsAllowed`; default 2. */
   maxAttempts?: number;
+  /** V1: Results for a period (app/results.ts); absent, `GET /api/results` answers 503. */
+  results?: (input: PeriodInput) => Promise<ResultsAnswer>;
 }
+
+/** V1: `period=7d|30d|90d`, or `from`/`to` ISO dates (checked in core/results.ts). */
+const resultsQuery = z.object({
+  period: z.enum(RESULTS_PERIODS).optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+});
 
 const newTask = z.object({
   repository: z.string().regex(/^[\w.-]+(\/[\w.-]+){1,20}$/, 'owner/name, or a GitLab project path group/…/name'),
@@ -330,6 +341,21 @@ export function createApi(deps: ApiDeps): Hono {
     // C1, K5: the attempts allowed are the budget plus a person's grants ("1 of 2" on the board and in the CLI).
     const tasks = page.rows.map((r) => ({ ...r, attemptsAllowed: maxAttempts + r.extraAttempts }));
     return c.json({ tasks, nextBefore: page.nextBefore });
+  });
+
+  // V1: does the loop pay? The figures of a period (docs/results.md), the shape `fixloop results` reads.
+  app.get('/api/results', async (c) => {
+    if (!deps.results) return problem(c, 503, 'unavailable', 'Results are not available on this server');
+    const q = resultsQuery.safeParse(c.req.query());
+    if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
+    const { period, from, to } = q.data;
+    const answer = await deps.results({
+      ...(period ? { period } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+    });
+    if (answer.kind === 'invalid') return problem(c, 400, 'invalid_query', answer.message);
+    return c.json(answer.results);
   });
 
   /** A person's action answered as the Task (or run) after it, or its refusal. */

@@ -9,6 +9,7 @@ import { AGENT_OPS_ERROR_CODES, REASON_MAX } from '../app/agent-ops-port.js';
 import { LOOP_STATES } from '../core/loop-state.js';
 import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
 import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
+import { RESULTS_PERIODS } from '../core/results.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 
@@ -304,6 +305,47 @@ const decisionReason =
   `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
   `(${codeList(STOP_REASONS)}). When it is \`acted\` (a person, from the dashboard or the API) it is the action: ${codeList(PERSON_ACTIONS)}. When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
   '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it), `run_interrupted` (a shutdown stopped the agent after its grace; its attempt is offered again once, free) or `pull_request_state`.';
+
+/** V1: the figures of one group of pull requests (core/results.ts ResultsFigures). */
+const resultsFigureFields = {
+  pullRequests: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Pull requests the loop touched: a red or an attempt in the period.',
+  },
+  green: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Of those, how many went green after their first red of the period.',
+  },
+  greenWithoutPerson: {
+    type: 'integer',
+    minimum: 0,
+    description:
+      "Of those, how many went green with no person's action, resume or hand-off between first red and green.",
+  },
+  fixRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'greenWithoutPerson / pullRequests.' },
+  attempts: { type: 'integer', minimum: 0, description: 'Automatic attempts claimed in the period.' },
+  spend: { type: 'number', minimum: 0, description: "What the attempts' runs reported spending, in `currency`." },
+  attemptsPerGreen: { type: ['number', 'null'], description: 'attempts / greenWithoutPerson; null when none.' },
+  spendPerGreen: { type: ['number', 'null'], description: 'spend / greenWithoutPerson; null when none.' },
+  timeToGreenMinutes: object({
+    median: { type: ['number', 'null'] },
+    p90: { type: ['number', 'null'] },
+    samples: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'Minutes, shortest first.' },
+  }),
+  handOffs: {
+    type: 'array',
+    description: 'Stop notices filed in the period, by reason, most first.',
+    items: object({ reason: { type: 'string', enum: STOP_REASONS }, count: { type: 'integer', minimum: 1 } }),
+  },
+  changedByPerson: {
+    type: 'integer',
+    minimum: 0,
+    description:
+      "Pull requests green without a person whose head moved within a week of green with no attempt of the loop's (an approximation of a fix reverted or amended by a person; docs/results.md).",
+  },
+} as const satisfies Record<string, SchemaObject>;
 
 const ignoredOutcomes = ['duplicate', 'dropped', 'ignored'] as const satisfies readonly Outcome[];
 
@@ -830,6 +872,44 @@ const schemas = {
     },
     { description: 'A signed delivery whose body is unusable; the rejection is recorded in the decision log.' },
   ),
+  ResultsFigures: object(resultsFigureFields, { additionalProperties: false }),
+  Results: object(
+    {
+      period: object({ from: timestamp, to: timestamp }, { description: 'From (inclusive) to (exclusive).' }),
+      currency: { type: 'string', description: 'ISO 4217 code of every amount (`guards.currency`).' },
+      total: schemaRef('ResultsFigures'),
+      byRepository: {
+        type: 'array',
+        items: object({ repository: { type: 'string' }, ...resultsFigureFields }, { additionalProperties: false }),
+      },
+      byAgent: {
+        type: 'array',
+        items: object({ agent: { type: 'string' }, ...resultsFigureFields }, { additionalProperties: false }),
+      },
+      byCheck: {
+        type: 'array',
+        description: "By failing check name; a check's attempts and spend are only those claimed for it.",
+        items: object({ check: { type: 'string' }, ...resultsFigureFields }, { additionalProperties: false }),
+      },
+      costliestChecks: {
+        type: 'array',
+        description: 'Checks by spend, then attempts, most first.',
+        items: object(
+          {
+            check: { type: 'string' },
+            attempts: { type: 'integer', minimum: 1 },
+            spend: { type: 'number', minimum: 0 },
+            pullRequests: { type: 'integer', minimum: 1 },
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    {
+      additionalProperties: false,
+      description: 'V1: does the loop pay? Every figure is explained in docs/results.md.',
+    },
+  ),
 } as const satisfies Record<string, SchemaObject>;
 
 // --- Operations ---------------------------------------------------------------------------------
@@ -1056,6 +1136,47 @@ const paths = {
         },
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
+      }),
+    },
+  },
+  '/api/results': {
+    get: {
+      operationId: 'readResults',
+      summary: 'Results: does the loop pay?',
+      description:
+        'V1: for a period, overall and by repository, agent and failing check: pull requests touched, green with no person, attempts and spend per green pull request, time from first red to green, hand-offs by reason, changes by a person within a week of green, and the checks that cost most. Give `period` or `from`/`to`; the default is the last 30 days. Each figure is explained in docs/results.md.',
+      tags: ['tasks'],
+      parameters: [
+        {
+          name: 'period',
+          in: 'query',
+          required: false,
+          description: 'The last 7, 30 or 90 days, up to now.',
+          schema: { type: 'string', enum: RESULTS_PERIODS, default: '30d' },
+        },
+        {
+          name: 'from',
+          in: 'query',
+          required: false,
+          description: 'Start, an ISO date (`2026-11-01`, that day from 00:00 UTC) or date-time.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'to',
+          in: 'query',
+          required: false,
+          description: 'End, an ISO date (that whole day included) or date-time; default now.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: withInternal({
+        '200': { description: 'The figures of the period.', content: json(schemaRef('Results')) },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '503': {
+          description: 'Results are not wired on this server (`unavailable`).',
+          content: json(schemaRef('Problem')),
+        },
       }),
     },
   },
@@ -1633,9 +1754,12 @@ const paths = {
         },
         '503': {
           description:
-            'The delivery could not be stored (`not_stored`; GitHub should redeliver it), or too many bytes are waiting for their signature check (`busy`, with `Retry-After`; the connection is closed and the body not read).',
+            'The delivery could not be stored (`not_stored`; GitHub should redeliver it), or too many bytes are waiting for their signature check (`busy`, with `Retry-After`; the connection is closed and the body not read), or GitHub is not connected yet — no webhook secret (`not_set_up`, with `Retry-After`; nothing is read; decision 0050).',
           headers: {
-            'Retry-After': { description: 'With `busy`: seconds to wait before retrying.', schema: { type: 'string' } },
+            'Retry-After': {
+              description: 'With `busy` or `not_set_up`: seconds to wait before retrying.',
+              schema: { type: 'string' },
+            },
           },
           content: json(schemaRef('Problem')),
         },

@@ -27,17 +27,9 @@ const NEEDS_YOU = sql<number>`case when t.notice_at is not null and t.parked_at 
 /** Triage's answers that hold a red back from the agent (the board says why: "failing on main too"). */
 const TRIAGE_HOLDS = ['red_on_base', 'rerun_requested', 'awaiting_matrix'] as const;
 
-/** The board shows one line of the last failure, at most this long. */
-const LINE_CHARS = 160;
-/** A line that names the failure, rather than a check's title ("Tests failed"). */
-const SAYS_WHAT_FAILED = /\b(FAIL|FAILED|Error|ERROR|error|AssertionError|expected|panic)\b/;
-
-/** The line of a failure's head that says what failed, else its first non-empty line. */
-export function failureLine(text: string): string {
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  const t = (lines.find((l) => SAYS_WHAT_FAILED.test(l)) ?? lines[0] ?? '').trim();
-  return t.length > LINE_CHARS ? `${t.slice(0, LINE_CHARS - 1)}…` : t;
-}
+// The line of a failure that says what failed: pure, shared with the Task page (core/failure-line.ts).
+export { failureLine } from '../core/failure-line.js';
+import { failureLine, redOfDelivery } from '../core/failure-line.js';
 
 export function createBoardStore(k: Kysely<Database>): BoardStore {
   return {
@@ -99,7 +91,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           .execute(),
         k
           .selectFrom('rejections')
-          .select(['task_id', 'check_name', sql<string>`substr(body, 1, 400)`.as('head')])
+          .select(['task_id', 'check_name', 'head_sha', sql<string>`substr(body, 1, 400)`.as('head')])
           .where('id', 'in', (eb) =>
             eb
               .selectFrom('rejections')
@@ -132,6 +124,35 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
       const failure = new Map(
         failures.map((r) => [r.task_id, [r.check_name, failureLine(r.head)].filter((x) => x).join(': ')]),
       );
+      // Issue 33: a stopped Task's failure is the red that stopped it, often never stored as a failure
+      // of its own: its delivery says what failed (a few rows per page, by indexed columns).
+      const stopped = page.filter((r) => r.loop_state === 'needs_person').map((r) => r.id);
+      if (stopped.length > 0) {
+        const notices = await k
+          .selectFrom('notices as n')
+          .innerJoin('tasks as t', 't.id', 'n.task_id')
+          .select(['n.task_id', 'n.head_sha', 't.repository'])
+          .where('n.task_id', 'in', stopped)
+          .whereRef('n.round', '=', 't.stop_round')
+          .execute();
+        const storedHead = new Map(failures.map((r) => [r.task_id, r.head_sha]));
+        const missing = notices.filter((n) => n.head_sha !== null && storedHead.get(n.task_id) !== n.head_sha);
+        if (missing.length > 0) {
+          const events = await k
+            .selectFrom('events')
+            .select(['id', 'repository', 'sha', 'payload'])
+            .where('kind', '=', 'github.check')
+            .where('verdict', '=', 'red')
+            .where('sha', 'in', [...new Set(missing.map((n) => n.head_sha!))])
+            .orderBy('id', 'desc')
+            .execute();
+          for (const n of missing) {
+            const e = events.find((x) => x.sha === n.head_sha && x.repository === n.repository);
+            const red = e ? redOfDelivery(e.payload) : null;
+            if (red) failure.set(n.task_id, [red.name, failureLine(red.text)].filter((x) => x).join(': '));
+          }
+        }
+      }
       return {
         rows: page.map((r): BoardRow => ({
           id: r.id,

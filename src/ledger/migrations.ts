@@ -484,6 +484,32 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0023_results_facts': {
+      async up(db: AnyDb) {
+        // V1 (issue 33, docs/results.md): when the poll last saw the Task's head pass, and which head, so
+        // Results can tell the time from first red to green and a head moved after green. Indexes by
+        // time, so a period's reds, attempts, notices, spend and people's actions are read alone, not
+        // every row ever written. `if not exists` throughout, columns first (see 0005, 0021).
+        await addColumnOnce(db, dialect, 'tasks', 'green_at', 'text');
+        await addColumnOnce(db, dialect, 'tasks', 'green_sha', 'text');
+        for (const [name, table, column] of [
+          ['rejections_created', 'rejections', 'created_at'],
+          ['attempts_created', 'attempts', 'created_at'],
+          ['notices_created', 'notices', 'created_at'],
+          ['spends_task_created', 'spends', 'task_id'],
+        ] as const) {
+          const idx = db.schema.createIndex(name).ifNotExists().on(table);
+          await (column === 'task_id' ? idx.columns(['task_id', 'created_at']) : idx.column(column)).execute();
+        }
+        await db.schema
+          .createIndex('decisions_acted')
+          .ifNotExists()
+          .on('decisions')
+          .column('at')
+          .where(sql.ref('outcome'), '=', 'acted')
+          .execute();
+      },
+    },
   };
 }
 

@@ -79,6 +79,9 @@ export interface TasksTable {
   base_ref: string | null;
   /** Migration 0020: the Task's own cap on grants of one more attempt (V4), set by a person; null = configured. */
   max_grants: Generated<number | null>;
+  /** Migration 0023: when the poll last wrote `passing` for the head, and that head (V1, Results). */
+  green_at: Generated<string | null>;
+  green_sha: Generated<string | null>;
 }
 
 export interface RunsTable {

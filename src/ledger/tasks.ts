@@ -214,9 +214,11 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
 
     async setCiStateForHead(taskId, sha, state) {
       // B2: only the poll writes passing, and only for the commit that is still the head.
+      // V1: a move to passing keeps when and for which head, for Results (migration 0023).
+      const at = now();
       await k
         .updateTable('tasks')
-        .set({ ci_state: state, updated_at: now() })
+        .set({ ci_state: state, updated_at: at, ...(state === 'passing' ? { green_at: at, green_sha: sha } : {}) })
         .where('id', '=', taskId)
         .where('ci_head_sha', '=', sha)
         .where('ci_state', '!=', state)

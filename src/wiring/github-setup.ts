@@ -34,7 +34,10 @@ const MISSING =
   "fixloop's GitHub App manifest (app.yml) is missing from this installation: connect GitHub by hand (docs/setup-github.md).";
 
 export function githubSetupFromConfig(
-  config: Pick<Config, 'publicUrl' | 'github' | 'notices' | 'apiToken' | 'apiTokenFile' | 'secretFiles' | 'webhookSecrets'>,
+  config: Pick<
+    Config,
+    'publicUrl' | 'github' | 'notices' | 'apiToken' | 'apiTokenFile' | 'secretFiles' | 'webhookSecrets'
+  >,
   deps: {
     sessions: DashboardSessions;
     logger: Logger;
@@ -46,7 +49,8 @@ export function githubSetupFromConfig(
   },
 ) {
   const dir = githubAppDir(config.apiTokenFile);
-  const fromStored = (file: Parameters<typeof storedAppPath>[1]) => config.secretFiles.includes(storedAppPath(dir, file));
+  const fromStored = (file: Parameters<typeof storedAppPath>[1]) =>
+    config.secretFiles.includes(storedAppPath(dir, file));
   const converter = createManifestConverter(deps.fetch ? { fetch: deps.fetch } : {});
   const store = createAppCredentialFiles(dir);
   let manifest: AppManifest;

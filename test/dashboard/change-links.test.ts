@@ -96,7 +96,7 @@ describe('the dashboard names and links merge requests beside pull requests (M4,
     assert.ok(out.includes('href="https://ghe.example.com/acme/widgets/pull/7"'));
     assert.ok(out.includes('acme/widgets#7'));
     assert.ok(!out.includes('github.com/acme/platform/shop'), 'a GitLab project never links to GitHub');
-    assert.ok(out.includes('<th>Pull or merge request</th>'), 'the header names both');
+    assert.ok(out.includes('<th scope="col">Pull or merge request</th>'), 'the header names both');
   });
 
   test("a GitLab Task's timeline is titled and linked by its merge request", async () => {
@@ -117,6 +117,6 @@ describe('the dashboard names and links merge requests beside pull requests (M4,
   test('without links (an install with no GitLab Work) every Task is a github.com pull request, as before', async () => {
     const out = await html(boardPage(page({ links: undefined }), {}, [row({})], null));
     assert.ok(out.includes('href="https://github.com/acme/widgets/pull/7"'));
-    assert.ok(out.includes('<th>Pull request</th>'));
+    assert.ok(out.includes('<th scope="col">Pull request</th>'));
   });
 });

@@ -116,8 +116,10 @@ describe('the dashboard in Chromium (M4, sqlite)', () => {
   test('M4: cancel a running run from its timeline', async () => {
     const runId = h.runner.starts[1]!.runId;
     await page.goto(`${h.url}/tasks/${taskId}`);
+    // Issue 33: the attempt in words; the ledger's identifiers behind its "details".
+    assert.match((await page.textContent('.entry-attempt strong')) ?? '', /^Attempt 1: the agent was resumed automatically/);
     assert.match(
-      (await page.textContent('.timeline')) ?? '',
+      (await page.textContent('.timeline .entry-attempt:last-child details.ids')) ?? '',
       /attempt \d+ · dispatched · running · fingerprint fp1:[0-9a-f]{8}/,
     );
     await page.screenshot({ path: artifactPath('timeline.png'), fullPage: true });
@@ -128,6 +130,8 @@ describe('the dashboard in Chromium (M4, sqlite)', () => {
 
   test("M4/H1: resume with a message: a person's run with the message as its prompt", async () => {
     await page.goto(`${h.url}/tasks/${taskId}`);
+    // Issue 33: the message box is behind "resume".
+    await page.click('summary:has-text("Resume the agent with a message")');
     await page.fill('textarea[name=message]', 'Please rebase on main and rerun the flaky test.');
     await act(page, 'Resume with this message');
     const spec = h.runner.starts.at(-1)!;
@@ -159,7 +163,9 @@ describe('the dashboard in Chromium (M4, sqlite)', () => {
 
   test('M4: stop and start the loop everywhere (the global stop flag)', async () => {
     await page.goto(`${h.url}/`);
-    await act(page, 'Stop the loop everywhere');
+    // Issue 33: the global stop asks first.
+    await page.click('summary:has-text("Stop the loop everywhere")');
+    await act(page, 'Yes, stop the loop everywhere');
     assert.equal((await h.api('GET', '/api/stop')).body.stopped, true);
     assert.match((await page.textContent('.banner')) ?? '', /global stop flag is set/);
     await act(page, 'Start the loop everywhere');

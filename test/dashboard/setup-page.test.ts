@@ -62,11 +62,11 @@ describe('the setup page in a browser (SPEC V3)', () => {
       await page.locator('input[name="name"]').fill('fixloop-browser');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.waitForLoadState('load');
-      if ((await page.locator('#create-app').count()) === 0) throw new Error(await page.content());
       await page.waitForSelector('#create-app');
       assert.match((await page.locator('ul.permissions').textContent()) ?? '', /checks: read/);
 
       await page.getByRole('button', { name: 'Create the App on GitHub' }).click();
+      await page.waitForLoadState('load');
       await page.waitForSelector('#install-link');
       assert.equal(
         await page.locator('#install-link').getAttribute('href'),

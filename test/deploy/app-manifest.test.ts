@@ -11,6 +11,9 @@ import { HANDLED_EVENTS } from '../../src/core/payloads.js';
 import { createGitHub } from '../../src/github/client.js';
 import { createScopedTokens } from '../../src/github/scoped-token.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
+import { fixloopManifest, GITHUB_COM, GITHUB_WEBHOOK_PATH, SETUP_CALLBACK_PATH } from '../../src/core/app-manifest.js';
+import { WEBHOOK_PATH } from '../../src/http/router.js';
+import { readAppManifest } from '../../src/wiring/github-setup.js';
 
 type Level = 'read' | 'write';
 interface Manifest {
@@ -109,5 +112,21 @@ describe('app.yml (SPEC M5)', () => {
       Object.fromEntries(Object.entries(manifest.default_permissions).sort()),
       Object.fromEntries([...needed].sort()),
     );
+  });
+
+  test('V3: the setup sends app.yml itself, with its webhook and callback at the paths fixloop serves', () => {
+    const sent = fixloopManifest(readAppManifest(), {
+      name: 'fixloop-acme',
+      publicUrl: 'https://fixloop.acme.dev',
+      target: GITHUB_COM,
+    });
+    assert.deepEqual(sent.default_permissions, manifest.default_permissions);
+    assert.deepEqual(sent.default_events, manifest.default_events);
+    assert.equal(GITHUB_WEBHOOK_PATH, WEBHOOK_PATH);
+    assert.equal(sent.hook_attributes.url, `https://fixloop.acme.dev${WEBHOOK_PATH}`);
+    assert.equal(sent.redirect_url, `https://fixloop.acme.dev${SETUP_CALLBACK_PATH}`);
+    // app.yml's own addresses are a local install's: the callback, not `/` (which would drop the code).
+    const raw = parse(readFileSync(new URL('../../app.yml', import.meta.url), 'utf8')) as { redirect_url: string };
+    assert.equal(new URL(raw.redirect_url).pathname, SETUP_CALLBACK_PATH);
   });
 });

@@ -341,24 +341,43 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     try {
       manifest = JSON.parse(form.get('manifest') ?? '') as Record<string, unknown>;
     } catch {
-      return send(res, entry, 422, { 'content-type': 'text/plain' }, 'Invalid GitHub App configuration: manifest is not JSON');
+      return send(
+        res,
+        entry,
+        422,
+        { 'content-type': 'text/plain' },
+        'Invalid GitHub App configuration: manifest is not JSON',
+      );
     }
     const stateParam = url.searchParams.get('state');
-    state.manifests.push({ manifest, organization: organization === null ? null : decodeURIComponent(organization), state: stateParam });
+    state.manifests.push({
+      manifest,
+      organization: organization === null ? null : decodeURIComponent(organization),
+      state: stateParam,
+    });
     const redirect = typeof manifest.redirect_url === 'string' ? manifest.redirect_url : '';
     const hook = manifest.hook_attributes as { url?: unknown } | undefined;
     if (typeof manifest.url !== 'string' || typeof hook?.url !== 'string' || !/^https?:\/\//.test(redirect))
       return send(res, entry, 422, { 'content-type': 'text/plain' }, 'Invalid GitHub App configuration');
-    const code = createAppFromManifest(manifest, organization === null ? {} : { organization: decodeURIComponent(organization) });
+    const code = createAppFromManifest(
+      manifest,
+      organization === null ? {} : { organization: decodeURIComponent(organization) },
+    );
     const back = new URL(redirect);
     back.searchParams.set('code', code);
     if (stateParam !== null) back.searchParams.set('state', stateParam);
     send(res, entry, 302, { location: back.toString() }, null);
   }
 
-  function createAppFromManifest(manifest: Record<string, unknown>, o: { organization?: string; owner?: string } = {}): string {
+  function createAppFromManifest(
+    manifest: Record<string, unknown>,
+    o: { organization?: string; owner?: string } = {},
+  ): string {
     const name = typeof manifest.name === 'string' && manifest.name !== '' ? manifest.name : 'fixloop';
-    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     const keys = appKeyPair();
     const id = nextId(state);
     state.app = { id, slug, publicKey: keys.publicKey };
@@ -367,7 +386,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       id,
       slug,
       name,
-      owner: o.organization ? { login: o.organization, type: 'Organization' } : { login: o.owner ?? webUser, type: 'User' },
+      owner: o.organization
+        ? { login: o.organization, type: 'Organization' }
+        : { login: o.owner ?? webUser, type: 'User' },
       pem: keys.privateKey,
       webhookSecret: randomBytes(20).toString('hex'),
       clientId: `Iv23${randomBytes(8).toString('hex')}`,
