@@ -434,10 +434,16 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     maxGrants: config.maxGrants,
   });
   // V1: Results for a period, shared by GET /api/results and the /results page (docs/results.md).
-  const resultsStore = createResultsStore(db.kysely);
+  const resultsStore = createResultsStore(db.kysely, db.dialect);
   const results = (input: PeriodInput) =>
     readResults(
-      { ledger: resultsStore, now: () => clock.now(), agent: agentName(config.runner), currency: config.cost.currency },
+      {
+        ledger: resultsStore,
+        now: () => clock.now(),
+        // The configured runner by kind and preset; one given to createFixloop by its kind.
+        agent: config.runner ? agentName(config.runner) : (runner?.kind ?? agentName(null)),
+        currency: config.cost.currency,
+      },
       input,
     );
   const api = createApi({

@@ -47,6 +47,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0021_interrupted_runs',
       '0022_dashboard_sessions',
       '0023_results_facts',
+      '0024_task_people_facts',
     ]);
   } finally {
     await a.close();

@@ -151,7 +151,15 @@ export interface TaskStore {
   setTaskState(id: number, state: TaskState): Promise<Task | null>;
   updatePullRequest(
     id: number,
-    p: { prState: Task['prState']; branchState?: Task['branchState']; isFork: boolean; baseRef?: string | null },
+    p: {
+      prState: Task['prState'];
+      branchState?: Task['branchState'];
+      isFork: boolean;
+      baseRef?: string | null;
+      /** Issue 33: the title and author as last read (written only when given). */
+      title?: string | null;
+      author?: string | null;
+    },
   ): Promise<void>;
   /** B1: move the head forward only, ordered as `move` says (default: by the clock); false when another writer got there first. */
   advanceHead(
@@ -225,6 +233,9 @@ export interface BoardRow {
   updatedAt?: string;
   /** Issue 33: the Work the Task belongs to. */
   work?: string;
+  /** Issue 33 (migration 0024): the pull request's title and author as the poll last read them. */
+  prTitle?: string | null;
+  prAuthor?: string | null;
 }
 
 /** Issue 33: the board's summary strip: Tasks by what they need, and what the runs spent. */

@@ -225,6 +225,9 @@ export function createPoller(deps: PollDeps) {
       prState: pr.merged ? ('merged' as const) : pr.state === 'closed' ? ('closed' as const) : ('open' as const),
       branchState: pr.headRepository === null ? ('deleted' as const) : ('present' as const),
       isFork: pr.headRepository !== null && pr.headRepository !== task.repository,
+      // Issue 33: the board shows the title and author (kept when a reader did not ask for them).
+      title: pr.title ?? task.prTitle ?? null,
+      author: pr.author ?? task.prAuthor ?? null,
     };
     // N3: written only when it changed — every write grows SQLite's log, whose checkpoints stall
     // the webhook's commits.
@@ -232,7 +235,9 @@ export function createPoller(deps: PollDeps) {
       seen.baseRef !== task.baseRef ||
       seen.prState !== task.prState ||
       seen.branchState !== task.branchState ||
-      seen.isFork !== task.isFork
+      seen.isFork !== task.isFork ||
+      seen.title !== (task.prTitle ?? null) ||
+      seen.author !== (task.prAuthor ?? null)
     )
       await ledger.updatePullRequest(task.id, seen);
     await mirrorSkipLabel(ledger, (row) => ledger.recordDecisions([row]), task, pr.labels, 'poll');

@@ -18,6 +18,8 @@ export interface PullRequestInfo {
   headRepository: string | null;
   baseRef: string;
   author: string | null;
+  /** Issue 33: the pull request's title (one line); absent where a reader does not ask for it. */
+  title?: string | null;
   draft: boolean;
   labels: string[];
   mergeableState: string | null;

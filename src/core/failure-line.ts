@@ -41,7 +41,11 @@ export function redOfDelivery(payload: string): { name: string | null; text: str
   if (p?.check_run) {
     const r = p.check_run;
     const text = [str(r.output?.title), str(r.output?.summary), str(r.output?.text)].filter((x) => x).join('\n');
-    return { name: str(r.name), text: text || `${r.name ?? 'a check'} failed`, url: url(r.html_url) ?? url(r.details_url) };
+    return {
+      name: str(r.name),
+      text: text || `${r.name ?? 'a check'} failed`,
+      url: url(r.html_url) ?? url(r.details_url),
+    };
   }
   if (p?.workflow_job) {
     const j = p.workflow_job;
@@ -60,4 +64,3 @@ export function redOfDelivery(payload: string): { name: string | null; text: str
   }
   return null;
 }
-

@@ -27,13 +27,20 @@ export interface ResultsRed {
   check: string | null;
 }
 
-/** One automatic attempt claimed in the period, with what its runs spent and the check it answered. */
+/**
+ * Automatic attempts claimed in the period for one Task and check, with what their runs spent: one
+ * attempt (`count` absent), or several the ledger summed up (`at` the first, `lastAt` the last).
+ */
 export interface ResultsAttempt {
   taskId: number;
   at: string;
   /** The failing check it was claimed for; `review`/`bot` for a reviewer's rejection; null: unknown. */
   check: string | null;
   spend: number;
+  /** How many attempts the row stands for; default 1. */
+  count?: number;
+  /** The last one's time; default `at`. */
+  lastAt?: string;
 }
 
 /** Spend reported in the period by runs that belong to no attempt (a person's resume). */
@@ -121,7 +128,7 @@ export const UNKNOWN_CHECK = '(unknown check)';
 interface TaskFacts {
   task: ResultsTask;
   checks: Set<string>;
-  firstRed: string | null;
+  firstRed: string;
   attempts: number;
   spend: number;
   green: boolean;
@@ -145,47 +152,63 @@ export function computeResults(period: ResultsPeriod, rows: ResultsRows): Result
   const reds = byTask(rows.reds.filter((r) => inPeriod(r.at)));
   const attempts = byTask(rows.attempts.filter((a) => inPeriod(a.at)));
   const notices = byTask(rows.notices.filter((n) => inPeriod(n.at)));
+  const allNotices = byTask(rows.notices);
   const acts = byTask(rows.personActs);
   const other = byTask(rows.otherSpend);
 
   const facts: TaskFacts[] = [];
   for (const task of rows.tasks) {
-    const r = reds.get(task.id) ?? [];
-    const a = attempts.get(task.id) ?? [];
+    const r = reds.get(task.id) ?? NONE;
+    const a = attempts.get(task.id) ?? NONE;
     if (r.length === 0 && a.length === 0) continue; // not touched in the period
-    const firstRed = [...r.map((x) => x.at), ...a.map((x) => x.at)].sort()[0] ?? null;
+    // The first red or attempt of the period, the checks named, what the attempts spent.
+    let firstRed = (r[0] ?? a[0])!.at;
+    let lastAttempt: string | null = null;
+    let spend = 0;
+    let attemptCount = 0;
     const checks = new Set<string>();
-    for (const x of [...r, ...a]) checks.add(x.check ?? UNKNOWN_CHECK);
-    const spend = sum(a.map((x) => x.spend)) + sum((other.get(task.id) ?? []).map((x) => x.amount));
-    const green = firstRed !== null && task.greenAt !== null && task.greenAt >= firstRed;
-    const taskNotices = notices.get(task.id) ?? [];
-    const between = (at: string) => firstRed !== null && task.greenAt !== null && at >= firstRed && at <= task.greenAt;
-    const personActed =
-      (acts.get(task.id) ?? []).some((x) => between(x.at)) ||
-      rows.notices.some((n) => n.taskId === task.id && between(n.at));
-    const greenWithoutPerson = green && !personActed;
-    const minutesToGreen = greenWithoutPerson ? (Date.parse(task.greenAt!) - Date.parse(firstRed!)) / 60_000 : null;
+    for (const x of r) {
+      if (x.at < firstRed) firstRed = x.at;
+      checks.add(x.check ?? UNKNOWN_CHECK);
+    }
+    for (const x of a as readonly ResultsAttempt[]) {
+      if (x.at < firstRed) firstRed = x.at;
+      const last = x.lastAt ?? x.at;
+      if (lastAttempt === null || last > lastAttempt) lastAttempt = last;
+      checks.add(x.check ?? UNKNOWN_CHECK);
+      spend += x.spend;
+      attemptCount += x.count ?? 1;
+    }
+    for (const o of other.get(task.id) ?? []) spend += o.amount;
+    const greenAt = task.greenAt;
+    const green = greenAt !== null && greenAt >= firstRed;
+    // A person's action, resume or hand-off between the first red and green makes the green theirs.
+    const greenWithoutPerson =
+      green &&
+      !someBetween(acts.get(task.id), firstRed, greenAt) &&
+      !someBetween(allNotices.get(task.id), firstRed, greenAt);
+    const minutesToGreen = greenWithoutPerson ? (Date.parse(greenAt) - Date.parse(firstRed)) / 60_000 : null;
     const changedByPerson =
       greenWithoutPerson &&
       task.headSha !== null &&
       task.headSeenAt !== null &&
       task.greenSha !== null &&
       task.headSha !== task.greenSha &&
-      task.headSeenAt > task.greenAt! &&
-      Date.parse(task.headSeenAt) - Date.parse(task.greenAt!) <= CHANGED_WITHIN_MS &&
+      task.headSeenAt > greenAt &&
+      Date.parse(task.headSeenAt) - Date.parse(greenAt) <= CHANGED_WITHIN_MS &&
       // An attempt after green is the loop's own next round, not a person's change.
-      !(attempts.get(task.id) ?? []).some((x) => x.at > task.greenAt!);
+      !(lastAttempt !== null && lastAttempt > greenAt);
     facts.push({
       task,
       checks,
       firstRed,
-      attempts: a.length,
+      attempts: attemptCount,
       spend,
       green,
       greenWithoutPerson,
       minutesToGreen,
       changedByPerson,
-      notices: taskNotices,
+      notices: notices.get(task.id) ?? [],
     });
   }
 
@@ -214,7 +237,7 @@ export function computeResults(period: ResultsPeriod, rows: ResultsRows): Result
   }
   const byCheck = group((f) => f.checks, 'check').map((row) => {
     const own = attemptsByCheck.get(row.check) ?? [];
-    const attemptsN = own.length;
+    const attemptsN = sum(own.map((a) => a.count ?? 1));
     const spend = round(sum(own.map((a) => a.spend)));
     return {
       ...row,
@@ -243,6 +266,14 @@ export function computeResults(period: ResultsPeriod, rows: ResultsRows): Result
     byCheck,
     costliestChecks,
   };
+}
+
+const NONE: readonly never[] = [];
+
+function someBetween(list: readonly { at: string }[] | undefined, from: string, to: string): boolean {
+  if (!list) return false;
+  for (const x of list) if (x.at >= from && x.at <= to) return true;
+  return false;
 }
 
 function figures(fs: readonly TaskFacts[]): ResultsFigures {

@@ -90,6 +90,9 @@ export interface Task {
   baseRef: string | null;
   /** V4: the Task's own cap on a person's grants of one more attempt, set by a person; null = the configured cap. */
   maxGrants: number | null;
+  /** Issue 33 (migration 0024): the pull request's title and author as the poll last read them; null before. */
+  prTitle?: string | null;
+  prAuthor?: string | null;
 }
 
 export interface Run {

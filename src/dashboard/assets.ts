@@ -80,7 +80,7 @@ header details.confirm { position: relative; }
 header details.confirm summary { cursor: pointer; padding: .25rem .5rem; border: 1px solid #9ca3af; border-radius: 4px; background: #fff; }
 .confirm-body { position: absolute; right: 0; z-index: 2; width: min(22rem, 90vw); background: #fff; border: 1px solid #9ca3af; padding: .5rem .75rem; border-radius: 4px; }
 header nav a { white-space: nowrap; }
-.badge { background: #b91c1c; color: #fff; border-radius: 999px; padding: 0 .45rem; font-size: 12px; font-weight: 600; }
+.badge { margin-left: .25rem; background: #b91c1c; color: #fff; border-radius: 999px; padding: 0 .45rem; font-size: 12px; font-weight: 600; }
 .banner-offline { background: #fecaca; }
 button, summary { min-height: 2rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
@@ -91,6 +91,7 @@ header form.action, .actions form.action { display: block; }
 .summary strong { font-size: 16px; }
 .filters { flex-wrap: wrap; }
 .sub { color: #4b5563; font-size: 12px; }
+.title { font-weight: 400; }
 .ci { white-space: nowrap; }
 tr.row-needs_person td { background: #fef2f2; }
 .card { border: 1px solid #e5e7eb; border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1rem; }
@@ -113,6 +114,7 @@ pre { overflow-wrap: anywhere; }
   table.board td { border: 0; padding: .15rem 0; }
   table.board td::before { content: attr(data-label) ": "; color: #6b7280; font-size: 12px; }
   table.board td.pr::before { content: none; }
+  table.board td:empty { display: none; }
   .failure { white-space: normal; max-width: none; overflow-wrap: anywhere; }
   .filters select, .filters input { max-width: 100%; }
   .onboarding pre { font-size: 12px; }

@@ -58,7 +58,8 @@ export function lasted(ms: number): string {
 }
 
 /** The exact instant, for the hover title: "2026-12-04 17:53:01 UTC". */
-const exact = (iso: string) => (Number.isFinite(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC` : iso);
+const exact = (iso: string) =>
+  Number.isFinite(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC` : iso;
 
 /** A relative time with the exact one on hover. */
 const When: FC<{ at: string; page: PageContext }> = ({ at, page }) => (
@@ -78,7 +79,11 @@ export interface Onboarding {
   publicUrl: string;
 }
 
-export const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> = ({ title, page, children }) => (
+export const Layout: FC<{ title: string; page: PageContext | null; children?: Child }> = ({
+  title,
+  page,
+  children,
+}) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -236,7 +241,9 @@ export function boardPage(
         ...extra,
       }).filter(([, v]) => v !== ''),
     ).toString();
-  const repositories = [...new Set([...(extras.repositories ?? []), ...(filter.repository ? [filter.repository] : [])])];
+  const repositories = [
+    ...new Set([...(extras.repositories ?? []), ...(filter.repository ? [filter.repository] : [])]),
+  ];
   const s = extras.summary;
   return (
     <Layout title="Board" page={page}>
@@ -325,7 +332,9 @@ export function boardPage(
                   <td class="pr" data-label={anyGitLab ? 'Pull or merge request' : 'Pull request'}>
                     <a href={`/tasks/${r.id}`}>{ref.label}</a> <External url={ref.url} label={ref.label} host={host} />
                     {r.state !== 'open' ? <span class="state"> ({r.state})</span> : null}
+                    {r.prTitle ? <div class="title">{r.prTitle}</div> : null}
                     <div class="sub">
+                      {r.prAuthor ? `by ${r.prAuthor} · ` : ''}
                       {r.branch}
                       {r.work ? ` · ${r.work}` : ''}
                     </div>
@@ -457,7 +466,10 @@ function stateWords(
   left: number,
 ): { headline: string; next: string } {
   if (task.state !== 'open')
-    return { headline: `The pull request is ${task.state}.`, next: 'The loop is finished with it; nothing more happens.' };
+    return {
+      headline: `The pull request is ${task.state}.`,
+      next: 'The loop is finished with it; nothing more happens.',
+    };
   if (loop === 'off' || task.loopOff || task.skipLabel)
     return {
       headline: 'The loop is off for this Task.',
@@ -497,7 +509,8 @@ function stateWords(
           ? `The loop resumes the agent on the next red (${left} automatic attempt${left === 1 ? '' : 's'} left), or resume it now with a message.`
           : 'No automatic attempt is left: grant one more, or resume the agent with a message.',
     };
-  if (task.ciState === 'passing') return { headline: 'CI is green.', next: 'Nothing to fix; the loop watches the next commits.' };
+  if (task.ciState === 'passing')
+    return { headline: 'CI is green.', next: 'Nothing to fix; the loop watches the next commits.' };
   return { headline: 'Waiting for CI.', next: 'The loop acts when a check fails on this pull request.' };
 }
 
@@ -522,14 +535,21 @@ export function timelinePage(
   const story = extras.story;
   const budget = page.maxAttempts + task.extraAttempts;
   const loop = extras.row?.loopState ?? (interrupted ? 'interrupted' : null);
-  const words = stateWords(task, loop, story ?? (interrupted ? ({ interrupted } as TaskStory) : undefined), budget - attemptsUsed);
+  const words = stateWords(
+    task,
+    loop,
+    story ?? (interrupted ? ({ interrupted } as TaskStory) : undefined),
+    budget - attemptsUsed,
+  );
   const failure = story?.failureNow ?? null;
   const groups = story?.groups ?? [{ head: null, entries }];
   return (
     <Layout title={ref.label} page={page}>
       <h1>
         {ref.label} <External url={ref.url} label={ref.label} host={host} />
+        {task.prTitle ? <span class="title"> {task.prTitle}</span> : null}
       </h1>
+      {task.prAuthor ? <p class="sub">Opened by {task.prAuthor}</p> : null}
       <section class="card head" id="live-head" data-live="" aria-label="Where this Task stands">
         <p class="state-words" data-loop={loop ?? ''}>
           <strong>{words.headline}</strong> <span class="next">{words.next}</span>
@@ -600,13 +620,7 @@ export function timelinePage(
         <form method="post" action={`/tasks/${task.id}/resume`}>
           <input type="hidden" name={CSRF_FIELD} value={page.csrf} />
           <label for="resume-message">What the agent should do (it reads this as its prompt)</label>
-          <textarea
-            id="resume-message"
-            name="message"
-            rows={3}
-            maxlength={RESUME_MESSAGE_MAX}
-            required
-          ></textarea>
+          <textarea id="resume-message" name="message" rows={3} maxlength={RESUME_MESSAGE_MAX} required></textarea>
           <button type="submit">Resume with this message</button>
         </form>
       </details>
@@ -642,7 +656,9 @@ export function timelinePage(
                   ) : null}
                   {e.text ? (
                     <details>
-                      <summary>{e.kind === 'run' || e.kind === 'registration' ? 'the run log' : 'the full text'}</summary>
+                      <summary>
+                        {e.kind === 'run' || e.kind === 'registration' ? 'the run log' : 'the full text'}
+                      </summary>
                       <pre>{e.text}</pre>
                     </details>
                   ) : null}

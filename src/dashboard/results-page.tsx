@@ -131,7 +131,8 @@ const FigureTable: FC<{
   rows: Array<{ name: string; f: ResultsFigures }>;
   currency: string;
 }> = ({ caption, first, rows, currency }) => (
-  <div class="table-scroll">
+  // Issue 33 (axe scrollable-region-focusable): a box that scrolls sideways can be reached by keyboard.
+  <div class="table-scroll" tabindex={0} role="region" aria-label={caption}>
     <table class="results">
       <caption>{caption}</caption>
       <thead>

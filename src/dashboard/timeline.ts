@@ -199,11 +199,7 @@ export async function taskTimeline(ledger: TimelineLedger, id: number): Promise<
     const attempt = d.attemptId !== null ? attemptOf.get(d.attemptId) : undefined;
     const run = attempt?.runId ? runs.find((r) => r.id === attempt.runId) : undefined;
     const sortAt =
-      d.outcome === 'claimed' && attempt
-        ? attempt.createdAt
-        : d.outcome === 'dispatched' && run
-          ? run.createdAt
-          : d.at;
+      d.outcome === 'claimed' && attempt ? attempt.createdAt : d.outcome === 'dispatched' && run ? run.createdAt : d.at;
     const order = d.outcome === 'claimed' ? 2.5 : d.outcome === 'dispatched' ? 3.5 : CAUSAL.decision;
     push(
       {
@@ -346,9 +342,7 @@ export async function taskTimeline(ledger: TimelineLedger, id: number): Promise<
       notice.createdAt,
       CAUSAL.notice - 0.5,
     );
-  rows.sort((a, b) =>
-    a.sortAt < b.sortAt ? -1 : a.sortAt > b.sortAt ? 1 : a.order - b.order || a.seq - b.seq,
-  );
+  rows.sort((a, b) => (a.sortAt < b.sortAt ? -1 : a.sortAt > b.sortAt ? 1 : a.order - b.order || a.seq - b.seq));
   const entries: TimelineEntry[] = rows.map(({ order: _o, seq: _s, sortAt: _a, ...e }) => e);
 
   // Grouped by head commit: an entry without a head of its own belongs with the one before it.
@@ -432,7 +426,14 @@ async function withDelivery(
   const event = await ledger.lastRedEvent(task.repository, head).catch(() => null);
   const red = event ? redOfDelivery(event.payload) : null;
   if (!red) return found;
-  if (missing) return { checkName: red.name, line: failureExcerpt(red.text) || red.text, headSha: head, stopping: true, url: red.url };
+  if (missing)
+    return {
+      checkName: red.name,
+      line: failureExcerpt(red.text) || red.text,
+      headSha: head,
+      stopping: true,
+      url: red.url,
+    };
   return found ? { ...found, url: red.url } : null;
 }
 

@@ -20,7 +20,7 @@ const LABELS = 100;
 const GLANCE_FIELDS = `number state merged headRefOid updatedAt
       commits(last: 1) { nodes { commit { oid statusCheckRollup { state } } } }`;
 
-const READING_FIELDS = `number state merged headRefOid headRefName baseRefName isDraft mergeStateStatus updatedAt
+const READING_FIELDS = `number title state merged headRefOid headRefName baseRefName isDraft mergeStateStatus updatedAt
       author { login }
       headRepository { nameWithOwner }
       labels(first: ${LABELS}) { nodes { name } }
@@ -79,6 +79,7 @@ interface PullRequestNode {
   isDraft?: boolean;
   mergeStateStatus?: string | null;
   author?: { login: string } | null;
+  title?: string | null;
   headRepository?: { nameWithOwner: string } | null;
   labels?: { nodes: Array<{ name: string } | null> | null } | null;
   commits: {
@@ -172,6 +173,7 @@ export function toReadings(answer: PollQueryAnswer, repository: string): Map<num
       headRepository: node.headRepository ? node.headRepository.nameWithOwner.toLowerCase() : null,
       baseRef: untrustedLine(node.baseRefName ?? ''),
       author: untrustedLineOrNull(node.author?.login ?? null),
+      title: untrustedLineOrNull(node.title ?? null),
       draft: node.isDraft ?? false,
       labels: (node.labels?.nodes ?? []).flatMap((l) => (l === null ? [] : [untrustedLine(l.name)])),
       mergeableState: node.mergeStateStatus ? node.mergeStateStatus.toLowerCase() : null,

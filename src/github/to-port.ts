@@ -28,6 +28,7 @@ export interface PullRequestJson {
   head: { sha: string; ref: string; repo: { full_name: string } | null };
   base: { ref: string; repo: { full_name: string } };
   user: Account | null;
+  title?: string | null;
   labels: Array<{ name?: string }>;
   mergeable_state?: string | null;
   updated_at: string;
@@ -44,6 +45,7 @@ export function toPullRequest(data: PullRequestJson): PullRequestInfo {
     headRepository: data.head.repo === null ? null : data.head.repo.full_name.toLowerCase(),
     baseRef: untrustedLine(data.base.ref),
     author: untrustedLineOrNull(data.user?.login ?? null),
+    title: untrustedLineOrNull(data.title ?? null),
     draft: data.draft ?? false,
     labels: data.labels.flatMap((label) => (label.name === undefined ? [] : [untrustedLine(label.name)])),
     mergeableState: data.mergeable_state ?? null,

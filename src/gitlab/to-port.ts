@@ -38,6 +38,7 @@ export interface MergeRequestJson {
   diff_refs?: { head_sha?: string | null } | null;
   source_branch: string;
   target_branch: string;
+  title?: string | null;
   source_project_id: number;
   target_project_id: number;
   author: UserJson | null;
@@ -67,6 +68,7 @@ export function toPullRequest(
     headRepository,
     baseRef: untrustedLine(data.target_branch),
     author: untrustedLineOrNull(data.author?.username ?? null),
+    title: untrustedLineOrNull(data.title ?? null),
     draft: data.draft ?? data.work_in_progress ?? false,
     labels: (data.labels ?? []).flatMap((l) =>
       typeof l === 'string' ? [untrustedLine(l)] : l.name === undefined ? [] : [untrustedLine(l.name)],

@@ -226,6 +226,15 @@ const taskFields = {
     description:
       'The branch the pull request merges into, as the poll or a pull_request webhook last showed it (triage reads its checks, T1); null before either did.',
   },
+  prTitle: {
+    type: ['string', 'null'],
+    description: "The pull request's title as the poll last read it (issue 33); null before the poll did.",
+  },
+  prAuthor: {
+    type: ['string', 'null'],
+    description:
+      "The login of the pull request's author as the poll last read it (issue 33); null before the poll did.",
+  },
   commitStatus: {
     type: ['string', 'null'],
     description:

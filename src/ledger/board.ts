@@ -48,6 +48,8 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           't.created_at',
           't.updated_at',
           't.work',
+          't.pr_title',
+          't.pr_author',
         ])
         .select(LOOP_STATE.as('loop_state'))
         .limit(f.limit + 1);
@@ -171,6 +173,8 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           createdAt: r.created_at,
           updatedAt: r.updated_at,
           work: r.work,
+          prTitle: r.pr_title ?? null,
+          prAuthor: r.pr_author ?? null,
         })),
         nextBefore: rows.length > f.limit ? page.at(-1)!.id : null,
       };
@@ -242,7 +246,12 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
 
     async runFacts(taskId) {
       const [runs, spends] = await Promise.all([
-        k.selectFrom('runs').select(['id', 'updated_at', 'exit_code']).where('task_id', '=', taskId).execute(),
+        k
+          .selectFrom('runs')
+          .select(['id', 'updated_at', 'exit_code'])
+          .where('task_id', '=', taskId)
+          .orderBy('id')
+          .execute(),
         k
           .selectFrom('spends')
           .select(['run_id', (eb) => eb.fn.sum<number>(eb('model', '+', eb.ref('sandbox'))).as('total')])
@@ -262,9 +271,18 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
 
     async liveMark() {
       const [d, t, r] = await Promise.all([
-        k.selectFrom('decisions').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
-        k.selectFrom('tasks').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
-        k.selectFrom('runs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
+        k
+          .selectFrom('decisions')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst(),
+        k
+          .selectFrom('tasks')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst(),
+        k
+          .selectFrom('runs')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst(),
       ]);
       // Three indexed max(id)s: a new decision, a Task registered (no decision of its own), a run started.
       return `${d?.id ?? 0}:${t?.id ?? 0}:${r?.id ?? 0}`;

@@ -492,14 +492,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // every row ever written. `if not exists` throughout, columns first (see 0005, 0021).
         await addColumnOnce(db, dialect, 'tasks', 'green_at', 'text');
         await addColumnOnce(db, dialect, 'tasks', 'green_sha', 'text');
-        for (const [name, table, column] of [
-          ['rejections_created', 'rejections', 'created_at'],
-          ['attempts_created', 'attempts', 'created_at'],
-          ['notices_created', 'notices', 'created_at'],
-          ['spends_task_created', 'spends', 'task_id'],
+        // Each index carries the columns Results reads, so a period is read from the index alone (a
+        // rejection's row holds its long body: reading rows would read pages of failure text).
+        for (const [name, table, columns] of [
+          ['rejections_created', 'rejections', ['created_at', 'source', 'task_id', 'check_name']],
+          ['attempts_created', 'attempts', ['created_at', 'task_id', 'source', 'rejection_id']],
+          ['notices_created', 'notices', ['created_at', 'task_id', 'reason']],
+          ['spends_created', 'spends', ['created_at', 'run_id', 'task_id', 'model', 'sandbox']],
         ] as const) {
-          const idx = db.schema.createIndex(name).ifNotExists().on(table);
-          await (column === 'task_id' ? idx.columns(['task_id', 'created_at']) : idx.column(column)).execute();
+          await db.schema
+            .createIndex(name)
+            .ifNotExists()
+            .on(table)
+            .columns([...columns])
+            .execute();
         }
         await db.schema
           .createIndex('decisions_acted')
@@ -508,6 +514,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .column('at')
           .where(sql.ref('outcome'), '=', 'acted')
           .execute();
+      },
+    },
+    '0024_task_people_facts': {
+      async up(db: AnyDb) {
+        // Issue 33: the pull request's title and author, as the poll last read them, for the board.
+        await addColumnOnce(db, dialect, 'tasks', 'pr_title', 'text');
+        await addColumnOnce(db, dialect, 'tasks', 'pr_author', 'text');
       },
     },
   };

@@ -55,6 +55,8 @@ export function taskOf(r: Selectable<TasksTable>): Task {
     commitStatus: r.commit_status,
     baseRef: r.base_ref,
     maxGrants: r.max_grants ?? null,
+    prTitle: r.pr_title ?? null,
+    prAuthor: r.pr_author ?? null,
   };
 }
 

@@ -82,6 +82,9 @@ export interface TasksTable {
   /** Migration 0023: when the poll last wrote `passing` for the head, and that head (V1, Results). */
   green_at: Generated<string | null>;
   green_sha: Generated<string | null>;
+  /** Migration 0024: the pull request's title and author as the poll last read them (issue 33). */
+  pr_title: Generated<string | null>;
+  pr_author: Generated<string | null>;
 }
 
 export interface RunsTable {

@@ -145,6 +145,8 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
           is_fork: p.isFork ? 1 : 0,
           ...(p.branchState ? { branch_state: p.branchState } : {}),
           ...(p.baseRef ? { base_ref: p.baseRef } : {}),
+          ...(p.title ? { pr_title: p.title } : {}),
+          ...(p.author ? { pr_author: p.author } : {}),
           updated_at: now(),
         })
         .where('id', '=', id)

@@ -176,6 +176,91 @@ for (const kind of DATABASE_KINDS) {
       );
     });
 
+    test('issue 33: the summary strip counts open Tasks by what they need, and the spend today and this month', async () => {
+      const k = db.kysely;
+      await k.updateTable('tasks').set({ ci_state: 'red' }).where('id', 'in', [ids[9]!, ids[1]!]).execute();
+      const run = await k.selectFrom('runs').select('id').where('task_id', '=', ids[4]!).executeTakeFirstOrThrow();
+      await k
+        .insertInto('spends')
+        .values([
+          {
+            task_id: ids[9]!,
+            run_id: null,
+            model: 0.5,
+            sandbox: 0,
+            note: null,
+            created_at: '2026-12-02T08:00:00.000Z',
+          },
+          { task_id: ids[9]!, run_id: null, model: 2, sandbox: 0, note: null, created_at: '2026-11-30T10:00:00.000Z' },
+          {
+            task_id: ids[4]!,
+            run_id: run.id,
+            model: 0.25,
+            sandbox: 0.05,
+            note: null,
+            created_at: '2026-11-15T10:00:00.000Z',
+          },
+        ])
+        .execute();
+      const s = await ledger.boardSummary({
+        dayStart: '2026-12-02T00:00:00.000Z',
+        monthStart: '2026-12-01T00:00:00.000Z',
+      });
+      // #1 needs a person (its red is not "waiting"), #4 has a run, #2 parked and #3 off, #9 red and idle; #8 is done.
+      assert.deepEqual(s, {
+        needsYou: 1,
+        beingFixed: 1,
+        redWaiting: 1,
+        parkedOrOff: 2,
+        spendToday: 0.5,
+        spendMonth: 2.25,
+      });
+      // Each run's last change, exit code and spend, for the Task page.
+      const facts = await ledger.runFacts(ids[4]!);
+      assert.equal(facts.length, 2, 'the registration run and the running one');
+      assert.deepEqual(
+        facts.find((f) => f.runId === run.id),
+        { runId: run.id, updatedAt: AT, exitCode: null, spend: 0.3 },
+      );
+      assert.deepEqual(
+        facts.filter((f) => f.runId !== run.id).map((f) => f.spend),
+        [0],
+      );
+    });
+
+    test('issue 33: the board order: needs-you first, then the latest activity, paged by offset without loss', async () => {
+      await db.kysely
+        .updateTable('tasks')
+        .set({ updated_at: '2026-12-01T11:00:00.000Z' })
+        .where('id', '=', ids[12]!)
+        .execute();
+      const first = await ledger.boardPage({ limit: 3, attention: { offset: 0 } });
+      assert.deepEqual(
+        first.rows.map((r) => r.pullRequest),
+        [1, 12, 25],
+      );
+      assert.equal(first.rows[1]!.updatedAt, '2026-12-01T11:00:00.000Z');
+      const seen: number[] = [];
+      for (let offset = 0; ; offset += 10) {
+        const page = await ledger.boardPage({ limit: 10, attention: { offset } });
+        seen.push(...page.rows.map((r) => r.pullRequest));
+        if (page.nextBefore === null) break;
+      }
+      assert.equal(seen.length, 25);
+      assert.equal(new Set(seen).size, 25, 'none repeated');
+    });
+
+    test('issue 33: who set the global stop, and a mark that moves when a Task is registered', async () => {
+      assert.equal(await ledger.stopSetBy(), null);
+      await ledger.recordDecisions([
+        { outcome: 'acted', reason: 'stop_all', detail: 'a person (api): set the global stop flag' },
+      ]);
+      assert.deepEqual(await ledger.stopSetBy(), { at: AT, detail: 'a person (api): set the global stop flag' });
+      const mark = await ledger.liveMark();
+      await ledger.createTask({ work: 'shop', repository: 'acme/shop', pullRequest: 99, branch: 'b', resumeRef: null });
+      assert.notEqual(await ledger.liveMark(), mark, 'a Task registered without a decision still moves the mark');
+    });
+
     test('M4: the Inbox lists the current stops only, and a granted attempt answers the notice', async () => {
       const inbox = await ledger.inboxPage({ limit: 10 });
       assert.deepEqual(

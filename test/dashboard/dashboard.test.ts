@@ -117,9 +117,12 @@ describe('the dashboard in Chromium (M4, sqlite)', () => {
     const runId = h.runner.starts[1]!.runId;
     await page.goto(`${h.url}/tasks/${taskId}`);
     // Issue 33: the attempt in words; the ledger's identifiers behind its "details".
-    assert.match((await page.textContent('.entry-attempt strong')) ?? '', /^Attempt 1: the agent was resumed automatically/);
     assert.match(
-      (await page.textContent('.timeline .entry-attempt:last-child details.ids')) ?? '',
+      (await page.textContent('.entry-attempt strong')) ?? '',
+      /^Attempt 1: the agent was resumed automatically/,
+    );
+    assert.match(
+      (await page.locator('.timeline .entry-attempt details.ids').last().textContent()) ?? '',
       /attempt \d+ · dispatched · running · fingerprint fp1:[0-9a-f]{8}/,
     );
     await page.screenshot({ path: artifactPath('timeline.png'), fullPage: true });
@@ -167,7 +170,7 @@ describe('the dashboard in Chromium (M4, sqlite)', () => {
     await page.click('summary:has-text("Stop the loop everywhere")');
     await act(page, 'Yes, stop the loop everywhere');
     assert.equal((await h.api('GET', '/api/stop')).body.stopped, true);
-    assert.match((await page.textContent('.banner')) ?? '', /global stop flag is set/);
+    assert.match((await page.textContent('.banner[data-stopped]')) ?? '', /global stop flag is set/);
     await act(page, 'Start the loop everywhere');
     assert.equal((await h.api('GET', '/api/stop')).body.stopped, false);
     assert.deepEqual(

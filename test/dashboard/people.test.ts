@@ -41,11 +41,13 @@ async function act(page: Page, label: string) {
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = (await page.evaluate(() =>
-    (window as any).axe.run(document, { resultTypes: ['violations'] }).then((r: any) =>
-      r.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`),
-    ),
+    (window as any).axe
+      .run(document, { resultTypes: ['violations'] })
+      .then((r: any) =>
+        r.violations
+          .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`),
+      ),
   )) as string[];
   return found;
 }
@@ -130,14 +132,14 @@ describe('the dashboard made for people, in Chromium (issue 33, sqlite)', () => 
     assert.equal(await page.textContent(age), 'just now');
     assert.match((await page.getAttribute(age, 'title')) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     // CI state in words as well as colour; the "↗" link has a name.
-    assert.equal(
-      (await page.textContent(`tr[data-task="${ids.stopped}"] .ci`))?.replace(/\s+/g, ' ').trim(),
-      'red',
-    );
+    assert.equal((await page.textContent(`tr[data-task="${ids.stopped}"] .ci`))?.replace(/\s+/g, ' ').trim(), 'red');
     assert.equal(
       await page.getAttribute(`tr[data-task="${ids.stopped}"] a.ext`, 'aria-label'),
       'acme/shop#7 on GitHub',
     );
+    // The board's failure is the one that stopped the loop, not the first red.
+    const failure = (await page.textContent(`tr[data-task="${ids.stopped}"] .failure`)) ?? '';
+    assert.match(failure, /^test: FAIL test\/sum\.test\.ts > negatives/);
     await page.screenshot({ path: artifactPath('board-1280.png'), fullPage: true });
   });
 
@@ -210,7 +212,11 @@ describe('the dashboard made for people, in Chromium (issue 33, sqlite)', () => 
     await page.goto(`${h.url}/`);
     await page.waitForSelector('body[data-live=on]');
     await page.evaluate(() => ((window as any).sameDocument = true));
-    const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 10, branch: 'agent/new' });
+    const created = await h.api('POST', '/api/tasks', {
+      repository: 'acme/shop',
+      pullRequest: 10,
+      branch: 'agent/new',
+    });
     assert.equal(created.status, 201);
     await page.waitForSelector(`tr[data-task="${created.body.id}"]`, { timeout: 5000 });
     assert.equal(await page.evaluate(() => (window as any).sameDocument), true, 'the same document: no reload');

@@ -135,9 +135,11 @@ describe('the board under its policy, in Chromium (issue 31)', () => {
     assert.equal((await h.api('PUT', '/api/stop', { stopped: false })).status, 200);
     // An action: a form post with the CSRF token, answered by a redirect back to the board.
     await page.goto(`${h.url}/`);
+    // Issue 33: the global stop asks first (a disclosure, no script).
+    await page.click('summary:has-text("Stop the loop everywhere")');
     await Promise.all([
       page.waitForNavigation(),
-      page.getByRole('button', { name: 'Stop the loop everywhere' }).click(),
+      page.getByRole('button', { name: 'Yes, stop the loop everywhere' }).click(),
     ]);
     assert.equal((await h.api('GET', '/api/stop')).body.stopped, true);
     assert.equal(new URL(page.url()).pathname, '/');

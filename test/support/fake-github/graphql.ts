@@ -255,6 +255,8 @@ function pullRequestOf(ctx: Context, repo: string, number: number): Obj | null {
   return {
     __typename: 'PullRequest',
     number,
+    // As REST's payload (payloads.ts): the pull request's title.
+    title: pull.title ?? `Pull request ${number}`,
     state: merged ? 'MERGED' : (pull.state ?? 'open').toUpperCase(),
     merged,
     headRefOid: pull.headSha,
@@ -283,6 +285,7 @@ const FIELDS: Record<string, readonly string[]> = {
   Repository: ['pullRequest', 'nameWithOwner'],
   PullRequest: [
     'number',
+    'title',
     'state',
     'merged',
     'headRefOid',
