@@ -63,16 +63,28 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(v.ciState, 'passing');
         assert.equal(v.gate.verdict, 'passing');
         assert.equal(h.runner.starts.length, 1);
-        // Nothing GitLab was told besides the one state note and fixloop's own commit status (M4).
-        const writes = h.fake.requests
+        // Nothing GitLab was told besides the one state note (posted once, then kept current in place:
+        // its summary says what the loop is doing, K8) and fixloop's own commit status (M4).
+        const raw = h.fake.requests
           .filter((r) => r.method !== 'GET')
-          .map((r) => `${r.method} ${r.path.split('?')[0]!.replace(encodeURIComponent(GL_PROJECT), ':project')}`)
-          .map((w) => w.replace(/\/statuses\/[0-9a-f]{40}$/, '/statuses/:sha').replace(/\/\d+\//g, '/:n/'));
-        assert.deepEqual([...new Set(writes)].sort(), [
-          'POST /api/v4/projects/:project/merge_requests/:n/notes',
-          'POST /api/v4/projects/:project/statuses/:sha',
-        ]);
+          .map((r) => `${r.method} ${r.path.split('?')[0]!.replace(encodeURIComponent(GL_PROJECT), ':project')}`);
+        const writes = raw.map((w) =>
+          w
+            .replace(/\/statuses\/[0-9a-f]{40}$/, '/statuses/:sha')
+            .replace(/\/notes\/\d+$/, '/notes/:note')
+            .replace(/\/\d+\//g, '/:n/'),
+        );
+        assert.deepEqual(
+          [...new Set(writes)].sort(),
+          [
+            'POST /api/v4/projects/:project/merge_requests/:n/notes',
+            'POST /api/v4/projects/:project/statuses/:sha',
+            'PUT /api/v4/projects/:project/merge_requests/:n/notes/:note',
+          ].filter((w) => !w.startsWith('PUT') || writes.includes(w)),
+        );
         assert.equal(writes.filter((w) => w.endsWith('/notes')).length, 1, 'one note: the state');
+        const edited = new Set(raw.filter((w) => w.startsWith('PUT')).map((w) => w.split('/notes/')[1]));
+        assert.ok(edited.size <= 1, `only the state note is edited, not another: ${[...edited].join(', ')}`);
       } finally {
         await h.close();
       }
