@@ -84,6 +84,13 @@ describe('Results in Chromium (V1, sqlite)', () => {
     await h?.close();
   });
 
+  test('V1: without the session the page leads to sign-in, and the API wants its token', async () => {
+    const res = await fetch(`${h.url}/results`, { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), '/sign-in');
+    assert.equal((await fetch(`${h.url}/api/results`)).status, 401);
+  });
+
   test('V1: the API answers the figures counted by hand', async () => {
     const { status, body } = await h.api('GET', '/api/results');
     assert.equal(status, 200);
