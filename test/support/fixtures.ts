@@ -31,6 +31,8 @@ export function taskFixture(over: Partial<Task> = {}): Task {
     skipLabel: false,
     commitStatus: null,
     baseRef: null,
+    prTitle: null,
+    prAuthor: null,
     maxGrants: null,
     parkedAt: null,
     handoffAt: null,
