@@ -32,7 +32,7 @@ describe('GitHub adapter: port methods (token auth)', () => {
     await fake.close();
   });
 
-  test('E1: getPullRequest reads head, refs, labels, lower-cases repository names', async () => {
+  test('E1: getPullRequest reads head, refs, labels, title, lower-cases repository names', async () => {
     fake.addPull('Acme/Shop', 8, { headSha: 'f'.repeat(40), headRepo: 'Forker/Shop' });
     const pr = await github.getPullRequest('Acme/Shop', 7);
     assert.deepEqual(
@@ -47,6 +47,7 @@ describe('GitHub adapter: port methods (token auth)', () => {
         headRepository: 'acme/shop',
         baseRef: 'main',
         author: 'agent-bot',
+        title: 'Pull request 7',
         draft: true,
         labels: ['bug'],
         mergeableState: 'clean',
