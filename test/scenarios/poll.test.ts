@@ -69,11 +69,18 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(view.gate.verdict, 'passing');
         assert.equal(h.runner.starts.length, 1);
         const writes = h.fake.requestsTo(/./).filter((r) => r.method !== 'GET');
-        assert.equal(
-          writes.filter((r) => r.operation !== 'POST /repos/{owner}/{repo}/statuses/{sha}').length,
-          1,
+        // Only the state comment was written, besides the fixloop status (M4): posted once, then kept current
+        // in place as its summary follows the loop (K8) — never a second comment, never another write.
+        const others = writes.filter((r) => r.operation !== 'POST /repos/{owner}/{repo}/statuses/{sha}');
+        assert.deepEqual(
+          [...new Set(others.map((r) => r.operation))].sort(),
+          [
+            'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+            'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+          ].filter((op) => op.startsWith('POST') || others.some((r) => r.operation === op)),
           'only the state comment was written, besides the fixloop status (M4)',
         );
+        assert.equal(others.filter((r) => r.method === 'POST').length, 1, 'one state comment');
         // The fixloop status is written when it changes, never twice the same on one head.
         for (const [key, statuses] of Object.entries(h.fake.state.statuses)) {
           const own = statuses.filter((st) => st.context === 'fixloop').map((st) => `${st.state}:${st.description}`);
