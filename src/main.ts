@@ -482,6 +482,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     costCeiling: config.cost.ceiling,
     // Issue 33: spend in the configured currency; the board filters by the Works' repositories.
     currency: config.cost.currency,
+    sinkCount: config.notices.sinks.length,
     repositories: config.works.flatMap((w) => w.repositories.map((r) => r.name)),
     // Issue 19: a GitLab Task links to its merge request, a GitHub one to the configured GitHub host.
     links: { githubUrl: config.notices.webUrl, gitlabUrl: config.gitlab.url, providerOf: hostOf },

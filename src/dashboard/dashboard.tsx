@@ -63,6 +63,8 @@ export interface DashboardDeps {
   costCeiling: number | null;
   /** Issue 33: the currency of every amount (`guards.currency`); default USD. */
   currency?: string;
+  /** Issue 33: how many notice sinks are configured (`notices.sinks`); the Inbox says so when there are none. */
+  sinkCount?: number;
   /** Issue 33: the Works' repositories, the board's repository filter. */
   repositories?: readonly string[];
   /** V4: the configured cap on a person's grants of one more attempt per Task (TASK_MAX_GRANTS). */
@@ -236,6 +238,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       inboxCount: inbox ? inbox.rows.length + (inbox.nextAfter !== null ? 1 : 0) : null,
       stoppedBy,
       currency: deps.currency ?? 'USD',
+      ...(deps.sinkCount !== undefined ? { sinkCount: deps.sinkCount } : {}),
       nowMs: now(),
       csrf: csrfToken(key!, c.get('session')),
       stopped,

@@ -34,6 +34,8 @@ export interface PageContext {
   stoppedBy?: { at: string; detail: string | null } | null;
   /** Issue 33: the currency every amount is in; default USD. */
   currency?: string;
+  /** Issue 33: the notice sinks configured; absent: unknown. */
+  sinkCount?: number;
   /** Issue 33: "now", for relative times; default the clock. */
   nowMs?: number;
 }
@@ -718,7 +720,14 @@ export function inboxPage(
           </p>
         ) : null}
         <h2 id="deliveries">Notice deliveries that failed</h2>
-        {deliveries.length === 0 ? <p>Every notice reached its sinks.</p> : null}
+        {page.sinkCount === 0 ? (
+          <p>
+            No notice sinks are configured, so notices are shown here only. To have them reach Slack or a webhook, add
+            one under <code>notices.sinks</code> (docs/configuration.md).
+          </p>
+        ) : deliveries.length === 0 ? (
+          <p>Every notice reached its sinks.</p>
+        ) : null}
         <ol class="deliveries">
           {deliveries.map((d) => (
             <li data-delivery={String(d.id)} data-state={d.state}>

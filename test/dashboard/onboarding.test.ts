@@ -46,6 +46,12 @@ describe('the empty board is an onboarding page (issue 32)', () => {
     assert.doesNotMatch(html, /data-onboarding/);
   });
 
+  test('M4: with no notice sink configured, the Inbox says notices are shown only there, not that every one reached its sinks', async () => {
+    const html = await (await fetch(`${h.url}/inbox`, { headers: { cookie } })).text();
+    assert.match(html, /No notice sinks are configured, so notices are shown here only/);
+    assert.doesNotMatch(html, /Every notice reached its sinks/);
+  });
+
   test('M4: once a Task exists, the first steps are gone', async () => {
     const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 7, branch: 'agent/x' });
     assert.equal(created.status, 201);
