@@ -61,7 +61,7 @@ async function seed(h: Harness) {
     const payload = JSON.stringify({ n: d, output: 'FAIL src/x.test.ts > case\n'.repeat(16) });
     events.push({
       identity: `check:acme/shop@${d.toString(16).padStart(40, '0')}:run:${d}:completed:failure`,
-      kind: 'github.check',
+      kind: 'ci.result',
       event_name: 'check_run',
       delivery_id: `seed-${d}`,
       repository: 'acme/shop',

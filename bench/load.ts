@@ -1,11 +1,12 @@
 // The load generator, run as its own process by bench/run.ts:
 //   node --import tsx bench/load.ts '<LoadSpec JSON>'
 // Builds every request (body, headers, signature) before the clock starts, then drives the
-// targets over keep-alive connections at a fixed concurrency for a fixed time (or until a fixed
-// list is used up), and prints one JSON line: req/s, p50/p99 acknowledgement latency, status counts.
+// targets over keep-alive connections at a fixed concurrency (closed loop) or at a fixed arrival
+// rate (open loop, `ratePerSecond`) for a fixed time (or until a fixed list is used up), and prints one JSON line: req/s, p50/p99 acknowledgement latency, status counts.
 import http from 'node:http';
 import { buildDeliveries, signature, type PayloadSpec } from './payloads.js';
 import { closedLoop, type LoopResult } from './closed-loop.js';
+import { openLoop } from './open-loop.js';
 
 export interface LoadSpec {
   /** Base URLs; request i goes to targets[i % targets.length]. */
@@ -14,6 +15,8 @@ export interface LoadSpec {
   secret: string;
   payload: PayloadSpec;
   concurrency?: number;
+  /** Open loop: this many arrivals per second, however long each answer takes (`concurrency` ignored). */
+  ratePerSecond?: number;
   warmupMs?: number;
   durationMs?: number;
   /** Reuse the list from the start when it runs out (only for targets that do not dedupe). */
@@ -65,12 +68,14 @@ const requests = deliveries.map((d) => {
 const bodyBytes = requests.reduce((n, r) => n + r.body.length, 0);
 const buildMs = performance.now() - built;
 
+const sockets = spec.ratePerSecond ? 256 : concurrency;
 const targets = spec.targets.map((base) => {
   const u = new URL(base);
   return {
     hostname: u.hostname,
     port: Number(u.port),
-    agent: new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency }),
+    // Open loop: enough sockets that arrivals are not queued behind the agent's own limit.
+    agent: new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets }),
   };
 });
 
@@ -102,14 +107,10 @@ function send(i: number): Promise<string> {
 
 // The parent snapshots machine CPU when it reads this line: the drive starts now.
 process.stdout.write(`${JSON.stringify({ phase: 'start' })}\n`);
-const result = await closedLoop({
-  concurrency,
-  warmupMs,
-  durationMs,
-  items: requests.length,
-  cycle: spec.cycle ?? false,
-  exec: send,
-});
+const loop = { warmupMs, durationMs, items: requests.length, cycle: spec.cycle ?? false, exec: send };
+const result = spec.ratePerSecond
+  ? await openLoop({ ...loop, ratePerSecond: spec.ratePerSecond })
+  : await closedLoop({ ...loop, concurrency });
 process.stdout.write(`${JSON.stringify({ phase: 'end' })}\n`);
 for (const t of targets) t.agent.destroy();
 const report: LoadReport = { kind: 'load', requests: requests.length, bodyBytes, buildMs, ...result };

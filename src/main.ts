@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadConfig, type Config } from './config/config.js';
-import { DEFAULT_ADOPT_EVERY_MS } from './config/schema.js';
+import { DEFAULT_ADOPT_EVERY_MS } from './config/env-schema.js';
 import { openDatabase, type Db } from './ledger/db.js';
 import { migrateToLatest, migrationsApplied } from './ledger/migrations.js';
 import { createLedger, ping } from './ledger/ledger.js';
@@ -21,7 +21,8 @@ import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/disp
 import { createDecisionWriter } from './app/decision-writer.js';
 import { createPushGuard } from './app/push-guard.js';
 import { createProgressCheck, progressWithoutPoll, snapshotOf } from './app/progress-check.js';
-import { reconcileAttempts, startPeriodicReconciliation, type FindAgent } from './app/reconcile.js';
+import { reconcileAttempts, startPeriodicReconciliation } from './app/reconcile.js';
+import type { FindAgent } from './app/reconcile-port.js';
 import { createPoller, type Poller } from './app/poll.js';
 import { createHandoff } from './app/handoff.js';
 import { createLabelStanding } from './app/label-standing.js';
@@ -39,11 +40,12 @@ import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { FetchLogTailOptions } from './github/job-log.js';
 import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
 import { fixloopDataPaths, protectDataPaths } from './runners/isolation.js';
-import { createWebhookHandler } from './http/webhook.js';
-import { createGitlabWebhookHandler } from './http/gitlab-webhook.js';
-import { createWebhookNotSetUp } from './http/webhook-not-set-up.js';
+import { createWebhookRoutes } from './http/webhook.js';
+import { hostsFromConfig } from './wiring/hosts.js';
+import type { Host } from './app/hosts.js';
 import { githubSetupFromConfig } from './wiring/github-setup.js';
-import { providerOfRepository, routeByProvider } from './app/providers.js';
+import { providerOfRepository } from './app/providers.js';
+import { failedJobLogReader } from './app/failed-job-log.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
@@ -55,14 +57,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
 import type { McpHttpHandler } from './mcp/http.js';
 import { createLogger } from './logging.js';
-import {
-  githubFromConfig,
-  gitlabFromConfig,
-  jobLogReader,
-  noticeSinksFromConfig,
-  rerunFromConfig,
-  runnerFromConfig,
-} from './wiring.js';
+import { jobLogReader, noticeSinksFromConfig, rerunFromConfig, runnerFromConfig } from './wiring.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 import { proxyTrust } from './wiring/trusted-proxy.js';
 import { atStep, explainStartupError } from './wiring/startup-errors.js';
@@ -102,6 +97,8 @@ export interface FixloopAdapters {
   github?: ProviderPort | null;
   /** GitLab: the port to use (tests: a client pointed at the fake GitLab); default from config; null = none. */
   gitlab?: ProviderPort | null;
+  /** Code hosts beyond GitHub and GitLab (decision 0060; tests: a third, fake host). */
+  hosts?: readonly Host[];
   /** Extra options for reading job logs (tests: trust the fake blob host's certificate). */
   logFetch?: Pick<FetchLogTailOptions, 'ca'>;
   /** Start the poll's timer (default true when GitHub is configured); tests drive `poller.tick()`. */
@@ -179,18 +176,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
   const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config, { logger });
-  // N3: conditional requests' answers are kept in the ledger, shared by replicas and restarts.
-  const github = routeByProvider(
-    {
-      github:
-        adapters.github !== undefined ? adapters.github : githubFromConfig(config, logger, metrics.github, ledger),
-      gitlab: adapters.gitlab !== undefined ? adapters.gitlab : gitlabFromConfig(config, logger, ledger),
-    },
-    config.works,
-  );
+  // The code hosts (decision 0060); N3: conditional requests' answers are kept in the ledger.
+  const hosts = hostsFromConfig(config, adapters, { logger, observeGitHub: metrics.github, etags: ledger });
+  const github = hosts.port;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
   const hostOf = providerOfRepository(config.works);
+  const wordsOf = (repository: string) => hosts.registry.hostOfRepository(repository).words;
   const selfLogin = async (repository?: string) => {
     if (!github) return null;
     const host = hostOf(repository ?? '');
@@ -222,7 +214,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     agent,
     promptTemplate: config.promptTemplate ?? undefined,
-    providerOf: hostOf, // issue 19: a GitLab project's prompt speaks of its merge request
+    // Issue 34: the prompt speaks the host's words; a red with no output is completed from the host's job log.
+    wordsOf,
+    failedJobLog: failedJobLogReader((repository) => hosts.registry.hostOfRepository(repository).port()),
     liveness: processes.liveness,
     ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
@@ -268,7 +262,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       ? {}
       : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
   });
-  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions });
+  const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, classify: hosts.registry.classify });
   /** V4: set by close(): readiness answers 503 and nothing new is dispatched. */
   let draining = false;
   // One group commit at a time on both databases: what arrives meanwhile joins the next (decision 0038).
@@ -278,6 +272,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     queue,
     decisions,
     works: config.works, // a delivery for another provider's Work is ignored (decision 0032)
+    hosts: hosts.registry, // each host classifies what its receiver verified (decision 0060)
   });
 
   // Start-up: what a previous process left half-done is settled before new work arrives.
@@ -313,6 +308,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     if (commitStatus) stopCommitStatus = commitStatus.watch(adapters.commitStatusEveryMs ?? 2_000);
     if (commitStatus) drainCommitStatus = commitStatus.drain;
     const handoff = createHandoff({
+      wordsOf,
       ledger,
       github,
       logger,
@@ -503,26 +499,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   api.route('/', dashboard.app); // M4: the dashboard at `/`, behind its own sign-in (src/dashboard/)
   const server = createRouter(
     {
-      // V3: 503 until GitHub is connected and a webhook secret exists (decision 0050).
-      webhook:
-        config.webhookSecrets.length === 0
-          ? createWebhookNotSetUp(`${config.publicUrl}/setup`)
-          : createWebhookHandler({
-              secrets: config.webhookSecrets,
-              maxBytes: config.webhookMaxBytes,
-              maxInflightBytes: config.webhookMaxInflightBytes,
-              ingestor,
-              logger,
-              observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
-            }),
-      // Q1: answers 404 while GITLAB_WEBHOOK_SECRET is unset (decision 0032).
-      gitlabWebhook: createGitlabWebhookHandler({
-        secrets: config.gitlabWebhookSecrets,
-        signingTokens: config.gitlabWebhookSigningTokens,
-        maxBytes: config.webhookMaxBytes,
-        maxInflightBytes: config.webhookMaxInflightBytes,
+      // One route per registered host; GitHub's answers 503 until it is connected (decision 0050),
+      // GitLab's 404 while GITLAB_WEBHOOK_SECRET is unset (decision 0032).
+      webhooks: createWebhookRoutes(hosts.registry, {
         ingestor,
         logger,
+        maxBytes: config.webhookMaxBytes,
+        maxInflightBytes: config.webhookMaxInflightBytes,
         observeAck: (seconds, status) => metrics.webhookAck(seconds, status),
       }),
       mcp: handleMcp,

@@ -8,7 +8,9 @@
 import type { Logger, Runner } from './app/ports.js';
 import type { ProviderPort } from './app/provider-port.js';
 import type { FetchLog } from './app/pr-checks.js';
-import type { CommandRunnerConfig, Config, GitHubConfig } from './config/config.js';
+import type { Config } from './config/config.js';
+import type { GitHubConfig } from './config/github-config.js';
+import type { CommandRunnerConfig } from './config/runner-config.js';
 import { createGitHub, type GitHubRequestObserver } from './github/client.js';
 import { createGitLab } from './gitlab/client.js';
 import type { ConditionalStore } from './github/etag-cache.js';

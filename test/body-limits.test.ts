@@ -16,7 +16,7 @@ import { BODY_LIMITS } from '../src/http/body-limit.js';
 import { csrfOfCookie } from './support/dashboard-session.js';
 import { createTestDatabase } from './support/databases.js';
 import { startHarness, API_TOKEN, type Harness } from './support/harness.js';
-import { commandAgentEnv, freePort, startServerProcess } from './support/server-process.js';
+import { commandAgentEnv, startServerProcess } from './support/server-process.js';
 
 const MiB = 1024 * 1024;
 const FORM = 'application/x-www-form-urlencoded';
@@ -230,7 +230,7 @@ test(
       // The memory settings `npm start` runs with, as far as NODE_OPTIONS carries them (decision 0010).
       extra: { LOG_LEVEL: 'error', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' },
     });
-    const server = await startServerProcess(env, await freePort());
+    const server = await startServerProcess(env, 'free');
     try {
       const pid = server.child.pid!;
       const port = Number(new URL(server.url).port);

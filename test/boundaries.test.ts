@@ -2,6 +2,9 @@
 // import of a non-test file under src/ is classified by the layers of the two paths; a violation fails the
 // test unless it is listed in EXCEPTIONS, and an exception that is no longer a violation fails it too, so
 // the list can only shrink. Test files (*.test.ts) may import anything.
+// Issue 34 adds three rules of the same kind, each with its own shrink-only list: no import loop among
+// the files of src/; no source file over 600 lines (generated files, marked, excepted); no file under
+// src/core/ or src/app/ naming a host in its code (comments may).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,6 +13,51 @@ import { fileURLToPath } from 'node:url';
 
 /** Imports allowed for now, as 'from -> to' (paths from the repository root). Delete a line once it is fixed. */
 export const EXCEPTIONS: readonly string[] = [];
+
+/**
+ * Files still over MAX_LINES (issue 34), each being split by the helper who owns it. Delete a line once
+ * the file is split; a line whose file is no longer over the limit fails the test.
+ */
+export const OVERSIZE_EXCEPTIONS: readonly string[] = [
+  'src/http/openapi.ts',
+  'src/main.ts',
+];
+
+/**
+ * Files under src/core/ and src/app/ that still name a host in code (issue 34), until the host seam
+ * reaches them. Delete a line once the file speaks neutral words; a stale line fails the test.
+ */
+export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
+  'src/app/agent-ops.ts',
+  'src/app/base-checks.ts',
+  'src/app/comment-commands.ts',
+  'src/app/commit-status.ts',
+  'src/app/gate/author-standing.ts',
+  'src/app/gate/comment.ts',
+  'src/app/gate/triage.ts',
+  'src/app/github-setup.ts',
+  'src/app/handoff.ts',
+  'src/app/ingest.ts',
+  'src/app/label-standing.ts',
+  'src/app/no-ci.ts',
+  'src/app/poll.ts',
+  'src/app/pr-checks.ts',
+  'src/app/progress-check.ts',
+  'src/app/provider-port.ts',
+  'src/app/providers.ts',
+  'src/app/push-guard.ts',
+  'src/app/rerun.ts',
+  'src/core/app-manifest.ts',
+  'src/core/change-link.ts',
+  'src/core/classify-gitlab.ts',
+  'src/core/classify.ts',
+  'src/core/gitlab-payloads.ts',
+  'src/core/path-policy.ts',
+  'src/core/reasons.ts',
+  'src/core/route.ts',
+  'src/core/standing.ts',
+  'src/core/types.ts',
+];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,6 +90,8 @@ const LAYERS: readonly (readonly [prefix: string, kind: LayerKind])[] = [
   ['src/wiring.ts', 'main'],
   ['src/wiring/', 'main'],
   ['src/version.ts', 'leaf'],
+  // What every host shares and no host owns (the bounded log reader): a leaf, so any host may use it.
+  ['src/hosts/', 'leaf'],
 ];
 
 export function layerOf(path: string): Layer | undefined {
@@ -290,5 +340,301 @@ describe('the boundary classifier', () => {
       resolveSpecifier('src/app/pr-checks.ts', '../core/local-command', exists),
       'src/core/local-command/index.ts',
     );
+  });
+});
+
+// ---- import loops (issue 34) --------------------------------------------------------------------------
+
+/**
+ * Every import loop among `edges` (file → the files it imports), one concrete loop per strongly
+ * connected group, each as its files in import order with the first repeated at the end.
+ */
+export function importLoops(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's strongly connected components; a component of two or more files, or a file importing
+  // itself, holds a loop.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1 || (edges.get(v) ?? []).includes(v)) groups.push(group);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  return groups.map((group) => loopThrough(group, edges)).sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/** The shortest loop from the group's first file (by name) back to itself, staying inside the group. */
+function loopThrough(group: readonly string[], edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const inGroup = new Set(group);
+  const start = [...group].sort()[0]!;
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const w of [...(edges.get(v) ?? [])].sort()) {
+      if (!inGroup.has(w)) continue;
+      if (w === start) {
+        const path = [v];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!cameFrom.has(w)) {
+        cameFrom.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
+
+describe('no import loop among the files of src/ (issue 34)', () => {
+  test('no non-test file under src/ reaches itself through relative imports, type-only ones included', () => {
+    const edges = new Map<string, string[]>();
+    for (const i of relativeImportsOf(sourceFiles().filter((f) => !isTestFile(f)))) {
+      edges.set(i.from, [...(edges.get(i.from) ?? []), i.to]);
+    }
+    assert.deepEqual(
+      importLoops(edges).map((loop) => loop.join(' → ')),
+      [],
+      'an import loop: move what the files share into a file both import (a type into its own file, ' +
+        'a pure rule into core/), so the dependency runs one way',
+    );
+  });
+
+  test('the loop detector finds a three-file loop and a self-import, and passes a chain', () => {
+    const loops = importLoops(
+      new Map([
+        ['src/core/a.ts', ['src/core/b.ts']],
+        ['src/core/b.ts', ['src/core/c.ts', 'src/core/d.ts']],
+        ['src/core/c.ts', ['src/core/a.ts']],
+        ['src/core/d.ts', []],
+        ['src/core/e.ts', ['src/core/e.ts']],
+      ]),
+    );
+    assert.deepEqual(loops, [
+      ['src/core/a.ts', 'src/core/b.ts', 'src/core/c.ts', 'src/core/a.ts'],
+      ['src/core/e.ts', 'src/core/e.ts'],
+    ]);
+    assert.deepEqual(
+      importLoops(
+        new Map([
+          ['x.ts', ['y.ts']],
+          ['y.ts', ['z.ts']],
+        ]),
+      ),
+      [],
+    );
+  });
+
+  test('a type-only import counts: it is read as an import like any other', () => {
+    assert.deepEqual(specifiersOf("import type { Verdict } from './verdict.js';"), ['./verdict.js']);
+  });
+});
+
+// ---- file length (issue 34) ---------------------------------------------------------------------------
+
+/** The most lines a source file may have: past it, split the file by what its parts decide. */
+export const MAX_LINES = 600;
+
+/**
+ * A generated file says so on its first line, naming the script that writes it, and is excepted from
+ * MAX_LINES (nobody reads it to change it; its generator is what is read). Write exactly:
+ *   // @generated by scripts/<the-generator>.ts: do not edit
+ */
+export const GENERATED_MARKER = /^\/\/ @generated by \S+: do not edit\s*$/;
+
+const LENGTH_ROOTS = ['src', 'scripts', 'bench', 'bin', 'hooks'] as const;
+
+/** Test files and test support (fixtures, fakes under a test folder) may be long; the rule is for the source. */
+const isTestOrSupport = (path: string): boolean =>
+  /\.test\.[cm]?[jt]sx?$/.test(path) || /(^|\/)(test|tests|fixtures|test-support)\//.test(path);
+
+/** Whether a file's text is over MAX_LINES and not marked generated; its line count either way. */
+export function oversize(text: string): { lines: number; over: boolean } {
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const generated = GENERATED_MARKER.test(text.slice(0, text.indexOf('\n') >>> 0));
+  return { lines, over: lines > MAX_LINES && !generated };
+}
+
+function lengthCheckedFiles(): string[] {
+  return LENGTH_ROOTS.filter((root) => existsSync(posix.join(ROOT, root)))
+    .flatMap((root) =>
+      readdirSync(posix.join(ROOT, root), { recursive: true, encoding: 'utf8' }).map(
+        (p) => `${root}/${p.split('\\').join('/')}`,
+      ),
+    )
+    .filter((p) => /\.([cm]?[jt]s|tsx|jsx)$/.test(p) && !p.includes('/node_modules/') && !isTestOrSupport(p))
+    .sort();
+}
+
+describe('no source file over 600 lines (issue 34)', () => {
+  const measured = lengthCheckedFiles().map((path) => ({
+    path,
+    ...oversize(readFileSync(posix.join(ROOT, path), 'utf8')),
+  }));
+  const excepted = new Set(OVERSIZE_EXCEPTIONS);
+
+  test('every source file under src/, scripts/, bench/, bin/ and hooks/ has at most 600 lines', () => {
+    assert.deepEqual(
+      measured
+        .filter((f) => f.over && !excepted.has(f.path))
+        .map(
+          (f) =>
+            `${f.path}: ${f.lines} lines; split it by what its parts decide (one concept per file), or, if a ` +
+            `script writes it, mark its first line "// @generated by <script>: do not edit"`,
+        ),
+      [],
+    );
+  });
+
+  test('every OVERSIZE_EXCEPTIONS entry is still over 600 lines, so the list only shrinks', () => {
+    const over = new Set(measured.filter((f) => f.over).map((f) => f.path));
+    assert.deepEqual(
+      OVERSIZE_EXCEPTIONS.filter((p) => !over.has(p)).map(
+        (p) =>
+          `'${p}' is no longer over ${MAX_LINES} lines: delete it from OVERSIZE_EXCEPTIONS in test/boundaries.test.ts`,
+      ),
+      [],
+    );
+  });
+
+  test('the length detector counts lines, and spares only a file marked generated on its first line', () => {
+    const long = (first: string): string =>
+      [first, ...Array.from({ length: 600 }, (_, i) => `const x${i} = ${i};`)].join('\n') + '\n';
+    assert.deepEqual(oversize(long('// a module')), { lines: 601, over: true });
+    assert.deepEqual(oversize(long('// @generated by scripts/openapi.ts: do not edit')), { lines: 601, over: false });
+    // The marker counts only on the first line, and only in its exact form.
+    assert.equal(oversize(`// a module\n${long('// @generated by scripts/openapi.ts: do not edit')}`).over, true);
+    assert.equal(oversize(long('// generated, do not edit')).over, true);
+    assert.deepEqual(oversize(Array.from({ length: 600 }, () => 'x;').join('\n') + '\n'), { lines: 600, over: false });
+  });
+});
+
+// ---- host names (issue 34) ----------------------------------------------------------------------------
+
+/**
+ * `source` with every comment replaced by spaces (line breaks kept, so line numbers stay), strings,
+ * template literals and regular expressions left as they are.
+ */
+export function withoutComments(source: string): string {
+  let out = '';
+  let i = 0;
+  // The last significant character of code: after one of these, a '/' starts a regular expression.
+  let last = '';
+  const blank = (s: string): string => s.replace(/[^\n]/g, ' ');
+  while (i < source.length) {
+    const c = source[i]!;
+    const next = source[i + 1];
+    if (c === '/' && next === '/') {
+      const end = source.indexOf('\n', i);
+      const stop = end === -1 ? source.length : end;
+      out += blank(source.slice(i, stop));
+      i = stop;
+    } else if (c === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      const stop = end === -1 ? source.length : end + 2;
+      out += blank(source.slice(i, stop));
+      i = stop;
+    } else if (c === "'" || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < source.length && source[j] !== c) j += source[j] === '\\' ? 2 : 1;
+      out += source.slice(i, j + 1);
+      i = j + 1;
+      last = c;
+    } else if (
+      c === '/' &&
+      (last === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(last) || /\b(return|typeof|case)$/.test(out.trimEnd()))
+    ) {
+      let j = i + 1;
+      let inClass = false;
+      while (j < source.length && source[j] !== '\n' && (inClass || source[j] !== '/')) {
+        if (source[j] === '\\') j++;
+        else if (source[j] === '[') inClass = true;
+        else if (source[j] === ']') inClass = false;
+        j++;
+      }
+      out += source.slice(i, j + 1);
+      i = j + 1;
+      last = '/';
+    } else {
+      out += c;
+      if (!/\s/.test(c)) last = c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const HOST_WORD = /github|gitlab/i;
+
+/** Each place the code (comments aside) names a host, as `line: text of the line`. */
+export function hostNamings(source: string): string[] {
+  const lines = withoutComments(source).split('\n');
+  return lines.flatMap((line, n) => (HOST_WORD.test(line) ? [`${n + 1}: ${line.trim()}`] : []));
+}
+
+describe('no file under src/core/ or src/app/ names a host (issue 34)', () => {
+  const named = sourceFiles()
+    .filter((f) => (f.startsWith('src/core/') || f.startsWith('src/app/')) && !isTestFile(f))
+    .map((path) => ({ path, at: hostNamings(readFileSync(posix.join(ROOT, path), 'utf8')) }))
+    .filter((f) => f.at.length > 0);
+  const excepted = new Set(HOST_NAMING_EXCEPTIONS);
+
+  test('the core and the use-cases speak neutral words: no identifier or string says github or gitlab', () => {
+    assert.deepEqual(
+      named.filter((f) => !excepted.has(f.path)).flatMap((f) => f.at.map((at) => `${f.path}:${at}`)),
+      [],
+      "a host named in core/ or app/: move what is the host's own into its folder (src/github/, src/gitlab/) " +
+        'behind the host registry, and speak of "the host" here (docs/adding-a-host.md); comments may name hosts',
+    );
+  });
+
+  test('every HOST_NAMING_EXCEPTIONS entry still names a host, so the list only shrinks', () => {
+    const still = new Set(named.map((f) => f.path));
+    assert.deepEqual(
+      HOST_NAMING_EXCEPTIONS.filter((p) => !still.has(p)).map(
+        (p) => `'${p}' no longer names a host: delete it from HOST_NAMING_EXCEPTIONS in test/boundaries.test.ts`,
+      ),
+      [],
+    );
+  });
+
+  test('the host detector finds a host in an identifier or a string, never in a comment', () => {
+    const source = [
+      '// GitHub sends check_run; GitLab sends pipeline hooks',
+      '/* a block comment about gitlab',
+      '   over two lines, github too */',
+      "const url = 'https://example.com'; // not github",
+      'const re = /\\/\\/ github? no: a regex is code/;',
+      'export function fromGithub(x: number) {',
+      "  return x > 1 ? 'gitlab' : `ok ${x}`; /* github */",
+      '}',
+    ].join('\n');
+    assert.deepEqual(hostNamings(source), [
+      '5: const re = /\\/\\/ github? no: a regex is code/;',
+      '6: export function fromGithub(x: number) {',
+      "7: return x > 1 ? 'gitlab' : `ok ${x}`;",
+    ]);
+    assert.deepEqual(hostNamings("// github\nconst host = 'the host';\n"), []);
   });
 });

@@ -17,7 +17,7 @@ import { MAX_CHECK_NAME_CHARS, MAX_REJECTION_BODY_CHARS } from '../src/core/boun
 import { createTestDatabase, DATABASE_KINDS } from './support/databases.js';
 import { startHarness, REPO, SECRET, type Harness } from './support/harness.js';
 import { checkRunPayload, delivery, post, signedHeaders, statusPayload } from './support/deliveries.js';
-import { commandAgentEnv, freePort, startServerProcess, taskWithRedPush, until } from './support/server-process.js';
+import { commandAgentEnv, startServerProcess, taskWithRedPush, until } from './support/server-process.js';
 
 const MiB = 1024 * 1024;
 const WEBHOOK = '/api/github/webhooks';
@@ -390,7 +390,7 @@ for (const kind of DATABASE_KINDS) {
           NODE_OPTIONS: '--max-semi-space-size=8',
         },
       });
-      const server = await startServerProcess(env, await freePort());
+      const server = await startServerProcess(env, 'free');
       try {
         const pid = server.child.pid!;
         const port = Number(new URL(server.url).port);

@@ -48,6 +48,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0022_dashboard_sessions',
       '0023_results_facts',
       '0024_task_people_facts',
+      '0025_neutral_event_kinds',
     ]);
   } finally {
     await a.close();
@@ -85,7 +86,7 @@ test('N1: on PostgreSQL a 12 KB delivery is stored compressed in its own row, wi
           deliveryId: 'd1',
           eventName: 'check_run',
           identity: 'check:x',
-          kind: 'github.check',
+          kind: 'ci.result',
           repository: 'acme/shop',
           sha: 'a'.repeat(40),
           verdict: 'red',
@@ -211,3 +212,86 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     }
   });
 }
+
+// Issue 34 (decision 0060): events stored under the host-named kinds take the neutral names, in the
+// kind column and in the classified event kept beside it, and a red stored before is still found.
+for (const kind of ['sqlite', 'postgres'] as const) {
+  test(`0025: stored github.* event kinds are rewritten to the neutral kinds (${kind})`, async () => {
+    const db = await createTestDatabase(kind);
+    const a = openDatabase(db.url);
+    try {
+      await migrateTo(a.kysely, kind, '0024_task_people_facts');
+      const legacy = [
+        ['check:1', 'github.check', 'red'],
+        ['pr:1', 'github.pull_request', null],
+        ['review:1', 'github.review', null],
+        ['comment:1', 'github.comment', null],
+      ] as const;
+      for (const [identity, k, verdict] of legacy) {
+        await a.kysely
+          .insertInto('events')
+          .values({
+            identity,
+            kind: k,
+            event_name: 'x',
+            delivery_id: identity,
+            repository: 'acme/shop',
+            sha: 'a'.repeat(40),
+            verdict,
+            summary: JSON.stringify({ kind: k, identity }),
+            payload: '{}',
+            received_at: '2026-12-05T10:00:00Z',
+          })
+          .execute();
+      }
+      await migrateToLatest(a.kysely, kind);
+      const rows = await a.kysely.selectFrom('events').select(['identity', 'kind', 'summary']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.identity, r.kind, JSON.parse(r.summary).kind]),
+        [
+          ['check:1', 'ci.result', 'ci.result'],
+          ['pr:1', 'pr.changed', 'pr.changed'],
+          ['review:1', 'review.submitted', 'review.submitted'],
+          ['comment:1', 'comment', 'comment'],
+        ],
+      );
+      const ledger = createLedger(a, { now: () => new Date('2026-12-05T10:00:00Z') });
+      const red = await ledger.lastRedEvent('acme/shop', 'a'.repeat(40));
+      assert.equal(red?.identity, 'check:1');
+      assert.equal(red?.kind, 'ci.result');
+    } finally {
+      await a.close();
+      await db.drop();
+    }
+  });
+}
+
+test('0025: a CI result an older replica writes after the migration is still read as a ci.result', async () => {
+  const db = await createTestDatabase('sqlite');
+  const a = openDatabase(db.url);
+  try {
+    await migrateToLatest(a.kysely, 'sqlite');
+    await a.kysely
+      .insertInto('events')
+      .values({
+        identity: 'check:old',
+        kind: 'github.check',
+        event_name: 'check_run',
+        delivery_id: 'd-old',
+        repository: 'acme/shop',
+        sha: 'b'.repeat(40),
+        verdict: 'red',
+        summary: '{}',
+        payload: '{}',
+        received_at: '2026-12-05T10:00:00Z',
+      })
+      .execute();
+    const ledger = createLedger(a, { now: () => new Date('2026-12-05T10:00:00Z') });
+    const red = await ledger.lastRedEvent('acme/shop', 'b'.repeat(40));
+    assert.equal(red?.kind, 'ci.result');
+    assert.equal((await ledger.headCheckEvents('acme/shop', 'b'.repeat(40), 5)).length, 1);
+  } finally {
+    await a.close();
+    await db.drop();
+  }
+});

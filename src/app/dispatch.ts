@@ -3,9 +3,12 @@
 // the run row, so two processes can never both start it; the prompt is built from the stored
 // rejection, so what the agent reads survives a failed dispatch.
 import { createHash } from 'node:crypto';
-import { ciFailureFrame, protocolBlock, renderPrompt, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { protocolBlock } from '../core/prompt-protocol.js';
+import { renderPrompt } from '../core/prompt-template.js';
+import type { WordsOf } from '../core/host-words.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { Attempt, AttemptStatus, Provider, Rejection, Run, Task } from '../core/types.js';
+import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
 import {
   ENDED_WATCHED,
   interruptedByShutdown,
@@ -21,6 +24,7 @@ import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { agentReach } from '../core/unreached-agent.js';
 import { fileStopNotice } from './stop-notice.js';
+import type { ReadFailedJobLog } from './failed-job-log.js';
 import { LOG_EVENTS } from '../core/events.js';
 
 /** Dispatch moves one attempt by compare-and-set into a run, and keeps that run's state and log. */
@@ -58,11 +62,13 @@ export interface DispatchDeps {
   agent: AgentLedger;
   /** An operator's prompt template (trusted config); the protocol block is always appended. */
   promptTemplate?: string;
+  /** The words of a Task's host (issue 34): what the prompt calls the change, its CI and its tools. */
+  wordsOf: WordsOf;
   /**
-   * The provider of a Task's repository (app/providers.ts `providerOfRepository`), which decides
-   * whether the prompt speaks of a pull request or a GitLab merge request; default: every one GitHub's.
+   * A red stored with no output (a pipeline's result, a job's hook): the failed job and its log tail,
+   * read from the host where it serves job logs itself (failed-job-log.ts); absent: nothing is read.
    */
-  providerOf?(repository: string): Provider;
+  failedJobLog?: ReadFailedJobLog;
   /** Fault injection for tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start' | 'before_mark' | 'after_start'): void | Promise<void>;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
@@ -157,6 +163,7 @@ export function createDispatcher(deps: DispatchDeps) {
       reason: 'agent_unreachable',
       headSha: life?.headSha ?? task.ciHeadSha,
       detail: reach.detail,
+      words: deps.wordsOf(task.repository),
     });
     if (!notice) return; // a notice was filed already: the loop had stopped, and a person was told
     await decide(attemptId, task.id, 'noticed', 'agent_unreachable', notice.message);
@@ -264,6 +271,21 @@ export function createDispatcher(deps: DispatchDeps) {
     );
   }
 
+  /**
+   * C6: what the CI frame quotes. A red stored with no output of its own is completed from the host
+   * when it serves job logs (a GitLab pipeline or job hook): the failed job's name and its log tail.
+   */
+  async function ciEvidence(
+    task: Task,
+    rejection: Rejection,
+    headSha: string | null,
+  ): Promise<{ checkName: string; output: string }> {
+    const stored = { checkName: rejection.checkName ?? '', output: rejection.body };
+    if (rejection.body.trim() !== '' || headSha === null || !deps.failedJobLog) return stored;
+    const job = await deps.failedJobLog(task.repository, headSha, stored.checkName);
+    return job ? { checkName: job.name, output: job.text } : stored;
+  }
+
   /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
   async function promptFor(
     task: Task,
@@ -276,7 +298,7 @@ export function createDispatcher(deps: DispatchDeps) {
     const base = {
       repository: task.repository,
       pullRequest: task.pullRequest,
-      provider: deps.providerOf?.(task.repository) ?? 'github',
+      words: deps.wordsOf(task.repository),
       headSha: rejection.headSha ?? life?.headSha ?? null,
       attempt: attemptNumber,
       maxAttempts: deps.maxAttempts + task.extraAttempts,
@@ -286,10 +308,9 @@ export function createDispatcher(deps: DispatchDeps) {
       rejection.source === 'gate'
         ? ({
             source: 'gate',
-            checkName: rejection.checkName ?? '',
             conclusion: null,
             url: null,
-            output: rejection.body,
+            ...(await ciEvidence(task, rejection, base.headSha)),
           } as const)
         : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
           ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
@@ -476,7 +497,7 @@ export function createDispatcher(deps: DispatchDeps) {
           branch: task.branch,
           headSha: task.ciHeadSha,
           resumeRef: task.resumeRef,
-          prompt: `${message}\n\n${protocolBlock({ ...task, provider: deps.providerOf?.(task.repository) })}`,
+          prompt: `${message}\n\n${protocolBlock({ ...task, words: deps.wordsOf(task.repository) })}`,
           runToken: token,
           apiUrl: deps.apiUrl,
         },

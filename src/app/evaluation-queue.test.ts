@@ -47,7 +47,7 @@ function setup(opts: { result?: (id: number) => EvaluationResult | 'throw'; pend
   const event = (id: number): StoredLoopEvent => ({
     eventId: id,
     deliveryId: `d-${id}`,
-    event: { kind: 'github.comment' } as unknown as StoredLoopEvent['event'],
+    event: { kind: 'comment' } as unknown as StoredLoopEvent['event'],
   });
   return {
     order,
@@ -113,7 +113,7 @@ test('the sweep evaluates what a crash left pending, in id order; one that no lo
   const stored = (id: number, eventName: string, payload: string): StoredEvent => ({
     id,
     identity: `i-${id}`,
-    kind: 'github.check',
+    kind: 'ci.result',
     eventName,
     deliveryId: `d-${id}`,
     payload,

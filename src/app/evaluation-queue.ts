@@ -2,7 +2,7 @@
 // evaluated only after its evaluation finished, together with its decision rows (decision-writer.ts),
 // so one left pending by a crash is swept up at start-up (decision 0005). Exactly-once never
 // depends on this queue: the ledger's constraints decide (decision 0003).
-import { classifyDelivery } from '../core/classify.js';
+import { classifyDelivery, type Classification } from '../core/classify.js';
 import type { Evaluator, StoredLoopEvent } from './evaluate.js';
 import type { DecisionWriter } from './decision-writer.js';
 import type { Logger } from './ports.js';
@@ -25,7 +25,10 @@ export function createEvaluationQueue(deps: {
   ledger: QueueLedger;
   logger: Logger;
   decisions: DecisionWriter;
+  /** How a stored delivery classifies again: by the host that owns its event name (decision 0060). */
+  classify?: (eventName: string, body: unknown, deliveryId: string) => Classification;
 }): EvaluationQueue {
+  const classify = deps.classify ?? classifyDelivery;
   const items: StoredLoopEvent[] = [];
   let running = false;
   let waiters: Array<() => void> = [];
@@ -72,7 +75,7 @@ export function createEvaluationQueue(deps: {
         const found: StoredLoopEvent[] = [];
         for (const p of pending) {
           // Classification is pure: the stored body classifies now as it did when it was acknowledged.
-          const c = classifyDelivery(p.eventName, safeParse(p.payload), p.deliveryId);
+          const c = classify(p.eventName, safeParse(p.payload), p.deliveryId);
           if (c.kind === 'event') found.push({ eventId: p.id, deliveryId: p.deliveryId, event: c.event });
           else
             deps.logger.error(

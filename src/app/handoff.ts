@@ -1,4 +1,4 @@
-// The hand-off on the pull request (SPEC K5, K8, G1): when the loop stops for a Task, the pull
+// The hand-off on the change under review (SPEC K5, K8, G1): when the loop stops for a Task, the pull
 // request gets the `fixloop:needs-human` label and one state comment, updated and never duplicated;
 // `fixloop:approve-one` grants exactly one more attempt and is removed when used; no answer within
 // the park timeout parks the Task for good. A hand-edited state comment is reported and rewritten
@@ -16,6 +16,7 @@ import {
 } from '../core/state-comment.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../core/budget.js';
 import type { Task } from '../core/types.js';
+import { referenceOf, type WordsOf } from '../core/host-words.js';
 import { DEFAULT_MAX_GRANTS, grantAllowance, grantCapMessage } from '../core/grant-cap.js';
 import type { ProviderPort, PullRequestInfo } from './provider-port.js';
 import type { LabelStanding } from './label-standing.js';
@@ -60,6 +61,8 @@ export interface HandoffDeps {
   maxAttempts?: number;
   /** K8: the dashboard's origin (FIXLOOP_PUBLIC_URL), for the comment's link to the Task page; absent: no link. */
   publicUrl?: string | null;
+  /** The words of a Task's host (issue 34): the state comment speaks of its merge request's pipeline on GitLab. */
+  wordsOf: WordsOf;
 }
 
 async function loopStateOf(ledger: HandoffLedger, task: Task, configuredCap: number): Promise<LoopState> {
@@ -100,7 +103,7 @@ async function loopStateOf(ledger: HandoffLedger, task: Task, configuredCap: num
 async function summaryFactsOf(
   ledger: HandoffLedger,
   task: Task,
-  opts: { maxAttempts: number; publicUrl: string | null },
+  opts: { maxAttempts: number; publicUrl: string | null; wordsOf: WordsOf },
 ): Promise<StateSummaryFacts> {
   const [page, rejections, globalStop] = await Promise.all([
     ledger.boardPage({ taskId: task.id, limit: 1 }),
@@ -121,6 +124,7 @@ async function summaryFactsOf(
     globalStop,
     skipLabel: task.skipLabel,
     taskUrl: opts.publicUrl ? `${opts.publicUrl.replace(/\/+$/, '')}/tasks/${task.id}` : null,
+    words: opts.wordsOf(task.repository),
   };
 }
 
@@ -150,6 +154,7 @@ export function createHandoff(deps: HandoffDeps) {
     const facts = await summaryFactsOf(ledger, task, {
       maxAttempts: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       publicUrl: deps.publicUrl ?? null,
+      wordsOf: deps.wordsOf,
     });
     const body = renderStateComment(state, deps.stateKey, facts);
     const comments = await github.listIssueComments(task.repository, task.pullRequest);
@@ -221,6 +226,7 @@ export function createHandoff(deps: HandoffDeps) {
         return;
       }
       if (task.handoffAt === null) {
+        const words = deps.wordsOf(task.repository);
         // K5: the first sight of a stop: the label and the state comment, once per stop round.
         if (!hasLabel(pr.labels, HANDOFF_LABEL))
           await github.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
@@ -229,7 +235,7 @@ export function createHandoff(deps: HandoffDeps) {
         await record(
           task,
           'handoff_posted',
-          `label ${HANDOFF_LABEL} and state comment on ${task.repository}#${task.pullRequest}`,
+          `label ${HANDOFF_LABEL} and state ${words.comment} on ${referenceOf(words, task.repository, task.pullRequest)}`,
         );
       } else {
         await upsertStateComment(task);

@@ -5,7 +5,7 @@
 import { classifyDelivery, type Classification } from '../core/classify.js';
 import { isGitlabEventName } from '../core/gitlab-payloads.js';
 import { providerMismatch } from '../core/route.js';
-import type { Provider, Work } from '../core/types.js';
+import type { Work } from '../core/types.js';
 import type { Logger } from './ports.js';
 import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
 import type { LoopEvent, StoredLoopEvent } from './evaluate.js';
@@ -17,8 +17,8 @@ export interface Delivery {
   eventName: string;
   /** The body exactly as signed. */
   raw: string;
-  /** Which receiver verified it (decision 0032); absent = github. */
-  provider?: Provider;
+  /** The id of the host whose receiver verified it (decisions 0032, 0060); absent = github. */
+  provider?: string;
 }
 
 /** What a body reads as: not JSON at all, its classification, or a delivery for another provider's Work. */
@@ -27,7 +27,17 @@ type Reading =
   | Classification
   | { kind: 'ignored'; reason: 'no_gitlab_work' | 'no_github_work'; identity: string; repository: string };
 
-function read(d: Delivery, works: readonly Work[] | undefined): Reading {
+/** What ingest asks of the code hosts (app/hosts.ts's registry): the receiving host's classification. */
+export interface IngestHosts {
+  byId(id: string):
+    | {
+        ownsEvent(eventName: string): boolean;
+        classify(eventName: string, body: unknown, deliveryId: string): Classification;
+      }
+    | undefined;
+}
+
+function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHosts | undefined): Reading {
   let body: unknown;
   try {
     body = JSON.parse(d.raw);
@@ -35,14 +45,27 @@ function read(d: Delivery, works: readonly Work[] | undefined): Reading {
     return { kind: 'malformed', detail: `body is not JSON: ${(err as Error).message}`.slice(0, 300) };
   }
   const provider = d.provider ?? 'github';
-  // Each receiver classifies only its own provider's events: a GitLab name on the GitHub route is unknown.
-  if (isGitlabEventName(d.eventName) !== (provider === 'gitlab')) return { kind: 'unknown_event' };
-  const c = classifyDelivery(d.eventName, body, d.deliveryId);
+  // Each receiver classifies only its own host's events: a GitLab name on the GitHub route is unknown.
+  const c = hosts ? classifyByHost(hosts, provider, d, body) : classifyBuiltIn(provider, d, body);
+  if (c === null) return { kind: 'unknown_event' };
   const about = c.kind === 'event' ? c.event : c.kind === 'dropped' ? c : null;
   const mismatch = about && works ? providerMismatch(works, about.repository, provider) : null;
   return mismatch && about
     ? { kind: 'ignored', reason: mismatch, identity: about.identity, repository: about.repository }
     : c;
+}
+
+/** The delivery classified by the host that received it (decision 0060); null when the name is not its. */
+function classifyByHost(hosts: IngestHosts, provider: string, d: Delivery, body: unknown): Classification | null {
+  const host = hosts.byId(provider);
+  if (!host?.ownsEvent(d.eventName)) return null;
+  return host.classify(d.eventName, body, d.deliveryId);
+}
+
+/** Without a registry (use-case tests): the two built-in hosts' classification. */
+function classifyBuiltIn(provider: string, d: Delivery, body: unknown): Classification | null {
+  if (isGitlabEventName(d.eventName) !== (provider === 'gitlab')) return null;
+  return classifyDelivery(d.eventName, body, d.deliveryId);
 }
 
 export type IngestAnswer =
@@ -80,6 +103,8 @@ export function createIngestor(deps: {
   maxBatch?: number;
   /** The Works, to ignore a delivery for another provider's Work (decision 0032); absent: none is. */
   works?: readonly Work[];
+  /** The code hosts: each classifies what its receiver verified (decision 0060); absent: GitHub and GitLab's own. */
+  hosts?: IngestHosts;
   /**
    * The evaluation's decision writer: held while a group commit is queued or in flight, so the rows
    * it has waiting ride along in that commit rather than in one of their own.
@@ -155,7 +180,7 @@ export function createIngestor(deps: {
 
   return {
     ingest(d) {
-      const c = read(d, deps.works);
+      const c = read(d, deps.works, deps.hosts);
       switch (c.kind) {
         case 'malformed': {
           const detail = c.detail;
@@ -210,8 +235,8 @@ export function createIngestor(deps: {
             identity: e.identity,
             kind: e.kind,
             repository: e.repository,
-            sha: e.kind === 'github.check' ? e.sha : null,
-            verdict: e.kind === 'github.check' ? e.verdict : null,
+            sha: e.kind === 'ci.result' ? e.sha : null,
+            verdict: e.kind === 'ci.result' ? e.verdict : null,
             summary: summaryOf(e),
             payload: d.raw,
           };
@@ -242,7 +267,7 @@ export function createIngestor(deps: {
  * reads it back: an event left pending is classified again from its payload (evaluation-queue.ts).
  */
 function summaryOf(e: LoopEvent): string {
-  if (e.kind === 'github.check') return JSON.stringify({ ...e, output: undefined });
-  if (e.kind === 'github.review') return JSON.stringify({ ...e, body: undefined });
+  if (e.kind === 'ci.result') return JSON.stringify({ ...e, output: undefined });
+  if (e.kind === 'review.submitted') return JSON.stringify({ ...e, body: undefined });
   return JSON.stringify(e);
 }

@@ -187,7 +187,7 @@ export function createPoller(deps: PollDeps) {
     const completedAt = first.at ? new Date(first.at).toISOString() : deps.clock.now().toISOString();
     return {
       source: 'github',
-      kind: 'github.check',
+      kind: 'ci.result',
       ciKind: 'run',
       // A1: the decision log's copy is bounded; a check run's id is kept, so triage can re-run its job (T2).
       identity: `poll:${task.repository}@${pr.headSha}:${first.runId !== undefined ? `run:${first.runId}:` : ''}${boundCheckName(first.name)}`,

@@ -1,10 +1,19 @@
-// Q1 (decision 0034): one provider port over both code hosts. Every call names its repository, and a
-// repository belongs to one Work, which names its provider: calls for a gitlab Work's project go to
-// the GitLab adapter, every other repository to GitHub's. A host that is not configured answers as
-// a repository it cannot read (404), which every caller already handles; GitHub is never asked about
-// a GitLab project, whose GitHub namesake (a mirror) is another repository.
+// Q1 (decisions 0034, 0060): one provider port over every code host. Every call names its
+// repository, and a repository belongs to one Work, which names its host: calls for a gitlab Work's
+// project go to GitLab's port, a registered third host's to its own, every other repository to the
+// default host's (GitHub). A host that is not configured answers as a repository it cannot read
+// (404), which every caller already handles; GitHub is never asked about a GitLab project, whose
+// GitHub namesake (a mirror) is another repository.
 import type { Work } from '../core/types.js';
 import { ProviderError, type ProviderName, type ProviderPort } from './provider-port.js';
+
+/** One host's half of the port, as the registry holds it (app/hosts.ts). */
+export interface RoutedHost {
+  id: string;
+  /** The host's name in a refusal ("no GitLab access is configured"). */
+  name: string;
+  port: ProviderPort | null;
+}
 
 export interface ProviderPorts {
   github: ProviderPort | null;
@@ -19,23 +28,48 @@ export function providerOfRepository(works: readonly Work[]): (repository: strin
   return (repository) => (gitlab.has(repository.toLowerCase()) ? 'gitlab' : 'github');
 }
 
-/** One port that sends each call to the repository's provider; null when neither host is configured. */
+/** The built-in hosts' ports, routed (tests and callers that have no registry). */
 export function routeByProvider(ports: ProviderPorts, works: readonly Work[]): ProviderPort | null {
-  const { github, gitlab } = ports;
-  const providerOf = providerOfRepository(works);
-  const anyGitlab = works.some((w) => w.provider === 'gitlab');
-  if (!anyGitlab) return github;
-  if (github === null && gitlab === null) return null;
+  return routeByHost(
+    [
+      { id: 'github', name: 'GitHub', port: ports.github },
+      { id: 'gitlab', name: 'GitLab', port: ports.gitlab },
+    ],
+    works,
+  );
+}
+
+/**
+ * One port that sends each call to the repository's host; the first host is the default of a
+ * repository no Work names. Null when no host is configured.
+ */
+export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]): ProviderPort | null {
+  const fallback = hosts[0];
+  if (!fallback) return null;
+  const idOf = new Map(
+    works.flatMap((w) => w.repositories.map((r) => [r.name.toLowerCase(), w.provider ?? fallback.id] as const)),
+  );
+  const hostOf = (repository: string): RoutedHost => {
+    const id = idOf.get(repository.toLowerCase()) ?? fallback.id;
+    return hosts.find((h) => h.id === id) ?? { id, name: id, port: null };
+  };
+  // With every Work on the default host, its port is used as it is.
+  if (works.every((w) => (w.provider ?? fallback.id) === fallback.id)) return fallback.port;
+  const configured = hosts.map((h) => h.port).filter((p): p is ProviderPort => p !== null);
+  if (configured.length === 0) return null;
 
   const portFor = (repository: string): ProviderPort => {
-    const provider = providerOf(repository);
-    const port = provider === 'gitlab' ? gitlab : github;
-    if (port === null) {
-      const host = provider === 'gitlab' ? 'GitLab' : 'GitHub';
-      throw new ProviderError(404, `${repository}: no ${host} access is configured`, false, provider);
-    }
-    return port;
+    const host = hostOf(repository);
+    if (host.port === null)
+      throw new ProviderError(
+        404,
+        `${repository}: no ${host.name} access is configured`,
+        false,
+        host.id as ProviderName,
+      );
+    return host.port;
   };
+
   const to =
     <A extends unknown[], R>(call: (port: ProviderPort, repository: string, ...rest: A) => Promise<R>) =>
     async (repository: string, ...rest: A): Promise<R> =>
@@ -73,14 +107,19 @@ export function routeByProvider(ports: ProviderPorts, works: readonly Work[]): P
       return p.repositoryPermission(r, login);
     }),
     // N3's bulk reads are GitHub's GraphQL; for a GitLab project the poll reads one by one.
-    glancePullRequests: async (r, ns) =>
-      providerOf(r) === 'github' && github?.glancePullRequests ? github.glancePullRequests(r, ns) : new Map(),
-    readPullRequests: async (r, ns) =>
-      providerOf(r) === 'github' && github?.readPullRequests ? github.readPullRequests(r, ns) : new Map(),
-    rateLimits: () => [...(github?.rateLimits?.() ?? []), ...(gitlab?.rateLimits?.() ?? [])],
+    // A host without them (GitLab) gets an empty answer, and the poll reads one by one.
+    glancePullRequests: async (r, ns) => {
+      const p = hostOf(r).port;
+      return p?.glancePullRequests ? p.glancePullRequests(r, ns) : new Map();
+    },
+    readPullRequests: async (r, ns) => {
+      const p = hostOf(r).port;
+      return p?.readPullRequests ? p.readPullRequests(r, ns) : new Map();
+    },
+    rateLimits: () => configured.flatMap((p) => p.rateLimits?.() ?? []),
     // The identity that never rings a doorbell (F2), on the repository's host.
     selfLogin: async (r) => {
-      const port = r === undefined ? (github ?? gitlab) : providerOf(r) === 'gitlab' ? gitlab : github;
+      const port = r === undefined ? configured[0] : hostOf(r).port;
       return port ? port.selfLogin(r) : null;
     },
   };

@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fixloop-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ENV_VARIABLES } from './schema.js';
+import { ENV_VARIABLES } from './env-schema.js';
 
 const DOC = new URL('../../docs/configuration.md', import.meta.url);
 

@@ -1,14 +1,15 @@
 // works[].trustedAssociations (SPEC F1, F2): whose reviews and comments steer a Work, validated
 // against GitHub's documented author_association values; absent means the default of standing.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fixloop-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 function withWork(extra: Record<string, unknown>): string {
   const path = join(dir, `fixloop-${Math.random().toString(36).slice(2)}.json`);
   const work = { name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }], ...extra };

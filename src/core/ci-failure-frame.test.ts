@@ -4,7 +4,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ciFailureFrame, fenceData, renderPrompt, stripInvisible } from './prompt-frames.js';
+import { ciFailureFrame } from './prompt-frames.js';
+import { renderPrompt } from './prompt-template.js';
+import { fenceData, stripInvisible } from './untrusted-fence.js';
+import { GITHUB_WORDS } from '../github/words.js';
 
 interface PromptFacts {
   repository: string;
@@ -22,7 +25,7 @@ interface PromptFacts {
 /** The CI failure frame with the default template: the text a resumed run is given. */
 function ciFailurePrompt(f: PromptFacts): string {
   const { attemptNumber, ...rest } = f;
-  return renderPrompt(ciFailureFrame({ ...rest, attempt: attemptNumber }));
+  return renderPrompt(ciFailureFrame({ ...rest, attempt: attemptNumber, words: GITHUB_WORDS }));
 }
 
 const NONCE = 'n0nce7f3a9';

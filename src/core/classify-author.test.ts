@@ -15,7 +15,7 @@ const examplesOf = (name: string): any[] => ALL.find((x) => x.name === name)?.ex
 /** The author a classified review or comment carries, or null when it is not one. */
 function authorOf(event: string, payload: unknown) {
   const c = classifyDelivery(event, payload, 'guid-1');
-  if (c.kind !== 'event' || (c.event.kind !== 'github.review' && c.event.kind !== 'github.comment')) return null;
+  if (c.kind !== 'event' || (c.event.kind !== 'review.submitted' && c.event.kind !== 'comment')) return null;
   return { login: c.event.author, type: c.event.authorType, association: c.event.authorAssociation };
 }
 

@@ -35,7 +35,7 @@ function eventOf(c: Classification): Event {
 
 function check(c: Classification): CheckResult {
   const e = eventOf(c);
-  assert.equal(e.kind, 'github.check');
+  assert.equal(e.kind, 'ci.result');
   return e as CheckResult;
 }
 
@@ -155,8 +155,8 @@ describe('Merge Request Hook', () => {
     const e = eventOf(
       classifyGitlabDelivery('Merge Request Hook', reviewSubmitted('unreviewed', 'requested_changes'), 'k'),
     );
-    assert.equal(e.kind, 'github.review');
-    const r = e as Extract<Event, { kind: 'github.review' }>;
+    assert.equal(e.kind, 'review.submitted');
+    const r = e as Extract<Event, { kind: 'review.submitted' }>;
     assert.equal(r.state, 'changes_requested');
     assert.equal(r.author, 'reviewer');
     assert.equal(r.reviewId, 7);
@@ -170,13 +170,13 @@ describe('Merge Request Hook', () => {
       reviewSubmitted('unreviewed', 'approved'),
       reviewSubmitted('unreviewed', 'requested_changes', { labels: { previous: [], current: [] } }),
     ])
-      assert.equal(eventOf(classifyGitlabDelivery('Merge Request Hook', p, 'k')).kind, 'github.pull_request');
+      assert.equal(eventOf(classifyGitlabDelivery('Merge Request Hook', p, 'k')).kind, 'pr.changed');
   });
 
   test('B5: the documented example opens merge request !1 with its own head, last_commit', () => {
     const e = eventOf(classifyGitlabDelivery('Merge Request Hook', fixture('merge-request-hook'), 'key-1'));
     assert.deepEqual(e, {
-      kind: 'github.pull_request',
+      kind: 'pr.changed',
       identity: 'delivery:Merge Request Hook:key-1',
       repository: 'gitlabhq/gitlab-test',
       number: 1,
@@ -222,7 +222,7 @@ describe('Merge Request Hook', () => {
 describe('Note Hook', () => {
   test('F2: a note on a merge request rings as a comment, with no standing (the hook carries no access level)', () => {
     const e = eventOf(classifyGitlabDelivery('Note Hook', fixture('note-hook-merge-request'), 'k')) as CommentRang;
-    assert.equal(e.kind, 'github.comment');
+    assert.equal(e.kind, 'comment');
     assert.equal(e.repository, 'gitlab-org/gitlab-test');
     assert.equal(e.number, 1);
     assert.equal(e.action, 'created');

@@ -2,7 +2,7 @@
 // SPEC Q1 with A2–A4, B3, B5, F2): Job and Pipeline hooks become CI results, a Merge Request hook a
 // pull-request change, a Note on a merge request a comment. Pure: the event name, the parsed body and
 // the delivery's id (its Idempotency-Key) in, a value out; never throws. Decision 0032.
-import type { Classification, CheckResult, HeadPointer } from './classify.js';
+import type { Classification, CheckResult, HeadPointer } from './neutral-events.js';
 import { ciIdentity, deliveryIdentity } from './identity.js';
 import { shapeMismatch } from './shape-mismatch.js';
 import { boundCheckName } from './bounded-text.js';
@@ -147,7 +147,7 @@ function fromPipeline(p: z.infer<typeof gitlabPipelinePayload>): Classification 
 }
 
 function ciCommon(repository: string, identity: string, sha: string) {
-  return { source: 'gitlab', kind: 'github.check', identity, repository, sha } as const satisfies Partial<CheckResult>;
+  return { source: 'gitlab', kind: 'ci.result', identity, repository, sha } as const satisfies Partial<CheckResult>;
 }
 
 /** GitLab's merge request actions, as the gate knows them from GitHub's `pull_request` (adoption, B1). */
@@ -194,7 +194,7 @@ function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, delivery
     return {
       kind: 'event',
       event: {
-        kind: 'github.review',
+        kind: 'review.submitted',
         identity: deliveryIdentity('Merge Request Hook', deliveryId),
         repository: repositoryOf(p),
         number: a.iid,
@@ -215,7 +215,7 @@ function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, delivery
   return {
     kind: 'event',
     event: {
-      kind: 'github.pull_request',
+      kind: 'pr.changed',
       identity: deliveryIdentity('Merge Request Hook', deliveryId),
       repository: repositoryOf(p),
       number: a.iid,
@@ -247,7 +247,7 @@ function fromNote(p: z.infer<typeof gitlabNotePayload>, deliveryId: string): Cla
   return {
     kind: 'event',
     event: {
-      kind: 'github.comment',
+      kind: 'comment',
       identity,
       repository,
       number: p.merge_request.iid,

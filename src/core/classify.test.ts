@@ -35,7 +35,7 @@ const clone = <T>(x: T): T => structuredClone(x);
 function asEvent(c: Classification): CheckResult {
   assert.equal(c.kind, 'event', JSON.stringify(c));
   const e = (c as Extract<Classification, { kind: 'event' }>).event;
-  assert.equal(e.kind, 'github.check');
+  assert.equal(e.kind, 'ci.result');
   return e as CheckResult;
 }
 function identityOf(c: Classification): string {
@@ -118,7 +118,7 @@ describe('A3/A4: CI examples — dropped when not completed, an event with its e
           });
         });
       } else {
-        test(`A3: ${name} example #${i} (completed) is a github.check event with identity ${exp.identity}`, () => {
+        test(`A3: ${name} example #${i} (completed) is a ci.result event with identity ${exp.identity}`, () => {
           const e = asEvent(classifyDelivery(name, example, GUID));
           assert.equal(e.source, 'github');
           assert.equal(e.identity, exp.identity);
@@ -296,7 +296,7 @@ describe('A4/B3: every completed verdict is stored, with its verdict', () => {
       },
       {
         ciKind: 'run',
-        kind: 'github.check',
+        kind: 'ci.result',
         sha: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
         name: 'Octocoders-linter',
         verdict: 'red',
@@ -611,12 +611,12 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
   });
 
   examplesOf('pull_request').forEach((ex, i) => {
-    test(`D: pull_request example #${i} (${ex.action}) is a github.pull_request with prState ${ex.pull_request.state}`, () => {
+    test(`D: pull_request example #${i} (${ex.action}) is a pr.changed with prState ${ex.pull_request.state}`, () => {
       const c = classifyDelivery('pull_request', ex, GUID);
       assert.equal(c.kind, 'event');
       const e = (c as Extract<Classification, { kind: 'event' }>).event;
-      assert.equal(e.kind, 'github.pull_request');
-      if (e.kind !== 'github.pull_request') return;
+      assert.equal(e.kind, 'pr.changed');
+      if (e.kind !== 'pr.changed') return;
       assert.equal(e.number, ex.pull_request.number);
       assert.equal(e.action, ex.action);
       assert.equal(e.headSha, ex.pull_request.head.sha);
@@ -639,7 +639,7 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
       p.pull_request.state = state;
       p.pull_request.merged = merged;
       const c = classifyDelivery('pull_request', p, GUID);
-      assert.equal(c.kind === 'event' && c.event.kind === 'github.pull_request' && c.event.prState, prState);
+      assert.equal(c.kind === 'event' && c.event.kind === 'pr.changed' && c.event.prState, prState);
     });
   }
 
@@ -647,21 +647,21 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
     const p = clone(examplesOf('pull_request')[0]);
     p.pull_request.head.repo.id = 1;
     const c = classifyDelivery('pull_request', p, GUID);
-    assert.equal(c.kind === 'event' && c.event.kind === 'github.pull_request' && c.event.fork, true);
+    assert.equal(c.kind === 'event' && c.event.kind === 'pr.changed' && c.event.fork, true);
   });
 
   test('D: a pull request whose head repository was deleted is treated as a fork (fail closed)', () => {
     const p = clone(examplesOf('pull_request')[0]);
     p.pull_request.head.repo = null;
     const c = classifyDelivery('pull_request', p, GUID);
-    assert.equal(c.kind === 'event' && c.event.kind === 'github.pull_request' && c.event.fork, true);
+    assert.equal(c.kind === 'event' && c.event.kind === 'pr.changed' && c.event.fork, true);
   });
 
   examplesOf('pull_request_review').forEach((ex, i) => {
-    test(`F1: pull_request_review example #${i} (${ex.review.state}) is a github.review with its state, author and head`, () => {
+    test(`F1: pull_request_review example #${i} (${ex.review.state}) is a review.submitted with its state, author and head`, () => {
       const c = classifyDelivery('pull_request_review', ex, GUID);
-      assert.ok(c.kind === 'event' && c.event.kind === 'github.review');
-      if (c.kind !== 'event' || c.event.kind !== 'github.review') return;
+      assert.ok(c.kind === 'event' && c.event.kind === 'review.submitted');
+      if (c.kind !== 'event' || c.event.kind !== 'review.submitted') return;
       assert.equal(c.event.number, ex.pull_request.number);
       assert.equal(c.event.reviewId, ex.review.id);
       assert.equal(c.event.state, String(ex.review.state).toLowerCase());
@@ -675,14 +675,14 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
     const p = clone(examplesOf('pull_request_review')[0]);
     p.review.state = 'CHANGES_REQUESTED';
     const c = classifyDelivery('pull_request_review', p, GUID);
-    assert.equal(c.kind === 'event' && c.event.kind === 'github.review' && c.event.state, 'changes_requested');
+    assert.equal(c.kind === 'event' && c.event.kind === 'review.submitted' && c.event.state, 'changes_requested');
   });
 
   examplesOf('pull_request_review_comment').forEach((ex, i) => {
     test(`F2: pull_request_review_comment example #${i} (${ex.action}) rings the doorbell for its pull request`, () => {
       const c = classifyDelivery('pull_request_review_comment', ex, GUID);
-      assert.ok(c.kind === 'event' && c.event.kind === 'github.comment');
-      if (c.kind !== 'event' || c.event.kind !== 'github.comment') return;
+      assert.ok(c.kind === 'event' && c.event.kind === 'comment');
+      if (c.kind !== 'event' || c.event.kind !== 'comment') return;
       assert.equal(c.event.number, ex.pull_request.number);
       assert.equal(c.event.author, ex.comment.user.login);
     });
@@ -692,7 +692,7 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
     const onPr = ex.issue.pull_request != null;
     test(`F2: issue_comment example #${i} (${ex.action}) on ${onPr ? 'a pull request rings the doorbell' : 'a plain issue is ignored'}`, () => {
       const c = classifyDelivery('issue_comment', ex, GUID);
-      if (onPr) assert.equal(c.kind === 'event' && c.event.kind, 'github.comment');
+      if (onPr) assert.equal(c.kind === 'event' && c.event.kind, 'comment');
       else
         assert.deepEqual(c, {
           kind: 'ignored',
@@ -703,12 +703,12 @@ describe('A2/D/F: pull request, review and comment deliveries', () => {
     });
   });
 
-  test('F2: an issue_comment on a pull request (issue.pull_request present) is a github.comment', () => {
+  test('F2: an issue_comment on a pull request (issue.pull_request present) is a comment', () => {
     const p = clone(examplesOf('issue_comment')[0]);
     p.issue.pull_request = { url: 'https://api.github.com/repos/x/y/pulls/1' };
     const c = classifyDelivery('issue_comment', p, GUID);
-    assert.ok(c.kind === 'event' && c.event.kind === 'github.comment');
-    if (c.kind === 'event' && c.event.kind === 'github.comment') {
+    assert.ok(c.kind === 'event' && c.event.kind === 'comment');
+    if (c.kind === 'event' && c.event.kind === 'comment') {
       assert.equal(c.event.number, p.issue.number);
       assert.equal(c.event.author, p.comment.user.login);
       assert.equal(c.event.authorType, p.comment.user.type);

@@ -20,101 +20,24 @@ import { commentCommand, type CommentCommand } from './comment-command.js';
 import { classifyGitlabDelivery } from './classify-gitlab.js';
 import { isGitlabEventName } from './gitlab-payloads.js';
 
-export type CiKind = 'run' | 'suite' | 'workflow' | 'status';
-
-/** A pull request's head as the delivery itself reports it (B5). */
-export interface HeadPointer {
-  number: number;
-  headSha: string;
-  fork: boolean;
-  /**
-   * B5 on GitLab: the hook named the merge request but not its head, so `headSha` is only the
-   * result's own commit; the evaluator asks the host for the merge request's head before judging.
-   */
-  unconfirmed?: true;
-}
-
-/** A completed CI result: a `github.check` event (A3, A5), from GitHub or, by its kind's name still, GitLab (Q1). */
-export interface CheckResult {
-  source: 'github' | 'gitlab';
-  kind: 'github.check';
-  ciKind: CiKind;
-  identity: string;
-  repository: string; // lower-case owner/name
-  sha: string;
-  name: string;
-  conclusion: string | null;
-  verdict: Verdict;
-  completedAt: string | null; // ISO-8601, or null when the delivery carries no usable time
-  pointers: HeadPointer[];
-  fork: boolean; // the delivery itself says the head lives in another repository
-  branch: string | null;
-  output: string; // the only failing text a webhook carries (title, summary, text)
-  url: string | null;
-}
-
-export interface PullRequestChange {
-  kind: 'github.pull_request';
-  identity: string;
-  repository: string;
-  number: number;
-  action: string;
-  prState: 'open' | 'merged' | 'closed';
-  headSha: string;
-  /** synchronize only: the head this push replaced, which orders the move with no clock (B1). */
-  before: string | null;
-  branch: string;
-  fork: boolean;
-  updatedAt: string | null;
-  author: string | null;
-  draft: boolean;
-  headRepository: string | null; // lower-case owner/name; null when the head repository is gone
-  /** The pull request's labels as the event shows them (`fixloop:skip`, skip-label.ts). */
-  labels: string[];
-  /** The branch it merges into (T1: the base whose checks triage reads). */
-  baseRef: string | null;
-}
-
-export interface ReviewSubmitted {
-  kind: 'github.review';
-  identity: string;
-  repository: string;
-  number: number;
-  reviewId: number;
-  state: string; // changes_requested, approved, commented, dismissed
-  body: string;
-  author: string | null;
-  authorType: string | null;
-  authorAssociation: string | null; // F1: standing (standing.ts)
-  headSha: string;
-  submittedAt: string | null;
-}
-
-export interface CommentRang {
-  kind: 'github.comment';
-  identity: string;
-  repository: string;
-  number: number;
-  action: string;
-  author: string | null;
-  authorType: string | null;
-  authorAssociation: string | null; // F2: standing (standing.ts)
-  createdAt: string | null;
-  /** `/fixloop off|on|retry|status` on the comment's first line (comment-command.ts); null for none. */
-  command: CommentCommand | null;
-}
-
-export type Classification =
-  | { kind: 'unknown_event' } // acknowledged, nothing stored
-  | { kind: 'rejected'; reason: 'shape_mismatch'; detail: string }
-  | {
-      kind: 'ignored';
-      reason: 'ping' | 'installation' | 'not_actionable_event' | 'own_status';
-      identity: string;
-      repository: string | null;
-    }
-  | { kind: 'dropped'; reason: 'not_completed'; identity: string; repository: string }
-  | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
+export type {
+  CiKind,
+  HeadPointer,
+  CheckResult,
+  PullRequestChange,
+  ReviewSubmitted,
+  CommentRang,
+  Classification,
+} from './neutral-events.js';
+import type {
+  CiKind,
+  HeadPointer,
+  CheckResult,
+  PullRequestChange,
+  ReviewSubmitted,
+  CommentRang,
+  Classification,
+} from './neutral-events.js';
 
 export function classifyDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
   // A stored GitLab delivery classifies again by its own event name (decision 0032).
@@ -197,7 +120,7 @@ function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
     kind: 'event',
     event: {
       source: 'github',
-      kind: 'github.check',
+      kind: 'ci.result',
       ciKind: 'run',
       identity,
       repository,
@@ -233,7 +156,7 @@ function fromCheckSuite(p: z.infer<typeof checkSuitePayload>): Classification {
     kind: 'event',
     event: {
       source: 'github',
-      kind: 'github.check',
+      kind: 'ci.result',
       ciKind: 'suite',
       identity,
       repository,
@@ -271,7 +194,7 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
     kind: 'event',
     event: {
       source: 'github',
-      kind: 'github.check',
+      kind: 'ci.result',
       ciKind: 'workflow',
       identity,
       repository,
@@ -300,7 +223,7 @@ function fromStatus(p: z.infer<typeof statusPayload>): Classification {
     kind: 'event',
     event: {
       source: 'github',
-      kind: 'github.check',
+      kind: 'ci.result',
       ciKind: 'status',
       identity,
       repository,
@@ -325,7 +248,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
   return {
     kind: 'event',
     event: {
-      kind: 'github.pull_request',
+      kind: 'pr.changed',
       identity: deliveryIdentity('pull_request', deliveryId),
       repository,
       number: pr.number,
@@ -349,7 +272,7 @@ function fromReview(p: z.infer<typeof pullRequestReviewPayload>, deliveryId: str
   return {
     kind: 'event',
     event: {
-      kind: 'github.review',
+      kind: 'review.submitted',
       identity: deliveryIdentity('pull_request_review', deliveryId),
       repository: lower(p.repository.full_name),
       number: p.pull_request.number,
@@ -395,7 +318,7 @@ function fromComment(
   return {
     kind: 'event',
     event: {
-      kind: 'github.comment',
+      kind: 'comment',
       identity: deliveryIdentity(eventName, deliveryId),
       repository,
       number,

@@ -49,7 +49,7 @@ export function headChecksOf(stored: readonly StoredHeadDelivery[]): HeadChecks 
       continue; // stored as signed; a body that is not JSON was never an event
     }
     const c = classifyDelivery(s.eventName, body, s.deliveryId);
-    if (c.kind !== 'event' || c.event.kind !== 'github.check') continue;
+    if (c.kind !== 'event' || c.event.kind !== 'ci.result') continue;
     const r = c.event;
     firstAt ??= s.receivedAt;
     if (r.ciKind !== 'run' && r.ciKind !== 'status') continue;

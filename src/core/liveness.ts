@@ -71,7 +71,7 @@ export type LiveBecause =
   | 'loop_off' // budget 0 (C1)
   | Exclude<Refusal, 'run_in_flight'>; // the gate's own stops: notice filed, stop flag, a person's cancel, …
 
-/** Why the rule is broken, each with what undoes it (app/reconcile.ts). */
+/** Why the rule is broken, each with what undoes it (app/keep-loops-alive.ts). */
 export const STALL_WHYS = [
   'claim_unsettled', // claimed or dispatching past the bound: reconciliation settles it
   'attempt_outlived_run', // the attempt still says running, its run has ended: the run's end is applied (I4)

@@ -3,6 +3,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { noticeMessage, type NoticeFacts } from './notice.js';
 import { STOP_REASONS, type StopReason } from './reasons.js';
+import { GITHUB_WORDS } from '../github/words.js';
+import { GITLAB_WORDS } from '../gitlab/words.js';
 
 const SHA = '3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39';
 const base: NoticeFacts = {
@@ -12,6 +14,7 @@ const base: NoticeFacts = {
   attemptsUsed: 2,
   maxAttempts: 2,
   reason: 'budget_spent',
+  words: GITHUB_WORDS,
 };
 
 const WHY: Record<StopReason, RegExp> = {
@@ -77,5 +80,17 @@ describe('G1: the notice message', () => {
 
   test('G1: the notice tells a person what to do next', () => {
     assert.match(noticeMessage(base), /resume the run by hand/);
+  });
+
+  test('G1: on GitHub it names the pull request as owner/repo#N and its failing check', () => {
+    assert.match(noticeMessage(base), /^fixloop stopped for acme\/shop-data#42: /);
+    assert.match(noticeMessage(base), /Read the failing check on the pull request, then fix it yourself/);
+  });
+
+  test('issue 34: on GitLab it names the merge request as group/project!iid and its failing job', () => {
+    const m = noticeMessage({ ...base, repository: 'acme/app', pullRequest: 13, words: GITLAB_WORDS });
+    assert.match(m, /^fixloop stopped for acme\/app!13: /);
+    assert.match(m, /Read the failing job on the merge request, then fix it yourself/);
+    assert.doesNotMatch(m, /pull request|#13/);
   });
 });

@@ -1,4 +1,6 @@
-// The text of the one Inbox notice filed when the loop stops for a Task (SPEC G1).
+// The text of the one Inbox notice filed when the loop stops for a Task (SPEC G1), in the words of
+// the Task's host (issue 34): `acme/app#13` and its pull request, `group/app!13` and its merge request.
+import { referenceOf, type HostWords } from './host-words.js';
 import type { StopReason } from './reasons.js';
 import { GUARD_STOP_WHY } from './guards.js';
 
@@ -11,7 +13,12 @@ export interface NoticeFacts {
   reason: StopReason;
   /** What exactly tripped a guard (the offending files, the amounts), shown after the reason. */
   detail?: string | null;
+  /** The host's words: how the change is written, what it and a CI result are called. */
+  words: NoticeWords;
 }
+
+/** The host's words a notice uses. */
+export type NoticeWords = Pick<HostWords, 'changeRequest' | 'referenceMark' | 'check'>;
 
 /** Why the loop stopped, in words for people; shared by the notice and the state comment. */
 export const STOP_WHY: Record<StopReason, string> = {
@@ -34,8 +41,8 @@ export const STOP_WHY: Record<StopReason, string> = {
 export function noticeMessage(f: NoticeFacts): string {
   const head = f.headSha ? f.headSha.slice(0, 12) : 'unknown';
   return (
-    `fixloop stopped for ${f.repository}#${f.pullRequest}: ${STOP_WHY[f.reason]}${f.detail ? ` — ${f.detail}` : ''} ` +
+    `fixloop stopped for ${referenceOf(f.words, f.repository, f.pullRequest)}: ${STOP_WHY[f.reason]}${f.detail ? ` — ${f.detail}` : ''} ` +
     `(${f.attemptsUsed} of ${f.maxAttempts} automatic attempts used; last head seen ${head}). ` +
-    `Read the failing check on the pull request, then fix it yourself or resume the run by hand.`
+    `Read the failing ${f.words.check} on the ${f.words.changeRequest}, then fix it yourself or resume the run by hand.`
   );
 }

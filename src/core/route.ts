@@ -1,6 +1,6 @@
 // Route a repository to the Work that holds it, from fixloop's own configuration (SPEC A5, A6).
 // Nothing in a webhook body chooses an account: only the repository name is looked up.
-import type { Provider, Work } from './types.js';
+import type { Work } from './types.js';
 
 export type Route =
   | { kind: 'data'; work: Work; repository: string }
@@ -28,12 +28,14 @@ export function routeRepository(works: readonly Work[], repository: string): Rou
 export function providerMismatch(
   works: readonly Work[],
   repository: string,
-  provider: Provider,
+  /** The id of the host that delivered it (decision 0060). */
+  provider: string,
 ): 'no_gitlab_work' | 'no_github_work' | null {
   const name = repository.toLowerCase();
   const holder = works.find((w) => w.repositories.some((r) => r.name.toLowerCase() === name));
   const held = holder?.provider ?? 'github';
-  if (provider === 'gitlab') return holder && held === 'gitlab' ? null : 'no_gitlab_work';
+  // A delivery from another host than GitHub is for a repository that host's Work lists.
+  if (provider !== 'github') return holder && held === provider ? null : 'no_gitlab_work';
   return holder && held !== 'github' ? 'no_github_work' : null;
 }
 

@@ -16,6 +16,8 @@ import {
 } from './state-comment.js';
 import { ATTEMPT_STATUSES } from './types.js';
 import { STOP_REASONS } from './reasons.js';
+import { GITHUB_WORDS } from '../github/words.js';
+import { GITLAB_WORDS } from '../gitlab/words.js';
 
 const STATE: LoopState = {
   taskId: 12,
@@ -480,6 +482,7 @@ describe('K8/V2: the summary for people above the machine-readable block', () =>
     globalStop: false,
     skipLabel: false,
     taskUrl: 'https://fixloop.example.com/tasks/12',
+    words: GITHUB_WORDS,
   };
   const WATCHING: LoopState = {
     ...STATE,
@@ -671,6 +674,38 @@ describe('K8/V2: the summary for people above the machine-readable block', () =>
     assert.equal(body.match(/<!-- fixloop-digest/g)?.length, 1);
     assert.equal(parseStateComment(body, 'k')?.intact, true);
     assert.equal(parseStateComment(body, 'k')?.state?.taskId, 12);
+  });
+
+  test('issue 34: on GitLab the note speaks of the merge request and its pipeline, written group/project!iid', () => {
+    const onGitlab = { ...FACTS, words: GITLAB_WORDS };
+    const red = renderStateComment({ ...WATCHING, attempts: STATE.attempts }, undefined, { ...onGitlab, failing: [] });
+    assert.equal(red.split('\n')[1], '**fixloop: The pipeline is red**');
+    assert.equal(line(red, 'State:'), '- **State:** The pipeline is red on the current head');
+    assert.equal(
+      line(red, 'What failed'),
+      '- **What failed on `ffeeddccbbaa`:** The pipeline is red; the failing jobs are not known yet',
+    );
+    assert.match(line(red, 'What happens next:')!, /fixloop hands the merge request to a person/);
+    assert.match(line(red, 'What happens next:')!, /to stop the loop for this merge request\.$/);
+    assert.equal(
+      line(red, 'Task page:'),
+      '- **Task page:** [acme/app!7 in fixloop](https://fixloop.example.com/tasks/12)',
+    );
+    const waiting = renderStateComment(WATCHING, undefined, { ...onGitlab, loopState: 'awaiting_progress' });
+    assert.equal(line(waiting, 'State:'), "- **State:** waiting for the pipeline on the agent's fix");
+    assert.match(
+      line(waiting, 'What happens next:')!,
+      /^- \*\*What happens next:\*\* When the pipeline has judged the fix/,
+    );
+    for (const body of [red, waiting]) {
+      const summary = summaryOf(body);
+      assert.doesNotMatch(summary, /pull request|acme\/app#7|\bCI\b/, summary);
+    }
+    // The machine-readable state is the same on every host: the JSON a tool reads back is unchanged.
+    assert.equal(
+      jsonOf(waiting),
+      jsonOf(renderStateComment(WATCHING, undefined, { ...FACTS, loopState: 'awaiting_progress' })),
+    );
   });
 
   test('K8: without a public URL there is no Task page line', () => {

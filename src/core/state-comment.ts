@@ -4,7 +4,8 @@
 // behind a <details> toggle, and a digest of that JSON so a hand edit is detected. The ledger, not the
 // comment, is the truth: a tampered comment is reported, never believed. Deterministic: the digest is
 // SHA-256 (HMAC-SHA-256 when a key is given) of canonical JSON; the summary is outside it. Plain
-// Markdown that GitHub and GitLab both render: a bold line, a list, a link, <details>.
+// Markdown that GitHub and GitLab both render: a bold line, a list, a link, <details>. The summary
+// speaks the host's words (issue 34): this pull request's CI, this merge request's pipeline.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { APPROVE_ONE_LABEL } from './handoff.js';
@@ -15,6 +16,7 @@ import { STOP_WHY } from './notice.js';
 import { ATTEMPT_STATUSES, type AttemptStatus, type CiState } from './types.js';
 import { STOP_REASONS, type StopReason } from './reasons.js';
 import { untrustedLine } from './untrusted-text.js';
+import { referenceOf, type HostWords } from './host-words.js';
 
 export const STATE_MARKER = '<!-- fixloop-state -->';
 const STATE_DOCUMENT_VERSION = 1;
@@ -69,7 +71,24 @@ export interface StateSummaryFacts {
   skipLabel: boolean;
   /** The Task page (FIXLOOP_PUBLIC_URL + /tasks/<id>); null links nowhere. */
   taskUrl: string | null;
+  /** The host's words: what the change and its CI are called, how the change is written. */
+  words: StateWords;
 }
+
+/** The host's words a state comment uses. */
+export type StateWords = Pick<HostWords, 'changeRequest' | 'referenceMark' | 'ci' | 'theCi' | 'check'>;
+
+/**
+ * The words of a summary rendered without the ledger's facts (what the mirrored state alone tells):
+ * those every state comment used before issue 34. fixloop's own comments are always rendered with facts.
+ */
+const PLAIN_WORDS: StateWords = {
+  changeRequest: 'pull request',
+  referenceMark: '#',
+  ci: 'CI',
+  theCi: 'CI',
+  check: 'check',
+};
 
 /** A digest key: with one, the digest is an HMAC, so a deliberate editor cannot recompute it. */
 export type StateKey = string | Uint8Array;
@@ -232,24 +251,28 @@ function checkName(name: string): string {
   return clean.length > CHECK_NAME_CHARS ? `${clean.slice(0, CHECK_NAME_CHARS - 1)}…` : clean;
 }
 
+const capitalised = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
 const short = (sha: string) => `\`${sha.slice(0, 12)}\``;
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The state in words, as a headline and a line (K8): the same precedence as the board's loop state. */
 function headline(s: LoopState, f: StateSummaryFacts | undefined): { title: string; state: string } {
+  const w = f?.words ?? PLAIN_WORDS;
   if (s.parked)
     return { title: 'parked — a person decides', state: 'parked: the loop stopped and no one answered in time' };
   if (s.notice) {
     const head = s.notice.headSha ? ` (last head seen ${short(s.notice.headSha)})` : '';
     return { title: 'stopped — a person decides', state: `stopped: ${STOP_WHY[s.notice.reason]}${head}` };
   }
-  if (!f) return { title: 'watching CI', state: "watching this pull request's CI" };
-  if (f.globalStop) return { title: 'paused', state: 'paused: automation is stopped for every pull request' };
+  const ci = w.theCi;
+  const Ci = capitalised(ci);
+  if (!f) return { title: `watching ${ci}`, state: `watching this ${w.changeRequest}'s ${w.ci}` };
+  if (f.globalStop) return { title: 'paused', state: `paused: automation is stopped for every ${w.changeRequest}` };
   switch (f.loopState) {
     case 'off':
       return f.skipLabel
         ? { title: 'off', state: `off: the \`${SKIP_LABEL}\` label is on` }
-        : { title: 'off', state: 'off: a person turned the loop off for this pull request' };
+        : { title: 'off', state: `off: a person turned the loop off for this ${w.changeRequest}` };
     case 'parked':
     case 'needs_person': // the notice above says why; here the mirrored state has not caught up yet
       return { title: 'stopped — a person decides', state: 'stopped' };
@@ -258,19 +281,21 @@ function headline(s: LoopState, f: StateSummaryFacts | undefined): { title: stri
     case 'interrupted':
       return { title: 'interrupted by a restart', state: "interrupted: a restart of fixloop stopped the agent's run" };
     case 'awaiting_progress':
-      return { title: "waiting for CI on the agent's fix", state: "waiting for CI on the agent's fix" };
+      return { title: `waiting for ${ci} on the agent's fix`, state: `waiting for ${ci} on the agent's fix` };
     case 'idle':
-      if (f.ciState === 'red') return { title: 'CI is red', state: 'CI is red on the current head' };
-      if (f.ciState === 'passing') return { title: 'CI is green', state: 'CI is green on the current head' };
-      return { title: 'waiting for CI', state: 'waiting for CI on the current head' };
+      if (f.ciState === 'red') return { title: `${Ci} is red`, state: `${Ci} is red on the current head` };
+      if (f.ciState === 'passing') return { title: `${Ci} is green`, state: `${Ci} is green on the current head` };
+      return { title: `waiting for ${ci}`, state: `waiting for ${ci} on the current head` };
   }
 }
 
 /** What happens next, and what a person can do about it (K5, P1). */
 function next(s: LoopState, f: StateSummaryFacts | undefined): string {
+  const change = (f?.words ?? PLAIN_WORDS).changeRequest;
+  const ci = (f?.words ?? PLAIN_WORDS).theCi;
   if (s.parked)
     return (
-      'Nothing happens on its own: fixloop has parked this pull request and will not resume on its own. ' +
+      `Nothing happens on its own: fixloop has parked this ${change} and will not resume on its own. ` +
       `Fix it by hand, or unpark it in fixloop (\`fixloop unpark ${s.taskId}\`) and grant one more attempt.`
     );
   if (s.notice) {
@@ -278,7 +303,7 @@ function next(s: LoopState, f: StateSummaryFacts | undefined): string {
     if (s.grants && s.grants.left === 0)
       return (
         by +
-        `No more attempts can be granted on this pull request (${grantWords(s.grants)}): only a person raising ` +
+        `No more attempts can be granted on this ${change} (${grantWords(s.grants)}): only a person raising ` +
         `this Task's cap in fixloop opens more (\`PUT /api/tasks/${s.taskId}/budget\`). Take it from here by hand, or ask them.`
       );
     if (s.grants)
@@ -287,20 +312,20 @@ function next(s: LoopState, f: StateSummaryFacts | undefined): string {
         `Add the label \`${APPROVE_ONE_LABEL}\` (or comment \`/fixloop retry\`) to allow exactly one more automatic attempt ` +
         `(${grantWords(s.grants)}), or take it from here by hand.`
       );
-    const approved = s.approveOneUsed ? ' One extra attempt was already approved for this pull request.' : '';
+    const approved = s.approveOneUsed ? ` One extra attempt was already approved for this ${change}.` : '';
     return (
       by +
       `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take it from here by hand.${approved}`
     );
   }
   const used = s.attempts.length;
-  const off = ' Comment `/fixloop off` to stop the loop for this pull request.';
-  if (!f) return `fixloop resumes the agent when CI fails, under its budget.${off}`;
+  const off = ` Comment \`/fixloop off\` to stop the loop for this ${change}.`;
+  if (!f) return `fixloop resumes the agent when ${ci} fails, under its budget.${off}`;
   const left = f.attemptsAllowed - used;
   const nextAttempt =
     left > 0
       ? `fixloop resumes the agent with the failure (attempt ${used + 1} of ${f.attemptsAllowed})`
-      : 'no automatic attempt is left, so fixloop hands the pull request to a person';
+      : `no automatic attempt is left, so fixloop hands the ${change} to a person`;
   if (f.globalStop) return 'Nothing, until a person clears the global stop in fixloop (`fixloop start`).';
   switch (f.loopState) {
     case 'off':
@@ -311,16 +336,16 @@ function next(s: LoopState, f: StateSummaryFacts | undefined): string {
     case 'needs_person':
       return 'Nothing happens on its own: a person decides.';
     case 'agent_running':
-      return `fixloop waits for the agent to push a fix, then for CI to judge it.${off}`;
+      return `fixloop waits for the agent to push a fix, then for ${ci} to judge it.${off}`;
     case 'interrupted':
       return `fixloop offers the same attempt again, once and free, when it is running again.${off}`;
     case 'awaiting_progress':
-      return `When CI has judged the fix: green ends the loop here; if it is red again, ${nextAttempt}.${off}`;
+      return `When ${ci} has judged the fix: green ends the loop here; if it is red again, ${nextAttempt}.${off}`;
     case 'idle':
       if (f.ciState === 'red')
         return `If an agent can fix this failure, ${nextAttempt}; a failure it cannot fix (an approval, a red base) goes to a person.${off}`;
-      if (f.ciState === 'passing') return `Nothing while CI stays green; if it turns red, ${nextAttempt}.${off}`;
-      return `When CI finishes: nothing more if it passes; if it fails, ${nextAttempt}.${off}`;
+      if (f.ciState === 'passing') return `Nothing while ${ci} stays green; if it turns red, ${nextAttempt}.${off}`;
+      return `When ${ci} finishes: nothing more if it passes; if it fails, ${nextAttempt}.${off}`;
   }
 }
 
@@ -347,11 +372,14 @@ function summary(s: LoopState, f: StateSummaryFacts | undefined): string[] {
       const more = names.length > FAILING_SHOWN ? ` and ${names.length - FAILING_SHOWN} more` : '';
       lines.push(`- **What failed${on}:** ${shown.join(', ')}${more}`);
     } else if (f.ciState === 'red')
-      lines.push(`- **What failed${on}:** CI is red; the failing checks are not known yet`);
-    else if (f.ciState === 'passing') lines.push(`- **What failed${on}:** nothing, CI is green`);
+      lines.push(
+        `- **What failed${on}:** ${capitalised(f.words.theCi)} is red; the failing ${f.words.check}s are not known yet`,
+      );
+    else if (f.ciState === 'passing') lines.push(`- **What failed${on}:** nothing, ${f.words.theCi} is green`);
   }
   lines.push(`- **What happens next:** ${next(s, f)}`);
-  if (f?.taskUrl) lines.push(`- **Task page:** [${s.repository}#${s.pullRequest} in fixloop](${f.taskUrl})`);
+  if (f?.taskUrl)
+    lines.push(`- **Task page:** [${referenceOf(f.words, s.repository, s.pullRequest)} in fixloop](${f.taskUrl})`);
   return lines;
 }
 

@@ -18,15 +18,12 @@ import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { TASK_STATES } from '../core/types.js';
 import { CLIENT_JS, STYLES_CSS } from './assets.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOrigin } from './csrf.js';
-import {
-  boardPage,
-  inboxPage,
-  signInPage,
-  timelinePage,
-  type ChangeLinks,
-  type Onboarding,
-  type PageContext,
-} from './pages.js';
+import type { ChangeLinks } from '../core/change-link.js';
+import type { Onboarding, PageContext } from './page-context.js';
+import { boardPage } from './board-page.js';
+import { inboxPage } from './inbox-page.js';
+import { signInPage } from './sign-in-page.js';
+import { timelinePage } from './timeline-page.js';
 import { createSessionBook, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
 import { createLiveStreams, pause } from './live-streams.js';
 import { clientOfAddress, createSignInThrottle } from './sign-in-throttle.js';

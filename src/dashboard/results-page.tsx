@@ -8,7 +8,8 @@ import type { Results, ResultsFigures } from '../core/results.js';
 import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
 import { STOP_WHY } from '../core/notice.js';
 import type { StopReason } from '../core/reasons.js';
-import { Layout, type PageContext } from './pages.js';
+import { Layout } from './layout.js';
+import type { PageContext } from './page-context.js';
 
 const PERIOD_WORDS: Record<(typeof RESULTS_PERIODS)[number], string> = {
   '7d': 'Last 7 days',

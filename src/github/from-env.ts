@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ProviderPort } from '../app/provider-port.js';
 import { ConfigError } from '../config/errors.js';
 import { judgeCredentialUrls } from '../config/insecure-hosts.js';
-import { envSchema } from '../config/schema.js';
+import { envSchema } from '../config/env-schema.js';
 import type { CreateGitHubOptions } from './client.js';
 
 export type GitHubEnvOptions = Pick<CreateGitHubOptions, 'apiUrl' | 'auth'>;

@@ -1,9 +1,8 @@
 // The tail of a GitHub Actions job log, read from the signed URL the jobs-logs endpoint redirects to
-// (SPEC J2): https only, no credentials (a bare node:https request with a user-agent, never the
-// shared fetch), streamed through a fixed-size tail buffer so memory is bounded by `keepBytes`,
-// reading stopped at `maxBytes` with a marker saying where; timestamps and ANSI escapes stripped.
-import { request, type RequestOptions } from 'node:https';
-import type { IncomingMessage } from 'node:http';
+// (SPEC J2): https only, no credentials (a user-agent alone, never the shared fetch). The bounded
+// read is the hosts' shared one (hosts/bounded-log.ts), into core's fixed-size tail buffer, so memory
+// is bounded by `keepBytes` and reading stops at `maxBytes`; timestamps and ANSI escapes stripped.
+import { readBoundedLog } from '../hosts/bounded-log.js';
 import {
   LOG_KEEP_BYTES,
   LOG_LINES_DEFAULT,
@@ -32,7 +31,6 @@ export {
 const LOG_MAX_REDIRECTS = 3;
 
 const USER_AGENT = 'fixloop-job-log';
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 const LOG_READ_ERROR_CODES = ['not_https', 'http_status', 'network', 'timeout', 'too_many_redirects'] as const;
 export type LogReadErrorCode = (typeof LOG_READ_ERROR_CODES)[number];
@@ -70,31 +68,24 @@ export async function fetchLogTail(url: string, opts: FetchLogTailOptions = {}):
   const keepBytes = positiveInt(opts.keepBytes, LOG_KEEP_BYTES, 'keepBytes');
   const maxBytes = positiveInt(opts.maxBytes, LOG_MAX_BYTES, 'maxBytes');
   const lines = Math.min(LOG_LINES_MAX, positiveInt(opts.lines, LOG_LINES_DEFAULT, 'lines'));
-  let target = httpsUrl(url);
-
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), opts.timeoutMs ?? LOG_TIMEOUT_MS);
-  try {
-    for (let redirects = 0; ; redirects++) {
-      const answer = await readOnce(target, {
-        keepBytes,
-        maxBytes,
-        ca: opts.ca,
-        signal: deadline.signal,
-        timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS,
-      });
-      if (answer.kind === 'body') return renderTail(answer, lines, cleanLogLine);
-      if (redirects >= LOG_MAX_REDIRECTS) {
-        throw new LogReadError(
-          'too_many_redirects',
-          `more than ${LOG_MAX_REDIRECTS} redirects after the signed log URL`,
-        );
-      }
-      target = httpsUrl(new URL(answer.location, target).href);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
+  const read: TailRead = await readBoundedLog({
+    url: httpsUrl(url),
+    // Only a user-agent: no Authorization, no cookies — the signed URL is the credential.
+    headersFor: () => ({ 'user-agent': USER_AGENT }),
+    follow: (location, from) => httpsUrl(new URL(location, from).href),
+    sink: (declared) => new CappedTailRead(keepBytes, maxBytes, declared),
+    maxRedirects: LOG_MAX_REDIRECTS,
+    timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS,
+    ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+    words: {
+      subject: 'the log',
+      answerer: 'the log host',
+      refused: (status) => `the log host answered ${status}`,
+      redirectsWhere: 'after the signed log URL',
+    },
+    error: (code, message, status, cause) => new LogReadError(code, message, status, { cause }),
+  });
+  return renderTail(read, lines, cleanLogLine);
 }
 
 function httpsUrl(raw: string): URL {
@@ -107,85 +98,6 @@ function httpsUrl(raw: string): URL {
   if (url.protocol !== 'https:')
     throw new LogReadError('not_https', `refusing a ${url.protocol} log URL: only https is followed`);
   return url;
-}
-
-// --- One request ----------------------------------------------------------------------------------
-
-type Answer = { kind: 'redirect'; location: string } | ({ kind: 'body' } & TailRead);
-
-interface ReadOptions {
-  keepBytes: number;
-  maxBytes: number;
-  ca: string | Buffer | undefined;
-  signal: AbortSignal;
-  timeoutMs: number;
-}
-
-function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
-    const fail = (err: unknown): void =>
-      settle(() => {
-        if (o.signal.aborted)
-          reject(new LogReadError('timeout', `the log was not read within ${o.timeoutMs} ms`, null, { cause: err }));
-        else if (err instanceof LogReadError) reject(err);
-        else
-          reject(
-            new LogReadError(
-              'network',
-              `reading the log failed: ${err instanceof Error ? err.message : String(err)}`,
-              null,
-              { cause: err },
-            ),
-          );
-      });
-
-    // Only a user-agent: no Authorization, no cookies, and a private agent so no socket is shared.
-    const options: RequestOptions = {
-      method: 'GET',
-      headers: { 'user-agent': USER_AGENT },
-      agent: false,
-      signal: o.signal,
-    };
-    if (o.ca !== undefined) options.ca = o.ca;
-    const req = request(target, options, (res) => onResponse(res));
-    req.on('error', fail);
-    req.end();
-
-    function onResponse(res: IncomingMessage): void {
-      const status = res.statusCode ?? 0;
-      if (REDIRECT_STATUSES.has(status)) {
-        const location = res.headers.location;
-        res.destroy();
-        if (location === undefined || location === '')
-          fail(new LogReadError('http_status', `the log host answered ${status} without a Location`, status));
-        else settle(() => resolve({ kind: 'redirect', location }));
-        return;
-      }
-      if (status < 200 || status > 299) {
-        res.destroy();
-        fail(new LogReadError('http_status', `the log host answered ${status}`, status));
-        return;
-      }
-      const read = new CappedTailRead(o.keepBytes, o.maxBytes, Number(res.headers['content-length'] ?? NaN));
-      res.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        const done = read.feed(chunk);
-        if (done === null) return;
-        settle(() => resolve({ kind: 'body', ...done }));
-        res.destroy(); // stop reading: the socket is closed, the rest of the log is never received
-        req.destroy();
-      });
-      res.on('end', () => settle(() => resolve({ kind: 'body', ...read.ended() })));
-      res.on('error', fail);
-      res.on('close', () => fail(new LogReadError('network', 'the connection closed before the log ended')));
-    }
-  });
 }
 
 // --- Cleaning -------------------------------------------------------------------------------------

@@ -1,12 +1,11 @@
 // The tail of a GitLab job's trace (SPEC J2), read from GET /projects/:id/jobs/:job_id/trace with
-// the API token. Not through gitbeaker, which buffers a whole answer: a bare node:http(s) request
-// streamed through core's fixed-size tail buffer, so memory is bounded by `keepBytes` whatever the
-// trace's length; reading stops at `maxBytes` with a marker saying where, and the whole read has a
+// the API token. Not through gitbeaker, which buffers a whole answer: the hosts' shared bounded
+// read (hosts/bounded-log.ts) into core's fixed-size tail buffer, so memory is bounded by
+// `keepBytes` whatever the trace's length; reading stops at `maxBytes`, and the whole read has a
 // deadline. A redirect (object storage) is followed with the token only to the instance's own
 // origin, never from https to http. Lines are cleaned of ANSI escapes, GitLab's collapsible
 // `section_start:`/`section_end:` markers, and `\r` progress overwrites.
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { readBoundedLog } from '../hosts/bounded-log.js';
 import {
   LOG_KEEP_BYTES,
   LOG_LINES_DEFAULT,
@@ -24,7 +23,6 @@ import { TraceReadError } from './errors.js';
 
 const MAX_REDIRECTS = 3;
 const USER_AGENT = 'fixloop-job-trace';
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 export interface ReadTraceOptions {
   /** Sent as PRIVATE-TOKEN to the trace URL's origin only. */
@@ -44,25 +42,27 @@ export async function readJobTrace(url: string, opts: ReadTraceOptions): Promise
   const keepBytes = positiveInt(opts.keepBytes, LOG_KEEP_BYTES, 'keepBytes');
   const maxBytes = positiveInt(opts.maxBytes, LOG_MAX_BYTES, 'maxBytes');
   const lines = Math.min(LOG_LINES_MAX, positiveInt(opts.lines, LOG_LINES_DEFAULT, 'lines'));
-  const timeoutMs = opts.timeoutMs ?? LOG_TIMEOUT_MS;
   const origin = new URL(url).origin;
-  let target = new URL(url);
-
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  try {
-    for (let redirects = 0; ; redirects++) {
-      // The token goes to the instance only: object storage's signed URL needs none, and must not see it.
-      const token = target.origin === origin ? opts.token : null;
-      const answer = await readOnce(target, { keepBytes, maxBytes, token, signal: deadline.signal, timeoutMs });
-      if (answer.kind === 'body') return renderTail(answer, lines, cleanTraceLine);
-      if (redirects >= MAX_REDIRECTS)
-        throw new TraceReadError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects reading the job trace`);
-      target = redirectTarget(answer.location, target);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
+  const read: TailRead = await readBoundedLog({
+    url: new URL(url),
+    // The token goes to the instance only, in a header: object storage's signed URL needs none.
+    headersFor: (target): Record<string, string> =>
+      target.origin === origin
+        ? { 'user-agent': USER_AGENT, 'private-token': opts.token }
+        : { 'user-agent': USER_AGENT },
+    follow: redirectTarget,
+    sink: (declared) => new CappedTailRead(keepBytes, maxBytes, declared),
+    maxRedirects: MAX_REDIRECTS,
+    timeoutMs: opts.timeoutMs ?? LOG_TIMEOUT_MS,
+    words: {
+      subject: 'the job trace',
+      answerer: 'GitLab',
+      refused: (status) => `GitLab answered ${status} for the job trace`,
+      redirectsWhere: 'reading the job trace',
+    },
+    error: (code, message, status, cause) => new TraceReadError(code, message, status, { cause }),
+  });
+  return renderTail(read, lines, cleanTraceLine);
 }
 
 function redirectTarget(location: string, from: URL): URL {
@@ -77,84 +77,6 @@ function redirectTarget(location: string, from: URL): URL {
   if (from.protocol === 'https:' && next.protocol !== 'https:')
     throw new TraceReadError('bad_redirect', 'refusing a redirect from https to http for the job trace');
   return next;
-}
-
-// --- One request ----------------------------------------------------------------------------------
-
-type Answer = { kind: 'redirect'; location: string } | ({ kind: 'body' } & TailRead);
-
-interface ReadOptions {
-  keepBytes: number;
-  maxBytes: number;
-  token: string | null;
-  signal: AbortSignal;
-  timeoutMs: number;
-}
-
-function readOnce(target: URL, o: ReadOptions): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
-    const fail = (err: unknown): void =>
-      settle(() => {
-        if (o.signal.aborted)
-          reject(
-            new TraceReadError('timeout', `the job trace was not read within ${o.timeoutMs} ms`, null, { cause: err }),
-          );
-        else if (err instanceof TraceReadError) reject(err);
-        else
-          reject(
-            new TraceReadError(
-              'network',
-              `reading the job trace failed: ${err instanceof Error ? err.message : String(err)}`,
-              null,
-              { cause: err },
-            ),
-          );
-      });
-
-    // A private agent so no socket is shared; the token in a header, never in the URL.
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
-    if (o.token !== null) headers['private-token'] = o.token;
-    const options: RequestOptions = { method: 'GET', headers, agent: false, signal: o.signal };
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, options, (res) => onResponse(res));
-    req.on('error', fail);
-    req.end();
-
-    function onResponse(res: IncomingMessage): void {
-      const status = res.statusCode ?? 0;
-      if (REDIRECT_STATUSES.has(status)) {
-        const location = res.headers.location;
-        res.destroy();
-        if (location === undefined || location === '')
-          fail(new TraceReadError('http_status', `GitLab answered ${status} without a Location`, status));
-        else settle(() => resolve({ kind: 'redirect', location }));
-        return;
-      }
-      if (status < 200 || status > 299) {
-        res.destroy();
-        fail(new TraceReadError('http_status', `GitLab answered ${status} for the job trace`, status));
-        return;
-      }
-      const read = new CappedTailRead(o.keepBytes, o.maxBytes, Number(res.headers['content-length'] ?? NaN));
-      res.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        const done = read.feed(chunk);
-        if (done === null) return;
-        settle(() => resolve({ kind: 'body', ...done }));
-        res.destroy(); // stop reading: the rest of the trace is never received
-        req.destroy();
-      });
-      res.on('end', () => settle(() => resolve({ kind: 'body', ...read.ended() })));
-      res.on('error', fail);
-      res.on('close', () => fail(new TraceReadError('network', 'the connection closed before the job trace ended')));
-    }
-  });
 }
 
 // --- Cleaning -------------------------------------------------------------------------------------

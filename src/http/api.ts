@@ -4,35 +4,48 @@
 import { secureHeaders } from 'hono/secure-headers';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { RUN_STATES, TASK_STATES } from '../core/types.js';
 import { routeRefusalWords, routeRepository } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
 import { ProviderError } from '../app/provider-port.js';
-import { LOG_LINES_DEFAULT, LOG_LINES_MAX, type PrChecksInput, type PrChecksResult } from '../app/pr-checks.js';
+import type { PrChecksInput, PrChecksResult } from '../app/pr-checks.js';
 import { taskView } from '../app/task-view.js';
 import {
   AGENT_OPS_ERROR_STATUS,
   AgentOpsError,
-  FIX_OUTCOMES,
-  REASON_MAX,
   type AgentOps,
   type AgentOpsErrorCode,
   type ResolveRun,
 } from '../app/agent-ops-port.js';
-import {
-  createPersonActions,
-  RESUME_MESSAGE_MAX,
-  type ActionResult,
-  type PersonActions,
-} from '../app/person-actions.js';
-import { LOOP_STATES } from '../core/loop-state.js';
-import { DEFAULT_MAX_GRANTS, MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
+import { createPersonActions, type ActionResult, type PersonActions } from '../app/person-actions.js';
+import { DEFAULT_MAX_GRANTS } from '../core/grant-cap.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../core/budget.js';
 import { bearerOf, matchesHash, sameSecret } from './auth.js';
 import { openApiDocument } from './openapi.js';
-import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
+import {
+  RUN_ROUTE,
+  boardQuery,
+  deliveriesQuery,
+  inboxQuery,
+  newTask,
+  outboxQuery,
+  patchRun,
+  patchTask,
+  postResume,
+  prChecksRequest,
+  putBudget,
+  putLoop,
+  putParked,
+  putStop,
+  resultsQuery,
+  runChecksQuery,
+  runListQuery,
+  runOutcome,
+  runSpend,
+  taskListQuery,
+} from './api-routes.js';
+import type { PeriodInput } from '../core/results.js';
 import type { ResultsAnswer } from '../app/results.js';
 
 export interface ApiDeps {
@@ -59,83 +72,9 @@ export interface ApiDeps {
   results?: (input: PeriodInput) => Promise<ResultsAnswer>;
 }
 
-/** V1: `period=7d|30d|90d`, or `from`/`to` ISO dates (checked in core/results.ts). */
-const resultsQuery = z.object({
-  period: z.enum(RESULTS_PERIODS).optional(),
-  from: z.string().max(40).optional(),
-  to: z.string().max(40).optional(),
-});
-
-const newTask = z.object({
-  repository: z.string().regex(/^[\w.-]+(\/[\w.-]+){1,20}$/, 'owner/name, or a GitLab project path group/…/name'),
-  pullRequest: z.number().int().positive(),
-  branch: z.string().min(1).max(255),
-  resumeRef: z.string().max(500).optional(),
-});
-const patchTask = z.object({ state: z.enum(TASK_STATES) });
 const RUN_PAGE_DEFAULT = 50;
-const runListQuery = z.object({
-  taskId: z.coerce.number().int().min(1).optional(),
-  state: z.enum(RUN_STATES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  before: z.coerce.number().int().min(1).optional(),
-});
 /** A page of `GET /api/tasks` when a paging parameter is given: 10,000 Tasks are megabytes at once. */
 const TASK_PAGE_DEFAULT = 100;
-const taskListQuery = z.object({
-  state: z.enum(TASK_STATES).optional(),
-  repository: z
-    .string()
-    .regex(/^[\w.-]+(\/[\w.-]+){1,20}$/, 'owner/name, or a GitLab project path group/…/name')
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
-  after: z.coerce.number().int().min(0).optional(),
-});
-const patchRun = z.object({ state: z.enum(RUN_STATES) });
-const putStop = z.object({ stopped: z.boolean() });
-const putLoop = z.object({ on: z.boolean() });
-const putParked = z.object({ parked: z.boolean() });
-/** V4: the Task's own cap on grants of one more attempt; null goes back to the configured cap. */
-const putBudget = z.strictObject({ maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).nullable() });
-const postResume = z.object({ message: z.string().trim().min(1).max(RESUME_MESSAGE_MAX) });
-const boardQuery = z.object({
-  state: z.enum(TASK_STATES).optional(),
-  loop: z.enum(LOOP_STATES).optional(),
-  repository: z.string().max(200).optional(),
-  q: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: z.coerce.number().int().positive().optional(),
-});
-const inboxQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  after: z.coerce.number().int().positive().optional(),
-});
-const digits = z
-  .string()
-  .regex(/^\d{1,9}$/, 'must be a whole number')
-  .transform(Number);
-const prChecksRequest = z.object({
-  owner: z.string().regex(/^[\w.-]+$/, 'must be a GitHub owner'),
-  repo: z.string().regex(/^[\w.-]+$/, 'must be a repository name'),
-  number: digits.pipe(z.int().min(1, 'must be a positive pull request number')),
-  failing: z.enum(['true', 'false']).default('false'),
-  logLines: digits.pipe(z.int().max(LOG_LINES_MAX)).default(LOG_LINES_DEFAULT),
-});
-
-// The `/api/run/*` inputs: strict, so a field naming a task, run or pull request is refused, not ignored (I2).
-const RUN_ROUTE = /^\/api\/run\/(checks|outcome|spend|state)$/;
-const runChecksQuery = z.strictObject({
-  failing: z.enum(['true', 'false']).default('false'),
-  logLines: digits.pipe(z.int().max(LOG_LINES_MAX)).default(LOG_LINES_DEFAULT),
-});
-const runOutcome = z.strictObject({
-  outcome: z.enum(FIX_OUTCOMES),
-  reason: z.string().max(REASON_MAX).optional(),
-});
-const cost = z.number().min(0).max(1e9);
-const runSpend = z
-  .strictObject({ model: cost.optional(), sandbox: cost.optional(), note: z.string().max(REASON_MAX).optional() })
-  .refine((s) => s.model !== undefined || s.sandbox !== undefined, 'give model and/or sandbox');
 
 function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422 | 502 | 503, error: string, message: string) {
   return c.json({ error, message }, status);
@@ -321,12 +260,7 @@ export function createApi(deps: ApiDeps): Hono {
 
   // G1/P4: the notice deliveries not done yet or given up, with their last error (decision 0025).
   app.get('/api/outbox', async (c) => {
-    const q = z
-      .object({
-        state: z.enum(['pending', 'failed']).optional(),
-        limit: z.coerce.number().int().min(1).max(500).default(100),
-      })
-      .safeParse(c.req.query());
+    const q = outboxQuery.safeParse(c.req.query());
     if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
     const states = q.data.state ? [q.data.state] : (['pending', 'failed'] as const);
     return c.json({ deliveries: await ledger.listOutbox({ states, limit: q.data.limit }) });
@@ -430,14 +364,7 @@ export function createApi(deps: ApiDeps): Hono {
   });
 
   app.get('/api/deliveries', async (c) => {
-    const q = z
-      .object({
-        taskId: z.coerce.number().int().positive().optional(),
-        delivery: z.string().optional(),
-        limit: z.coerce.number().int().min(1).max(1000).default(100),
-        before: z.coerce.number().int().positive().optional(),
-      })
-      .safeParse(c.req.query());
+    const q = deliveriesQuery.safeParse(c.req.query());
     if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
     const decisions = await ledger.listDecisions({
       taskId: q.data.taskId,

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of fixloop's HTTP surface (SPEC M2, A1): the JSON API of api.ts and
-// the webhook handler served in front of it. The enums come from core, so they never drift; the
-// route list is checked against the Hono app by openapi.test.ts.
+// the webhook handler served in front of it. The request side (bodies, query parameters) is generated
+// from the zod schemas the handlers parse with (api-routes.ts, decision 0058); the answers are described
+// here. The enums come from core, so they never drift; the route list is checked against the Hono app.
 import { ATTEMPT_STATUSES, CI_STATES, PR_STATES, REJECTION_SOURCES, RUN_STATES, TASK_STATES } from '../core/types.js';
 import { STOP_REASONS } from '../core/reasons.js';
 import { EDGE_REASONS, OUTCOMES, PERSON_ACTIONS, REFUSALS, type Outcome } from '../core/reasons.js';
@@ -10,6 +11,8 @@ import { LOOP_STATES } from '../core/loop-state.js';
 import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
 import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { RESULTS_PERIODS } from '../core/results.js';
+import { z } from 'zod';
+import { API_ROUTES, type RouteDeclaration } from './api-routes.js';
 
 // --- A small typing of the parts of OpenAPI 3.1 this document uses -------------------------------
 
@@ -134,24 +137,6 @@ const nullableId: SchemaObject = { type: ['integer', 'null'], minimum: 1 };
 const timestamp: SchemaObject = { type: 'string', format: 'date-time', description: 'ISO-8601 UTC timestamp.' };
 const nullableTimestamp: SchemaObject = { type: ['string', 'null'], format: 'date-time' };
 const sha: SchemaObject = { type: ['string', 'null'], description: 'A commit SHA, or null when none is known.' };
-
-/** The query of both checks routes (`pr checks` and the run's own): the same reading (J1). */
-const checksQuery = [
-  {
-    name: 'failing',
-    in: 'query',
-    required: false,
-    description: 'Only the failing entries.',
-    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
-  },
-  {
-    name: 'logLines',
-    in: 'query',
-    required: false,
-    description: 'Lines of each log tail; 0 reads no logs.',
-    schema: { type: 'integer', minimum: 0, maximum: 2000, default: 200 },
-  },
-] as const;
 
 /** Every /api operation may answer 500 from the app's error handler; this appends it. */
 function withInternal(responses: OperationObject['responses']): OperationObject['responses'] {
@@ -406,18 +391,6 @@ const schemas = {
         "V4: a person's grants of one more attempt (K5), from any source — the label, `/fixloop retry`, the dashboard, the API — capped per Task across its life.",
     },
   ),
-  TaskBudget: object(
-    {
-      maxGrants: {
-        type: ['integer', 'null'],
-        minimum: 0,
-        maximum: MAX_GRANTS_LIMIT,
-        description:
-          "The Task's own cap on grants of one more attempt across its life; null goes back to the configured cap.",
-      },
-    },
-    { additionalProperties: false, description: "V4: a person's change to the Task's own budget of grants." },
-  ),
   Attempt: object(
     {
       id,
@@ -516,25 +489,6 @@ const schemas = {
     },
     { description: 'One row of the decision log: what became of a delivery or an evaluation step.' },
   ),
-  NewTask: {
-    type: 'object',
-    required: ['repository', 'pullRequest', 'branch'],
-    properties: {
-      repository: {
-        type: 'string',
-        pattern: '^[\\w.-]+(/[\\w.-]+){1,20}$',
-        description:
-          "`owner/name` of a configured Work's data repository; for a gitlab Work, the project's path (`group/sub/name`).",
-      },
-      pullRequest: { type: 'integer', minimum: 1 },
-      branch: { type: 'string', minLength: 1, maxLength: 255 },
-      resumeRef: {
-        type: 'string',
-        maxLength: 500,
-        description: 'How to resume the agent that opened the pull request.',
-      },
-    },
-  },
   TaskExists: object(
     {
       error: { type: 'string', const: 'task_exists' },
@@ -543,11 +497,6 @@ const schemas = {
     },
     { description: 'A Task already holds this pull request; the existing Task is returned.' },
   ),
-  TaskStatePatch: object({ state: { type: 'string', enum: TASK_STATES } }),
-  RunStatePatch: object({ state: { type: 'string', enum: RUN_STATES } }),
-  StopFlag: object({ stopped: { type: 'boolean', description: 'True while the global stop flag is set.' } }),
-  LoopSwitch: object({ on: { type: 'boolean', description: 'False turns the loop off for this one Task (M4).' } }),
-  ParkedSwitch: object({ parked: { type: 'boolean', description: 'True parks the Task; false unparks it (K5, M4).' } }),
   BoardRow: object(
     {
       id,
@@ -711,27 +660,6 @@ const schemas = {
     },
     { description: 'A refusal of a `/api/run/*` call.' },
   ),
-  RunOutcome: {
-    type: 'object',
-    required: ['outcome'],
-    additionalProperties: false,
-    properties: {
-      outcome: {
-        type: 'string',
-        enum: FIX_OUTCOMES,
-        description:
-          '`action_taken`: a fix was pushed or a re-run started, so fixloop waits for visible progress; `non_actionable`: nothing in this ' +
-          'failure is for the agent to fix; `blocked`: the fix needs a person (a reason is required).',
-      },
-      reason: {
-        type: 'string',
-        maxLength: REASON_MAX,
-        description: 'Why; shown to people, cleaned of control characters and cut to 500 characters.',
-      },
-    },
-    description:
-      'The one first-write outcome of the attempt the run was resumed for (I2); no task, run or pull request is taken.',
-  },
   OutcomeRecorded: object(
     {
       attemptId: id,
@@ -744,21 +672,6 @@ const schemas = {
     },
     { description: "The outcome was recorded for the run's own attempt." },
   ),
-  RunSpend: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      model: { type: 'number', minimum: 0, maximum: 1e9, description: 'Model cost not yet reported, in US dollars.' },
-      sandbox: {
-        type: 'number',
-        minimum: 0,
-        maximum: 1e9,
-        description: 'Sandbox/compute cost not yet reported, in US dollars.',
-      },
-      note: { type: 'string', maxLength: REASON_MAX, description: 'What the cost was for.' },
-    },
-    description: "Costs of the run to add to its Task's spend (K6); at least one of `model` and `sandbox` is required.",
-  },
   SpendTotals: object(
     {
       totalSpend: { type: 'number', minimum: 0, description: "The Task's model plus sandbox spend, in US dollars." },
@@ -1043,30 +956,6 @@ const paths = {
       description:
         'Lists Tasks in creation order, optionally only those in one state or repository. Without `limit` or `after` every Task at once; with either, a page and the `after` of the next.',
       tags: ['tasks'],
-      parameters: [
-        {
-          name: 'state',
-          in: 'query',
-          required: false,
-          description: 'Only Tasks in this state.',
-          schema: { type: 'string', enum: TASK_STATES },
-        },
-        {
-          name: 'repository',
-          in: 'query',
-          required: false,
-          description: 'Only Tasks of this repository (`owner/name`).',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Page size.',
-          schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-        },
-        { name: 'after', in: 'query', required: false, description: 'Only Tasks with a larger id.', schema: id },
-      ],
       responses: withInternal({
         '200': {
           description: 'The Tasks, or a page of them.',
@@ -1098,38 +987,6 @@ const paths = {
       description:
         'Tasks newest first with their CI state, attempts, spend, loop state and last failure (M4); a keyset page: pass `nextBefore` back as `before`. `GET /api/tasks` keeps its unpaged shape.',
       tags: ['tasks'],
-      parameters: [
-        {
-          name: 'state',
-          in: 'query',
-          required: false,
-          description: "The Task's state.",
-          schema: { type: 'string', enum: TASK_STATES },
-        },
-        {
-          name: 'loop',
-          in: 'query',
-          required: false,
-          description: "The loop's state.",
-          schema: { type: 'string', enum: LOOP_STATES },
-        },
-        { name: 'repository', in: 'query', required: false, description: 'owner/name.', schema: { type: 'string' } },
-        {
-          name: 'q',
-          in: 'query',
-          required: false,
-          description: 'A pull request number, or part of a repository or branch name.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Page size.',
-          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        },
-        { name: 'before', in: 'query', required: false, description: 'Only Tasks with a smaller id.', schema: id },
-      ],
       responses: withInternal({
         '200': {
           description: 'The page.',
@@ -1155,29 +1012,6 @@ const paths = {
       description:
         'V1: for a period, overall and by repository, agent and failing check: pull requests touched, green with no person, attempts and spend per green pull request, time from first red to green, hand-offs by reason, changes by a person within a week of green, and the checks that cost most. Give `period` or `from`/`to`; the default is the last 30 days. Each figure is explained in docs/results.md.',
       tags: ['tasks'],
-      parameters: [
-        {
-          name: 'period',
-          in: 'query',
-          required: false,
-          description: 'The last 7, 30 or 90 days, up to now.',
-          schema: { type: 'string', enum: RESULTS_PERIODS, default: '30d' },
-        },
-        {
-          name: 'from',
-          in: 'query',
-          required: false,
-          description: 'Start, an ISO date (`2026-11-01`, that day from 00:00 UTC) or date-time.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'to',
-          in: 'query',
-          required: false,
-          description: 'End, an ISO date (that whole day included) or date-time; default now.',
-          schema: { type: 'string' },
-        },
-      ],
       responses: withInternal({
         '200': { description: 'The figures of the period.', content: json(schemaRef('Results')) },
         '400': responseRef('BadRequest'),
@@ -1237,7 +1071,7 @@ const paths = {
       requestBody: {
         description: 'The message.',
         required: true,
-        content: json(object({ message: { type: 'string', minLength: 1, maxLength: RESUME_MESSAGE_MAX } })),
+        content: json(schemaRef('ResumeMessage')),
       },
       responses: withInternal({
         '200': { description: 'The run, started.', content: json(schemaRef('Run')) },
@@ -1322,24 +1156,6 @@ const paths = {
       description:
         "A page of runs, newest first, optionally of one Task or in one state; each run's log is `GET /api/runs/{id}`.",
       tags: ['runs'],
-      parameters: [
-        { name: 'taskId', in: 'query', required: false, description: 'Only runs of this Task.', schema: id },
-        {
-          name: 'state',
-          in: 'query',
-          required: false,
-          description: 'Only runs in this state.',
-          schema: { type: 'string', enum: RUN_STATES },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Page size.',
-          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        },
-        { name: 'before', in: 'query', required: false, description: 'Only runs with a smaller id.', schema: id },
-      ],
       responses: withInternal({
         '200': {
           description: 'A page of runs.',
@@ -1424,16 +1240,6 @@ const paths = {
         'Without parameters, lists every notice the loop filed for people when it stopped for a Task, newest first. ' +
         "With `limit` or `after`, a keyset page of what needs a person now (each Task's current stop), oldest first (M4).",
       tags: ['inbox'],
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Page size.',
-          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        },
-        { name: 'after', in: 'query', required: false, description: 'Only notices with a larger id.', schema: id },
-      ],
       responses: withInternal({
         '200': {
           description: 'The notices, or a page of them.',
@@ -1465,22 +1271,6 @@ const paths = {
       description:
         'Lists the deliveries of notices to the configured sinks (Slack, webhooks) that are still pending or were given up, newest first, with their last error.',
       tags: ['inbox'],
-      parameters: [
-        {
-          name: 'state',
-          in: 'query',
-          required: false,
-          description: 'Only `pending` or only `failed` deliveries (default both).',
-          schema: { type: 'string', enum: ['pending', 'failed'] },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'At most this many deliveries.',
-          schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-        },
-      ],
       responses: withInternal({
         '200': {
           description: 'The deliveries.',
@@ -1525,30 +1315,6 @@ const paths = {
       description:
         'Pages backwards through the decision log, newest first, showing what became of each delivery and evaluation step and why.',
       tags: ['deliveries'],
-      parameters: [
-        { name: 'taskId', in: 'query', required: false, description: 'Only decisions about this Task.', schema: id },
-        {
-          name: 'delivery',
-          in: 'query',
-          required: false,
-          description: 'Only decisions about this X-GitHub-Delivery id.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'At most this many decisions.',
-          schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-        },
-        {
-          name: 'before',
-          in: 'query',
-          required: false,
-          description: 'Only decisions whose id is below this one (the next page).',
-          schema: id,
-        },
-      ],
       responses: withInternal({
         '200': {
           description: 'The decisions.',
@@ -1613,7 +1379,6 @@ const paths = {
         "Reads every check run and commit status of the pull request's head from GitHub, marks the failing ones by the board's rules, " +
         'and adds the log tails of the first five failing GitHub Actions jobs; a log that cannot be read is an error on its entry only.',
       tags: ['pull-requests'],
-      parameters: checksQuery,
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
         '400': responseRef('BadRequest'),
@@ -1642,7 +1407,6 @@ const paths = {
         'holding the run token; no pull request is named by the caller.',
       tags: ['run'],
       security: runTokenOnly,
-      parameters: checksQuery,
       responses: withInternal({
         '200': { description: 'The checks and statuses of the head.', content: json(schemaRef('PullRequestChecks')) },
         ...runRefusals('checks'),
@@ -1844,6 +1608,63 @@ const paths = {
   },
 } as const satisfies Record<string, PathItemObject>;
 
+/** A zod schema as the JSON Schema of what a caller sends (io: input), without its own `$schema`. */
+function requestSchema(schema: z.ZodType): SchemaObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return rest as SchemaObject;
+}
+
+/** The declared request of a route: its query parameters, and its body as a named component. */
+function withRequest(
+  operation: OperationObject,
+  route: RouteDeclaration,
+  bodies: Record<string, SchemaObject>,
+): OperationObject {
+  const out: { -readonly [K in keyof OperationObject]: OperationObject[K] } = { ...operation };
+  if (route.body) {
+    bodies[route.body.name] = requestSchema(route.body.schema);
+    out.requestBody = {
+      ...(operation.requestBody ?? { description: 'The request.' }),
+      required: true,
+      content: json(schemaRef(route.body.name)),
+    };
+  }
+  if (route.query) {
+    const query = requestSchema(route.query);
+    const required = new Set((query.required ?? []) as readonly string[]);
+    const inPath = new Set([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+    const params: ParameterObject[] = Object.entries(query.properties ?? {})
+      .filter(([name]) => !inPath.has(name))
+      .map(([name, schema]) => {
+        const { description, ...rest } = schema as SchemaObject & { description?: string };
+        return {
+          name,
+          in: 'query',
+          required: required.has(name),
+          ...(description ? { description } : {}),
+          schema: rest,
+        } as ParameterObject;
+      });
+    out.parameters = [...(operation.parameters ?? []), ...params];
+  }
+  return out;
+}
+
+/** The hand-described paths with every declared route's request generated into them. */
+function generatedPaths(bodies: Record<string, SchemaObject>): OpenApiDocument['paths'] {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of Object.entries(paths)) out[path] = { ...item };
+  for (const route of API_ROUTES) {
+    const op = out[route.path]?.[route.method] as OperationObject | undefined;
+    if (!op) throw new Error(`api-routes declares ${route.method} ${route.path}, which the document does not describe`);
+    out[route.path]![route.method] = withRequest(op, route, bodies);
+  }
+  return out as OpenApiDocument['paths'];
+}
+
+const requestBodies: Record<string, SchemaObject> = {};
+const generated = generatedPaths(requestBodies);
+
 export const openApiDocument: OpenApiDocument = {
   openapi: '3.1.0',
   info: {
@@ -1873,9 +1694,9 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'webhooks', description: 'GitHub deliveries.' },
   ],
   security: [{ bearer: [] }],
-  paths,
+  paths: generated,
   components: {
-    schemas,
+    schemas: { ...schemas, ...requestBodies },
     responses: {
       BadRequest: {
         description: 'The body or query is invalid (`invalid_body`, `invalid_query`).',

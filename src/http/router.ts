@@ -1,4 +1,4 @@
-// Every path fixloop serves, declared in one place: the webhook (SPEC A1) and MCP over streamable
+// Every path fixloop serves, declared in one place: each code host's webhook (SPEC A1, decision 0060) and MCP over streamable
 // HTTP (M3) take the raw Node request — the webhook must cap and verify the exact bytes as they
 // stream — Prometheus' /metrics (N2) too, and everything else is the JSON API's Hono app (M2:
 // health, readiness, /api/*). The server's edge limits are set here too: slow headers and bodies
@@ -10,11 +10,7 @@ import { Hono } from 'hono';
 import type { Logger } from '../app/ports.js';
 import { bodyClassOf, BODY_LIMITS, boundedBodies, tooLargeText } from './body-limit.js';
 import { capConnections } from './connection-cap.js';
-
-/** Where GitHub delivers (Probot's convention). */
-export const WEBHOOK_PATH = '/api/github/webhooks';
-/** Where GitLab delivers (issue 19, decision 0032): raw like GitHub's, the token checked before the body is read. */
-export const GITLAB_WEBHOOK_PATH = '/api/gitlab/webhooks';
+import type { WebhookRoutes } from './webhook.js';
 /** Where a resumed agent's MCP client connects with its run token. */
 const MCP_PATH = '/mcp';
 /** Prometheus scrapes here (N2), with the API or the metrics token. */
@@ -28,7 +24,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 
 /**
  * How long a client may take to send its headers, and its whole request (headers ≤ request, as Node
- * requires); how many connections may be open. Defaults and why: src/config/schema.ts.
+ * requires); how many connections may be open. Defaults and why: src/config/env-schema.ts.
  */
 export interface EdgeLimits {
   headersTimeoutMs: number;
@@ -38,8 +34,8 @@ export interface EdgeLimits {
 
 export function createRouter(
   routes: {
-    webhook: NodeHandler;
-    gitlabWebhook?: NodeHandler;
+    /** Each registered code host's webhook path and receiver (decision 0060). */
+    webhooks: WebhookRoutes;
     mcp: NodeHandler;
     api: Hono;
     logger: Logger;
@@ -53,15 +49,16 @@ export function createRouter(
   edge.all('*', (c) => routes.api.fetch(c.req.raw, c.env));
   const api = getRequestListener(edge.fetch);
   // The paths that take the raw request and bound its body themselves.
-  const ownRaw = new Set([WEBHOOK_PATH, GITLAB_WEBHOOK_PATH, MCP_PATH, METRICS_PATH]);
+  const ownRaw = new Set([...routes.webhooks.paths, MCP_PATH, METRICS_PATH]);
   const raw = (handler: NodeHandler, what: string) => (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((err: unknown) => {
       routes.logger.error({ err }, `${what} handler failed`);
       if (!res.headersSent) res.writeHead(500).end();
     });
   };
-  const webhook = raw(routes.webhook, 'webhook');
-  const gitlabWebhook = routes.gitlabWebhook ? raw(routes.gitlabWebhook, 'gitlab webhook') : null;
+  const webhooks = new Map(
+    routes.webhooks.paths.map((p) => [p, raw(routes.webhooks.receiverFor(p)!, `webhook ${p}`)] as const),
+  );
   const mcp = raw(routes.mcp, 'mcp');
   const metrics = routes.metrics ? raw(routes.metrics, 'metrics') : null;
   const server = createServer(
@@ -74,8 +71,8 @@ export function createRouter(
     },
     (req, res) => {
       const path = pathOf(req);
-      if (path === WEBHOOK_PATH) return webhook(req, res);
-      if (path === GITLAB_WEBHOOK_PATH && gitlabWebhook) return gitlabWebhook(req, res);
+      const webhook = webhooks.get(path);
+      if (webhook) return webhook(req, res);
       if (path === MCP_PATH) return mcp(req, res);
       if (path === METRICS_PATH && metrics) return metrics(req, res);
       void api(req, res);

@@ -7,6 +7,7 @@ import type { BoardRow, BoardStore, BoardSummary, InboxRow } from '../app/ledger
 import type { LoopState } from '../core/loop-state.js';
 import type { CiState, TaskState } from '../core/types.js';
 import type { Database } from './schema.js';
+import { CI_RESULT_KINDS } from './migrations.js';
 
 /** The loop's state of the Task `t` in words the board filters on; the order is the precedence. */
 const LOOP_STATE = sql<LoopState>`case
@@ -143,7 +144,7 @@ export function createBoardStore(k: Kysely<Database>): BoardStore {
           const events = await k
             .selectFrom('events')
             .select(['id', 'repository', 'sha', 'payload'])
-            .where('kind', '=', 'github.check')
+            .where('kind', 'in', CI_RESULT_KINDS)
             .where('verdict', '=', 'red')
             .where('sha', 'in', [...new Set(missing.map((n) => n.head_sha!))])
             .orderBy('id', 'desc')

@@ -15,7 +15,7 @@ const delivery = (
   deliveryId: `d-${n}`,
   eventName: 'check_run',
   identity,
-  kind: 'github.check',
+  kind: 'ci.result',
   repository: 'acme/shop',
   sha: 'a'.repeat(40),
   verdict: 'red',

@@ -14,6 +14,9 @@ import type {
 import type { Outcome } from '../core/reasons.js';
 import type { DecisionObserver } from '../app/metrics-port.js';
 import type { Database, DecisionsTable, EventsTable } from './schema.js';
+import { CI_RESULT_KINDS, LEGACY_EVENT_KINDS } from './migrations.js';
+
+const NEUTRAL_KIND_OF = new Map<string, string>(LEGACY_EVENT_KINDS);
 
 function decisionRow(d: DecisionInput, at: string): Insertable<DecisionsTable> {
   return {
@@ -48,7 +51,8 @@ function storedEventOf(
   return {
     id: r.id,
     identity: r.identity,
-    kind: r.kind,
+    // A row written by a replica older than migration 0025 still reads with its neutral kind.
+    kind: NEUTRAL_KIND_OF.get(r.kind) ?? r.kind,
     eventName: r.event_name,
     deliveryId: r.delivery_id,
     payload: r.payload,
@@ -160,7 +164,7 @@ export function createDeliveryLog(
       const r = await k
         .selectFrom('events')
         .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'payload'])
-        .where('kind', '=', 'github.check')
+        .where('kind', 'in', CI_RESULT_KINDS)
         .where('repository', '=', repository)
         .where('sha', '=', sha)
         .where('verdict', '=', 'red')
@@ -181,7 +185,7 @@ export function createDeliveryLog(
       const rows = await k
         .selectFrom('events')
         .select(['id', 'identity', 'kind', 'event_name', 'delivery_id', 'payload', 'verdict', 'received_at'])
-        .where('kind', '=', 'github.check')
+        .where('kind', 'in', CI_RESULT_KINDS)
         .where('repository', '=', repository)
         .where('sha', '=', sha)
         .orderBy('id', 'desc')

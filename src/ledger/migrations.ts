@@ -523,8 +523,31 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await addColumnOnce(db, dialect, 'tasks', 'pr_author', 'text');
       },
     },
+    '0025_neutral_event_kinds': {
+      async up(db: AnyDb) {
+        // Issue 34 (decision 0060): the core's event kinds no longer name a host. Stored rows take the
+        // neutral names, in the kind column and in the classified event kept as JSON beside it; the
+        // same statements on both dialects (replace() is in both).
+        for (const [legacy, neutral] of LEGACY_EVENT_KINDS) {
+          await sql`update events set kind = ${neutral}, summary = replace(summary, ${`"kind":"${legacy}"`}, ${`"kind":"${neutral}"`}) where kind = ${legacy}`.execute(
+            db,
+          );
+        }
+      },
+    },
   };
 }
+
+/** The host-named kinds stored before 0025, and their neutral names (read tolerantly in deliveries.ts). */
+export const LEGACY_EVENT_KINDS = [
+  ['github.check', 'ci.result'],
+  ['github.pull_request', 'pr.changed'],
+  ['github.review', 'review.submitted'],
+  ['github.comment', 'comment'],
+] as const;
+
+/** A CI result's stored kind, before and after 0025: a replica still on the old release may write the old one. */
+export const CI_RESULT_KINDS = ['ci.result', 'github.check'];
 
 /** Adds a column unless a crash left it added (SQLite's DDL is not in the migration's transaction). */
 async function addColumnOnce(db: AnyDb, dialect: Dialect, table: string, column: string, type: string): Promise<void> {

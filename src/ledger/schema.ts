@@ -10,7 +10,7 @@ export interface SettingsTable {
 export interface EventsTable {
   id: Generated<number>;
   identity: string; // unique: the dedupe story (A3)
-  kind: string; // github.check, github.pull_request, github.review, github.comment
+  kind: string; // ci.result, pr.changed, review.submitted, comment (0025 renamed the github.* kinds)
   event_name: string;
   delivery_id: string;
   repository: string | null;

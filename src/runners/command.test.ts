@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { RunSpec } from '../app/ports.js';
 import { runSpecFixture } from '../../test/support/fixtures.js';
 import { createCommandRunner, DENIED_ENV, type CommandRunnerOptions } from './command.js';
-import { SECRET_FILE_VARIABLES } from '../config/schema.js';
+import { SECRET_FILE_VARIABLES } from '../config/env-schema.js';
 import { RunnerError } from './errors.js';
 
 const NODE = process.execPath;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
-import type { IsolationMode } from '../config/schema.js';
+import type { IsolationMode } from '../config/runner-schema.js';
 
 /** The user an isolated agent runs as, and its HOME. */
 export interface AgentUser {

@@ -2,7 +2,7 @@
 // proxies in front of this request's peer are believed (0: none, forwarded headers are ignored). An
 // address list is matched with node's BlockList, IPv4-mapped IPv6 peers as their IPv4 address.
 import { BlockList, isIP } from 'node:net';
-import type { TrustProxySetting } from '../config/schema.js';
+import type { TrustProxySetting } from '../config/trust-proxy.js';
 
 /** How many proxies are trusted for a request from `peer`. */
 export type ProxyTrust = (peer: string | undefined) => number;

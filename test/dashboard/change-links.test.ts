@@ -5,15 +5,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BoardRow, InboxRow } from '../../src/app/ledger-port.js';
 import { providerOfRepository } from '../../src/app/providers.js';
-import {
-  boardPage,
-  changeRef,
-  GITHUB_LINKS,
-  inboxPage,
-  timelinePage,
-  type ChangeLinks,
-  type PageContext,
-} from '../../src/dashboard/pages.js';
+import { changeRef, GITHUB_LINKS, type ChangeLinks } from '../../src/core/change-link.js';
+import { boardPage } from '../../src/dashboard/board-page.js';
+import { inboxPage } from '../../src/dashboard/inbox-page.js';
+import { timelinePage } from '../../src/dashboard/timeline-page.js';
+import type { PageContext } from '../../src/dashboard/page-context.js';
 import { taskFixture } from '../support/fixtures.js';
 
 const links: ChangeLinks = {

@@ -4,7 +4,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, API_TOKEN, type Harness } from '../support/harness.js';
-import { boardPage, type PageContext } from '../../src/dashboard/pages.js';
+import { boardPage } from '../../src/dashboard/board-page.js';
+import type { PageContext } from '../../src/dashboard/page-context.js';
 
 async function signIn(h: Harness): Promise<string> {
   const res = await fetch(`${h.url}/sign-in`, {

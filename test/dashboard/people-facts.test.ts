@@ -4,7 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startGitHubHarness, sha } from '../support/github-harness.js';
-import { boardPage, timelinePage, type PageContext } from '../../src/dashboard/pages.js';
+import { boardPage } from '../../src/dashboard/board-page.js';
+import { timelinePage } from '../../src/dashboard/timeline-page.js';
+import type { PageContext } from '../../src/dashboard/page-context.js';
 
 const page: PageContext = { csrf: 'x', stopped: false, failedDeliveries: 0, maxAttempts: 2, costCeiling: null };
 

@@ -4,7 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Notice, Rejection } from '../../src/core/types.js';
 import { failureNow, logAsText, type TaskStory } from '../../src/dashboard/timeline.js';
-import { ago, timelinePage, type PageContext } from '../../src/dashboard/pages.js';
+import { ago } from '../../src/dashboard/time-words.js';
+import { timelinePage } from '../../src/dashboard/timeline-page.js';
+import type { PageContext } from '../../src/dashboard/page-context.js';
 import { taskFixture } from '../support/fixtures.js';
 
 const NOW = Date.parse('2026-12-04T12:00:00.000Z');

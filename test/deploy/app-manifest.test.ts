@@ -12,7 +12,7 @@ import { createGitHub } from '../../src/github/client.js';
 import { createScopedTokens } from '../../src/github/scoped-token.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
 import { fixloopManifest, GITHUB_COM, GITHUB_WEBHOOK_PATH, SETUP_CALLBACK_PATH } from '../../src/core/app-manifest.js';
-import { WEBHOOK_PATH } from '../../src/http/router.js';
+import { WEBHOOK_PATH } from '../../src/github/host.js';
 import { readAppManifest } from '../../src/wiring/github-setup.js';
 
 type Level = 'read' | 'write';

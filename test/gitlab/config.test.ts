@@ -1,7 +1,8 @@
 // Issue 19 (decision 0032): a Work names its provider; GitLab's webhook secret rotates like GitHub's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configFileSchema, envSchema } from '../../src/config/schema.js';
+import { configFileSchema } from '../../src/config/schema.js';
+import { envSchema } from '../../src/config/env-schema.js';
 
 const work = (extra: Record<string, unknown>, name = 'gitlab-org/gitlab-test') => ({
   works: [{ name: 'lab', account: 'gitlab-org', repositories: [{ name, role: 'data' }], ...extra }],

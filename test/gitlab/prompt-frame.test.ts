@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { startHarness, SECRET, type Harness } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { GL_PROJECT, sha, startGitLabHarness, type GitLabHarness } from '../support/gitlab-harness.js';
 
 const TOKEN = 'gitlab-hook-token';
 const PROJECT = 'gitlab-org/gitlab-test';
@@ -81,5 +82,45 @@ describe('the dispatched prompt names the provider’s change and tools (issue 1
     assert.match(prompt, /^CI failed on pull request acme\/shop#7 /);
     assert.ok(prompt.includes('`fixloop pr checks acme/shop#7 --failing`'));
     assert.ok(!prompt.includes('glab'));
+  });
+});
+
+// Issue 34 item 1: a failed pipeline's hook names its failed job (its `builds`), and GitLab serves
+// that job's trace: the frame names the job and quotes the end of its trace, never `pipeline:<id>`
+// with "no output text".
+describe('a failed pipeline seeds the agent with its failed job and the tail of its trace (issue 34, sqlite)', () => {
+  let h: GitLabHarness;
+  before(async () => {
+    h = await startGitLabHarness('sqlite');
+  });
+  after(() => h.close());
+
+  test('the frame names the job `test-build` and carries its trace tail', async () => {
+    h.openMergeRequest(13, { headSha: sha('d') });
+    const created = await h.api('POST', '/api/tasks', { repository: GL_PROJECT, pullRequest: 13, branch: 'agent/13' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const trace = [
+      'Running with gitlab-runner 18.5.0',
+      '$ npm test',
+      'FAIL src/cart.test.ts > cart > totals',
+      'AssertionError: expected 3 to equal 2',
+      'ERROR: Job failed: exit code 1',
+      '',
+    ].join('\n');
+    const p = h.runPipeline(13, sha('d'), [
+      { name: 'build-image', stage: 'build', status: 'success' },
+      { name: 'test-build', stage: 'test', status: 'failed', trace },
+    ]);
+    const sent = await h.hook('Pipeline Hook', h.pipelineHook(p, 'failed'));
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    await h.app.settle();
+    assert.equal(h.runner.starts.length, 1);
+    const prompt = h.runner.starts[0]!.prompt;
+    assert.match(prompt, new RegExp(`^CI failed on merge request ${GL_PROJECT.replace('/', '\\/')}!13 `));
+    assert.ok(prompt.includes('job: test-build\n\n'), prompt);
+    assert.ok(prompt.includes('AssertionError: expected 3 to equal 2\nERROR: Job failed: exit code 1'), prompt);
+    assert.ok(!prompt.includes(`pipeline:${p.id}`), prompt);
+    assert.ok(!prompt.includes('no output text'), prompt);
+    assert.ok(!prompt.includes('pull request '), prompt);
   });
 });

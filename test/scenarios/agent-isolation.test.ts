@@ -15,7 +15,7 @@ import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { REPO } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
-import { freePort, startServerProcess, until } from '../support/server-process.js';
+import { startServerProcess, until } from '../support/server-process.js';
 
 const PROBE = fileURLToPath(new URL('../support/agent-probe.mjs', import.meta.url));
 /** The unprivileged user of this machine (Debian's `nobody`), which fixloop's default is too. */
@@ -118,7 +118,7 @@ async function probeThroughServer(
         // PostgreSQL's trust authentication ignores the password: it is here to be a secret in the URL.
         ...(db ? { DATABASE_URL: withPassword(db.url, secrets.database) } : {}),
       },
-      await freePort(),
+      'free',
       { cwd: dir, ...(as ? { as } : {}) },
     );
     const url = server.url;

@@ -14,6 +14,7 @@ import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js'
 import { FakeClock } from '../support/github-harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import { until } from '../support/server-process.js';
+import { countReconcilePasses, type ReconcilePasses } from '../support/reconcile-passes.js';
 
 const HEAD = 'c'.repeat(40);
 /** Past the periodic pass's grace (a minute on SQLite, 30 s on PostgreSQL): the pass may take the claim. */
@@ -23,6 +24,7 @@ interface Race {
   h: Harness;
   clock: FakeClock;
   taskId: number;
+  passes: ReconcilePasses;
   /** What the test does while the evaluation holds its fresh claim. */
   afterClaim: (() => Promise<void>) | null;
 }
@@ -52,6 +54,7 @@ async function setup(kind: 'sqlite' | 'postgres'): Promise<Race> {
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   race.taskId = created.body.id;
+  race.passes = countReconcilePasses(race.h.app.ledger);
   return race;
 }
 
@@ -106,10 +109,10 @@ async function ourAttempt(r: Race) {
   return attempts.find((a) => a.coordinate !== 'another-replica');
 }
 
-/** Let the periodic pass look at the Task a few more times, past its grace. */
+/** Let the periodic pass look at the Task again, past its grace, and wait until it has. */
 async function morePasses(r: Race): Promise<void> {
   r.clock.advance(PAST_GRACE_MS);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await r.passes.oneAfterNow('a full periodic pass after the clock moved past the grace');
   await r.h.app.settle();
 }
 

@@ -135,8 +135,8 @@ async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest
     envAllow: ['COUNTER_FILE'],
     extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' },
   });
-  const sibling = await startServerProcess(env, await freePort());
-  const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, await freePort());
+  const sibling = await startServerProcess(env, 'free');
+  const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, 'free');
   const starts = () =>
     existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length : 0;
   try {

@@ -384,6 +384,8 @@ for (const kind of DATABASE_KINDS) {
       const t = '2024-05-01T12:00:00Z'; // GitHub's times are whole seconds: all five carry the same one
       const orders = permutations(TIE_EVENTS);
       assert.equal(orders.length, 120);
+      // What the loop really checked, counted, so a change that skips orders or branches cannot pass unseen.
+      const checked = { orders: 0, resumedOnA: 0, noAttemptOnA: 0, refusedAfterSync: 0, claimedForB: 0 };
       for (const [i, order] of orders.entries()) {
         const pr = 1000 + i;
         const [z, a, b] = [sha(pr * 10), sha(pr * 10 + 1), sha(pr * 10 + 2)];
@@ -421,15 +423,19 @@ for (const kind of DATABASE_KINDS) {
           redBeforeSync ? [a] : [],
           `${what}: attempts`,
         );
+        if (redBeforeSync) checked.resumedOnA++;
+        else checked.noAttemptOnA++;
         assert.ok(
           startsOf(h, taskId).every((s) => s.headSha === a) && startsOf(h, taskId).length === view.attempts.length,
           `${what}: runs started`,
         );
         for (const e of ['red_a', 'workflow_a'] as const) {
-          if (order.indexOf(e) > sync)
+          if (order.indexOf(e) > sync) {
             await assertRefused(h, identities.get(e)!, 'superseded_head', taskId).catch((err) => {
               throw new Error(`${what}: ${e} after the synchronize: ${err.message}`);
             });
+            checked.refusedAfterSync++;
+          }
         }
         for (const s of startsOf(h, taskId)) h.runner.finish(s.runId);
         await attemptsSettled(h, taskId);
@@ -459,9 +465,20 @@ for (const kind of DATABASE_KINDS) {
         const after = await taskView(h, taskId);
         assert.equal(after.ciHeadSha, b);
         assert.equal(after.ciState, 'red');
+        checked.claimedForB++;
+        checked.orders++;
         for (const s of startsOf(h, taskId)) h.runner.finish(s.runId);
       }
       await h.app.settle();
+      // By counting: the synchronize follows at least one of A's two reds in 2/3 of the orders (80), precedes
+      // both in 1/3 (40), and each red of A comes after it in half of them (60 + 60).
+      assert.deepEqual(checked, {
+        orders: 120,
+        resumedOnA: 80,
+        noAttemptOnA: 40,
+        refusedAfterSync: 120,
+        claimedForB: 120,
+      });
     });
 
     test("B1: a synchronize off the head moves it even when its time is earlier than the head's (clock skew); the head's time never moves back, so a red for the old commit stays refused", async () => {

@@ -16,12 +16,13 @@ import { API_TOKEN, REPO, RecordingRunner, SECRET, startHarness, type Harness } 
 import { checkRunPayload, delivery, post, pullRequestPayload } from '../support/deliveries.js';
 import { FakeClock } from '../support/github-harness.js';
 import { freePort, startServerProcess, until, type ServerProcess } from '../support/server-process.js';
+import { countReconcilePasses } from '../support/reconcile-passes.js';
 import { attemptRows, decisionsOf, reportOutcome } from '../support/loop-driver.js';
 import { createCommandRunner } from '../../src/runners/command.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import { createLedger } from '../../src/ledger/ledger.js';
 import { createAgentLedger } from '../../src/ledger/agent-ledger.js';
-import { livenessSnapshot } from '../../src/app/reconcile.js';
+import { livenessSnapshot } from '../../src/app/liveness-snapshot.js';
 import { stalledTasks, type LivenessContext, type Stall } from '../../src/core/liveness.js';
 import type { RunSpec, RunnerCallbacks } from '../../src/app/ports.js';
 
@@ -132,8 +133,10 @@ for (const kind of DATABASE_KINDS) {
           [['dispatch_failed', 'retryable']],
         );
         assert.equal((await h.api('GET', `/api/runs/${rows[0]!.run_id}`)).body.state, 'failed');
-        // Passes go by within the poll interval: the retry is not due yet.
-        await new Promise((r) => setTimeout(r, 10 * ADOPT_EVERY_MS));
+        // Passes go by within the poll interval (each starts the liveness pass unless one still runs): the
+        // retry is not due yet.
+        const passes = countReconcilePasses(h.app.ledger);
+        for (let i = 0; i < 3; i++) await passes.oneAfterNow('periodic passes within the poll interval');
         assert.equal((await attemptRows(h.app, taskId)).length, 1);
         clock.advance(POLL_MS + 1_000); // a poll interval, and the bound (settleMs) after it
         rows = await until('the retry', async () => {

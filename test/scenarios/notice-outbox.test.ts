@@ -69,8 +69,6 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function noticesConfig(sinks: unknown[], retry: Record<string, number>) {
   return { notices: { sinks, retry, timeoutSeconds: 2 } };
 }
@@ -155,7 +153,8 @@ for (const kind of DATABASE_KINDS) {
       try {
         const taskId = await causeNotice(h, 7);
         await until('the delivery', async () => (await outboxRows(h))[0]?.state === 'delivered');
-        await pause(150); // nothing more arrives after the 2xx
+        // Nothing more arrives after the 2xx: a claim pass after it, whose tries are awaited, sends nothing.
+        await h.app.outbox.tick();
         assert.equal(sink.received.length, 4);
         const keys = new Set(sink.received.map((r) => r.headers['idempotency-key']));
         assert.equal(keys.size, 1, 'the same idempotency key on every try');
@@ -419,7 +418,8 @@ describe('notice outbox across replicas (postgres)', () => {
   test('N1/G1: two workers on one database deliver each notice once', async () => {
     for (const pr of [11, 12, 13]) await causeNotice(a, pr);
     await until('every delivery', async () => (await outboxRows(a)).every((r) => r.state === 'delivered'));
-    await pause(300);
+    // A claim pass on each worker after the last 2xx, its tries awaited: neither sends any notice again.
+    await Promise.all([a.app.outbox.tick(), b.app.outbox.tick()]);
     const keys = sink.received.map((r) => String(r.headers['idempotency-key']));
     assert.equal(keys.length, 3, `one POST per notice, got ${JSON.stringify(keys)}`);
     assert.equal(new Set(keys).size, 3);

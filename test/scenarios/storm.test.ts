@@ -2,15 +2,15 @@
 // resumed run, and one agent start — in one process, and across two replicas on PostgreSQL.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { startHarness, REPO, SECRET, API_TOKEN } from '../support/harness.js';
 import { post } from '../support/deliveries.js';
-import { matrixStorm } from '../support/storm.js';
-import { commandAgentEnv, freePort, startServerProcess } from '../support/server-process.js';
+import { matrixStorm, stormDecided } from '../support/storm.js';
+import { commandAgentEnv, startServerProcess, until } from '../support/server-process.js';
 
 const SHA = 'c0ffee'.padEnd(40, '1');
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
@@ -65,10 +65,7 @@ describe('matrix storm across two replicas (postgres)', () => {
       envAllow: ['COUNTER_FILE'],
       extra: { COUNTER_FILE: counter },
     });
-    const [a, b] = await Promise.all([
-      startServerProcess(env, await freePort()),
-      startServerProcess(env, await freePort()),
-    ]);
+    const [a, b] = await Promise.all([startServerProcess(env, 'free'), startServerProcess(env, 'free')]);
     try {
       const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
       const created = await fetch(`${a.url}/api/tasks`, {
@@ -81,15 +78,22 @@ describe('matrix storm across two replicas (postgres)', () => {
       const storm = matrixStorm(REPO, 12, SHA, 7);
       const answers = await Promise.all(storm.map((d, i) => post(i % 2 === 0 ? a.url : b.url, d, SECRET)));
       assert.ok(answers.every((x) => x.status === 200 || x.status === 202));
-      // Wait for the evaluations on both replicas to settle and the agent to have run.
-      let view: any;
-      for (let i = 0; i < 50; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
-        if (view.runs.some((r: any) => r.action === 'resume' && r.state === 'completed') && existsSync(counter)) break;
-      }
-      await new Promise((r) => setTimeout(r, 500));
-      view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
+      // Wait for the agent to have run, then for both replicas to have decided on every delivery of the
+      // storm: only then does "one attempt, one resume" mean that no second one can still come.
+      await until(
+        'the resume to complete and the agent to have run',
+        async () => {
+          const v = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
+          return v.runs.some((r: any) => r.action === 'resume' && r.state === 'completed') && existsSync(counter);
+        },
+        30_000,
+      );
+      await stormDecided(
+        b.url,
+        auth,
+        storm.map((d) => d.id),
+      );
+      const view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
       assert.equal(view.attempts.length, 1);
       assert.equal(view.runs.filter((r: any) => r.action === 'resume').length, 1);
       const starts = readFileSync(counter, 'utf8').trim().split('\n');
@@ -110,6 +114,7 @@ describe('matrix storm across two replicas (postgres)', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await db.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -218,9 +218,9 @@ async function siblingDiesWhileRunning(
   });
   const dying = await startServerProcess(
     killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'before_mark:kill' },
-    await freePort(),
+    'free',
   );
-  const sibling = await startServerProcess(env, await freePort());
+  const sibling = await startServerProcess(env, 'free');
   let pid = 0;
   try {
     // Delivered to the replica that will die, so it is the one that starts the agent.

@@ -1,8 +1,8 @@
 // An in-process fixloop on a fresh database, listening on a loopback port, with a runner double
 // that records every start (a fake of our own Runner port, not a mock of our modules).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { createFixloop, type Fixloop, type FixloopAdapters } from '../../src/main.js';
 import type { Runner, RunnerCallbacks, RunSpec } from '../../src/app/ports.js';
@@ -91,6 +91,7 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const db = opts.db ?? (await createTestDatabase(kind));
+  const configFile = writeConfig(opts.configExtra);
   const config = loadConfig({
     env: {
       WEBHOOK_SECRET: SECRET,
@@ -100,7 +101,7 @@ export async function startHarness(
       PATH: process.env.PATH ?? '',
       ...opts.env,
     },
-    file: writeConfig(opts.configExtra),
+    file: configFile,
   });
   const runner = opts.runner ?? new RecordingRunner();
   const app = await createFixloop(config, { runner, logger: silentLogger, ...opts.adapters });
@@ -126,6 +127,7 @@ export async function startHarness(
     async close() {
       await app.close();
       if (!opts.db) await db.drop();
+      rmSync(dirname(configFile), { recursive: true, force: true }); // no temp directory outlives the run
     },
   };
 }

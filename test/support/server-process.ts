@@ -60,8 +60,28 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  port: number,
+  port: number | 'free',
   o: { cwd?: string; as?: { uid: number; gid: number } } = {},
+): Promise<ServerProcess> {
+  if (port !== 'free') return startOn(env, port, o);
+  // A free port is released before the child binds it, so another process may take it in between:
+  // the child then exits with EADDRINUSE, and it is started again on another port. (It cannot bind
+  // port 0 itself: the agents' API address is derived from PORT.)
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startOn(env, await freePort(), o);
+    } catch (err) {
+      if (tries >= 5 || !(err instanceof PortTakenError)) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOn(
+  env: Record<string, string>,
+  port: number,
+  o: { cwd?: string; as?: { uid: number; gid: number } },
 ): Promise<ServerProcess> {
   let out = '';
   // tsx by its URL: a bare name would be looked up from `cwd`.
@@ -107,7 +127,10 @@ export async function waitReady(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`fixloop exited early (${child.exitCode}):\n${output()}`);
+    if (child.exitCode !== null) {
+      const message = `fixloop exited early (${child.exitCode}):\n${output()}`;
+      throw /EADDRINUSE/.test(output()) ? new PortTakenError(message) : new Error(message);
+    }
     try {
       const r = await fetch(`${url}/readyz`);
       if (r.ok) return;

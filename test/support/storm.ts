@@ -50,3 +50,34 @@ export function matrixStorm(repo: RepoSpec, pr: number, sha: string, seed = 1): 
   // A redelivery is byte-identical and keeps its delivery id.
   return [...distinct, ...distinct.map((d) => ({ ...d }))];
 }
+
+/**
+ * Wait until fixloop has decided on every delivery of a storm (an outcome past `stored` for each
+ * distinct delivery id: dropped at the edge, or evaluated), on a database of the test's own, the point after which nothing more can come of it, so that a test may then
+ * assert what did not happen. Fails, naming the undecided, when that takes longer than `timeoutMs`.
+ */
+const PAGE = 1000; // the API's largest page of decisions
+
+export async function stormDecided(
+  url: string,
+  headers: Record<string, string>,
+  deliveryIds: readonly string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const wanted = new Set(deliveryIds);
+  let undecided: string[] = [...wanted];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/api/deliveries?limit=${PAGE}`, { headers });
+    const { decisions } = (await res.json()) as { decisions: Array<{ deliveryId: string | null; outcome: string }> };
+    if (decisions.length >= PAGE) throw new Error(`more than ${PAGE} decisions: page them`);
+    const decided = new Set(decisions.filter((d) => d.outcome !== 'stored').map((d) => d.deliveryId));
+    undecided = [...wanted].filter((id) => !decided.has(id));
+    if (undecided.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${undecided.length} of ${wanted.size} storm deliveries to be decided: ${undecided.join(', ')}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

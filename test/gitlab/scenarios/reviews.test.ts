@@ -94,7 +94,7 @@ for (const kind of DATABASE_KINDS) {
     }
     const decisionsOf = async (key: string): Promise<Row[]> =>
       (await h.api('GET', `/api/deliveries?delivery=${encodeURIComponent(key)}`)).body.decisions;
-    /** The kind the delivery was stored as (github.review or github.pull_request). */
+    /** The kind the delivery was stored as (review.submitted or pr.changed). */
     async function storedKind(key: string): Promise<string[]> {
       const rows = await h.app.db.kysely.selectFrom('events').select(['kind']).where('delivery_id', '=', key).execute();
       return rows.map((r) => r.kind);
@@ -104,7 +104,7 @@ for (const kind of DATABASE_KINDS) {
       const t = await newTask();
       const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'));
       assert.equal(r.status, 202, JSON.stringify(r.body));
-      assert.deepEqual(await storedKind(r.key), ['github.review']);
+      assert.deepEqual(await storedKind(r.key), ['review.submitted']);
       const rows = await decisionsOf(r.key);
       assert.ok(!rows.some((d) => d.outcome === 'refused'), JSON.stringify(rows));
 
@@ -158,7 +158,7 @@ for (const kind of DATABASE_KINDS) {
         const t = await newTask();
         const r = await send(reviewHook(t.iid, who, 'unreviewed', 'requested_changes'));
         assert.equal(r.status, 202, JSON.stringify(r.body));
-        assert.deepEqual(await storedKind(r.key), ['github.review']);
+        assert.deepEqual(await storedKind(r.key), ['review.submitted']);
         const rows = await decisionsOf(r.key);
         assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
         const refused = rows.find((d) => d.outcome === 'refused');
@@ -257,7 +257,7 @@ for (const kind of DATABASE_KINDS) {
       const t = await newTask();
       const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'approved'));
       assert.equal(r.status, 202, JSON.stringify(r.body));
-      assert.deepEqual(await storedKind(r.key), ['github.pull_request'], 'not taken for a review');
+      assert.deepEqual(await storedKind(r.key), ['pr.changed'], 'not taken for a review');
       const rows = await decisionsOf(r.key);
       assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
       await h.nextTick();
@@ -275,7 +275,7 @@ for (const kind of DATABASE_KINDS) {
       body.object_attributes.labels = [label];
       const r = await send(body);
       assert.equal(r.status, 202, JSON.stringify(r.body));
-      assert.deepEqual(await storedKind(r.key), ['github.pull_request']);
+      assert.deepEqual(await storedKind(r.key), ['pr.changed']);
       const rows = await decisionsOf(r.key);
       assert.ok(!rows.some((d) => d.outcome === 'claimed' || d.outcome === 'dispatched'), JSON.stringify(rows));
       await h.nextTick();

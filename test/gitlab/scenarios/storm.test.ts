@@ -4,7 +4,7 @@
 // sharing PostgreSQL, as on GitHub (test/scenarios/storm.test.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,8 @@ import {
   type GitLabWorld,
   type GitlabEventName,
 } from '../../support/gitlab-harness.js';
-import { commandAgentEnv, freePort, startServerProcess } from '../../support/server-process.js';
+import { commandAgentEnv, startServerProcess, until } from '../../support/server-process.js';
+import { stormDecided } from '../../support/storm.js';
 
 const HEAD = sha('c');
 const MR = 12;
@@ -146,10 +147,7 @@ describe('GitLab pipeline storm across two replicas (postgres)', () => {
     // The same server configuration, with the gitlab Work in place of the GitHub one.
     const config = JSON.parse(readFileSync(env.FIXLOOP_CONFIG!, 'utf8'));
     writeFileSync(env.FIXLOOP_CONFIG!, JSON.stringify({ ...config, works: gitlabWorks() }));
-    const [a, b] = await Promise.all([
-      startServerProcess(env, await freePort()),
-      startServerProcess(env, await freePort()),
-    ]);
+    const [a, b] = await Promise.all([startServerProcess(env, 'free'), startServerProcess(env, 'free')]);
     try {
       const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
       const { open, storm } = pipelineStorm(world);
@@ -170,15 +168,22 @@ describe('GitLab pipeline storm across two replicas (postgres)', () => {
         answers.every((x) => x.status === 200 || x.status === 202),
         JSON.stringify(answers.filter((x) => x.status >= 300)),
       );
-      // Wait for the evaluations on both replicas to settle and the agent to have run.
-      let view: any;
-      for (let i = 0; i < 50; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        view = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
-        if (view.runs.some((r: any) => r.action === 'resume' && r.state === 'completed') && existsSync(counter)) break;
-      }
-      await new Promise((r) => setTimeout(r, 500));
-      view = await (await fetch(`${a.url}/api/tasks/${task.id}`, { headers: auth })).json();
+      // Wait for the agent to have run, then for both replicas to have decided on every delivery of the
+      // storm: only then does "one attempt, one resume" mean that no second one can still come.
+      await until(
+        'the resume to complete and the agent to have run',
+        async () => {
+          const v = await (await fetch(`${b.url}/api/tasks/${task.id}`, { headers: auth })).json();
+          return v.runs.some((r: any) => r.action === 'resume' && r.state === 'completed') && existsSync(counter);
+        },
+        30_000,
+      );
+      await stormDecided(
+        b.url,
+        auth,
+        storm.map((d) => d.key),
+      );
+      const view = await (await fetch(`${a.url}/api/tasks/${task.id}`, { headers: auth })).json();
       assert.equal(view.attempts.length, 1);
       assert.equal(view.attempts[0].coordinate, HEAD);
       assert.equal(view.runs.filter((r: any) => r.action === 'resume').length, 1);
@@ -192,6 +197,7 @@ describe('GitLab pipeline storm across two replicas (postgres)', () => {
       await Promise.all([a.stop(), b.stop()]);
       await db.drop();
       await world.fake.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

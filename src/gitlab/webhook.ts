@@ -10,7 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Ingestor } from '../app/ingest.js';
 import type { Logger } from '../app/ports.js';
 import { Webhook } from 'standardwebhooks';
-import { HttpError, header, refuse, send } from './webhook.js';
+import { HttpError, header, refuse, send } from '../hosts/webhook-edge.js';
 
 export interface GitlabWebhookOptions {
   /** GITLAB_WEBHOOK_SECRET's entries; with no signing token either, the route answers 404. */
@@ -23,7 +23,7 @@ export interface GitlabWebhookOptions {
    * at most this many bytes at once across requests (WEBHOOK_MAX_INFLIGHT_BYTES), else 503.
    */
   maxInflightBytes?: number;
-  ingestor: Ingestor;
+  ingestor: Pick<Ingestor, 'ingest'>;
   logger: Logger;
   /** Told how long each request took from reaching the handler to its answer being sent (metrics, N2). */
   observeAck?: (seconds: number, status: number) => void;

@@ -2,7 +2,7 @@
 // secret no delivery can be verified, so none is read or stored; the sender is told why and what to
 // do, with 503 (GitHub shows the answer in the App's "Recent Deliveries" and can redeliver later).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, refuse } from './webhook.js';
+import { HttpError, refuse } from '../hosts/webhook-edge.js';
 
 export function createWebhookNotSetUp(setupUrl: string) {
   return async function webhookNotSetUp(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,0 +1,153 @@
+// The runner as loaded (SPEC L1, L2, L3): a preset or a hand-written command with its workspace, or an
+// http runner with its secret, and how the agent is isolated. The environment wins where both set it
+// (decision 0006 (g)); a preset that cannot run where it is configured is refused at load.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { ConfigError } from './errors.js';
+import type { ConfigFile } from './schema.js';
+import type { EnvConfig } from './env-schema.js';
+import { RUNNER_PRESETS, type RunnerPresetName } from './runner-preset-schema.js';
+import type { IsolationMode } from './runner-schema.js';
+import { defaultCloneUrl } from './github-config.js';
+
+/** A ready-made command runner (src/runners/presets.ts) and its own options, as validated. */
+export type RunnerPresetConfig = {
+  [N in RunnerPresetName]: { readonly name: N; readonly options: Readonly<z.output<(typeof RUNNER_PRESETS)[N]>> };
+}[RunnerPresetName];
+
+/** L2: a fresh checkout of the Task's branch per run (src/runners/workspace.ts). */
+export interface WorkspaceConfig {
+  /** What to clone, `{repository}` standing for `owner/name`. */
+  readonly cloneUrl: string;
+  /** What to clone for a gitlab Work's project: `gitlabCloneUrl`, else a set `cloneUrl`, else GITLAB_URL's. */
+  readonly gitlabCloneUrl: string;
+  readonly depth: number;
+  readonly layout: 'per-run' | 'per-task';
+  /** Each git command's time limit. */
+  readonly timeoutMs: number;
+  /** Author and committer of the agent's commits; null = the workspace's default. */
+  readonly identity: { readonly name: string; readonly email: string } | null;
+  /** Written into the checkout in place of the branch's own agent files (AGENTS.md, .mcp.json, …). */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+export interface CommandRunnerConfig {
+  readonly kind: 'command';
+  /** A preset builds argv, its envAllow and stdin; null for a hand-written `command`. */
+  readonly preset: RunnerPresetConfig | null;
+  /** The hand-written argv; null with a preset. Never empty (an empty `command` means no runner). */
+  readonly command: readonly string[] | null;
+  /** Variables the agent may inherit, besides the preset's own. */
+  readonly envAllow: readonly string[];
+  /** For a hand-written command: the prompt file is the agent's stdin. */
+  readonly stdinFromPromptFile: boolean;
+  readonly cwd: string | null;
+  readonly workspace: WorkspaceConfig | null;
+}
+
+export type RunnerConfig =
+  CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
+
+/** L3: how a command runner isolates its agent and as whom; null = the default (src/runners/isolation.ts). */
+export interface AgentIsolationConfig {
+  readonly mode: IsolationMode | null;
+  readonly user: string | null;
+}
+
+export function resolveRunner(
+  runner: ConfigFile['runner'],
+  vars: EnvConfig,
+  file: string | null,
+  warnings: string[],
+): RunnerConfig | null {
+  if (runner === undefined) return null;
+  switch (runner.kind) {
+    case 'command': {
+      if (runner.preset === undefined && (runner.command ?? []).length === 0) return null;
+      const preset = runner.preset === undefined ? null : presetConfig(runner.preset, runner.presetOptions);
+      const w = runner.workspace;
+      const layout = w?.layout ?? (preset?.name === 'claude-code-resume' ? 'per-task' : 'per-run');
+      const workspace: WorkspaceConfig | null =
+        w === undefined
+          ? null
+          : {
+              cloneUrl: w.cloneUrl ?? defaultCloneUrl(vars),
+              gitlabCloneUrl:
+                w.gitlabCloneUrl ?? w.cloneUrl ?? `${vars.GITLAB_URL.replace(/\/+$/, '')}/{repository}.git`,
+              depth: w.depth,
+              layout,
+              timeoutMs: w.timeoutSeconds * 1000,
+              identity: w.identity ?? null,
+              files: w.files,
+            };
+      if (preset?.name === 'codex-exec-resume') {
+        const problem = codexPresetProblem(workspace, runner.cwd);
+        if (problem) throw ConfigError.at(file ?? 'environment', ['runner', runner.cwd ? 'cwd' : 'workspace'], problem);
+      }
+      return {
+        kind: 'command',
+        preset,
+        command: preset === null ? (runner.command ?? []) : null,
+        envAllow: runner.envAllow,
+        stdinFromPromptFile: runner.stdinFromPromptFile ?? false,
+        cwd: runner.cwd ?? null,
+        workspace,
+      };
+    }
+    case 'http': {
+      const secret = vars.FIXLOOP_RUNNER_SECRET ?? runner.secret;
+      if (secret === undefined) {
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'secret'],
+          'is required for an http runner (or set FIXLOOP_RUNNER_SECRET)',
+        );
+      }
+      return { kind: 'http', url: runner.url, secret };
+    }
+    default: {
+      const never: never = runner;
+      throw new Error(`unknown runner ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The preset's options, typed by its schema (already checked by configFileSchema). */
+function presetConfig(name: RunnerPresetName, options: Record<string, unknown> | undefined): RunnerPresetConfig {
+  switch (name) {
+    case 'claude-code-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+    case 'codex-exec-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+  }
+}
+
+/**
+ * Codex's git-directory rule: `codex exec` refuses a working directory that is not a git checkout,
+ * so the preset needs a workspace, or a `cwd` that is a checkout.
+ */
+function codexPresetProblem(workspace: WorkspaceConfig | null, cwd: string | undefined): string | null {
+  if (workspace !== null) return null;
+  if (cwd === undefined)
+    return "preset codex-exec-resume needs runner.workspace (a checkout of the Task's branch per run), or runner.cwd naming a git checkout: `codex exec` refuses a directory that is not one";
+  if (!existsSync(join(cwd, '.git')))
+    return `preset codex-exec-resume runs in runner.cwd ${JSON.stringify(cwd)}, which is not a git checkout (no .git): \`codex exec\` refuses it; configure runner.workspace instead`;
+  return null;
+}
+
+/** L3: the environment wins; the default (null) is chosen by the runner's builder. `none` is said out loud. */
+export function resolveIsolation(
+  runner: ConfigFile['runner'],
+  vars: EnvConfig,
+  warnings: string[],
+): AgentIsolationConfig {
+  const fromFile = runner?.kind === 'command' ? runner : undefined;
+  const mode = vars.FIXLOOP_AGENT_ISOLATION ?? fromFile?.isolation ?? null;
+  if (mode === 'none' && runner?.kind === 'command') {
+    warnings.push(
+      'runner.isolation is none: the agent runs as fixloop\'s own user and can read its secrets (its /proc/<pid>/environ, the data directory); see docs/agents.md, "Running agents safely"',
+    );
+  }
+  return { mode, user: vars.FIXLOOP_AGENT_USER ?? fromFile?.user ?? null };
+}

@@ -1,0 +1,85 @@
+// The Inbox (SPEC M4, G1): the Tasks waiting for a person, with why and what to do, and the notice
+// deliveries a sink never took.
+import type { InboxRow, OutboxDelivery } from '../app/ledger-port.js';
+import { STOP_WHY } from '../core/notice.js';
+import { changeRef, GITHUB_LINKS } from '../core/change-link.js';
+import type { PageContext } from './page-context.js';
+import { When } from './shown-as.js';
+import { Layout, Action } from './layout.js';
+
+export function inboxPage(
+  page: PageContext,
+  rows: InboxRow[],
+  nextAfter: number | null,
+  deliveries: OutboxDelivery[] = [],
+) {
+  return (
+    <Layout title="Inbox" page={page}>
+      <h1>Inbox</h1>
+      <div id="live">
+        {rows.length === 0 ? <p>Nothing needs a person.</p> : null}
+        <ol class="inbox">
+          {rows.map((n) => (
+            <li data-notice={String(n.id)}>
+              <a href={`/tasks/${n.taskId}`}>
+                {changeRef(page.links ?? GITHUB_LINKS, n.repository, n.pullRequest).label}
+              </a>{' '}
+              <When at={n.createdAt} page={page} /> — <span class="reason">{STOP_WHY[n.reason] ?? n.reason}</span> (
+              {n.attemptsUsed} attempts used{n.parked ? ', parked' : ''})
+              <div class="actions">
+                {n.parked ? null : (
+                  <Action path={`/tasks/${n.taskId}/approve-one`} csrf={page.csrf}>
+                    Grant one more attempt
+                  </Action>
+                )}
+                <Action path={`/tasks/${n.taskId}/park`} csrf={page.csrf} fields={{ parked: n.parked ? '0' : '1' }}>
+                  {n.parked ? 'Unpark' : 'Park'}
+                </Action>
+              </div>
+            </li>
+          ))}
+        </ol>
+        {nextAfter !== null ? (
+          <p>
+            <a href={`/inbox?after=${nextAfter}`} rel="next">
+              Newer notices
+            </a>
+          </p>
+        ) : null}
+        <h2 id="deliveries">Notice deliveries that failed</h2>
+        {page.sinkCount === 0 ? (
+          <p>
+            No notice sinks are configured, so notices are shown here only. To have them reach Slack or a webhook, add
+            one under <code>notices.sinks</code> (docs/configuration.md).
+          </p>
+        ) : deliveries.length === 0 ? (
+          <p>Every notice reached its sinks.</p>
+        ) : null}
+        <ol class="deliveries">
+          {deliveries.map((d) => (
+            <li data-delivery={String(d.id)} data-state={d.state}>
+              <a href={`/tasks/${d.taskId}`}>
+                {d.repository}#{d.pullRequest}
+              </a>{' '}
+              to <strong>{d.sink}</strong>: {d.state === 'failed' ? 'given up' : `trying again at ${d.nextAt}`} after{' '}
+              {d.attempts} {d.attempts === 1 ? 'try' : 'tries'}
+              {d.lastError ? (
+                <>
+                  {' '}
+                  — <code>{d.lastError}</code>
+                </>
+              ) : null}
+              {d.state === 'failed' ? (
+                <div class="actions">
+                  <Action path={`/outbox/${d.id}/resend`} csrf={page.csrf}>
+                    Send again
+                  </Action>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </div>
+    </Layout>
+  );
+}

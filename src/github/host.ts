@@ -1,0 +1,48 @@
+// GitHub as a code host (issue 34, decision 0060): its words, its webhook receiver, how its
+// deliveries classify into neutral events, and its half of the provider port, behind the one
+// `Host` contract the registry holds (app/hosts.ts).
+import type { Host } from '../app/hosts.js';
+import { GITHUB_WORDS } from './words.js';
+import type { ProviderPort } from '../app/provider-port.js';
+import { classifyDelivery } from '../core/classify.js';
+import { isHandledEvent } from '../core/payloads.js';
+import { createWebhookHandler } from './webhook.js';
+import { createWebhookNotSetUp } from './webhook-not-set-up.js';
+
+export { GITHUB_WORDS } from './words.js';
+
+/** Where GitHub delivers (Probot's convention); the App manifest points GitHub here (core/app-manifest.ts). */
+export const WEBHOOK_PATH = '/api/github/webhooks';
+
+export interface GitHubHostOptions {
+  /** WEBHOOK_SECRET's entries; none yet: the receiver answers 503 and points at /setup (decision 0050). */
+  secrets: readonly string[];
+  /** The /setup page a delivery is pointed at while no secret exists. */
+  setupUrl: string;
+  /** GitHub's half of the provider port; null when GitHub access is not configured. */
+  port: ProviderPort | null;
+}
+
+export function githubHost(o: GitHubHostOptions): Host {
+  return {
+    id: 'github',
+    words: GITHUB_WORDS,
+    webhook: {
+      path: WEBHOOK_PATH,
+      receiver: (deps) =>
+        o.secrets.length === 0
+          ? createWebhookNotSetUp(o.setupUrl)
+          : createWebhookHandler({
+              secrets: o.secrets,
+              maxBytes: deps.maxBytes,
+              maxInflightBytes: deps.maxInflightBytes,
+              ingestor: deps.ingestor,
+              logger: deps.logger,
+              ...(deps.observeAck ? { observeAck: deps.observeAck } : {}),
+            }),
+    },
+    ownsEvent: isHandledEvent,
+    classify: classifyDelivery,
+    port: () => o.port,
+  };
+}

@@ -1,0 +1,28 @@
+// GitLab's words for what people and agents read (issue 34 item 1, core/host-words.ts): a merge request
+// written `group/app!13`, its pipeline and jobs, notes, and the agent's tools (`glab`, the MCP tool).
+import type { HostWords } from '../core/host-words.js';
+
+export const GITLAB_WORDS: HostWords = {
+  name: 'GitLab',
+  changeRequest: 'merge request',
+  changeRequests: 'merge requests',
+  referenceMark: '!',
+  ci: 'pipeline',
+  theCi: 'the pipeline',
+  check: 'job',
+  comment: 'note',
+  changePath: (repository, n) => `${repository}/-/merge_requests/${n}`,
+  agent: {
+    readHeading: 'Read the pipeline first.',
+    readLines: (_ref, n) => [
+      "- Call the MCP tool `pull_request_checks`. It lists every job of the pipelines on the merge request's head commit, marks the failing ones by the rules fixloop itself uses (a job allowed to fail never counts as red), and shows the end of the trace of the first failing jobs.",
+      `- With the glab CLI in the checkout: \`glab ci trace <job-id>\` prints one job's whole trace, and \`glab mr view ${n}\` shows the merge request.`,
+    ],
+    ciFiles: 'Editing the CI configuration (`.gitlab-ci.yml` and what it includes) or lockfiles to get a green build.',
+    moved:
+      "no new commit, no retried job, no change to discussion threads, conflicts or the merge train. If you did push, check that the commit reached this merge request's source branch.",
+    allChecks: "Read all of the merge request's pipeline jobs before you change anything",
+    reviewThreads: "Read the merge request's discussion threads",
+    noOutput: 'The job reported no output text; read its trace with the commands in the protocol below.',
+  },
+};

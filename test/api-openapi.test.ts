@@ -1,0 +1,135 @@
+// Issue 34 item 3, decision 0058: the API document is generated from the route declarations, so the
+// document served is valid OpenAPI 3.1 (checked against the official schema), and each declared
+// request schema is both what the document shows and what the server enforces: an invalid body or
+// query per declared route is a 400 whose message is that very schema's verdict. The route list is
+// API_ROUTES itself, so a newly declared route is covered without touching this file.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startHarness, API_TOKEN, REPO, SECRET, type Harness } from './support/harness.js';
+import { checkRunPayload, delivery, post } from './support/deliveries.js';
+import { API_ROUTES, type RouteDeclaration } from '../src/http/api-routes.js';
+import { openApiDocument } from '../src/http/openapi.js';
+
+/** A value no declared field takes: not a boolean, number, enum member or pattern, and longer than any cap. */
+const BAD_BODY_VALUE = '!'.repeat(20_001);
+/** The same for a query string: short enough for a URL, longer than every query field's cap (200). */
+const BAD_QUERY_VALUE = '!'.repeat(201);
+
+const inPath = (route: RouteDeclaration) => [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+describe('the generated API document and the schemas behind it', () => {
+  let h: Harness;
+  let served: Record<string, any>;
+  let taskId: number;
+  let run: { runId: number; runToken: string };
+
+  before(async () => {
+    h = await startHarness('sqlite');
+    const created = await h.api('POST', '/api/tasks', { repository: 'acme/shop', pullRequest: 340, branch: 'agent/x' });
+    assert.equal(created.status, 201);
+    taskId = created.body.id;
+    // A failing check resumes the agent: a live run with its own token, for PATCH /api/runs/{id} and /api/run/*.
+    const sha = 'cd'.repeat(20);
+    await post(
+      h.url,
+      delivery('check_run', checkRunPayload({ repo: REPO, sha, id: 3401, pr: { number: 340, headSha: sha } })),
+      SECRET,
+    );
+    await h.app.settle();
+    const start = h.runner.starts.find((s) => s.taskId === taskId);
+    assert.ok(start, 'the agent was resumed');
+    run = { runId: start.runId, runToken: start.runToken };
+    const res = await h.api('GET', '/api/openapi.json');
+    assert.equal(res.status, 200);
+    served = res.body;
+  });
+  after(() => h.close());
+
+  test('the served document is valid OpenAPI 3.1 by the official schema, and is the generated one', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served));
+    assert.equal(validator.version, '3.1');
+    assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
+    assert.deepEqual(served, JSON.parse(JSON.stringify(openApiDocument)));
+    // The validator does reject a broken document, so the pass above means something.
+    const broken = structuredClone(served);
+    broken.paths['/api/tasks'].post.responses = 'none';
+    assert.equal((await new Validator().validate(broken)).valid, false);
+  });
+
+  test('every declared body and query is in the document as the JSON Schema of its zod schema', () => {
+    assert.ok(API_ROUTES.length >= 19);
+    for (const route of API_ROUTES) {
+      const op = served.paths[route.path]?.[route.method];
+      assert.ok(op, `${route.method} ${route.path} is documented`);
+      if (route.body) {
+        assert.deepEqual(op.requestBody.content['application/json'].schema, {
+          $ref: `#/components/schemas/${route.body.name}`,
+        });
+        const { $schema: _d, ...expected } = z.toJSONSchema(route.body.schema, { io: 'input', unrepresentable: 'any' });
+        assert.deepEqual(served.components.schemas[route.body.name], expected, route.body.name);
+      }
+      if (route.query) {
+        const { properties } = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' });
+        const documented = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query');
+        const expected = Object.keys(properties ?? {}).filter((k) => !inPath(route).includes(k));
+        assert.deepEqual(
+          documented.map((p: { name: string }) => p.name),
+          expected,
+          `${route.method} ${route.path} query`,
+        );
+      }
+    }
+  });
+
+  test('no documented operation takes a body or query that is not declared (webhooks carry the host payload)', () => {
+    const declared = new Set(API_ROUTES.map((r) => `${r.method} ${r.path}`));
+    for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
+      if (path.endsWith('/webhooks')) continue;
+      for (const [method, op] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        const takes = op.requestBody || (op.parameters ?? []).some((p: { in?: string }) => p.in === 'query');
+        if (takes) assert.ok(declared.has(`${method} ${path}`), `${method} ${path} is declared in api-routes.ts`);
+      }
+    }
+  });
+
+  for (const route of API_ROUTES) {
+    const what = route.body ? 'body' : 'query';
+    test(`${route.method.toUpperCase()} ${route.path}: an invalid ${what} is 400 from its declared schema`, async () => {
+      const pathValues: Record<string, string> = {
+        id: String(route.path.startsWith('/api/runs/') ? run.runId : taskId),
+        owner: 'acme',
+        repo: 'shop',
+        number: '340',
+      };
+      const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => pathValues[name]!);
+      const token = route.path.startsWith('/api/run/') ? run.runToken : API_TOKEN;
+      const schema = route.body?.schema ?? route.query!;
+      const fields = Object.keys(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }).properties ?? {});
+      const bad = Object.fromEntries(
+        fields.filter((k) => !inPath(route).includes(k)).map((k) => [k, route.body ? BAD_BODY_VALUE : BAD_QUERY_VALUE]),
+      );
+      const url = route.body ? path : `${path}?${new URLSearchParams(bad)}`;
+      const res = await fetch(`${h.url}${url}`, {
+        method: route.method.toUpperCase(),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(route.body ? { body: JSON.stringify(bad) } : {}),
+      });
+      const answer = (await res.json()) as { error: string; message: string };
+      assert.equal(res.status, 400, JSON.stringify(answer));
+      assert.equal(answer.error, route.invalid);
+      // The handler's verdict is the declared schema's own, word for word (path values read with the query).
+      const input = route.body ? bad : { ...pick(pathValues, inPath(route)), ...bad };
+      const verdict = schema.safeParse(input);
+      assert.equal(verdict.success, false);
+      assert.equal(answer.message, z.prettifyError(verdict.error!));
+    });
+  }
+});
+
+function pick(values: Record<string, string>, keys: readonly string[]): Record<string, string> {
+  return Object.fromEntries(keys.map((k) => [k, values[k]!]));
+}
