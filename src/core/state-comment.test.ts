@@ -509,7 +509,7 @@ describe('K8/V2: the summary for people above the machine-readable block', () =>
         '- **What failed on `ffeeddccbbaa`:** `test (ubuntu)`, `lint`',
         '- **What happens next:** Nothing happens on its own: a person decides. Add the label `fixloop:approve-one` ' +
           '(or comment `/fixloop retry`) to allow exactly one more automatic attempt (1 of 3 grants of one more attempt ' +
-          'used, 2 left), or take it from here by hand.',
+          'used, 2 left), or take the pull request from here by hand.',
         '- **Task page:** [acme/app#7 in fixloop](https://fixloop.example.com/tasks/12)',
         '',
         '',

@@ -310,12 +310,12 @@ function next(s: LoopState, f: StateSummaryFacts | undefined): string {
       return (
         by +
         `Add the label \`${APPROVE_ONE_LABEL}\` (or comment \`/fixloop retry\`) to allow exactly one more automatic attempt ` +
-        `(${grantWords(s.grants)}), or take it from here by hand.`
+        `(${grantWords(s.grants)}), or take the ${change} from here by hand.`
       );
     const approved = s.approveOneUsed ? ` One extra attempt was already approved for this ${change}.` : '';
     return (
       by +
-      `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take it from here by hand.${approved}`
+      `Add the label \`${APPROVE_ONE_LABEL}\` to allow exactly one more automatic attempt, or take the ${change} from here by hand.${approved}`
     );
   }
   const used = s.attempts.length;
