@@ -1,7 +1,7 @@
 // Issue 34 item 1's proof (decision 0060, docs/adding-a-host.md): a third code host — Acme Forge, a
-// fake one in its own folder (test/support/hosts/acme/: receiver, payloads, classifier, words, port
-// half and a tiny real HTTP fake of its API) — plugs into fixloop through the host registry with no
-// file outside that folder changed. fixloop starts with GitHub, GitLab and Acme; Acme's signed
+// fake one in its own folder (test/support/hosts/acme/: webhook receiver, payloads, classifier,
+// words, port half and a tiny real HTTP fake of its API) — plugs into fixloop through the host
+// registry with no file outside that folder changed. fixloop starts with GitHub, GitLab and Acme; Acme's signed
 // delivery of a failed build step on an agent's change request is verified by Acme's receiver,
 // classified by Acme into a neutral `ci.result`, and resumes the agent once, in Acme's words; the
 // stop notice that follows speaks them too.
@@ -17,7 +17,7 @@ import { createFixloop, type Fixloop } from '../../src/main.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { API_TOKEN, RecordingRunner, SECRET, silentLogger } from '../support/harness.js';
 import { acmeHost, ACME_WEBHOOK_PATH } from '../support/hosts/acme/host.js';
-import { acmeSignature } from '../support/hosts/acme/receiver.js';
+import { acmeSignature } from '../support/hosts/acme/webhook.js';
 import { createAcmeClient } from '../support/hosts/acme/client.js';
 import { startFakeAcme, changeKey, type FakeAcme } from '../support/hosts/acme/fake-api.js';
 

@@ -5,7 +5,7 @@
 import type { Host } from '../../../../src/app/hosts.js';
 import type { ProviderPort } from '../../../../src/app/provider-port.js';
 import { ACME_HOST_ID, classifyAcmeDelivery, isAcmeEvent } from './classify.js';
-import { createAcmeReceiver } from './receiver.js';
+import { createAcmeReceiver } from './webhook.js';
 import { ACME_WORDS } from './words.js';
 
 export const ACME_WEBHOOK_PATH = '/api/acme/webhooks';
