@@ -185,7 +185,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const wordsOf = (repository: string) => hosts.registry.hostOfRepository(repository).words;
   const selfLogin = async (repository?: string) => {
     if (!github) return null;
-    const host = hostOf(repository ?? '');
+    const host = hosts.registry.hostOfRepository(repository ?? '').id; // one login per host
     let self = selves.get(host);
     if (!self) selves.set(host, (self = github.selfLogin(repository).catch(() => null)));
     return self;
@@ -253,6 +253,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     cost: config.cost,
     wakeCaps: config.wakeCaps,
     matrixSettleMs: config.matrixSettleMs,
+    wordsOf, // the notices it files speak the host's words (decision 0060)
     ...(requestRerun ? { requestRerun } : {}),
     ...(baseChecks ? { baseChecks } : {}),
     dispatcher,

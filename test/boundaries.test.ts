@@ -30,7 +30,6 @@ export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/comment-commands.ts',
   'src/app/commit-status.ts',
   'src/app/gate/author-standing.ts',
-  'src/app/gate/comment.ts',
   'src/app/gate/triage.ts',
   'src/app/github-setup.ts',
   'src/app/handoff.ts',
@@ -91,7 +90,15 @@ const LAYERS: readonly (readonly [prefix: string, kind: LayerKind])[] = [
   ['src/hosts/', 'leaf'],
 ];
 
+/**
+ * A code host added after GitHub and GitLab lives in its own folder under src/hosts/ (decision 0060,
+ * docs/adding-a-host.md): an adapter of its own, so adding one changes no line here.
+ */
+const HOST_FOLDER = /^src\/(hosts\/[^/]+)\//;
+
 export function layerOf(path: string): Layer | undefined {
+  const host = HOST_FOLDER.exec(path);
+  if (host) return { kind: 'adapter', unit: host[1]! };
   for (const [prefix, kind] of LAYERS) {
     if (prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix) {
       return { kind, unit: prefix.replace(/^src\//, '') };
@@ -273,6 +280,17 @@ describe('the boundary classifier', () => {
     assert.ok(!refused('src/github/from-env.ts', 'src/config/schema.ts'));
     assert.ok(!refused('src/ledger/ledger.ts', 'src/app/ports.ts'));
     assert.ok(!refused('src/ledger/db.ts', 'src/ledger/schema.ts'));
+  });
+
+  test('a host added under src/hosts/<id>/ is an adapter of its own with no line added here (decision 0060)', () => {
+    assert.deepEqual(layerOf('src/hosts/bitbucket/host.ts'), { kind: 'adapter', unit: 'hosts/bitbucket' });
+    assert.deepEqual(layerOf('src/hosts/bounded-log.ts'), { kind: 'leaf', unit: 'hosts/' });
+    assert.ok(!refused('src/hosts/bitbucket/host.ts', 'src/hosts/bitbucket/words.ts'));
+    assert.ok(!refused('src/hosts/bitbucket/host.ts', 'src/app/hosts.ts'));
+    assert.ok(!refused('src/hosts/bitbucket/webhook.ts', 'src/hosts/webhook-edge.ts'));
+    assert.ok(refused('src/hosts/bitbucket/client.ts', 'src/github/client.ts'));
+    assert.ok(refused('src/hosts/bitbucket/client.ts', 'src/hosts/azure/client.ts'));
+    assert.ok(refused('src/app/ingest.ts', 'src/hosts/bitbucket/host.ts'));
   });
 
   test('a driver may import main and the layers below adapters, but not an adapter or another driver', () => {

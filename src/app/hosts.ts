@@ -60,7 +60,10 @@ export interface HostRegistry {
   classify(eventName: string, body: unknown, deliveryId: string): Classification;
 }
 
-/** The registry over `hosts`, in order; the first is the default host of a repository no Work names. */
+/**
+ * The registry over `hosts`, in order; the first is the default host of a repository no Work names.
+ * Throws when two hosts share an id or a webhook path, or a Work names a host not among them.
+ */
 export function createHostRegistry(hosts: readonly Host[], works: readonly Work[]): HostRegistry {
   if (hosts.length === 0) throw new Error('at least one code host is required');
   const ids = new Set<string>();
@@ -70,6 +73,14 @@ export function createHostRegistry(hosts: readonly Host[], works: readonly Work[
     if (paths.has(h.webhook.path)) throw new Error(`two code hosts share the webhook path ${h.webhook.path}`);
     ids.add(h.id);
     paths.add(h.webhook.path);
+  }
+  // A Work on a host nobody registered would read as the default host's: refused at start instead.
+  for (const w of works) {
+    const id = w.provider ?? hosts[0]!.id;
+    if (!ids.has(id))
+      throw new Error(
+        `the Work "${w.name}" names the code host "${id}", which is not registered (${[...ids].join(', ')})`,
+      );
   }
   const byId = new Map(hosts.map((h) => [h.id, h]));
   const byPath = new Map(hosts.map((h) => [h.webhook.path, h]));

@@ -5,10 +5,10 @@
 // Each part is resolved in its own file (runner-config.ts, notices-config.ts, github-config.ts, …); this
 // one reads the environment and the file, and assembles and freezes the whole.
 import { resolve } from 'node:path';
-import type { Work } from '../core/types.js';
+import { PROVIDERS, type Work } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { readConfigFile } from './read-file.js';
-import { configFileSchema, type ConfigFile } from './schema.js';
+import { configFileSchema, configFileSchemaFor, type ConfigFile } from './schema.js';
 import {
   DEFAULT_MAX_INFLIGHT_BYTES,
   MIN_API_TOKEN_LENGTH,
@@ -169,14 +169,17 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Config file path; defaults to env FIXLOOP_CONFIG; none → environment only. */
   file?: string;
+  /** The ids of code hosts registered beyond GitHub and GitLab (decision 0060): a Work may name them as its provider. */
+  hosts?: readonly string[];
 }
 
-export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}): Config {
+export function loadConfig({ env = process.env, file, hosts = [] }: LoadConfigOptions = {}): Config {
   const warnings: string[] = [];
   const vars = parseEnv(env, warnings);
   const path = file ?? blankToUndefined(env.FIXLOOP_CONFIG);
   const configFile = path === undefined ? null : resolve(path);
-  const fileConfig = configFile === null ? configFileSchema.parse({}) : parseFile(configFile);
+  const schema = hosts.length === 0 ? configFileSchema : configFileSchemaFor([...PROVIDERS, ...hosts]);
+  const fileConfig = configFile === null ? schema.parse({}) : parseFile(configFile, schema);
 
   const host = vars.HOST;
   const publicUrl = (
@@ -277,8 +280,8 @@ export function loadConfig({ env = process.env, file }: LoadConfigOptions = {}):
   });
 }
 
-function parseFile(path: string): ConfigFile {
-  const result = configFileSchema.safeParse(readConfigFile(path));
+function parseFile(path: string, schema: typeof configFileSchema): ConfigFile {
+  const result = schema.safeParse(readConfigFile(path));
   if (!result.success) throw new ConfigError(path, result.error);
   return result.data;
 }

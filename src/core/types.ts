@@ -166,7 +166,11 @@ export interface RepositoryRef {
 
 /** Where a Work's repositories live (issue 19); every repository of a Work is on one provider. */
 export const PROVIDERS = ['github', 'gitlab'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+/**
+ * A Work's code host: a built-in one, or the id of a host registered beyond them (decision 0060),
+ * which the config accepts once it is told of it (config.ts `hosts`) and the host registry checks.
+ */
+export type Provider = (typeof PROVIDERS)[number] | (string & {});
 
 export interface Work {
   name: string;

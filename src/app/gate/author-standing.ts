@@ -19,10 +19,15 @@ import type { EvaluateDeps } from './ports.js';
 export type StandingPort = Pick<EvaluateDeps, 'works' | 'associationOf' | 'permissionOf' | 'selfLogin' | 'reviewBots'>;
 
 /** F1/F2: what could not be read when a host could not say whether a person has standing. */
-export const UNREADABLE = {
+const UNREADABLE: Readonly<Record<string, string>> = {
   github: 'the permission on the repository could not be read',
   gitlab: 'the access level could not be read',
-} as const;
+};
+
+/** What could not be read of a person's standing on the Work's host (a registered host: its standing). */
+export function unreadableStanding(work: Pick<Work, 'provider'>): string {
+  return UNREADABLE[work.provider ?? 'github'] ?? "the person's standing on the host could not be read";
+}
 
 export interface JudgedAuthor {
   author: Author;
@@ -105,7 +110,7 @@ function asksHostForAssociation(port: StandingPort, work: Work, author: Author):
 
 /** Why a kept review waits: its author's standing could not be read, and will be asked again. */
 function unreadableRow(work: Work, row: Rejection): string {
-  const what = UNREADABLE[work.provider ?? 'github'];
+  const what = unreadableStanding(work);
   return `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${what}; asked again on the next poll`;
 }
 

@@ -21,7 +21,7 @@ export interface AttemptToClaim {
 }
 
 /** Claims the attempt, settles a claim past the budget with its notice, and hands it to the runner. */
-export type ClaimPort = Pick<EvaluateDeps, 'maxAttempts' | 'agent' | 'dispatcher' | 'fault'> & {
+export type ClaimPort = Pick<EvaluateDeps, 'maxAttempts' | 'agent' | 'dispatcher' | 'fault' | 'wordsOf'> & {
   ledger: Pick<EvaluateLedger, 'claimAttempt' | 'consumeApproveOne' | 'settleOverBudget'>;
   end: Outcomes;
 };
@@ -66,7 +66,12 @@ export async function claimAndDispatch(
   if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
     // The claim's compare-and-set and the notice, in one transaction. The compare-and-set fails
     // when a reconciliation pass found the claim first and settled it (and noticed) already.
-    const notice = stopNoticeInput(task, { maxAttempts: port.maxAttempts, reason: 'budget_spent', headSha: c.headSha });
+    const notice = stopNoticeInput(task, {
+      maxAttempts: port.maxAttempts,
+      reason: 'budget_spent',
+      headSha: c.headSha,
+      words: port.wordsOf?.(task.repository),
+    });
     const settled = await ledger.settleOverBudget(
       claim.attempt.id,
       'the claim pushed the Task past its budget',

@@ -18,7 +18,7 @@ export interface Outcomes {
 }
 
 /** Writes the decision row and the log line; the notice goes through the ledger's compare-and-set. */
-export type OutcomesPort = Pick<EvaluateDeps, 'decisions' | 'logger' | 'maxAttempts'> & {
+export type OutcomesPort = Pick<EvaluateDeps, 'decisions' | 'logger' | 'maxAttempts' | 'wordsOf'> & {
   ledger: Pick<EvaluateLedger, 'fileNotice'>;
 };
 
@@ -55,6 +55,7 @@ export function createOutcomes(deps: OutcomesPort): Outcomes {
       reason,
       headSha,
       detail: detail ?? null,
+      words: deps.wordsOf?.(ev.task.repository),
     });
     return afterNotice(ev, reason, filed);
   }

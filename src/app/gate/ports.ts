@@ -4,6 +4,7 @@
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/classify.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
 import type { Task, Work } from '../../core/types.js';
+import type { WordsOf } from '../../core/host-words.js';
 import type { CommentCommand } from '../../core/comment-command.js';
 import type { Logger } from '../ports.js';
 import type { DecisionInput, Ledger } from '../ledger-port.js';
@@ -113,6 +114,8 @@ export interface EvaluateDeps {
   requestRerun?: RequestRerun;
   /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
   baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
+  /** The words of a repository's host, for the notices the gate files (issue 34); absent: a pull request's. */
+  wordsOf?: WordsOf;
 }
 
 export type EvaluationResult =
