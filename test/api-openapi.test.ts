@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startHarness, API_TOKEN, REPO, SECRET, type Harness } from './support/harness.js';
 import { checkRunPayload, delivery, post } from './support/deliveries.js';
-import { API_ROUTES, type RouteDeclaration } from '../src/http/api-routes.js';
+import { API_ROUTES, ROUTES, type RouteDeclaration } from '../src/http/api-routes.js';
 import { openApiDocument } from '../src/http/openapi.js';
 
 /** A value no declared field takes: not a boolean, number, enum member or pattern, and longer than any cap. */
@@ -59,41 +59,13 @@ describe('the generated API document and the schemas behind it', () => {
     assert.equal((await new Validator().validate(broken)).valid, false);
   });
 
-  test('every declared body and query is in the document as the JSON Schema of its zod schema', () => {
+  test('every route that reads a body or a query validates it, so the 400 test below covers it (webhooks carry the host payload)', () => {
+    for (const route of ROUTES) {
+      if (route.tag === 'webhooks') continue;
+      if (route.body || route.query)
+        assert.ok(API_ROUTES.includes(route), `${route.method} ${route.path} declares what it answers when invalid`);
+    }
     assert.ok(API_ROUTES.length >= 19);
-    for (const route of API_ROUTES) {
-      const op = served.paths[route.path]?.[route.method];
-      assert.ok(op, `${route.method} ${route.path} is documented`);
-      if (route.body) {
-        assert.deepEqual(op.requestBody.content['application/json'].schema, {
-          $ref: `#/components/schemas/${route.body.name}`,
-        });
-        const { $schema: _d, ...expected } = z.toJSONSchema(route.body.schema, { io: 'input', unrepresentable: 'any' });
-        assert.deepEqual(served.components.schemas[route.body.name], expected, route.body.name);
-      }
-      if (route.query) {
-        const { properties } = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' });
-        const documented = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query');
-        const expected = Object.keys(properties ?? {}).filter((k) => !inPath(route).includes(k));
-        assert.deepEqual(
-          documented.map((p: { name: string }) => p.name),
-          expected,
-          `${route.method} ${route.path} query`,
-        );
-      }
-    }
-  });
-
-  test('no documented operation takes a body or query that is not declared (webhooks carry the host payload)', () => {
-    const declared = new Set(API_ROUTES.map((r) => `${r.method} ${r.path}`));
-    for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
-      if (path.endsWith('/webhooks')) continue;
-      for (const [method, op] of Object.entries(item)) {
-        if (method === 'parameters') continue;
-        const takes = op.requestBody || (op.parameters ?? []).some((p: { in?: string }) => p.in === 'query');
-        if (takes) assert.ok(declared.has(`${method} ${path}`), `${method} ${path} is declared in api-routes.ts`);
-      }
-    }
   });
 
   for (const route of API_ROUTES) {
