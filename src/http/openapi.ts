@@ -31,7 +31,7 @@ const schemaRef = (name: string): SchemaObject => ({ $ref: `${COMPONENT}${name}`
 
 /**
  * Tidies zod's output into the document's words: an answer's plain `z.object` stays open to new fields
- * (only a strict object is closed), a timestamp is `format: date-time` without zod's long pattern, and
+ * (only a strict object is closed), an object taken as it comes is just an object, a timestamp is `format: date-time` without zod's long pattern, and
  * an integer carries no ±2^53 bound of its own.
  */
 function tidy(io: Io) {
@@ -39,11 +39,16 @@ function tidy(io: Io) {
     const def = ctx.zodSchema._zod.def as { type: string; catchall?: unknown };
     const js = ctx.jsonSchema;
     if (io === 'output' && def.type === 'object' && def.catchall === undefined) delete js.additionalProperties;
+    // A payload taken as it comes is `{ type: object }`, not zod's empty `properties` and `additionalProperties`.
+    if (js.properties && Object.keys(js.properties).length === 0 && !js.required) delete js.properties;
+    if (isEmpty(js.additionalProperties)) delete js.additionalProperties;
     if (js.format === 'date-time') delete js.pattern;
     if (js.maximum === Number.MAX_SAFE_INTEGER) delete js.maximum;
     if (js.minimum === Number.MIN_SAFE_INTEGER) delete js.minimum;
   };
 }
+
+const isEmpty = (x: unknown) => typeof x === 'object' && x !== null && Object.keys(x).length === 0;
 
 /** One schema on its own, without its `$schema`: a parameter's or a header's. */
 function standalone(schema: z.ZodType): SchemaObject {

@@ -6,7 +6,7 @@ import { AGENT_OPS_ERROR_CODES } from '../../app/agent-ops-port.js';
 import { ATTEMPT_STATES, FIX_OUTCOMES } from '../../core/attempt-state.js';
 import { RUN_STATES } from '../../core/types.js';
 import { count, describes, id, nullableId, nullableTimestamp } from './common.js';
-import { attemptFields, grants, taskViewFields } from './task-view.js';
+import { attemptFields, grants, taskViewFields, type Gated } from './task-view.js';
 
 export const runProblem = z
   .object({
@@ -68,5 +68,5 @@ export const loopState = z
 describes<typeof runProblem, { error: (typeof AGENT_OPS_ERROR_CODES)[number]; message: string }>(true);
 describes<typeof outcomeRecorded, OutcomeReport>(true);
 describes<typeof spendTotals, SpendReport>(true);
-// The stored gate's verdict is typed `string` (see task-view.ts); the rest is the op's own type.
-describes<typeof loopState, Omit<LoopState, 'gate'> & { gate: z.output<typeof taskViewFields.gate> }>(true);
+// The Task's fields as the ledger reads them (see task-view.ts); the rest is the op's own type.
+describes<typeof loopState, Gated<LoopState>>(true);

@@ -84,12 +84,10 @@ export const taskFields = {
   prTitle: z
     .string()
     .nullable()
-    .optional()
     .describe("The pull request's title as the poll last read it (issue 33); null before the poll did."),
   prAuthor: z
     .string()
     .nullable()
-    .optional()
     .describe("The login of the pull request's author as the poll last read it (issue 33); null before the poll did."),
   commitStatus: z
     .string()
@@ -206,9 +204,15 @@ export const taskExists = z
   .object({ error: z.literal('task_exists'), message: z.string(), task })
   .describe('A Task already holds this pull request; the existing Task is returned.');
 
-/** The stored gate's verdict is typed `string` (a JSON column); the poll only writes a GateVerdict. */
-type Gated<T extends { gate: StoredTask['gate'] }> = Omit<T, 'gate'> & {
+/**
+ * A Task as the ledger reads it: the stored gate's verdict is typed `string` (a JSON column) and the
+ * poll only writes a GateVerdict; the title and author are always read (ledger/rows.ts), though the
+ * type leaves them optional for Tasks built by hand.
+ */
+export type Gated<T extends { gate: StoredTask['gate'] }> = Omit<T, 'gate' | 'prTitle' | 'prAuthor'> & {
   gate: (NonNullable<StoredTask['gate']> & { verdict: GateVerdict }) | null;
+  prTitle: string | null;
+  prAuthor: string | null;
 };
 describes<typeof taskSummary, Gated<StoredTask>>(true);
 describes<typeof grants, GrantAllowance>(true);
