@@ -30,7 +30,7 @@ export interface GateInput {
   deciders?: Readonly<Record<string, string>>;
 }
 
-const GATE_VERDICTS = ['red', 'passing', 'pending', 'not_green'] as const;
+export const GATE_VERDICTS = ['red', 'passing', 'pending', 'not_green'] as const;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
 /** Why a check keeps the gate from passing. One closed list, shown in the Task's API view. */

@@ -1,182 +1,27 @@
-// The request side of the JSON API declared once (issue 34, decision 0058): each route's body and query
-// schemas live here, the handlers in api.ts parse with these very objects, and openapi.ts generates the
-// document's request bodies and query parameters from them with zod's own JSON Schema output. A new
-// route with a body or query is declared here, so the document and the 400 test cover it by themselves.
-import { z } from 'zod';
-import { RUN_STATES, TASK_STATES } from '../core/types.js';
-import { LOG_LINES_DEFAULT, LOG_LINES_MAX } from '../app/pr-checks.js';
-import { FIX_OUTCOMES, REASON_MAX } from '../app/agent-ops-port.js';
-import { RESUME_MESSAGE_MAX } from '../app/person-actions.js';
-import { LOOP_STATES } from '../core/loop-state.js';
-import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
-import { RESULTS_PERIODS } from '../core/results.js';
+// Every HTTP route fixloop documents, declared once (issue 34, decision 0058), in the document's order:
+// routes/*.ts declare them by resource; openapi.ts generates the OpenAPI document from this list.
+import { PROBE_ROUTES } from './routes/probes.js';
+import { TASK_ROUTES } from './routes/tasks.js';
+import { RUN_ROUTES } from './routes/runs.js';
+import { INBOX_ROUTES } from './routes/inbox.js';
+import { STOP_ROUTES } from './routes/stop.js';
+import { PULL_REQUEST_ROUTES } from './routes/pull-requests.js';
+import { RUN_OPS_ROUTES } from './routes/run-ops.js';
+import { WEBHOOK_ROUTES } from './routes/webhooks.js';
+import type { RouteDeclaration } from './routes/route.js';
 
-const REPOSITORY = /^[\w.-]+(\/[\w.-]+){1,20}$/;
-const repositoryWords = 'owner/name, or a GitLab project path group/…/name';
-const id = (description: string) => z.coerce.number().int().min(1).optional().describe(description);
+export type { RouteDeclaration } from './routes/route.js';
 
-/** V1: `period=7d|30d|90d`, or `from`/`to` ISO dates (checked in core/results.ts). */
-export const resultsQuery = z.object({
-  period: z.enum(RESULTS_PERIODS).optional().describe('A rolling period ending now.'),
-  from: z.string().max(40).optional().describe('Start date (ISO), with `to`.'),
-  to: z.string().max(40).optional().describe('End date (ISO), with `from`.'),
-});
-
-export const newTask = z
-  .object({
-    repository: z
-      .string()
-      .regex(REPOSITORY, repositoryWords)
-      .describe("`owner/name` of a configured Work's data repository; for a gitlab Work, the project's path."),
-    pullRequest: z.number().int().positive(),
-    branch: z.string().min(1).max(255),
-    resumeRef: z.string().max(500).optional().describe('How to resume the agent that opened the pull request.'),
-  })
-  .describe('The pull request a new Task binds, and how to resume its agent.');
-export const patchTask = z.object({ state: z.enum(TASK_STATES) });
-export const runListQuery = z.object({
-  taskId: id('Only runs of this Task.'),
-  state: z.enum(RUN_STATES).optional().describe('Only runs in this state.'),
-  limit: z.coerce.number().int().min(1).max(200).optional().describe('Page size (default 50).'),
-  before: id('Only runs with a smaller id.'),
-});
-export const taskListQuery = z.object({
-  state: z.enum(TASK_STATES).optional().describe('Only Tasks in this state.'),
-  repository: z.string().regex(REPOSITORY, repositoryWords).optional().describe('Only Tasks of this repository.'),
-  limit: z.coerce.number().int().min(1).max(500).optional().describe('Page size (default 100 when paging).'),
-  after: z.coerce.number().int().min(0).optional().describe('Only Tasks with a larger id.'),
-});
-export const patchRun = z.object({ state: z.enum(RUN_STATES) });
-export const putStop = z.object({ stopped: z.boolean().describe('True while the global stop flag is set.') });
-export const putLoop = z.object({ on: z.boolean().describe('False turns the loop off for this one Task (M4).') });
-export const putParked = z.object({
-  parked: z.boolean().describe('True parks the Task; false unparks it (K5, M4).'),
-});
-/** V4: the Task's own cap on grants of one more attempt; null goes back to the configured cap. */
-export const putBudget = z.strictObject({ maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).nullable() });
-export const postResume = z.object({ message: z.string().trim().min(1).max(RESUME_MESSAGE_MAX) });
-export const boardQuery = z.object({
-  state: z.enum(TASK_STATES).optional().describe('Only Tasks in this state.'),
-  loop: z.enum(LOOP_STATES).optional().describe('Only Tasks whose loop is in this state.'),
-  repository: z.string().max(200).optional().describe('owner/name.'),
-  q: z.string().max(200).optional().describe('Search text.'),
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Page size.'),
-  before: z.coerce.number().int().positive().optional().describe('Only Tasks with a smaller id.'),
-});
-export const inboxQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Page size.'),
-  after: z.coerce.number().int().positive().optional().describe('Only notices with a larger id.'),
-});
-export const outboxQuery = z.object({
-  state: z.enum(['pending', 'failed']).optional().describe('Only deliveries in this state.'),
-  limit: z.coerce.number().int().min(1).max(500).default(100).describe('At most this many.'),
-});
-export const deliveriesQuery = z.object({
-  taskId: z.coerce.number().int().positive().optional().describe('Only decisions about this Task.'),
-  delivery: z.string().optional().describe('Only decisions about this delivery id.'),
-  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many.'),
-  before: z.coerce.number().int().positive().optional().describe('Only decisions with a smaller id.'),
-});
-const digits = z
-  .string()
-  .regex(/^\d{1,9}$/, 'must be a whole number')
-  .transform(Number);
-const checksFields = {
-  failing: z.enum(['true', 'false']).default('false').describe('Only the failing entries.'),
-  logLines: digits
-    .pipe(z.int().max(LOG_LINES_MAX))
-    .default(LOG_LINES_DEFAULT)
-    .describe('Lines of each log tail; 0 reads no logs.'),
-};
-/** `pr checks` (J1): the path's owner, repo and number are read with the query, by one schema. */
-export const prChecksRequest = z.object({
-  owner: z.string().regex(/^[\w.-]+$/, 'must be a GitHub owner'),
-  repo: z.string().regex(/^[\w.-]+$/, 'must be a repository name'),
-  number: digits.pipe(z.int().min(1, 'must be a positive pull request number')),
-  ...checksFields,
-});
-
-// The `/api/run/*` inputs: strict, so a field naming a task, run or pull request is refused, not ignored (I2).
-export const RUN_ROUTE = /^\/api\/run\/(checks|outcome|spend|state)$/;
-export const runChecksQuery = z.strictObject(checksFields);
-export const runOutcome = z.strictObject({
-  outcome: z.enum(FIX_OUTCOMES),
-  reason: z.string().max(REASON_MAX).optional(),
-});
-const cost = z.number().min(0).max(1e9);
-export const runSpend = z
-  .strictObject({ model: cost.optional(), sandbox: cost.optional(), note: z.string().max(REASON_MAX).optional() })
-  .refine((s) => s.model !== undefined || s.sandbox !== undefined, 'give model and/or sandbox');
-
-export type HttpMethod = 'get' | 'put' | 'post' | 'patch';
-
-/** A route's request as declared: the body and query schemas its handler parses with. */
-export interface RouteDeclaration {
-  method: HttpMethod;
-  /** The OpenAPI path, `{id}` for a parameter. */
-  path: string;
-  /** The JSON body, under its public schema name in the document's components. */
-  body?: { name: string; schema: z.ZodType };
-  /** The query string; keys that name a path parameter are documented as that, not as a query. */
-  query?: z.ZodObject;
-  /** The 400 `error` the route answers for an invalid body or query. */
-  invalid?: 'invalid_body' | 'invalid_query' | 'invalid';
-}
-
-/** Every /api route that reads a body or a query. The order is the document's. */
-export const API_ROUTES: readonly RouteDeclaration[] = [
-  { method: 'post', path: '/api/tasks', body: { name: 'NewTask', schema: newTask }, invalid: 'invalid_body' },
-  { method: 'get', path: '/api/tasks', query: taskListQuery, invalid: 'invalid_query' },
-  { method: 'get', path: '/api/board', query: boardQuery, invalid: 'invalid_query' },
-  { method: 'get', path: '/api/results', query: resultsQuery, invalid: 'invalid_query' },
-  {
-    method: 'put',
-    path: '/api/tasks/{id}/budget',
-    body: { name: 'TaskBudget', schema: putBudget },
-    invalid: 'invalid_body',
-  },
-  {
-    method: 'post',
-    path: '/api/tasks/{id}/resume',
-    body: { name: 'ResumeMessage', schema: postResume },
-    invalid: 'invalid_body',
-  },
-  {
-    method: 'put',
-    path: '/api/tasks/{id}/loop',
-    body: { name: 'LoopSwitch', schema: putLoop },
-    invalid: 'invalid_body',
-  },
-  {
-    method: 'put',
-    path: '/api/tasks/{id}/parked',
-    body: { name: 'ParkedSwitch', schema: putParked },
-    invalid: 'invalid_body',
-  },
-  {
-    method: 'patch',
-    path: '/api/tasks/{id}',
-    body: { name: 'TaskStatePatch', schema: patchTask },
-    invalid: 'invalid_body',
-  },
-  { method: 'get', path: '/api/runs', query: runListQuery, invalid: 'invalid_query' },
-  {
-    method: 'patch',
-    path: '/api/runs/{id}',
-    body: { name: 'RunStatePatch', schema: patchRun },
-    invalid: 'invalid_body',
-  },
-  { method: 'get', path: '/api/inbox', query: inboxQuery, invalid: 'invalid_query' },
-  { method: 'get', path: '/api/outbox', query: outboxQuery, invalid: 'invalid_query' },
-  { method: 'get', path: '/api/deliveries', query: deliveriesQuery, invalid: 'invalid_query' },
-  { method: 'put', path: '/api/stop', body: { name: 'StopFlag', schema: putStop }, invalid: 'invalid_body' },
-  {
-    method: 'get',
-    path: '/api/pull-requests/{owner}/{repo}/{number}/checks',
-    query: prChecksRequest,
-    invalid: 'invalid_query',
-  },
-  { method: 'get', path: '/api/run/checks', query: runChecksQuery, invalid: 'invalid' },
-  { method: 'post', path: '/api/run/outcome', body: { name: 'RunOutcome', schema: runOutcome }, invalid: 'invalid' },
-  { method: 'post', path: '/api/run/spend', body: { name: 'RunSpend', schema: runSpend }, invalid: 'invalid' },
+export const ROUTES: readonly RouteDeclaration[] = [
+  ...PROBE_ROUTES,
+  ...TASK_ROUTES,
+  ...RUN_ROUTES,
+  ...INBOX_ROUTES,
+  ...STOP_ROUTES,
+  ...PULL_REQUEST_ROUTES,
+  ...RUN_OPS_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
+
+/** The /api routes whose body or query the server validates with the declared schema (a 400 when invalid). */
+export const API_ROUTES: readonly RouteDeclaration[] = ROUTES.filter((r) => r.invalid !== undefined);

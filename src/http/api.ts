@@ -44,7 +44,7 @@ import {
   runOutcome,
   runSpend,
   taskListQuery,
-} from './api-routes.js';
+} from './api-requests.js';
 import type { PeriodInput } from '../core/results.js';
 import type { ResultsAnswer } from '../app/results.js';
 
