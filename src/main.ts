@@ -222,6 +222,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     agent,
     dispatcher,
+    classify: hosts.registry.classify,
     github,
     selfLogin,
     actions,
@@ -408,7 +409,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     graceMs: grace,
     everyMs: adapters.adoptEveryMs ?? DEFAULT_ADOPT_EVERY_MS,
     // I5: the I3 deadline, retries and stalls, with or without a poll (which, when there is one, leads).
-    liveness: { agent, evaluator, pollIntervalMs: config.pollIntervalMs, poll: poller !== null },
+    liveness: {
+      agent,
+      evaluator,
+      pollIntervalMs: config.pollIntervalMs,
+      poll: poller !== null,
+      classify: hosts.registry.classify,
+    },
   });
 
   let closing: Promise<void> | null = null;

@@ -37,6 +37,8 @@ export interface GateWiringDeps {
   decisions: EvaluateDeps['decisions'];
   agent: EvaluateDeps['agent'];
   dispatcher: EvaluateDeps['dispatcher'];
+  /** How stored deliveries read again: the host registry's (wiring/hosts.ts). */
+  classify: EvaluateDeps['classify'];
   /** The routed provider port (wiring/hosts.ts); null without any host access. */
   github: ProviderPort | null;
   selfLogin: NonNullable<EvaluateDeps['selfLogin']>;
@@ -95,6 +97,7 @@ export function gateFromConfig(
     works: config.works,
     maxAttempts: config.maxAttempts,
     decisions: deps.decisions,
+    classify: deps.classify,
     reviewBots: config.reviewBots,
     selfLogin: deps.selfLogin,
     ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
