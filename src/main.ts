@@ -1,12 +1,11 @@
-// The composition root: config → database → ledger → use-cases → HTTP router. Wiring only: each
-// use-case lives in src/app/, each adapter is built in src/wiring.ts or its own folder, and every
-// path served is declared in src/http/router.ts. `createFixloop` takes its adapters (clock,
+// The composition root: config → database → ledger → use-cases → HTTP router. Wiring only, each
+// part wired once and in order: each use-case lives in src/app/, each adapter is built in
+// src/wiring.ts or its own folder, a group of use-cases in the src/wiring/ file named after it (the
+// gate, the poll, the hosts), and every path served is declared in src/http/router.ts. `createFixloop` takes its adapters (clock,
 // randomness, runner, GitHub) from the caller so tests can pass their own; `serve` is what
 // `fixloop serve` and `npm start` run.
 import type { Server } from 'node:http';
-import { createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from './config/config.js';
 import { DEFAULT_ADOPT_EVERY_MS } from './config/env-schema.js';
 import { openDatabase, type Db } from './ledger/db.js';
@@ -15,27 +14,19 @@ import { createLedger, ping } from './ledger/ledger.js';
 import { createAgentLedger } from './ledger/agent-ledger.js';
 import { createDashboardSessions } from './ledger/sessions.js';
 import { createIngestor, type Ingestor } from './app/ingest.js';
-import { createEvaluator, type BaseChecks, type RequestRerun } from './app/evaluate.js';
+import type { BaseChecks, RequestRerun } from './app/evaluate.js';
+import type { Poller } from './app/poll.js';
+import { snapshotOf } from './app/progress-check.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
-import { createPushGuard } from './app/push-guard.js';
-import { createProgressCheck, progressWithoutPoll, snapshotOf } from './app/progress-check.js';
 import { reconcileAttempts, startPeriodicReconciliation } from './app/reconcile.js';
 import type { FindAgent } from './app/reconcile-port.js';
-import { createPoller, type Poller } from './app/poll.js';
-import { createHandoff } from './app/handoff.js';
-import { createLabelStanding } from './app/label-standing.js';
-import { createCommitStatusPublisher } from './app/commit-status.js';
-import { createBaseChecks } from './app/base-checks.js';
-import { createNoCiCheck } from './app/no-ci.js';
 import { prChecks } from './app/pr-checks.js';
 import { createResolveRun } from './app/agent-ops.js';
 import type { Clock, Logger, Random, Runner } from './app/ports.js';
 import type { Ledger } from './app/ledger-port.js';
 import type { ProviderPort } from './app/provider-port.js';
-import { DEFAULT_PATH_POLICY } from './core/path-policy.js';
-import type { Task } from './core/types.js';
 import type { Liveness, ProcessMark } from './core/stranded-run.js';
 import type { FetchLogTailOptions } from './github/job-log.js';
 import { findAgentProcess, livenessOf, thisHost } from './runners/process-mark.js';
@@ -50,14 +41,17 @@ import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
 import { createPersonActions } from './app/person-actions.js';
-import { createCommentCommands } from './app/comment-commands.js';
 import { createRouter } from './http/router.js';
 import { createMetricsHandler } from './http/metrics.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
-import type { McpHttpHandler } from './mcp/http.js';
 import { createLogger } from './logging.js';
-import { jobLogReader, noticeSinksFromConfig, rerunFromConfig, runnerFromConfig } from './wiring.js';
+import { jobLogReader, noticeSinksFromConfig, runnerFromConfig } from './wiring.js';
+import { gateFromConfig } from './wiring/gate.js';
+import { pollFromConfig } from './wiring/poll.js';
+import { lazyMcpHandler } from './wiring/mcp.js';
+import { closeServer } from './wiring/close-server.js';
+import { ensureTokenFile } from './wiring/token-file.js';
 import { createOutboxWorker, type OutboxWorker } from './app/outbox-worker.js';
 import { proxyTrust } from './wiring/trusted-proxy.js';
 import { atStep, explainStartupError } from './wiring/startup-errors.js';
@@ -67,20 +61,6 @@ import { packageVersion } from './version.js';
 import { createResultsStore } from './ledger/results.js';
 import { agentName, readResults } from './app/results.js';
 import type { PeriodInput } from './core/results.js';
-
-/** Read the token kept in `file`, or create it (0600) with a fresh random token. */
-function ensureTokenFile(file: string): string {
-  if (existsSync(file)) {
-    // An earlier version may have left it readable to others (L3): it is the whole API.
-    if (statSync(file).uid === process.getuid?.()) chmodSync(file, 0o600);
-    const t = readFileSync(file, 'utf8').trim();
-    if (t) return t;
-  }
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const token = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
-}
 
 export interface FixloopAdapters {
   clock?: Clock;
@@ -222,46 +202,34 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     ...(adapters.fault ? { fault: adapters.fault } : {}),
     leaseRenewMs,
   });
-  // The push guard needs the evaluator (to file its stop) and the evaluator calls the guard: bound late.
-  let judgePush: ((task: Task, headSha: string) => Promise<boolean>) | null = null;
-  // Comment commands act through the person actions, built further down: bound late as well.
-  let commentCommand: ReturnType<typeof createCommentCommands> | null = null;
-  // T2: a transient failure's failed jobs are re-run once per head before the agent is paid to look.
-  const requestRerun = adapters.requestRerun ?? rerunFromConfig(config, ledger, github, logger);
-  // T1: what fails on the base branch, read when a red is judged, cached for a poll interval.
-  const baseChecks =
-    adapters.baseChecks ??
-    (github && config.redOnBase
-      ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs, logger })
-      : undefined);
-  const evaluator = createEvaluator({
-    command: (task, command, author) =>
-      commentCommand ? commentCommand(task, command, author) : Promise.resolve('not ready yet'),
-    judgePush: (task, headSha) => (judgePush ? judgePush(task, headSha) : Promise.resolve(false)),
+  const markHuman = (taskId: number) => agent.markHuman(taskId, clock.now().toISOString());
+  // M4: a person's actions, the same for the dashboard, the API and comment commands; the command
+  // runner can stop a cancelled run's agent.
+  const actions = createPersonActions({
+    ledger,
+    markHuman,
+    maxGrants: config.maxGrants, // V4: a person's grants of one more attempt, capped per Task
+    resumeByPerson: (taskId, message) => dispatcher.resumeByPerson(taskId, message),
+    ...(runner && 'kill' in runner && typeof runner.kill === 'function'
+      ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
+      : {}),
+  });
+  // The gate, with the push guard (K3/K4) and the comment commands (F2) it calls built first.
+  const { evaluator, pushGuard } = gateFromConfig(config, {
     ledger,
     logger,
-    works: config.works,
-    maxAttempts: config.maxAttempts,
+    clock,
     decisions,
-    reviewBots: config.reviewBots,
-    selfLogin,
-    ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
-    // F1/F2 on GitHub (decision 0042): standing is the person's permission on the repository.
-    ...(github?.repositoryPermission ? { permissionOf: github.repositoryPermission.bind(github) } : {}),
-    ...(github ? { pullRequestHead: async (r: string, n: number) => (await github.getPullRequest(r, n)).headSha } : {}),
     agent,
-    cost: config.cost,
-    wakeCaps: config.wakeCaps,
-    matrixSettleMs: config.matrixSettleMs,
     wordsOf, // the notices it files speak the host's words (decision 0060)
-    ...(requestRerun ? { requestRerun } : {}),
-    ...(baseChecks ? { baseChecks } : {}),
     dispatcher,
+    classify: hosts.registry.classify,
+    github,
+    selfLogin,
+    actions,
+    ...(adapters.requestRerun ? { requestRerun: adapters.requestRerun } : {}),
+    ...(adapters.baseChecks ? { baseChecks: adapters.baseChecks } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
-    // I3/I5: with no poll to read progress, a head a webhook moved is progress.
-    ...(github
-      ? {}
-      : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
   });
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, classify: hosts.registry.classify });
   /** V4: set by close(): readiness answers 503 and nothing new is dispatched. */
@@ -289,95 +257,24 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   });
   await queue.sweep();
 
-  // E3: with GitHub credentials the poll runs — the safety net, or the whole ingress without webhooks.
-  let poller: Poller | null = null;
-  let stopCommitStatus: (() => Promise<void>) | null = null;
-  let drainCommitStatus: (() => Promise<void>) | null = null;
-  if (github) {
-    // P3: the `fixloop` status on the head, from every Task the poll reads and from new decisions.
-    const commitStatus = config.commitStatus
-      ? createCommitStatusPublisher({
-          ledger,
-          github,
-          logger,
-          maxAttempts: config.maxAttempts,
-          dashboardUrl: config.publicUrl,
-          clock,
-          onBackoff: () => metrics.hostWriteBackedOff('commit_status'),
-        })
-      : null;
-    if (commitStatus) stopCommitStatus = commitStatus.watch(adapters.commitStatusEveryMs ?? 2_000);
-    if (commitStatus) drainCommitStatus = commitStatus.drain;
-    const handoff = createHandoff({
-      wordsOf,
-      ledger,
-      github,
-      logger,
-      clock,
-      parkAfterMs: config.parkAfterMs,
-      // Before a webhook secret exists (decision 0050), the credential GitHub is reached with keys it.
-      stateKey: createHmac('sha256', config.webhookSecrets[0] ?? config.github.privateKey ?? config.github.token ?? '')
-        .update('fixloop-state-comment')
-        .digest(),
-      markHuman: (taskId, at) => agent.markHuman(taskId, at),
-      maxGrants: config.maxGrants,
-      maxAttempts: config.maxAttempts, // K8: the comment says attempts used of the budget
-      publicUrl: config.publicUrl, // K8: the comment links to the Task page
-      // F1 (decision 0042): approve-one counts only from a person who may push to the repository.
-      labelStanding: createLabelStanding({
-        works: config.works,
+  // E3: with host access the poll runs — the safety net, or the whole ingress without webhooks.
+  const poll = github
+    ? pollFromConfig(config, {
+        ledger,
+        agent,
         github,
-        selfLogin: (repository) => selfLogin(repository),
-        reviewBots: config.reviewBots,
-      }),
-    });
-    // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
-    const pushGuard = createPushGuard({
-      github,
-      agent,
-      logger,
-      policyFor: () => DEFAULT_PATH_POLICY,
-      stop: async (task, reason, detail) => {
-        await evaluator.stop(task, reason, detail, task.ciHeadSha);
-      },
-    });
-    judgePush = pushGuard;
-    const progress = createProgressCheck({
-      agent,
-      github,
-      clock,
-      logger,
-      intervalMs: config.pollIntervalMs,
-      evaluator,
-    });
-    // T4: a head after an attempt that no CI runs on is told to a person, not waited on for ever.
-    const noCi = createNoCiCheck({ agent, github, evaluator, clock, waitMs: config.noCiMs });
-    poller = createPoller({
-      ledger,
-      github,
-      logger,
-      clock,
-      evaluator,
-      works: config.works,
-      intervalMs: config.pollIntervalMs,
-      afterPoll: async (t, pr) => {
-        await handoff.sync(t, pr);
-        // Its own lane (decision 0047): a status write never holds up another Task's hand-off.
-        commitStatus?.schedule(t.id, pr.headSha);
-      },
-      pushGuard,
-      progress: async (task, pr, runs) => {
-        await progress(task, pr, runs);
-        await noCi(task, pr, runs);
-      },
-      ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
-      observeTick: (seconds) => metrics.pollTick(seconds),
-      observeDeferred: () => metrics.pollDeferred(),
-      concurrency: config.poll.concurrency,
-      reserveFraction: config.poll.rateLimitReserve,
-    });
-    if (adapters.startPoll !== false) poller.start();
-  }
+        logger,
+        clock,
+        metrics,
+        evaluator,
+        pushGuard,
+        wordsOf,
+        selfLogin,
+        commitStatusEveryMs: adapters.commitStatusEveryMs,
+      })
+    : null;
+  const poller = poll?.poller ?? null;
+  if (poller && adapters.startPoll !== false) poller.start();
 
   const resolveRun = createResolveRun({
     agent,
@@ -392,43 +289,10 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   });
   // FIXLOOP_TRUST_PROXY: how many proxies in front of a peer are believed about scheme, host and client.
   const trustedHops = proxyTrust(config.trustProxy);
-  // The MCP SDK is the largest part of a fresh process's memory and only agents use it: it is
-  // loaded with the first request to /mcp, not at start-up (the webhook path never needs it).
-  let mcp: Promise<McpHttpHandler> | null = null;
-  const handleMcp: McpHttpHandler = async (req, res) => {
-    mcp ??= import('./mcp/http.js').then(
-      (m) =>
-        m.createMcpHttpHandler(resolveRun, {
-          onError: (err, where) => logger.error({ err, where }, 'mcp error'),
-          // M3 (issue 31): Host and Origin must name fixloop, or a rebound DNS name could reach /mcp.
-          addresses: { urls: [config.agentUrl, config.publicUrl], listenHost: config.host },
-          proxyTrust: trustedHops,
-        }),
-      (err: unknown) => {
-        // Not cached: the next request tries the import again.
-        mcp = null;
-        throw err;
-      },
-    );
-    return (await mcp)(req, res);
-  };
-  const markHuman = (taskId: number) => agent.markHuman(taskId, clock.now().toISOString());
-  // M4: a person's actions, the same for the dashboard and the API; the command runner can stop a cancelled run's agent.
-  const actions = createPersonActions({
-    ledger,
-    markHuman,
-    maxGrants: config.maxGrants, // V4: a person's grants of one more attempt, capped per Task
-    resumeByPerson: (taskId, message) => dispatcher.resumeByPerson(taskId, message),
-    ...(runner && 'kill' in runner && typeof runner.kill === 'function'
-      ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
-      : {}),
-  });
-  commentCommand = createCommentCommands({
-    actions,
-    ledger,
-    github,
-    maxAttempts: config.maxAttempts,
-    maxGrants: config.maxGrants,
+  const handleMcp = lazyMcpHandler(resolveRun, {
+    logger,
+    addresses: { urls: [config.agentUrl, config.publicUrl], listenHost: config.host },
+    proxyTrust: trustedHops,
   });
   // V1: Results for a period, shared by GET /api/results and the /results page (docs/results.md).
   const resultsStore = createResultsStore(db.kysely, db.dialect);
@@ -546,7 +410,13 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     graceMs: grace,
     everyMs: adapters.adoptEveryMs ?? DEFAULT_ADOPT_EVERY_MS,
     // I5: the I3 deadline, retries and stalls, with or without a poll (which, when there is one, leads).
-    liveness: { agent, evaluator, pollIntervalMs: config.pollIntervalMs, poll: poller !== null },
+    liveness: {
+      agent,
+      evaluator,
+      pollIntervalMs: config.pollIntervalMs,
+      poll: poller !== null,
+      classify: hosts.registry.classify,
+    },
   });
 
   let closing: Promise<void> | null = null;
@@ -561,7 +431,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     outbox,
     async settle() {
       await poller?.drain(); // the hand-off's writes the last tick queued (N3)
-      await drainCommitStatus?.(); // and the statuses, on their own lane (decision 0047)
+      await poll?.commitStatus?.drain(); // and the statuses, on their own lane (decision 0047)
       await ingestor.flush();
       await queue.idle();
       await decisions.drain();
@@ -585,12 +455,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         dispatcher.drain();
         await periodic.stop();
         await poller?.stop();
-        await stopCommitStatus?.();
+        await poll?.commitStatus?.stop();
         // Running agents get the grace with the server still up, so they can report their outcome;
         // those still running after it are stopped and their runs interrupted (offered again, free).
         await dispatcher.stop(config.shutdownGraceMs);
         dashboard.close(); // its live streams would hold the server open
-        await closeServer(server, SERVER_CLOSE_FORCE_MS);
+        await closeServer(server);
         await ingestor.flush();
         await queue.idle();
         await outbox.stop();
@@ -600,26 +470,6 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       return closing;
     },
   };
-}
-
-/** After the shutdown's grace, how long open connections (live streams, MCP sessions, keep-alive) get before they are cut. */
-const SERVER_CLOSE_FORCE_MS = 1_000;
-
-/**
- * Stops listening and resolves once every connection is closed: idle ones at once, the rest (a
- * request still being answered, a live stream, an MCP session's stream) cut after `forceAfterMs`,
- * so whatever a client holds open, shutdown ends in time (V4).
- */
-function closeServer(server: Server, forceAfterMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections?.(), forceAfterMs);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections?.();
-  });
 }
 
 /**

@@ -9,6 +9,7 @@ import type { DecisionWriter } from './decision-writer.js';
 import type { Logger } from './ports.js';
 import type { StoredEvent } from './ledger-port.js';
 import { checkRunPayload } from '../../test/support/deliveries.js';
+import { builtInHosts } from '../../test/support/host-registry.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -43,7 +44,13 @@ function setup(opts: { result?: (id: number) => EvaluationResult | 'throw'; pend
       return pending.filter((p) => p.id > afterId).slice(0, limit);
     },
   };
-  const queue = createEvaluationQueue({ evaluator, ledger, logger: silent, decisions });
+  const queue = createEvaluationQueue({
+    evaluator,
+    ledger,
+    logger: silent,
+    decisions,
+    classify: builtInHosts().classify,
+  });
   const event = (id: number): StoredLoopEvent => ({
     eventId: id,
     deliveryId: `d-${id}`,

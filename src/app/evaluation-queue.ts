@@ -2,7 +2,7 @@
 // evaluated only after its evaluation finished, together with its decision rows (decision-writer.ts),
 // so one left pending by a crash is swept up at start-up (decision 0005). Exactly-once never
 // depends on this queue: the ledger's constraints decide (decision 0003).
-import { classifyDelivery, type Classification } from '../core/classify.js';
+import type { ClassifyDelivery } from '../core/neutral-events.js';
 import type { Evaluator, StoredLoopEvent } from './evaluate.js';
 import type { DecisionWriter } from './decision-writer.js';
 import type { Logger } from './ports.js';
@@ -26,9 +26,9 @@ export function createEvaluationQueue(deps: {
   logger: Logger;
   decisions: DecisionWriter;
   /** How a stored delivery classifies again: by the host that owns its event name (decision 0060). */
-  classify?: (eventName: string, body: unknown, deliveryId: string) => Classification;
+  classify: ClassifyDelivery;
 }): EvaluationQueue {
-  const classify = deps.classify ?? classifyDelivery;
+  const { classify } = deps;
   const items: StoredLoopEvent[] = [];
   let running = false;
   let waiters: Array<() => void> = [];

@@ -7,6 +7,7 @@ import { createIngestor } from './ingest.js';
 import { createDecisionWriter } from './decision-writer.js';
 import type { DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
 import type { Logger } from './ports.js';
+import { builtInHosts } from '../../test/support/host-registry.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const turn = () => new Promise((r) => setImmediate(r));
@@ -25,7 +26,13 @@ function setup() {
     },
   };
   const writer = createDecisionWriter(ledger, silent);
-  const ingestor = createIngestor({ ledger, logger: silent, queue: { push() {} }, decisions: writer });
+  const ingestor = createIngestor({
+    ledger,
+    logger: silent,
+    queue: { push() {} },
+    decisions: writer,
+    hosts: builtInHosts(),
+  });
   // A body that is not JSON is still recorded (its rejection row), so it takes a place in a group commit.
   const deliver = (n: number) => ingestor.ingest({ deliveryId: `d-${n}`, eventName: 'check_run', raw: '{' });
   // Let group commit `i` finish, and the turns after it run: its answers, the next batch, the writer.

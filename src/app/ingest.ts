@@ -2,8 +2,7 @@
 // together with every other delivery that arrived in the same turn or while the previous commit was
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
 // commit: a 2xx to GitHub always means stored.
-import { classifyDelivery, type Classification } from '../core/classify.js';
-import { isGitlabEventName } from '../core/gitlab-payloads.js';
+import type { Classification } from '../core/classify.js';
 import { providerMismatch } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from './ports.js';
@@ -37,7 +36,7 @@ export interface IngestHosts {
     | undefined;
 }
 
-function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHosts | undefined): Reading {
+function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHosts): Reading {
   let body: unknown;
   try {
     body = JSON.parse(d.raw);
@@ -46,7 +45,7 @@ function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHost
   }
   const provider = d.provider ?? 'github';
   // Each receiver classifies only its own host's events: a GitLab name on the GitHub route is unknown.
-  const c = hosts ? classifyByHost(hosts, provider, d, body) : classifyBuiltIn(provider, d, body);
+  const c = classifyByHost(hosts, provider, d, body);
   if (c === null) return { kind: 'unknown_event' };
   const about = c.kind === 'event' ? c.event : c.kind === 'dropped' ? c : null;
   const mismatch = about && works ? providerMismatch(works, about.repository, provider) : null;
@@ -60,12 +59,6 @@ function classifyByHost(hosts: IngestHosts, provider: string, d: Delivery, body:
   const host = hosts.byId(provider);
   if (!host?.ownsEvent(d.eventName)) return null;
   return host.classify(d.eventName, body, d.deliveryId);
-}
-
-/** Without a registry (use-case tests): the two built-in hosts' classification. */
-function classifyBuiltIn(provider: string, d: Delivery, body: unknown): Classification | null {
-  if (isGitlabEventName(d.eventName) !== (provider === 'gitlab')) return null;
-  return classifyDelivery(d.eventName, body, d.deliveryId);
 }
 
 export type IngestAnswer =
@@ -103,8 +96,8 @@ export function createIngestor(deps: {
   maxBatch?: number;
   /** The Works, to ignore a delivery for another provider's Work (decision 0032); absent: none is. */
   works?: readonly Work[];
-  /** The code hosts: each classifies what its receiver verified (decision 0060); absent: GitHub and GitLab's own. */
-  hosts?: IngestHosts;
+  /** The code hosts: each classifies what its receiver verified (decision 0060). */
+  hosts: IngestHosts;
   /**
    * The evaluation's decision writer: held while a group commit is queued or in flight, so the rows
    * it has waiting ride along in that commit rather than in one of their own.

@@ -4,7 +4,7 @@
 import { fileStopNotice } from './stop-notice.js';
 import { livenessOf, type Stall } from '../core/liveness.js';
 import { progressWithoutPoll } from './progress-check.js';
-import { classifyDelivery } from '../core/classify.js';
+import type { ClassifyDelivery } from '../core/neutral-events.js';
 import type { Task } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
 import type { AgentLedger } from './agent-port.js';
@@ -17,6 +17,8 @@ import { applyRecordedOutcome } from './apply-recorded-outcome.js';
 export interface KeepAliveDeps {
   ledger: LivenessLedger;
   agent: AgentLedger;
+  /** How a stored red reads again: the host registry's, by the host that owns its event name. */
+  classify: ClassifyDelivery;
   /** Retries and red results offered again go through the one gate. */
   evaluator: Pick<Evaluator, 'offerRetry' | 'evaluate'>;
   logger: Logger;
@@ -134,7 +136,7 @@ async function undo(deps: KeepAliveDeps, task: Task, stall: Stall): Promise<stri
         return 'the stored delivery is not JSON';
       }
       // Classification is pure: the stored body classifies now as it did when it was acknowledged.
-      const c = classifyDelivery(stored.eventName, body, stored.deliveryId);
+      const c = deps.classify(stored.eventName, body, stored.deliveryId);
       if (c.kind !== 'event') return `the stored delivery classifies as ${c.kind}`;
       const r = await deps.evaluator.evaluate({ eventId: stored.id, deliveryId: stored.deliveryId, event: c.event });
       return r.kind === 'refused' ? `offered again, refused: ${r.reason}` : null;

@@ -47,6 +47,16 @@ export type PollLedger = Pick<
   | 'updatePullRequest'
 >;
 
+/** The hand-off (handoff.ts) as the poll calls it: the Task as it is when its write job runs. */
+export interface PollHandoff {
+  sync(task: Task, pr: PullRequestInfo): Promise<void>;
+}
+
+/** The commit status publisher (commit-status.ts) as the poll calls it: a write queued, never awaited. */
+export interface PollCommitStatus {
+  schedule(taskId: number, headSha: string): void;
+}
+
 export interface PollDeps {
   ledger: PollLedger;
   github: ProviderPort;
@@ -55,8 +65,10 @@ export interface PollDeps {
   evaluator: Evaluator;
   works: readonly Work[];
   intervalMs: number;
-  /** Runs for each polled Task whose loop has stopped (the hand-off, K5/K8). */
-  afterPoll?(task: Task, pr: PullRequestInfo): Promise<void>;
+  /** Given each polled Task once the tick's writes are in: its label and state comment (K5/K8). */
+  handoff?: PollHandoff;
+  /** P3: the polled head's `fixloop` status, scheduled on its own lane after the hand-off. */
+  commitStatus?: PollCommitStatus;
   /**
    * K3/K4: judges the agent's push when the head moved after an attempt (src/app/push-guard.ts),
    * before the head's red is offered, so a stopped loop spends nothing on it. Must not throw.
@@ -281,11 +293,14 @@ export function createPoller(deps: PollDeps) {
     await ledger.markPolledSeen(task.id, signature);
     // N3: the hand-off's writes wait on their own queue, never on this tick; the job reads the Task
     // as it is when it runs, and is dropped if this replica's lease on the pull request ran out.
-    const afterPoll = deps.afterPoll;
-    if (afterPoll) {
+    const { handoff, commitStatus } = deps;
+    if (handoff || commitStatus) {
       writes.enqueue(task.id, leaseUntil, async () => {
         const after = await ledger.getTask(task.id);
-        if (after) await afterPoll(after, pr);
+        if (!after) return;
+        await handoff?.sync(after, pr);
+        // Its own lane (decision 0047): a status write never holds up another Task's hand-off.
+        commitStatus?.schedule(after.id, pr.headSha);
       });
     }
     return outcome;

@@ -17,8 +17,6 @@ import {
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from './verdict.js';
 import type { z } from 'zod';
 import { commentCommand, type CommentCommand } from './comment-command.js';
-import { classifyGitlabDelivery } from './classify-gitlab.js';
-import { isGitlabEventName } from './gitlab-payloads.js';
 
 export type {
   CiKind,
@@ -40,8 +38,6 @@ import type {
 } from './neutral-events.js';
 
 export function classifyDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
-  // A stored GitLab delivery classifies again by its own event name (decision 0032).
-  if (isGitlabEventName(eventName)) return classifyGitlabDelivery(eventName, body, deliveryId);
   if (!isHandledEvent(eventName)) return { kind: 'unknown_event' };
   const parsed = HANDLED_EVENTS[eventName].safeParse(body);
   if (!parsed.success) return shapeMismatch(eventName, parsed.error);

@@ -1,8 +1,12 @@
 // SPEC T2, T6: a head's checks read back from its stored deliveries (real GitHub payloads).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkRunIdOf, headChecksOf, type StoredHeadDelivery } from './head-checks.js';
+import { checkRunIdOf, headChecksOf as headChecksBy, type StoredHeadDelivery } from './head-checks.js';
+import { classifyDelivery } from './classify.js';
 import { checkRunPayload, checkSuitePayload, statusPayload } from '../../test/support/deliveries.js';
+
+/** Stored GitHub deliveries, read again as GitHub's classification reads them. */
+const headChecksOf = (s: readonly StoredHeadDelivery[]) => headChecksBy(s, classifyDelivery);
 
 const REPO = { owner: 'acme', name: 'shop', id: 1 };
 const SHA = 'a'.repeat(40);

@@ -1,8 +1,9 @@
 // A head's checks read back from the deliveries stored for it (SPEC T2, T6; decision 0029): the latest
 // result of each check run and commit status, what its output shows, which checks went red and then
 // green on that commit (flaky), and the newest red. Suites and workflow runs are left out: they sum
-// up their jobs and carry no output of their own. Pure: stored payloads are classified again.
-import { classifyDelivery, type CheckResult } from './classify.js';
+// up their jobs and carry no output of their own. Pure: stored payloads are classified again, each by
+// `classify` (the host registry's, which hands a delivery to the host that owns its event name).
+import type { CheckResult, ClassifyDelivery } from './neutral-events.js';
 import { evidenceOf } from './fingerprint.js';
 import type { HeadCheck } from './unchanged-failure.js';
 
@@ -34,7 +35,7 @@ export function checkRunIdOf(identity: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export function headChecksOf(stored: readonly StoredHeadDelivery[]): HeadChecks {
+export function headChecksOf(stored: readonly StoredHeadDelivery[], classify: ClassifyDelivery): HeadChecks {
   const checks: HeadCheck[] = [];
   const latest = new Map<string, { verdict: CheckResult['verdict']; identity: string }>();
   const flaky = new Set<string>();
@@ -48,7 +49,7 @@ export function headChecksOf(stored: readonly StoredHeadDelivery[]): HeadChecks 
     } catch {
       continue; // stored as signed; a body that is not JSON was never an event
     }
-    const c = classifyDelivery(s.eventName, body, s.deliveryId);
+    const c = classify(s.eventName, body, s.deliveryId);
     if (c.kind !== 'event' || c.event.kind !== 'ci.result') continue;
     const r = c.event;
     firstAt ??= s.receivedAt;

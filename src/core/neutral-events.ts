@@ -98,3 +98,9 @@ export type Classification =
     }
   | { kind: 'dropped'; reason: 'not_completed'; identity: string; repository: string }
   | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
+
+/**
+ * How a delivery reads as neutral events, given its event name, parsed body and delivery id: the
+ * host registry's (app/hosts.ts), which hands it to the host that owns the event name. Pure.
+ */
+export type ClassifyDelivery = (eventName: string, body: unknown, deliveryId: string) => Classification;

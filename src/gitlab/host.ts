@@ -4,8 +4,8 @@
 import type { Host } from '../app/hosts.js';
 import { GITLAB_WORDS } from './words.js';
 import type { ProviderPort } from '../app/provider-port.js';
-import { classifyGitlabDelivery } from '../core/classify-gitlab.js';
-import { isGitlabEventName } from '../core/gitlab-payloads.js';
+import { classifyGitlabDelivery } from './classify.js';
+import { isGitlabEventName } from './payloads.js';
 import { createGitlabWebhookHandler } from './webhook.js';
 
 export { GITLAB_WORDS } from './words.js';

@@ -282,9 +282,11 @@ for (const kind of DATABASE_KINDS) {
         const gate = new Promise<void>((r) => (release = r));
         const wrote: number[] = [];
         const { poller } = pollerOn(l.ledger, fake, clock, {
-          afterPoll: async (task) => {
-            await gate; // a write GitHub is pacing
-            wrote.push(task.pullRequest);
+          handoff: {
+            sync: async (task) => {
+              await gate; // a write GitHub is pacing
+              wrote.push(task.pullRequest);
+            },
           },
         });
         const report = await poller.tick();

@@ -21,7 +21,7 @@ import {
 } from './ports.js';
 
 /** Finds the Task, moves its head and marks it red; reads what a waiting judgement needs. */
-export type CheckPort = Pick<EvaluateDeps, 'works' | 'logger' | 'pullRequestHead' | 'newHead'> & {
+export type CheckPort = Pick<EvaluateDeps, 'works' | 'logger' | 'pullRequestHead' | 'newHead' | 'classify'> & {
   ledger: Pick<
     EvaluateLedger,
     | 'findTaskWithClaim'
@@ -190,5 +190,5 @@ async function redAwaitingMatrix(
   if (attempts.some((a) => a.coordinate === r.sha)) return null;
   const last = attempts.filter((a) => a.source === 'gate').at(-1);
   if (!last || last.headSha === r.sha) return null;
-  return headChecksOf(await port.ledger.headCheckEvents(r.repository, r.sha, HEAD_EVENTS_MAX)).newestRed;
+  return headChecksOf(await port.ledger.headCheckEvents(r.repository, r.sha, HEAD_EVENTS_MAX), port.classify).newestRed;
 }

@@ -12,9 +12,8 @@ import { budgetBeforeClaim } from '../../core/budget.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { boundCheckName, boundRejectionBody } from '../../core/bounded-text.js';
 import type { CheckResult } from '../../core/classify.js';
-import type { StopReason } from '../../core/reasons.js';
 import type { Task } from '../../core/types.js';
-import { createOutcomes } from './outcome.js';
+import { createOutcomes, guardStopOf } from './outcome.js';
 import { checkResult } from './check.js';
 import { resumeRefusal } from './may-resume.js';
 import { judgeFailure } from './judge-failure.js';
@@ -33,11 +32,8 @@ export function createEvaluator(deps: EvaluateDeps) {
   const gate = { ...deps, end, attempt };
 
   return {
-    /** A guard outside the gate (the push guard, K3/K4) stops the loop: the one notice, with its reason. */
-    async stop(task: Task, reason: StopReason, detail: string, headSha: string | null): Promise<EvaluationResult> {
-      const identity = `guard:${reason}:${task.repository}#${task.pullRequest}@${headSha ?? 'unknown'}`;
-      return end.notice({ base: { identity, outcome: 'refused' }, task }, reason, headSha, detail);
-    },
+    /** A guard outside the gate (the no-CI check, T4) stops the loop: the one notice, with its reason. */
+    stop: guardStopOf(end),
     /** I3: a retryable attempt offered again as a new attempt, through every guard (offer.ts). */
     offerRetry: (taskId: number, attemptId: number): Promise<EvaluationResult | null> =>
       offerRetry(gate, taskId, attemptId),

@@ -4,12 +4,15 @@
 import type { CheckResult } from '../../core/classify.js';
 import { headChecksOf, type HeadChecks } from '../../core/head-checks.js';
 import type { Attempt } from '../../core/types.js';
-import { HEAD_EVENTS_MAX, type EvaluateLedger, type TaskEvaluation } from './ports.js';
+import { HEAD_EVENTS_MAX, type EvaluateDeps, type EvaluateLedger, type TaskEvaluation } from './ports.js';
 import { triageFailure, type TriagePort, type Triaged } from './triage.js';
 import { compareWithLastHead, type UnchangedPort } from './unchanged.js';
 
 export type JudgePort = TriagePort &
-  UnchangedPort & { ledger: Pick<EvaluateLedger, 'headCheckEvents'> & TriagePort['ledger'] & UnchangedPort['ledger'] };
+  UnchangedPort &
+  Pick<EvaluateDeps, 'classify'> & {
+    ledger: Pick<EvaluateLedger, 'headCheckEvents'> & TriagePort['ledger'] & UnchangedPort['ledger'];
+  };
 
 export async function judgeFailure(
   port: JudgePort,
@@ -20,7 +23,11 @@ export async function judgeFailure(
   const read = new Map<string, HeadChecks>();
   const headOf = async (sha: string): Promise<HeadChecks> => {
     let h = read.get(sha);
-    if (!h) read.set(sha, (h = headChecksOf(await port.ledger.headCheckEvents(red.repository, sha, HEAD_EVENTS_MAX))));
+    if (!h)
+      read.set(
+        sha,
+        (h = headChecksOf(await port.ledger.headCheckEvents(red.repository, sha, HEAD_EVENTS_MAX), port.classify)),
+      );
     return h;
   };
   const answered = attempts.filter((a) => a.source === 'gate');

@@ -1,7 +1,7 @@
 // How an evaluation ends (SPEC D, G1, G2): a refusal or a stop notice, each written to the decision
 // log with its reason. Every step ends through these, so the log has one row per evaluation's end.
 import type { Refusal, StopReason } from '../../core/reasons.js';
-import type { Notice } from '../../core/types.js';
+import type { Notice, Task } from '../../core/types.js';
 import { LOG_EVENTS } from '../../core/events.js';
 import { fileStopNotice } from '../stop-notice.js';
 import type { DecisionInput } from '../ledger-port.js';
@@ -61,4 +61,28 @@ export function createOutcomes(deps: OutcomesPort): Outcomes {
   }
 
   return { log, refuse, notice, afterNotice };
+}
+
+/** A guard outside the gate (the push guard K3/K4, the no-CI check T4) stops the loop: the one notice, with its reason. */
+export type GuardStop = (
+  task: Task,
+  reason: StopReason,
+  detail: string,
+  headSha: string | null,
+) => Promise<EvaluationResult>;
+
+/** The guards' stop over these ends: its decision row names the guard, the Task and the head. */
+export function guardStopOf(end: Pick<Outcomes, 'notice'>): GuardStop {
+  return (task, reason, detail, headSha) => {
+    const identity = `guard:${reason}:${task.repository}#${task.pullRequest}@${headSha ?? 'unknown'}`;
+    return end.notice({ base: { identity, outcome: 'refused' }, task }, reason, headSha, detail);
+  };
+}
+
+/**
+ * The guards' stop, built from what the gate's ends write to, so a guard the gate itself calls (the
+ * push guard) is wired before the gate and not bound to it afterwards.
+ */
+export function createGuardStop(deps: OutcomesPort): GuardStop {
+  return guardStopOf(createOutcomes(deps));
 }

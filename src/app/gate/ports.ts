@@ -2,6 +2,7 @@
 // events it evaluates and its results. Each step under app/gate/ picks from these what it touches,
 // so a step's signature tells the reader what it reads and writes.
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/classify.js';
+import type { ClassifyDelivery } from '../../core/neutral-events.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
 import type { Task, Work } from '../../core/types.js';
 import type { WordsOf } from '../../core/host-words.js';
@@ -69,6 +70,8 @@ export interface EvaluateDeps {
   logger: Logger;
   works: readonly Work[];
   maxAttempts: number;
+  /** How a head's stored deliveries read again (T2, T6): the host registry's, by the host of each event name. */
+  classify: ClassifyDelivery;
   /** Hands a claimed attempt to the runner (dispatch.ts). */
   dispatcher: Pick<Dispatcher, 'dispatch'>;
   decisions: DecisionWriter;

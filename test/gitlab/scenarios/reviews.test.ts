@@ -18,7 +18,7 @@ import {
   type GitLabHarness,
   type Sent,
 } from '../../support/gitlab-harness.js';
-import { GITLAB_REVIEW_BODY } from '../../../src/core/classify-gitlab.js';
+import { GITLAB_REVIEW_BODY } from '../../../src/gitlab/classify.js';
 
 type Row = { outcome: string; reason: string | null; detail: string | null };
 

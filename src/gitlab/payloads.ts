@@ -4,7 +4,7 @@
 // Names, refs, usernames and bodies are cleaned of control and bidirectional characters as they are
 // read (untrusted-text.ts, issue 31).
 import { z } from 'zod';
-import { untrustedLine, untrustedLineOrNull, untrustedTextOrNull } from './untrusted-text.js';
+import { untrustedLine, untrustedLineOrNull, untrustedTextOrNull } from '../core/untrusted-text.js';
 
 /** A one-line string someone else wrote: a name, a ref, a username. */
 const line = z.string().transform(untrustedLine);
@@ -98,7 +98,7 @@ export const gitlabMergeRequestPayload = z.object({
       /** Newer GitLab sends a submitted review's state (e.g. `requested_changes`) as a reviewers change. */
       reviewers: z.object({ previous: z.array(reviewer).nullable(), current: z.array(reviewer).nullable() }).optional(),
     })
-    // Kept whole: which attributes changed tells a submitted review from an edit (classify-gitlab.ts).
+    // Kept whole: which attributes changed tells a submitted review from an edit (classify.ts).
     .loose()
     .optional(),
 });

@@ -3,15 +3,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
-  classifyDelivery,
-  type CheckResult,
-  type Classification,
-  type CommentRang,
-  type PullRequestChange,
-} from './classify.js';
-import { classifyGitlabDelivery, gitlabTime } from './classify-gitlab.js';
-import { headChecksOf } from './head-checks.js';
+import type { CheckResult, Classification, CommentRang, PullRequestChange } from '../core/neutral-events.js';
+import { classifyGitlabDelivery, gitlabTime } from './classify.js';
+import { headChecksOf } from '../core/head-checks.js';
+import { builtInHosts } from '../../test/support/host-registry.js';
 
 type Json = any; // GitLab example payloads, edited freely in tests
 
@@ -258,9 +253,10 @@ describe('the edge', () => {
     assert.equal(c.kind, 'rejected');
   });
 
-  test('a stored GitLab delivery classifies the same through classifyDelivery (sweep, head checks)', () => {
-    assert.deepEqual(classifyDelivery('Job Hook', job(), 'k1'), classifyGitlabDelivery('Job Hook', job(), 'k1'));
-    assert.deepEqual(classifyDelivery('Push Hook', {}, 'k1'), { kind: 'unknown_event' });
+  test('a stored GitLab delivery classifies the same through the host registry (sweep, head checks)', () => {
+    const hosts = builtInHosts();
+    assert.deepEqual(hosts.classify('Job Hook', job(), 'k1'), classifyGitlabDelivery('Job Hook', job(), 'k1'));
+    assert.deepEqual(hosts.classify('Push Hook', {}, 'k1'), { kind: 'unknown_event' });
   });
 
   test("GitLab's two ways of writing a time read as one instant; anything else is no time", () => {
@@ -284,7 +280,7 @@ test("T6: a head's stored GitLab jobs are its matrix, and a red job is its newes
     payload: JSON.stringify(body),
     receivedAt: '2026-12-01T10:00:00Z',
   }));
-  const h = headChecksOf(stored);
+  const h = headChecksOf(stored, builtInHosts().classify);
   assert.deepEqual(
     h.checks.map((c) => [c.name, c.verdict]),
     [

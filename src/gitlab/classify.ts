@@ -2,12 +2,12 @@
 // SPEC Q1 with A2–A4, B3, B5, F2): Job and Pipeline hooks become CI results, a Merge Request hook a
 // pull-request change, a Note on a merge request a comment. Pure: the event name, the parsed body and
 // the delivery's id (its Idempotency-Key) in, a value out; never throws. Decision 0032.
-import type { Classification, CheckResult, HeadPointer } from './neutral-events.js';
-import { ciIdentity, deliveryIdentity } from './identity.js';
-import { shapeMismatch } from './shape-mismatch.js';
-import { boundCheckName } from './bounded-text.js';
-import { commentCommand } from './comment-command.js';
-import type { Verdict } from './verdict.js';
+import type { Classification, CheckResult, HeadPointer } from '../core/neutral-events.js';
+import { ciIdentity, deliveryIdentity } from '../core/identity.js';
+import { shapeMismatch } from '../core/shape-mismatch.js';
+import { boundCheckName } from '../core/bounded-text.js';
+import { commentCommand } from '../core/comment-command.js';
+import type { Verdict } from '../core/verdict.js';
 import {
   GITLAB_EVENTS,
   isGitlabEvent,
@@ -15,7 +15,7 @@ import {
   type gitlabMergeRequestPayload,
   type gitlabNotePayload,
   type gitlabPipelinePayload,
-} from './gitlab-payloads.js';
+} from './payloads.js';
 import type { z } from 'zod';
 
 /** A job or pipeline in one of these has finished; any other status (created, running, manual, …) has not (A4). */

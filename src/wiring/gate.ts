@@ -1,0 +1,130 @@
+// The gate (app/gate/) wired once, with everything it calls built before it: the push guard (K3, K4),
+// which stops the loop through the gate's own notice; the comment commands (F2), which act as a
+// person's actions; T2's re-run and T1's base checks. Nothing is bound to the gate after it exists.
+import type { Config } from '../config/config.js';
+import { createEvaluator, type EvaluateDeps, type Evaluator } from '../app/evaluate.js';
+import { createGuardStop } from '../app/gate/outcome.js';
+import { createPushGuard } from '../app/push-guard.js';
+import { createCommentCommands } from '../app/comment-commands.js';
+import type { createPersonActions } from '../app/person-actions.js';
+import { createBaseChecks } from '../app/base-checks.js';
+import { progressWithoutPoll } from '../app/progress-check.js';
+import type { Clock, Logger } from '../app/ports.js';
+import type { Ledger } from '../app/ledger-port.js';
+import type { ProviderPort } from '../app/provider-port.js';
+import { DEFAULT_PATH_POLICY } from '../core/path-policy.js';
+import type { Task } from '../core/types.js';
+import { rerunFromConfig } from '../wiring.js';
+
+type GateConfig = Pick<
+  Config,
+  | 'works'
+  | 'maxAttempts'
+  | 'maxGrants'
+  | 'reviewBots'
+  | 'cost'
+  | 'wakeCaps'
+  | 'matrixSettleMs'
+  | 'redOnBase'
+  | 'pollIntervalMs'
+  | 'rerunsPerHead'
+>;
+
+export interface GateWiringDeps {
+  ledger: Ledger;
+  logger: Logger;
+  clock: Clock;
+  decisions: EvaluateDeps['decisions'];
+  agent: EvaluateDeps['agent'];
+  dispatcher: EvaluateDeps['dispatcher'];
+  /** How stored deliveries read again: the host registry's (wiring/hosts.ts). */
+  classify: EvaluateDeps['classify'];
+  /** The routed provider port (wiring/hosts.ts); null without any host access. */
+  github: ProviderPort | null;
+  selfLogin: NonNullable<EvaluateDeps['selfLogin']>;
+  /** A person's actions (M4), which the comment commands apply. */
+  actions: ReturnType<typeof createPersonActions>;
+  /** The caller's own (tests: fakes); default from the config. */
+  requestRerun?: EvaluateDeps['requestRerun'];
+  baseChecks?: EvaluateDeps['baseChecks'];
+  fault?: EvaluateDeps['fault'];
+  /** The words of each repository's host, for the notices the gate files (decision 0060). */
+  wordsOf?: EvaluateDeps['wordsOf'];
+}
+
+/** The push guard as the poll and the gate call it: true when it stopped the loop. */
+export type JudgePush = (task: Task, headSha: string) => Promise<boolean>;
+
+/** The evaluator, and the push guard it calls (null without host access), which the poll calls too. */
+export function gateFromConfig(
+  config: GateConfig,
+  deps: GateWiringDeps,
+): { evaluator: Evaluator; pushGuard: JudgePush | null } {
+  const { ledger, logger, clock, agent, github } = deps;
+  // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll and
+  // by the gate; a stop files the Task's one notice the way the gate files its own.
+  const stopLoop = createGuardStop({
+    ledger,
+    decisions: deps.decisions,
+    logger,
+    maxAttempts: config.maxAttempts,
+    ...(deps.wordsOf ? { wordsOf: deps.wordsOf } : {}),
+  });
+  const pushGuard = github
+    ? createPushGuard({
+        github,
+        agent,
+        logger,
+        policyFor: () => DEFAULT_PATH_POLICY,
+        stop: async (task, reason, detail) => {
+          await stopLoop(task, reason, detail, task.ciHeadSha);
+        },
+      })
+    : null;
+  // F2: `/fixloop off|on|retry|status` from a person with standing, applied as that person's action.
+  const command = createCommentCommands({
+    actions: deps.actions,
+    ledger,
+    github,
+    maxAttempts: config.maxAttempts,
+    maxGrants: config.maxGrants,
+  });
+  // T2: a transient failure's failed jobs are re-run once per head before the agent is paid to look.
+  const requestRerun = deps.requestRerun ?? rerunFromConfig(config, ledger, github, logger);
+  // T1: what fails on the base branch, read when a red is judged, cached for a poll interval.
+  const baseChecks =
+    deps.baseChecks ??
+    (github && config.redOnBase
+      ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs, logger })
+      : undefined);
+  const evaluator = createEvaluator({
+    command,
+    ...(pushGuard ? { judgePush: pushGuard } : {}),
+    ledger,
+    logger,
+    works: config.works,
+    maxAttempts: config.maxAttempts,
+    decisions: deps.decisions,
+    classify: deps.classify,
+    reviewBots: config.reviewBots,
+    selfLogin: deps.selfLogin,
+    ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
+    // F1/F2 on GitHub (decision 0042): standing is the person's permission on the repository.
+    ...(github?.repositoryPermission ? { permissionOf: github.repositoryPermission.bind(github) } : {}),
+    ...(github ? { pullRequestHead: async (r: string, n: number) => (await github.getPullRequest(r, n)).headSha } : {}),
+    agent,
+    cost: config.cost,
+    wakeCaps: config.wakeCaps,
+    matrixSettleMs: config.matrixSettleMs,
+    ...(requestRerun ? { requestRerun } : {}),
+    ...(baseChecks ? { baseChecks } : {}),
+    dispatcher: deps.dispatcher,
+    ...(deps.wordsOf ? { wordsOf: deps.wordsOf } : {}),
+    ...(deps.fault ? { fault: deps.fault } : {}),
+    // I3/I5: with no poll to read progress, a head a webhook moved is progress.
+    ...(github
+      ? {}
+      : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
+  });
+  return { evaluator, pushGuard };
+}

@@ -1,0 +1,17 @@
+// The host registry of the two built-in hosts, unconfigured (no port, no webhook secret), as the
+// composition root builds it (src/wiring/hosts.ts): for tests of what classifies a delivery through
+// the registry (ingest, the evaluation queue's sweep) without a server. Pure: no I/O.
+import { createHostRegistry, type HostRegistry } from '../../src/app/hosts.js';
+import type { Work } from '../../src/core/types.js';
+import { githubHost } from '../../src/github/host.js';
+import { gitlabHost } from '../../src/gitlab/host.js';
+
+export function builtInHosts(works: readonly Work[] = []): HostRegistry {
+  return createHostRegistry(
+    [
+      githubHost({ secrets: [], setupUrl: 'http://127.0.0.1/setup', port: null }),
+      gitlabHost({ secrets: [], signingTokens: [], port: null }),
+    ],
+    works,
+  );
+}
