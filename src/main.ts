@@ -232,7 +232,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const baseChecks =
     adapters.baseChecks ??
     (github && config.redOnBase
-      ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs, logger })
+      ? createBaseChecks({ host: github, clock, ttlMs: config.pollIntervalMs, logger })
       : undefined);
   const evaluator = createEvaluator({
     command: (task, command, author) =>
@@ -297,7 +297,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     const commitStatus = config.commitStatus
       ? createCommitStatusPublisher({
           ledger,
-          github,
+          host: github,
           logger,
           maxAttempts: config.maxAttempts,
           dashboardUrl: config.publicUrl,
@@ -310,7 +310,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     const handoff = createHandoff({
       wordsOf,
       ledger,
-      github,
+      host: github,
       logger,
       clock,
       parkAfterMs: config.parkAfterMs,
@@ -325,14 +325,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       // F1 (decision 0042): approve-one counts only from a person who may push to the repository.
       labelStanding: createLabelStanding({
         works: config.works,
-        github,
+        host: github,
         selfLogin: (repository) => selfLogin(repository),
         reviewBots: config.reviewBots,
       }),
     });
     // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
     const pushGuard = createPushGuard({
-      github,
+      host: github,
       agent,
       logger,
       policyFor: () => DEFAULT_PATH_POLICY,
@@ -343,17 +343,17 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     judgePush = pushGuard;
     const progress = createProgressCheck({
       agent,
-      github,
+      host: github,
       clock,
       logger,
       intervalMs: config.pollIntervalMs,
       evaluator,
     });
     // T4: a head after an attempt that no CI runs on is told to a person, not waited on for ever.
-    const noCi = createNoCiCheck({ agent, github, evaluator, clock, waitMs: config.noCiMs });
+    const noCi = createNoCiCheck({ agent, host: github, evaluator, clock, waitMs: config.noCiMs });
     poller = createPoller({
       ledger,
-      github,
+      host: github,
       logger,
       clock,
       evaluator,
@@ -381,7 +381,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const resolveRun = createResolveRun({
     agent,
     ledger,
-    github,
+    host: github,
     fetchLog,
     clock,
     decisions,
@@ -425,7 +425,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   commentCommand = createCommentCommands({
     actions,
     ledger,
-    github,
+    host: github,
     maxAttempts: config.maxAttempts,
     maxGrants: config.maxGrants,
   });
@@ -454,7 +454,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     apiToken: config.apiToken,
     maxGrants: config.maxGrants,
     maxAttempts: config.maxAttempts, // C1: board rows say the attempts allowed (M1: `fixloop tasks`)
-    ...(github ? { prChecks: (input) => prChecks({ github, fetchLog }, input) } : {}),
+    ...(github ? { prChecks: (input) => prChecks({ host: github, fetchLog }, input) } : {}),
     ready: async () => {
       // V4: shutting down, this replica answers 503 so a load balancer drains it.
       if (draining) return false;

@@ -14,7 +14,7 @@ export interface CommentCommandDeps {
   /** The board's row of the Task, for `status`. */
   ledger: Pick<Ledger, 'boardPage'>;
   /** To answer `status`; null without GitHub credentials. */
-  github: Pick<ProviderPort, 'createIssueComment'> | null;
+  host: Pick<ProviderPort, 'createIssueComment'> | null;
   maxAttempts: number;
   /** V4: the configured cap on grants per Task, for `status`; default 3. */
   maxGrants?: number;
@@ -34,8 +34,8 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         const r = await deps.actions.approveOne(task.id, via);
         // V4: past the grant cap the person is answered on the pull request: how many grants were used
         // and how to open more (the decision log records the refusal as any other).
-        if (r.kind === 'conflict' && r.code === 'grant_cap' && deps.github)
-          await deps.github.createIssueComment(
+        if (r.kind === 'conflict' && r.code === 'grant_cap' && deps.host)
+          await deps.host.createIssueComment(
             task.repository,
             task.pullRequest,
             `fixloop (to @${author}): ${r.message}`,
@@ -43,11 +43,11 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         return why(r);
       }
       case 'status': {
-        if (!deps.github) return 'fixloop has no GitHub credentials to answer with';
+        if (!deps.host) return 'fixloop has no GitHub credentials to answer with';
         const row = (await deps.ledger.boardPage({ taskId: task.id, limit: 1 })).rows[0];
         if (!row) return 'the Task is not on the board';
         const budget = deps.maxAttempts + row.extraAttempts;
-        await deps.github.createIssueComment(
+        await deps.host.createIssueComment(
           task.repository,
           task.pullRequest,
           `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this pull request — ` +

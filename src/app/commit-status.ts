@@ -33,7 +33,7 @@ export type CommitStatusLedger = Pick<
 
 export interface CommitStatusDeps {
   ledger: CommitStatusLedger;
-  github: Pick<ProviderPort, 'createCommitStatus'>;
+  host: Pick<ProviderPort, 'createCommitStatus'>;
   logger: Logger;
   maxAttempts: number;
   /** Where the status links: the dashboard's origin (FIXLOOP_PUBLIC_URL); null links nowhere. */
@@ -92,7 +92,7 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
     // Held back: the next poll or decision after the wait tries again, once.
     if (heldBack(refused.get(repo), now)) return 'held_back';
     try {
-      await deps.github.createCommitStatus(task.repository, sha, {
+      await deps.host.createCommitStatus(task.repository, sha, {
         context: COMMIT_STATUS_CONTEXT,
         state: status.state,
         description: status.description,

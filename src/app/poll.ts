@@ -49,7 +49,7 @@ export type PollLedger = Pick<
 
 export interface PollDeps {
   ledger: PollLedger;
-  github: ProviderPort;
+  host: ProviderPort;
   logger: Logger;
   clock: Clock;
   evaluator: Evaluator;
@@ -111,7 +111,7 @@ function sameGate(stored: Task['gate'], headSha: string, gate: GateResult): bool
 const PASSING_EVERY_INTERVALS = 10;
 
 export function createPoller(deps: PollDeps) {
-  const { ledger, github, logger } = deps;
+  const { ledger, host, logger } = deps;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<PollReport> | null = null;
   const sliceSize = deps.sliceSize ?? 100;
@@ -135,7 +135,7 @@ export function createPoller(deps: PollDeps) {
     const cfg = repoConfig(task.repository);
     const required = cfg?.requiredChecks
       ? [...cfg.requiredChecks]
-      : await github.requiredChecks(task.repository, pr.baseRef).catch(() => null);
+      : await host.requiredChecks(task.repository, pr.baseRef).catch(() => null);
     return greenGate({
       checkRuns: runs,
       statuses,
@@ -215,7 +215,7 @@ export function createPoller(deps: PollDeps) {
     const now = deps.clock.now();
     let pr: PullRequestInfo;
     try {
-      pr = reading?.pr ?? (await github.getPullRequest(task.repository, task.pullRequest));
+      pr = reading?.pr ?? (await host.getPullRequest(task.repository, task.pullRequest));
     } catch (err) {
       logger.warn({ err, taskId: task.id }, 'poll: pull request could not be read');
       return 'failed';
@@ -251,8 +251,8 @@ export function createPoller(deps: PollDeps) {
         const [runs, statuses] = reading
           ? [reading.runs, reading.statuses]
           : await Promise.all([
-              github.listCheckRuns(task.repository, pr.headSha),
-              github.listStatuses(task.repository, pr.headSha),
+              host.listCheckRuns(task.repository, pr.headSha),
+              host.listStatuses(task.repository, pr.headSha),
             ]);
         const gate = await gateFor(fresh, pr, runs, statuses);
         // K6: the head's CI minutes, from its check runs' durations, count toward the cost ceiling.
@@ -313,7 +313,7 @@ export function createPoller(deps: PollDeps) {
   ): Promise<Map<number, V>> {
     if (!read || numbers.length === 0) return new Map();
     try {
-      return await read.call(github, repository, numbers);
+      return await read.call(host, repository, numbers);
     } catch (err) {
       logger.warn({ err, repository, count: numbers.length }, `poll: ${what} failed; reading one by one`);
       return new Map();
@@ -330,7 +330,7 @@ export function createPoller(deps: PollDeps) {
         'glancing at pull requests',
         repository,
         claims.map((c) => c.task.pullRequest),
-        github.glancePullRequests,
+        host.glancePullRequests,
       );
       const reads: typeof toRead = [];
       const unchanged: number[] = [];
@@ -366,7 +366,7 @@ export function createPoller(deps: PollDeps) {
         'reading pull requests',
         repository,
         reads.map((r) => r.claimed.task.pullRequest),
-        github.readPullRequests,
+        host.readPullRequests,
       );
       for (const r of reads) {
         const reading = readings.get(r.claimed.task.pullRequest);
@@ -390,7 +390,7 @@ export function createPoller(deps: PollDeps) {
 
   /** E4, N3: what this tick may spend of each rate limit GitHub reported, the tightest deciding. */
   function budgetNow(nowMs: number): { budget: TickBudget; used: () => number; known: boolean } {
-    const seen = github.rateLimits?.() ?? [];
+    const seen = host.rateLimits?.() ?? [];
     const reserve = deps.reserveFraction ?? 0.2;
     const budget = tightest(
       seen.map((l) =>
@@ -407,9 +407,7 @@ export function createPoller(deps: PollDeps) {
     const used = () =>
       Math.max(
         0,
-        ...(github.rateLimits?.() ?? []).map((l) =>
-          before.has(l.resource) ? before.get(l.resource)! - l.remaining : 0,
-        ),
+        ...(host.rateLimits?.() ?? []).map((l) => (before.has(l.resource) ? before.get(l.resource)! - l.remaining : 0)),
       );
     return { budget, used, known: seen.length > 0 };
   }

@@ -25,7 +25,7 @@ const OUTPUT_SUMMARY_CHARS = 4000;
 export type FetchLog = (url: string, opts: { lines: number }) => Promise<{ text: string; truncated: boolean }>;
 
 export interface PrChecksDeps {
-  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'>;
+  host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'>;
   fetchLog: FetchLog;
 }
 
@@ -83,10 +83,10 @@ export interface PrChecksResult {
 
 export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promise<PrChecksResult> {
   const repository = input.repository.toLowerCase();
-  const pr = await deps.github.getPullRequest(repository, input.number);
+  const pr = await deps.host.getPullRequest(repository, input.number);
   const [runs, statuses] = await Promise.all([
-    deps.github.listCheckRuns(repository, pr.headSha),
-    deps.github.listStatuses(repository, pr.headSha),
+    deps.host.listCheckRuns(repository, pr.headSha),
+    deps.host.listStatuses(repository, pr.headSha),
   ]);
 
   const runEntries: CheckRunEntry[] = runs.map((r) => ({
@@ -139,8 +139,8 @@ async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRun
     // Read as much of the tail as is kept: the runner's failure summary may sit above the lines shown.
     // GitLab serves its job trace itself; GitHub hands out a signed URL read without credentials.
     const tail =
-      (await deps.github.readJobLog?.(repository, entry.jobId!, { lines: LOG_LINES_MAX })) ??
-      (await deps.fetchLog(await deps.github.jobLogUrl(repository, entry.jobId!), { lines: LOG_LINES_MAX }));
+      (await deps.host.readJobLog?.(repository, entry.jobId!, { lines: LOG_LINES_MAX })) ??
+      (await deps.fetchLog(await deps.host.jobLogUrl(repository, entry.jobId!), { lines: LOG_LINES_MAX }));
     const all = tail.text === '' ? [] : tail.text.split('\n');
     entry.log = { lines: all.slice(-lines), truncated: tail.truncated || all.length > lines };
     const report = localCommand(tail.text);

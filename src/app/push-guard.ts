@@ -20,7 +20,7 @@ import { LOG_EVENTS } from '../core/events.js';
 export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
 
 export interface PushGuardDeps {
-  github: Pick<ProviderPort, 'compareCommits'>;
+  host: Pick<ProviderPort, 'compareCommits'>;
   agent: Pick<AgentLedger, 'lives' | 'setDiffHash'>;
   /** The path policy of a repository (owner/name, lower-case): configured globs, or DEFAULT_PATH_POLICY. */
   policyFor(repository: string): PathPolicy;
@@ -98,8 +98,8 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     let push: Comparison;
     let sinceBase: Comparison;
     try {
-      push = await deps.github.compareCommits(task.repository, from, to);
-      sinceBase = from === loopBase ? push : await deps.github.compareCommits(task.repository, loopBase, to);
+      push = await deps.host.compareCommits(task.repository, from, to);
+      sinceBase = from === loopBase ? push : await deps.host.compareCommits(task.repository, loopBase, to);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       unreadable.push({ attemptId: owner.attemptId, from, to, status: err.status, error: err.message });

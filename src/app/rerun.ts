@@ -38,7 +38,7 @@ export type RerunLedger = Pick<
  * Reads whether the head's Actions jobs have finished (GitHub re-runs only a finished workflow run),
  * finds the workflow run of each failed job, and asks GitHub to re-run that run's failed jobs.
  */
-export type RerunGitHub = Pick<ProviderPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
+export type RerunHost = Pick<ProviderPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
 
 /**
  * How long a re-run holds its failures back from the agent while its result is awaited (from the
@@ -50,7 +50,7 @@ export const RERUN_HOLD_MS = 30 * 60_000;
 
 export interface RerunDeps {
   ledger: RerunLedger;
-  github: RerunGitHub;
+  host: RerunHost;
   /** Re-runs per (Task, head) (config `triage.rerunsPerHead`, default 1); 0 turns re-runs off. */
   perHead: number;
   /** Default RERUN_HOLD_MS. */
@@ -69,7 +69,7 @@ interface Problem {
 const STILL_ANSWERABLE: readonly RerunStatus[] = ['claimed', 'waiting', 'requested', 'unconfirmed'];
 
 export function createRerun(deps: RerunDeps): RequestRerun {
-  const { ledger, github } = deps;
+  const { ledger, host } = deps;
   const holdMs = deps.holdMs ?? RERUN_HOLD_MS;
 
   /**
@@ -86,7 +86,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
 
   /** True while an Actions job of the head is unfinished; unknown (a failed read) is left to GitHub to say. */
   async function jobsRunning(req: RerunRequest): Promise<boolean> {
-    const runs = await github.listCheckRuns(req.repository, req.headSha).catch(() => null);
+    const runs = await host.listCheckRuns(req.repository, req.headSha).catch(() => null);
     return (
       runs?.some((r) => r.appSlug !== null && CI_JOB_APPS.includes(r.appSlug) && r.status !== 'completed') ?? false
     );
@@ -108,7 +108,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
     const runIds: number[] = [];
     for (const jobId of checkRunIds) {
       try {
-        const runId = await github.workflowRunOfJob(req.repository, jobId);
+        const runId = await host.workflowRunOfJob(req.repository, jobId);
         if (!runIds.includes(runId)) runIds.push(runId);
       } catch (err) {
         // Nothing was asked yet: whatever went wrong, this job is not re-run.
@@ -118,7 +118,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
     const asked: number[] = [];
     for (const runId of runIds) {
       try {
-        await github.rerunFailedJobs(req.repository, runId);
+        await host.rerunFailedJobs(req.repository, runId);
         asked.push(runId);
       } catch (err) {
         problems.push(problemOf(err, 'run', runId));
