@@ -14,7 +14,6 @@ export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
 /** A failing run's output shown at most (A1: CI text is bounded wherever it is shown). */
 const OUTPUT_TITLE_CHARS = 300;
-const GITLAB_CI_APP = 'gitlab-ci';
 const OUTPUT_SUMMARY_CHARS = 4000;
 
 /**
@@ -104,10 +103,10 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
             summary: r.outputSummary ? boundText(r.outputSummary, OUTPUT_SUMMARY_CHARS) : null,
           },
         }
-      : // A GitLab job counted as passed without succeeding (allowed to fail, skipped) says what it was
-        // in its title (src/gitlab/to-port.ts); a passing run of any other app shows no output.
-        r.appSlug === GITLAB_CI_APP && r.outputTitle
-        ? { output: { title: boundText(r.outputTitle, OUTPUT_TITLE_CHARS), summary: null } }
+      : // A run the host counted as passed without succeeding (a GitLab job allowed to fail, skipped)
+        // says what it was (src/gitlab/to-port.ts); a run that simply passed shows no output.
+        r.passedAs
+        ? { output: { title: boundText(r.passedAs, OUTPUT_TITLE_CHARS), summary: null } }
         : {}),
   }));
   const statusEntries: StatusEntry[] = statuses.map((s) => ({
