@@ -241,6 +241,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     ledger,
     logger,
     works: config.works,
+    wordsOf,
     maxAttempts: config.maxAttempts,
     decisions,
     reviewBots: config.reviewBots,
@@ -298,6 +299,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       ? createCommitStatusPublisher({
           ledger,
           host: github,
+          wordsOf,
           logger,
           maxAttempts: config.maxAttempts,
           dashboardUrl: config.publicUrl,
@@ -426,6 +428,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     actions,
     ledger,
     host: github,
+    wordsOf,
     maxAttempts: config.maxAttempts,
     maxGrants: config.maxGrants,
   });

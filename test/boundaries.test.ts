@@ -26,10 +26,7 @@ export const OVERSIZE_EXCEPTIONS: readonly string[] = ['src/http/openapi.ts', 's
  */
 export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/agent-ops.ts',
-  'src/app/comment-commands.ts',
-  'src/app/commit-status.ts',
   'src/app/gate/author-standing.ts',
-  'src/app/gate/comment.ts',
   'src/app/github-setup.ts',
   'src/app/ingest.ts',
   'src/app/label-standing.ts',

@@ -11,6 +11,8 @@ export const GITHUB_WORDS: HostWords = {
   theCi: 'CI',
   check: 'check',
   comment: 'comment',
+  standingUnreadable: 'the permission on the repository could not be read',
+  statusPermission: '`statuses: write` (a GitHub App: "Commit statuses: Read and write")',
   changePath: (repository, n) => `${repository}/pull/${n}`,
   agent: {
     readHeading: 'Read the checks first.',

@@ -11,6 +11,8 @@ export const GITLAB_WORDS: HostWords = {
   theCi: 'the pipeline',
   check: 'job',
   comment: 'note',
+  standingUnreadable: 'the access level could not be read',
+  statusPermission: 'the `api` scope and at least the Developer role',
   changePath: (repository, n) => `${repository}/-/merge_requests/${n}`,
   agent: {
     readHeading: 'Read the pipeline first.',

@@ -4,6 +4,7 @@
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/classify.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
 import type { Task, Work } from '../../core/types.js';
+import type { WordsOf } from '../../core/host-words.js';
 import type { CommentCommand } from '../../core/comment-command.js';
 import type { Logger } from '../ports.js';
 import type { DecisionInput, Ledger } from '../ledger-port.js';
@@ -93,6 +94,8 @@ export interface EvaluateDeps {
    * maintain, admin), kept briefly by the adapter; rejects when it cannot be read. Absent: unreadable.
    */
   permissionOf?: (repository: string, login: string) => Promise<string>;
+  /** The words of a repository's host (issue 34): what could not be read of a person's standing. */
+  wordsOf: WordsOf;
   /** fixloop's own login on the repository's host (F2); absent without host access. */
   selfLogin?: (repository?: string) => Promise<string | null>;
   /**
