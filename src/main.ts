@@ -356,6 +356,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     poller = createPoller({
       ledger,
       host: github,
+      hostIdOf: (repository) => hosts.registry.hostOfRepository(repository).id,
       logger,
       clock,
       evaluator,

@@ -30,7 +30,6 @@ export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/github-setup.ts',
   'src/app/ingest.ts',
   'src/app/label-standing.ts',
-  'src/app/poll.ts',
   'src/app/provider-port.ts',
   'src/app/providers.ts',
   'src/app/push-guard.ts',

@@ -54,6 +54,11 @@ export interface PollDeps {
   clock: Clock;
   evaluator: Evaluator;
   works: readonly Work[];
+  /**
+   * The id of a repository's host in the registry (issue 34), the `source` of a red the poll reads;
+   * absent (tests that do not look at it): 'unknown'.
+   */
+  hostIdOf?: (repository: string) => string;
   intervalMs: number;
   /** Runs for each polled Task whose loop has stopped (the hand-off, K5/K8). */
   afterPoll?(task: Task, pr: PullRequestInfo): Promise<void>;
@@ -186,7 +191,7 @@ export function createPoller(deps: PollDeps) {
     if (!first) return null;
     const completedAt = first.at ? new Date(first.at).toISOString() : deps.clock.now().toISOString();
     return {
-      source: 'github',
+      source: deps.hostIdOf?.(task.repository) ?? 'unknown',
       kind: 'ci.result',
       ciKind: 'run',
       // A1: the decision log's copy is bounded; a check run's id is kept, so triage can re-run its job (T2).
@@ -434,7 +439,7 @@ export function createPoller(deps: PollDeps) {
         // Before the limit runs out, not after: the rest are due again next tick, oldest read first.
         report.deferred = true;
         deps.observeDeferred?.();
-        logger.warn({ budget, polled: report.polled }, 'poll: slowing down to stay within the GitHub rate limit');
+        logger.warn({ budget, polled: report.polled }, "poll: slowing down to stay within the host's rate limit");
         break;
       }
       const slice = await ledger.claimDuePolls({ limit: sliceSize, leaseUntil, passingPolledBefore });
