@@ -335,6 +335,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll.
     const pushGuard = createPushGuard({
       host: github,
+      wordsOf,
       agent,
       logger,
       policyFor: () => DEFAULT_PATH_POLICY,

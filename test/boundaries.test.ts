@@ -32,7 +32,6 @@ export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/label-standing.ts',
   'src/app/provider-port.ts',
   'src/app/providers.ts',
-  'src/app/push-guard.ts',
   'src/core/app-manifest.ts',
   'src/core/change-link.ts',
   'src/core/classify-gitlab.ts',

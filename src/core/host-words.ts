@@ -49,6 +49,11 @@ export interface HostWords {
    * "the permission to write commit statuses".
    */
   statusPermission?: string;
+  /**
+   * K3/K4: why a push whose comparison the host cut short cannot be checked in full (no final period).
+   * Default: app/push-guard.ts's TRUNCATED_DETAIL.
+   */
+  comparisonCut?: string;
   /** A change's page under the host's web address (no leading slash): `acme/app/pull/13`. */
   changePath(repository: string, number: number): string;
   agent: AgentWords;
