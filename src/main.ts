@@ -269,6 +269,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         evaluator,
         pushGuard,
         wordsOf,
+        hostIdOf: (repository) => hosts.registry.hostOfRepository(repository).id,
         selfLogin,
         commitStatusEveryMs: adapters.commitStatusEveryMs,
       })
@@ -279,7 +280,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const resolveRun = createResolveRun({
     agent,
     ledger,
-    github,
+    host: github,
     fetchLog,
     clock,
     decisions,
@@ -319,7 +320,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     apiToken: config.apiToken,
     maxGrants: config.maxGrants,
     maxAttempts: config.maxAttempts, // C1: board rows say the attempts allowed (M1: `fixloop tasks`)
-    ...(github ? { prChecks: (input) => prChecks({ github, fetchLog }, input) } : {}),
+    ...(github ? { prChecks: (input) => prChecks({ host: github, fetchLog }, input) } : {}),
     ready: async () => {
       // V4: shutting down, this replica answers 503 so a load balancer drains it.
       if (draining) return false;

@@ -236,5 +236,5 @@ export function rerunFromConfig(
   github: ProviderPort | null,
   logger: Logger,
 ): RequestRerun | null {
-  return github ? createRerun({ ledger, github, perHead: config.rerunsPerHead, logger }) : null;
+  return github ? createRerun({ ledger, host: github, perHead: config.rerunsPerHead, logger }) : null;
 }

@@ -110,7 +110,7 @@ describe('createResolveRun', () => {
   const deps = (over: Partial<AgentOpsDeps> = {}): AgentOpsDeps => ({
     agent: w.agent,
     ledger: w.ledger,
-    github,
+    host: github,
     fetchLog,
     clock,
     ...over,
@@ -481,7 +481,7 @@ describe('createResolveRun', () => {
 
     it('without GitHub, or when GitHub refuses: unavailable, saying why', async () => {
       await refused(
-        (await createResolveRun(deps({ github: null }))('token-a')).checks({ failingOnly: false, logLines: 0 }),
+        (await createResolveRun(deps({ host: null }))('token-a')).checks({ failingOnly: false, logLines: 0 }),
         'unavailable',
         /no GitHub credentials/,
       );

@@ -50,7 +50,7 @@ export interface AgentOpsDeps {
   agent: AgentLedger;
   ledger: AgentOpsLedger;
   /** J1 reads; null when no GitHub credentials are configured (checks are then `unavailable`). */
-  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'> | null;
+  host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'> | null;
   fetchLog: FetchLog;
   clock: Clock;
   /**
@@ -171,7 +171,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       if (!Number.isInteger(input.logLines) || input.logLines < 0 || input.logLines > LOG_LINES_MAX) {
         throw new AgentOpsError('invalid', `logLines must be a whole number from 0 to ${LOG_LINES_MAX}`);
       }
-      if (!deps.github)
+      if (!deps.host)
         throw new AgentOpsError(
           'unavailable',
           'fixloop has no GitHub credentials configured, so it cannot read the checks',
@@ -179,7 +179,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       const t = await task();
       try {
         return await prChecks(
-          { github: deps.github, fetchLog: deps.fetchLog },
+          { host: deps.host, fetchLog: deps.fetchLog },
           { repository: t.repository, number: t.pullRequest, failingOnly: input.failingOnly, logLines: input.logLines },
         );
       } catch (err) {

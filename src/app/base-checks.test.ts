@@ -11,7 +11,7 @@ function setup(answer: () => Promise<CheckRunInfo[]>) {
   const logged: Array<{ level: string; msg: string }> = [];
   const log = (level: string) => (_obj: object, msg?: string) => logged.push({ level, msg: msg ?? '' });
   const baseChecks = createBaseChecks({
-    github: {
+    host: {
       getPullRequest: async () => ({ baseRef: 'main' }) as never,
       listCheckRuns: async (_r, ref) => {
         reads.push(ref);

@@ -18,7 +18,7 @@ export const BASE_READ_TIMEOUT_MS = 3_000;
 export const BASE_RETRY_AFTER_MS = 60_000;
 
 export interface BaseChecksDeps {
-  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses'>;
+  host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses'>;
   clock: Clock;
   /** How long one read of a base branch answers (ms): the poll interval. */
   ttlMs: number;
@@ -47,7 +47,7 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 export function createBaseChecks(deps: BaseChecksDeps) {
-  const { github } = deps;
+  const { host } = deps;
   const timeoutMs = deps.timeoutMs ?? BASE_READ_TIMEOUT_MS;
   const retryAfterMs = Math.min(deps.retryAfterMs ?? BASE_RETRY_AFTER_MS, deps.ttlMs);
   // Per repository and base branch: the read in flight or done, and when it was made.
@@ -93,8 +93,8 @@ export function createBaseChecks(deps: BaseChecksDeps) {
 
   async function readBase(repository: string, baseRef: string): Promise<BaseChecks> {
     const [runs, statuses] = await Promise.all([
-      github.listCheckRuns(repository, baseRef),
-      github.listStatuses(repository, baseRef),
+      host.listCheckRuns(repository, baseRef),
+      host.listStatuses(repository, baseRef),
     ]);
     const failing = new Set<string>();
     for (const r of runs)
@@ -120,7 +120,7 @@ export function createBaseChecks(deps: BaseChecksDeps) {
           bases,
           `${repository}#${pullRequest}`,
           `the base branch of ${repository}#${pullRequest}`,
-          async () => (await github.getPullRequest(repository, pullRequest)).baseRef,
+          async () => (await host.getPullRequest(repository, pullRequest)).baseRef,
         ));
       if (baseRef === null) return null;
       return await cached(cache, `${repository}\u0000${baseRef}`, `the checks of ${repository}@${baseRef}`, () =>

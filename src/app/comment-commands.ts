@@ -5,6 +5,7 @@ import type { CommentCommand } from '../core/comment-command.js';
 import { LOOP_STATE_WORDS } from '../core/loop-state.js';
 import { DEFAULT_MAX_GRANTS, grantAllowance, grantWords } from '../core/grant-cap.js';
 import type { Task } from '../core/types.js';
+import type { WordsOf } from '../core/host-words.js';
 import type { ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
 import type { ActionResult, createPersonActions } from './person-actions.js';
@@ -13,8 +14,10 @@ export interface CommentCommandDeps {
   actions: Pick<ReturnType<typeof createPersonActions>, 'setLoop' | 'approveOne'>;
   /** The board's row of the Task, for `status`. */
   ledger: Pick<Ledger, 'boardPage'>;
-  /** To answer `status`; null without GitHub credentials. */
-  github: Pick<ProviderPort, 'createIssueComment'> | null;
+  /** To answer `status`; null without access to the host. */
+  host: Pick<ProviderPort, 'createIssueComment'> | null;
+  /** The words of a repository's host (issue 34): whose credentials are missing. */
+  wordsOf: WordsOf;
   maxAttempts: number;
   /** V4: the configured cap on grants per Task, for `status`; default 3. */
   maxGrants?: number;
@@ -34,8 +37,8 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         const r = await deps.actions.approveOne(task.id, via);
         // V4: past the grant cap the person is answered on the pull request: how many grants were used
         // and how to open more (the decision log records the refusal as any other).
-        if (r.kind === 'conflict' && r.code === 'grant_cap' && deps.github)
-          await deps.github.createIssueComment(
+        if (r.kind === 'conflict' && r.code === 'grant_cap' && deps.host)
+          await deps.host.createIssueComment(
             task.repository,
             task.pullRequest,
             `fixloop (to @${author}): ${r.message}`,
@@ -43,11 +46,11 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         return why(r);
       }
       case 'status': {
-        if (!deps.github) return 'fixloop has no GitHub credentials to answer with';
+        if (!deps.host) return `fixloop has no ${deps.wordsOf(task.repository).name} credentials to answer with`;
         const row = (await deps.ledger.boardPage({ taskId: task.id, limit: 1 })).rows[0];
         if (!row) return 'the Task is not on the board';
         const budget = deps.maxAttempts + row.extraAttempts;
-        await deps.github.createIssueComment(
+        await deps.host.createIssueComment(
           task.repository,
           task.pullRequest,
           `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this pull request — ` +

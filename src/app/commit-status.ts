@@ -14,6 +14,7 @@ import {
   type HostBackoff,
   type HostBackoffPolicy,
 } from '../core/host-backoff.js';
+import type { WordsOf } from '../core/host-words.js';
 import { ProviderError, type ProviderPort } from './provider-port.js';
 import type { Ledger } from './ledger-port.js';
 import type { Clock, Logger } from './ports.js';
@@ -33,7 +34,9 @@ export type CommitStatusLedger = Pick<
 
 export interface CommitStatusDeps {
   ledger: CommitStatusLedger;
-  github: Pick<ProviderPort, 'createCommitStatus'>;
+  host: Pick<ProviderPort, 'createCommitStatus'>;
+  /** The words of a repository's host (issue 34): the permission a refused write lacks. */
+  wordsOf: WordsOf;
   logger: Logger;
   maxAttempts: number;
   /** Where the status links: the dashboard's origin (FIXLOOP_PUBLIC_URL); null links nowhere. */
@@ -46,13 +49,6 @@ export interface CommitStatusDeps {
 }
 
 export type PublishResult = 'written' | 'unchanged' | 'nothing_to_say' | 'failed' | 'held_back';
-
-/** The one permission each host needs for the status, as its settings page names it. */
-function missingPermission(err: ProviderError): string {
-  return err.provider === 'gitlab'
-    ? 'the `api` scope and at least the Developer role'
-    : '`statuses: write` (a GitHub App: "Commit statuses: Read and write")';
-}
 
 /** A lease no write outlives: the status lane has no poll lease to honour. */
 const NO_LEASE = '9999-12-31T23:59:59.999Z';
@@ -92,7 +88,7 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
     // Held back: the next poll or decision after the wait tries again, once.
     if (heldBack(refused.get(repo), now)) return 'held_back';
     try {
-      await deps.github.createCommitStatus(task.repository, sha, {
+      await deps.host.createCommitStatus(task.repository, sha, {
         context: COMMIT_STATUS_CONTEXT,
         state: status.state,
         description: status.description,
@@ -106,7 +102,7 @@ export function createCommitStatusPublisher(deps: CommitStatusDeps) {
           deps.onBackoff?.(repo);
           logger.warn(
             { repository: repo, status: err.status, retryInMs: next.state.delayMs },
-            `${err.host} refused the fixloop commit status on ${repo} (${err.status}): the token needs ${missingPermission(err)}. ` +
+            `${err.host} refused the fixloop commit status on ${repo} (${err.status}): the token needs ${deps.wordsOf(repo).statusPermission ?? 'the permission to write commit statuses'}. ` +
               `The status is not written there for ${Math.round(next.state.delayMs / 60_000)} min, then tried once again, ` +
               'waiting longer each time it is refused; the loop goes on without it',
           );

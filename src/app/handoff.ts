@@ -45,7 +45,7 @@ export type HandoffLedger = Pick<
 
 export interface HandoffDeps {
   ledger: HandoffLedger;
-  github: ProviderPort;
+  host: ProviderPort;
   logger: Logger;
   clock: Clock;
   parkAfterMs: number;
@@ -129,13 +129,13 @@ async function summaryFactsOf(
 }
 
 export function createHandoff(deps: HandoffDeps) {
-  const { ledger, github, logger } = deps;
+  const { ledger, host, logger } = deps;
   const configuredCap = deps.maxGrants ?? DEFAULT_MAX_GRANTS;
   // Per repository: GitHub's and GitLab's identities differ (Q1).
   const selves = new Map<string, Promise<string | null>>();
   const selfLogin = (repository: string) => {
     let self = selves.get(repository);
-    if (!self) selves.set(repository, (self = github.selfLogin(repository).catch(() => null)));
+    if (!self) selves.set(repository, (self = host.selfLogin(repository).catch(() => null)));
     return self;
   };
 
@@ -157,7 +157,7 @@ export function createHandoff(deps: HandoffDeps) {
       wordsOf: deps.wordsOf,
     });
     const body = renderStateComment(state, deps.stateKey, facts);
-    const comments = await github.listIssueComments(task.repository, task.pullRequest);
+    const comments = await host.listIssueComments(task.repository, task.pullRequest);
     // K8: found by the id the ledger kept, by fixloop's login, or by its signed state — never by the
     // login alone, which a token such as Actions' GITHUB_TOKEN may not read (GET /user answers 403).
     const own = findOwnStateComment(comments, {
@@ -169,7 +169,7 @@ export function createHandoff(deps: HandoffDeps) {
       pullRequest: task.pullRequest,
     });
     if (!own) {
-      const created = await github.createIssueComment(task.repository, task.pullRequest, body);
+      const created = await host.createIssueComment(task.repository, task.pullRequest, body);
       await ledger.setStateCommentId(task.id, String(created.id));
       return String(created.id);
     }
@@ -199,7 +199,7 @@ export function createHandoff(deps: HandoffDeps) {
         );
       }
     }
-    if (own.body !== body) await github.updateIssueComment(task.repository, task.pullRequest, own.id, body);
+    if (own.body !== body) await host.updateIssueComment(task.repository, task.pullRequest, own.id, body);
     if (task.stateCommentId !== String(own.id)) await ledger.setStateCommentId(task.id, String(own.id));
     return String(own.id);
   }
@@ -213,7 +213,7 @@ export function createHandoff(deps: HandoffDeps) {
         // K5: a grant made away from the pull request (the dashboard, the API, `/fixloop retry`) re-opened
         // the loop: the stop's label goes, as it does when the approve-one label is used.
         if (hasLabel(pr.labels, HANDOFF_LABEL)) {
-          await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL);
+          await host.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL);
           await record(task, 'handoff_cleared', `the loop is on again: label ${HANDOFF_LABEL} removed`);
         }
         // K8: once the loop has acted, the comment mirrors it; nothing is posted before that.
@@ -229,7 +229,7 @@ export function createHandoff(deps: HandoffDeps) {
         const words = deps.wordsOf(task.repository);
         // K5: the first sight of a stop: the label and the state comment, once per stop round.
         if (!hasLabel(pr.labels, HANDOFF_LABEL))
-          await github.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
+          await host.addLabels(task.repository, task.pullRequest, [HANDOFF_LABEL]);
         const commentId = await upsertStateComment(task);
         await ledger.setHandoff(task.id, task.stopRound, commentId);
         await record(
@@ -257,9 +257,9 @@ export function createHandoff(deps: HandoffDeps) {
             return;
           }
           if (by?.kind === 'refused') {
-            await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
+            await host.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
             await record(task, 'author_without_standing', by.detail, 'refused');
-            await github.createIssueComment(
+            await host.createIssueComment(
               task.repository,
               task.pullRequest,
               `fixloop: the label \`${APPROVE_ONE_LABEL}\` was removed without effect: only a person with ` +
@@ -270,11 +270,11 @@ export function createHandoff(deps: HandoffDeps) {
           }
           // Consumed when used: the label goes first, so a label that could not be removed never
           // grants twice; the grant itself is a compare-and-set on the stop round (one replica wins).
-          await github.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
+          await host.removeLabel(task.repository, task.pullRequest, APPROVE_ONE_LABEL);
           const granted = await ledger.grantApproveOne(task.id, task.stopRound, configuredCap);
           if (granted.kind === 'granted') {
             await deps.markHuman?.(task.id, deps.clock.now().toISOString());
-            await github.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL).catch(() => undefined);
+            await host.removeLabel(task.repository, task.pullRequest, HANDOFF_LABEL).catch(() => undefined);
             await record(task, 'approve_one', 'a person granted exactly one more automatic attempt');
             const after = await ledger.getTask(task.id);
             if (after) await upsertStateComment(after);
@@ -283,7 +283,7 @@ export function createHandoff(deps: HandoffDeps) {
             // (the label is gone), and how to open more.
             const why = grantCapMessage(task.id, grantAllowance(granted.used, configuredCap, granted.ownCap));
             await record(task, 'grant_cap', `label ${APPROVE_ONE_LABEL}: ${why}`, 'refused');
-            await github.createIssueComment(
+            await host.createIssueComment(
               task.repository,
               task.pullRequest,
               `fixloop: the label \`${APPROVE_ONE_LABEL}\` was removed without effect. ${why}`,

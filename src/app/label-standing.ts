@@ -15,7 +15,7 @@ export type LabelStanding =
 export interface LabelStandingDeps {
   works: readonly Work[];
   /** Who added the label, and their permission (both GitHub's; kept briefly by the adapter). */
-  github: Pick<ProviderPort, 'labelActor' | 'repositoryPermission'>;
+  host: Pick<ProviderPort, 'labelActor' | 'repositoryPermission'>;
   /** fixloop's own login on the repository's host, which never grants itself anything. */
   selfLogin: (repository: string) => Promise<string | null>;
   reviewBots?: readonly string[];
@@ -34,7 +34,7 @@ export function createLabelStanding(deps: LabelStandingDeps) {
     });
     let actor;
     try {
-      actor = deps.github.labelActor ? await deps.github.labelActor(task.repository, task.pullRequest, label) : null;
+      actor = deps.host.labelActor ? await deps.host.labelActor(task.repository, task.pullRequest, label) : null;
     } catch {
       return unreadable('who added it');
     }
@@ -43,8 +43,8 @@ export function createLabelStanding(deps: LabelStandingDeps) {
     if (!actor) return { kind: 'refused', login: null, detail: `label ${label}: no event says who added it`, minimum };
     let answer: HostAnswer | undefined;
     if (labelerPermissionNeeded(actor, rules)) {
-      const read = deps.github.repositoryPermission
-        ? await deps.github.repositoryPermission(task.repository, actor.login!).catch(() => null)
+      const read = deps.host.repositoryPermission
+        ? await deps.host.repositoryPermission(task.repository, actor.login!).catch(() => null)
         : null;
       if (read === null) return unreadable(`the permission of ${actor.login}, who added it,`);
       answer = { kind: 'permission', permission: read };

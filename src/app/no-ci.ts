@@ -12,7 +12,7 @@ import type { Clock } from './ports.js';
 export interface NoCiDeps {
   /** The Task's attempts and their lifecycle, for the newest one. */
   agent: Pick<AgentLedger, 'lives'>;
-  github: Pick<ProviderPort, 'listStatuses'>;
+  host: Pick<ProviderPort, 'listStatuses'>;
   evaluator: Pick<Evaluator, 'stop'>;
   clock: Clock;
   /** triage.noCiMinutes in ms; 0 turns the rule off. */
@@ -37,7 +37,7 @@ export function createNoCiCheck(deps: NoCiDeps) {
     };
     let verdict = noCiVerdict(facts);
     if (verdict.kind === 'read_checks') {
-      const statuses = await deps.github.listStatuses(task.repository, pr.headSha);
+      const statuses = await deps.host.listStatuses(task.repository, pr.headSha);
       verdict = noCiVerdict({ ...facts, checksOnHead: statuses.length });
     }
     if (verdict.kind === 'notice') await deps.evaluator.stop(task, 'no_ci', verdict.detail, pr.headSha);

@@ -59,11 +59,16 @@ export interface PollCommitStatus {
 
 export interface PollDeps {
   ledger: PollLedger;
-  github: ProviderPort;
+  host: ProviderPort;
   logger: Logger;
   clock: Clock;
   evaluator: Evaluator;
   works: readonly Work[];
+  /**
+   * The id of a repository's host in the registry (issue 34), the `source` of a red the poll reads;
+   * absent (tests that do not look at it): 'unknown'.
+   */
+  hostIdOf?: (repository: string) => string;
   intervalMs: number;
   /** Given each polled Task once the tick's writes are in: its label and state comment (K5/K8). */
   handoff?: PollHandoff;
@@ -123,7 +128,7 @@ function sameGate(stored: Task['gate'], headSha: string, gate: GateResult): bool
 const PASSING_EVERY_INTERVALS = 10;
 
 export function createPoller(deps: PollDeps) {
-  const { ledger, github, logger } = deps;
+  const { ledger, host, logger } = deps;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<PollReport> | null = null;
   const sliceSize = deps.sliceSize ?? 100;
@@ -147,7 +152,7 @@ export function createPoller(deps: PollDeps) {
     const cfg = repoConfig(task.repository);
     const required = cfg?.requiredChecks
       ? [...cfg.requiredChecks]
-      : await github.requiredChecks(task.repository, pr.baseRef).catch(() => null);
+      : await host.requiredChecks(task.repository, pr.baseRef).catch(() => null);
     return greenGate({
       checkRuns: runs,
       statuses,
@@ -198,7 +203,7 @@ export function createPoller(deps: PollDeps) {
     if (!first) return null;
     const completedAt = first.at ? new Date(first.at).toISOString() : deps.clock.now().toISOString();
     return {
-      source: 'github',
+      source: deps.hostIdOf?.(task.repository) ?? 'unknown',
       kind: 'ci.result',
       ciKind: 'run',
       // A1: the decision log's copy is bounded; a check run's id is kept, so triage can re-run its job (T2).
@@ -227,7 +232,7 @@ export function createPoller(deps: PollDeps) {
     const now = deps.clock.now();
     let pr: PullRequestInfo;
     try {
-      pr = reading?.pr ?? (await github.getPullRequest(task.repository, task.pullRequest));
+      pr = reading?.pr ?? (await host.getPullRequest(task.repository, task.pullRequest));
     } catch (err) {
       logger.warn({ err, taskId: task.id }, 'poll: pull request could not be read');
       return 'failed';
@@ -263,8 +268,8 @@ export function createPoller(deps: PollDeps) {
         const [runs, statuses] = reading
           ? [reading.runs, reading.statuses]
           : await Promise.all([
-              github.listCheckRuns(task.repository, pr.headSha),
-              github.listStatuses(task.repository, pr.headSha),
+              host.listCheckRuns(task.repository, pr.headSha),
+              host.listStatuses(task.repository, pr.headSha),
             ]);
         const gate = await gateFor(fresh, pr, runs, statuses);
         // K6: the head's CI minutes, from its check runs' durations, count toward the cost ceiling.
@@ -328,7 +333,7 @@ export function createPoller(deps: PollDeps) {
   ): Promise<Map<number, V>> {
     if (!read || numbers.length === 0) return new Map();
     try {
-      return await read.call(github, repository, numbers);
+      return await read.call(host, repository, numbers);
     } catch (err) {
       logger.warn({ err, repository, count: numbers.length }, `poll: ${what} failed; reading one by one`);
       return new Map();
@@ -345,7 +350,7 @@ export function createPoller(deps: PollDeps) {
         'glancing at pull requests',
         repository,
         claims.map((c) => c.task.pullRequest),
-        github.glancePullRequests,
+        host.glancePullRequests,
       );
       const reads: typeof toRead = [];
       const unchanged: number[] = [];
@@ -381,7 +386,7 @@ export function createPoller(deps: PollDeps) {
         'reading pull requests',
         repository,
         reads.map((r) => r.claimed.task.pullRequest),
-        github.readPullRequests,
+        host.readPullRequests,
       );
       for (const r of reads) {
         const reading = readings.get(r.claimed.task.pullRequest);
@@ -405,7 +410,7 @@ export function createPoller(deps: PollDeps) {
 
   /** E4, N3: what this tick may spend of each rate limit GitHub reported, the tightest deciding. */
   function budgetNow(nowMs: number): { budget: TickBudget; used: () => number; known: boolean } {
-    const seen = github.rateLimits?.() ?? [];
+    const seen = host.rateLimits?.() ?? [];
     const reserve = deps.reserveFraction ?? 0.2;
     const budget = tightest(
       seen.map((l) =>
@@ -422,9 +427,7 @@ export function createPoller(deps: PollDeps) {
     const used = () =>
       Math.max(
         0,
-        ...(github.rateLimits?.() ?? []).map((l) =>
-          before.has(l.resource) ? before.get(l.resource)! - l.remaining : 0,
-        ),
+        ...(host.rateLimits?.() ?? []).map((l) => (before.has(l.resource) ? before.get(l.resource)! - l.remaining : 0)),
       );
     return { budget, used, known: seen.length > 0 };
   }
@@ -451,7 +454,7 @@ export function createPoller(deps: PollDeps) {
         // Before the limit runs out, not after: the rest are due again next tick, oldest read first.
         report.deferred = true;
         deps.observeDeferred?.();
-        logger.warn({ budget, polled: report.polled }, 'poll: slowing down to stay within the GitHub rate limit');
+        logger.warn({ budget, polled: report.polled }, "poll: slowing down to stay within the host's rate limit");
         break;
       }
       const slice = await ledger.claimDuePolls({ limit: sliceSize, leaseUntil, passingPolledBefore });

@@ -171,7 +171,7 @@ describe('prChecks (J1)', () => {
       conclusions.map(([c]) => checkRun(`run-${c}`, c, { appSlug: 'some-ci' })),
       states.map(([s]) => status(`ci/${s}`, s)),
     );
-    const result = await prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input);
+    const result = await prChecks({ host: github, fetchLog: fakeFetchLog().fetchLog }, input);
 
     assert.equal(result.repository, 'acme/app');
     assert.equal(result.number, 7);
@@ -207,7 +207,7 @@ describe('prChecks (J1)', () => {
       ...failing,
     ]);
     const { fetchLog, seen } = fakeFetchLog();
-    const result = await prChecks({ github, fetchLog }, { ...input, logLines: 50 });
+    const result = await prChecks({ host: github, fetchLog }, { ...input, logLines: 50 });
 
     assert.equal(seen.length, MAX_LOGS);
     // The whole kept tail is read (J3 parses it); only `logLines` of it are shown.
@@ -240,7 +240,7 @@ describe('prChecks (J1)', () => {
     const unreadable = Object.assign(new Error('the log host answered 404'), { code: 'http_status' });
     const { fetchLog } = fakeFetchLog(new Map([[`https://blob.example/logs/${b.id}?sig=x`, unreadable]]));
 
-    const result = await prChecks({ github, fetchLog }, input);
+    const result = await prChecks({ host: github, fetchLog }, input);
 
     assert.equal(runEntry(result.entries, 'a').logError, 'GitHub answered 410: the log has expired');
     assert.equal(runEntry(result.entries, 'a').log, undefined);
@@ -256,7 +256,7 @@ describe('prChecks (J1)', () => {
       [checkRun('ok', 'success'), checkRun('red', 'failure'), checkRun('skipped', 'skipped')],
       [status('ci/a', 'success'), status('ci/b', 'error')],
     );
-    const result = await prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, { ...input, failingOnly: true });
+    const result = await prChecks({ host: github, fetchLog: fakeFetchLog().fetchLog }, { ...input, failingOnly: true });
     assert.deepEqual(
       result.entries.map((e) => [e.kind, e.name]),
       [
@@ -272,7 +272,7 @@ describe('prChecks (J1)', () => {
       checkRun('build', 'success', { outputTitle: 'ok', outputSummary: 'all good' }),
       checkRun('types', 'failure'),
     ]);
-    const result = await prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input);
+    const result = await prChecks({ host: github, fetchLog: fakeFetchLog().fetchLog }, input);
     const lint = runEntry(result.entries, 'lint');
     assert.equal(lint.output?.title, '3 problems');
     assert.ok(lint.output!.summary!.length <= 4000 && lint.output!.summary!.startsWith('xxx'), 'bounded');
@@ -283,7 +283,7 @@ describe('prChecks (J1)', () => {
   it('fetches no log when zero log lines are asked for', async () => {
     const github = new FakeGitHub([checkRun('red', 'failure')]);
     const { fetchLog, seen } = fakeFetchLog();
-    const result = await prChecks({ github, fetchLog }, { ...input, logLines: 0 });
+    const result = await prChecks({ host: github, fetchLog }, { ...input, logLines: 0 });
     assert.equal(seen.length, 0);
     assert.equal(runEntry(result.entries, 'red').log, undefined);
     assert.equal(runEntry(result.entries, 'red').failing, true);
@@ -293,7 +293,7 @@ describe('prChecks (J1)', () => {
     const github = new FakeGitHub([]);
     github.pullRequestFails = new ProviderError(404, 'Not Found', false);
     await assert.rejects(
-      prChecks({ github, fetchLog: fakeFetchLog().fetchLog }, input),
+      prChecks({ host: github, fetchLog: fakeFetchLog().fetchLog }, input),
       (err) => err instanceof ProviderError && err.status === 404,
     );
   });

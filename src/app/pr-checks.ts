@@ -14,7 +14,6 @@ export const LOG_LINES_DEFAULT = 200;
 export const LOG_LINES_MAX = 2000;
 /** A failing run's output shown at most (A1: CI text is bounded wherever it is shown). */
 const OUTPUT_TITLE_CHARS = 300;
-const GITLAB_CI_APP = 'gitlab-ci';
 const OUTPUT_SUMMARY_CHARS = 4000;
 
 /**
@@ -25,7 +24,7 @@ const OUTPUT_SUMMARY_CHARS = 4000;
 export type FetchLog = (url: string, opts: { lines: number }) => Promise<{ text: string; truncated: boolean }>;
 
 export interface PrChecksDeps {
-  github: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'>;
+  host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'>;
   fetchLog: FetchLog;
 }
 
@@ -83,10 +82,10 @@ export interface PrChecksResult {
 
 export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promise<PrChecksResult> {
   const repository = input.repository.toLowerCase();
-  const pr = await deps.github.getPullRequest(repository, input.number);
+  const pr = await deps.host.getPullRequest(repository, input.number);
   const [runs, statuses] = await Promise.all([
-    deps.github.listCheckRuns(repository, pr.headSha),
-    deps.github.listStatuses(repository, pr.headSha),
+    deps.host.listCheckRuns(repository, pr.headSha),
+    deps.host.listStatuses(repository, pr.headSha),
   ]);
 
   const runEntries: CheckRunEntry[] = runs.map((r) => ({
@@ -104,10 +103,10 @@ export async function prChecks(deps: PrChecksDeps, input: PrChecksInput): Promis
             summary: r.outputSummary ? boundText(r.outputSummary, OUTPUT_SUMMARY_CHARS) : null,
           },
         }
-      : // A GitLab job counted as passed without succeeding (allowed to fail, skipped) says what it was
-        // in its title (src/gitlab/to-port.ts); a passing run of any other app shows no output.
-        r.appSlug === GITLAB_CI_APP && r.outputTitle
-        ? { output: { title: boundText(r.outputTitle, OUTPUT_TITLE_CHARS), summary: null } }
+      : // A run the host counted as passed without succeeding (a GitLab job allowed to fail, skipped)
+        // says what it was (src/gitlab/to-port.ts); a run that simply passed shows no output.
+        r.passedAs
+        ? { output: { title: boundText(r.passedAs, OUTPUT_TITLE_CHARS), summary: null } }
         : {}),
   }));
   const statusEntries: StatusEntry[] = statuses.map((s) => ({
@@ -139,8 +138,8 @@ async function attachLog(deps: PrChecksDeps, repository: string, entry: CheckRun
     // Read as much of the tail as is kept: the runner's failure summary may sit above the lines shown.
     // GitLab serves its job trace itself; GitHub hands out a signed URL read without credentials.
     const tail =
-      (await deps.github.readJobLog?.(repository, entry.jobId!, { lines: LOG_LINES_MAX })) ??
-      (await deps.fetchLog(await deps.github.jobLogUrl(repository, entry.jobId!), { lines: LOG_LINES_MAX }));
+      (await deps.host.readJobLog?.(repository, entry.jobId!, { lines: LOG_LINES_MAX })) ??
+      (await deps.fetchLog(await deps.host.jobLogUrl(repository, entry.jobId!), { lines: LOG_LINES_MAX }));
     const all = tail.text === '' ? [] : tail.text.split('\n');
     entry.log = { lines: all.slice(-lines), truncated: tail.truncated || all.length > lines };
     const report = localCommand(tail.text);

@@ -15,14 +15,14 @@ import { LOG_EVENTS } from '../core/events.js';
 
 /** What progress is measured on, read from GitHub as the poll sees it. */
 export async function snapshotOf(
-  github: ProviderPort,
+  host: ProviderPort,
   task: Pick<Task, 'repository' | 'pullRequest'>,
   pr?: PullRequestInfo,
   runs?: CheckRunInfo[],
 ): Promise<ProgressSnapshot> {
-  const pull = pr ?? (await github.getPullRequest(task.repository, task.pullRequest));
-  const checks = runs ?? (await github.listCheckRuns(task.repository, pull.headSha));
-  const reviews = await github.listReviews(task.repository, task.pullRequest).catch(() => []);
+  const pull = pr ?? (await host.getPullRequest(task.repository, task.pullRequest));
+  const checks = runs ?? (await host.listCheckRuns(task.repository, pull.headSha));
+  const reviews = await host.listReviews(task.repository, task.pullRequest).catch(() => []);
   return {
     headSha: pull.headSha,
     checks: checks.map((r) => ({ name: r.name, id: r.id, startedAt: r.startedAt })),
@@ -78,7 +78,7 @@ function baselineHead(baseline: string | null): string | null {
 
 export function createProgressCheck(deps: {
   agent: AgentLedger;
-  github: ProviderPort;
+  host: ProviderPort;
   clock: Clock;
   logger: Logger;
   intervalMs: number;
@@ -95,7 +95,7 @@ export function createProgressCheck(deps: {
         baseline = null;
       }
       const seen = baseline
-        ? detectProgress(baseline, await snapshotOf(deps.github, task, pr, runs))
+        ? detectProgress(baseline, await snapshotOf(deps.host, task, pr, runs))
         : pr.headSha !== life.headSha
           ? (['new_head'] as const)
           : [];

@@ -41,6 +41,11 @@ export interface CheckRunInfo {
   appSlug: string | null;
   outputTitle: string | null;
   outputSummary: string | null;
+  /**
+   * What a run that is not red really was, when the host says (a GitLab job allowed to fail: "failed,
+   * allowed to fail"; skipped), shown by pr checks; absent for a run that simply passed.
+   */
+  passedAs?: string;
 }
 
 export interface CommitStatusInfo {

@@ -99,7 +99,7 @@ function setup(opts: { policy?: PathPolicy; stopFails?: boolean } = {}): Setup {
   const stops: Setup['stops'] = [];
   const policies: string[] = [];
   const deps: PushGuardDeps = {
-    github,
+    host: github,
     agent,
     policyFor: (repository) => {
       policies.push(repository);

@@ -12,6 +12,7 @@
 import { pathPolicyVerdict, type ChangedFile, type ForbiddenChange, type PathPolicy } from '../core/path-policy.js';
 import { diffHash, thrashVerdict } from '../core/thrash.js';
 import type { Task } from '../core/types.js';
+import type { WordsOf } from '../core/host-words.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
 import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } from './provider-port.js';
 import type { Logger } from './ports.js';
@@ -20,12 +21,14 @@ import { LOG_EVENTS } from '../core/events.js';
 export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
 
 export interface PushGuardDeps {
-  github: Pick<ProviderPort, 'compareCommits'>;
+  host: Pick<ProviderPort, 'compareCommits'>;
   agent: Pick<AgentLedger, 'lives' | 'setDiffHash'>;
   /** The path policy of a repository (owner/name, lower-case): configured globs, or DEFAULT_PATH_POLICY. */
   policyFor(repository: string): PathPolicy;
   /** Stop the loop for the Task: file its one notice with this reason, and hand the pull request off. */
   stop(task: Task, reason: PushStopReason, detail: string): Promise<void>;
+  /** The words of a repository's host (issue 34): why a cut comparison cannot be checked. Default: TRUNCATED_DETAIL. */
+  wordsOf?: WordsOf;
 }
 
 export interface CheckedPush {
@@ -59,9 +62,9 @@ export interface UnreadablePush {
   error: string;
 }
 
-/** GitHub lists at most 300 files of a comparison; a push at the cap may hide any file past it. */
+/** A host lists a comparison's files up to a cap (GitHub: 300); a push at the cap may hide any file past it. */
 export const TRUNCATED_DETAIL =
-  'the push changes at least 300 files and GitHub shows only the first 300, so the rest cannot be checked';
+  'the push changes at least 300 files and the host shows only the first 300, so the rest cannot be checked';
 
 /**
  * K3, K4 for the Task's pushes up to `newHead`. An attempt's push is the move from its head to the
@@ -98,8 +101,8 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     let push: Comparison;
     let sinceBase: Comparison;
     try {
-      push = await deps.github.compareCommits(task.repository, from, to);
-      sinceBase = from === loopBase ? push : await deps.github.compareCommits(task.repository, loopBase, to);
+      push = await deps.host.compareCommits(task.repository, from, to);
+      sinceBase = from === loopBase ? push : await deps.host.compareCommits(task.repository, loopBase, to);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       unreadable.push({ attemptId: owner.attemptId, from, to, status: err.status, error: err.message });
@@ -108,7 +111,8 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     const hash = diffHash(unifiedDiff(sinceBase.files));
     const done: CheckedPush = { attemptId: owner.attemptId, from, to, diffHash: hash };
 
-    const stop = judgePush(push, policy) ?? judgeThrash(history, hash);
+    const cut = deps.wordsOf?.(task.repository).comparisonCut ?? TRUNCATED_DETAIL;
+    const stop = judgePush(push, policy, cut) ?? judgeThrash(history, hash);
     if (stop !== null) {
       // The stop is filed before the hash is written: a stop that failed is judged again next time.
       await deps.stop(task, stop.reason, stop.detail);
@@ -136,16 +140,16 @@ interface Stop {
 }
 
 /** K4 over what the push changed; a list cut at GitHub's cap fails closed. */
-function judgePush(push: Comparison, policy: PathPolicy): Stop | null {
+function judgePush(push: Comparison, policy: PathPolicy, cut: string): Stop | null {
   const verdict = pathPolicyVerdict(push.files.map(toChangedFile), policy);
   if (verdict.kind === 'stop') {
     return {
       reason: 'forbidden_change',
-      detail: push.truncated ? `${verdict.detail}; and ${TRUNCATED_DETAIL}` : verdict.detail,
+      detail: push.truncated ? `${verdict.detail}; and ${cut}` : verdict.detail,
       offenses: verdict.offenses,
     };
   }
-  if (push.truncated) return { reason: 'forbidden_change', detail: TRUNCATED_DETAIL, offenses: [] };
+  if (push.truncated) return { reason: 'forbidden_change', detail: cut, offenses: [] };
   return null;
 }
 

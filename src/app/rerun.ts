@@ -21,7 +21,7 @@ export type RerunOutcome =
   | { kind: 'requested' } // claimed in the ledger and asked of GitHub: no attempt now
   | { kind: 'in_flight' } // another evaluation/replica already claimed this head's re-run: no attempt now
   | { kind: 'budget_spent' } // the head's re-run budget is used (or configured 0): go on to the agent
-  | { kind: 'refused'; status: number; message: string }; // GitHub refused (403…): go on to the agent, reason recorded
+  | { kind: 'refused'; status: number; message: string; host?: string }; // the host (its name) refused (403…): go on to the agent, reason recorded
 
 export type RequestRerun = (req: RerunRequest) => Promise<RerunOutcome>;
 
@@ -38,7 +38,7 @@ export type RerunLedger = Pick<
  * Reads whether the head's Actions jobs have finished (GitHub re-runs only a finished workflow run),
  * finds the workflow run of each failed job, and asks GitHub to re-run that run's failed jobs.
  */
-export type RerunGitHub = Pick<ProviderPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
+export type RerunHost = Pick<ProviderPort, 'listCheckRuns' | 'workflowRunOfJob' | 'rerunFailedJobs'>;
 
 /**
  * How long a re-run holds its failures back from the agent while its result is awaited (from the
@@ -50,7 +50,7 @@ export const RERUN_HOLD_MS = 30 * 60_000;
 
 export interface RerunDeps {
   ledger: RerunLedger;
-  github: RerunGitHub;
+  host: RerunHost;
   /** Re-runs per (Task, head) (config `triage.rerunsPerHead`, default 1); 0 turns re-runs off. */
   perHead: number;
   /** Default RERUN_HOLD_MS. */
@@ -60,6 +60,8 @@ export interface RerunDeps {
 
 /** What one GitHub call answered, when it did not succeed. */
 interface Problem {
+  /** Who answered: the host's name, or "the host" when no answer said. */
+  host: string;
   status: number;
   message: string;
   /** True when GitHub may have acted anyway (a 5xx, no answer): the request is never sent again. */
@@ -69,7 +71,7 @@ interface Problem {
 const STILL_ANSWERABLE: readonly RerunStatus[] = ['claimed', 'waiting', 'requested', 'unconfirmed'];
 
 export function createRerun(deps: RerunDeps): RequestRerun {
-  const { ledger, github } = deps;
+  const { ledger, host } = deps;
   const holdMs = deps.holdMs ?? RERUN_HOLD_MS;
 
   /**
@@ -86,7 +88,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
 
   /** True while an Actions job of the head is unfinished; unknown (a failed read) is left to GitHub to say. */
   async function jobsRunning(req: RerunRequest): Promise<boolean> {
-    const runs = await github.listCheckRuns(req.repository, req.headSha).catch(() => null);
+    const runs = await host.listCheckRuns(req.repository, req.headSha).catch(() => null);
     return (
       runs?.some((r) => r.appSlug !== null && CI_JOB_APPS.includes(r.appSlug) && r.status !== 'completed') ?? false
     );
@@ -108,7 +110,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
     const runIds: number[] = [];
     for (const jobId of checkRunIds) {
       try {
-        const runId = await github.workflowRunOfJob(req.repository, jobId);
+        const runId = await host.workflowRunOfJob(req.repository, jobId);
         if (!runIds.includes(runId)) runIds.push(runId);
       } catch (err) {
         // Nothing was asked yet: whatever went wrong, this job is not re-run.
@@ -118,7 +120,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
     const asked: number[] = [];
     for (const runId of runIds) {
       try {
-        await github.rerunFailedJobs(req.repository, runId);
+        await host.rerunFailedJobs(req.repository, runId);
         asked.push(runId);
       } catch (err) {
         problems.push(problemOf(err, 'run', runId));
@@ -144,7 +146,7 @@ export function createRerun(deps: RerunDeps): RequestRerun {
       .catch((err: unknown) => deps.logger?.warn({ err, taskId: req.taskId }, 'rerun decision row not written'));
     if (status === 'refused') {
       deps.logger?.warn({ taskId: req.taskId, headSha: req.headSha, status: first!.status }, first!.message);
-      return { kind: 'refused', status: first!.status, message: first!.message };
+      return { kind: 'refused', status: first!.status, message: first!.message, host: first!.host };
     }
     deps.logger?.info({ taskId: req.taskId, headSha: req.headSha, runIds: asked, reason }, 'failed jobs re-run');
     return { kind: 'requested' };
@@ -178,34 +180,29 @@ export function createRerun(deps: RerunDeps): RequestRerun {
 }
 
 /**
- * A GitHub answer as a problem of the re-run. 4xx: GitHub refused and did nothing. 5xx or no answer
+ * A host's answer as a problem of the re-run. 4xx: the host refused and did nothing. 5xx or no answer
  * (Octokit reports a network failure as 500): unknown for the request, which may have been applied.
  */
 function problemOf(err: unknown, what: 'job' | 'run', id: number): Problem {
   const status = err instanceof ProviderError ? err.status : 0;
   const rateLimited = err instanceof ProviderError && err.retryable && status < 500;
   const said = err instanceof Error ? err.message : String(err);
-  if (rateLimited) return { status, message: `GitHub's rate limit refused the re-run (${said})`, unknown: false };
+  const host = err instanceof ProviderError ? err.host : 'the host';
+  const problem = (message: string, unknown = false): Problem => ({ host, status, message, unknown });
+  if (rateLimited) return problem(`${host}'s rate limit refused the re-run (${said})`);
   // GitHub answers 403 to a token without actions: write, and also to a run it will not re-run (still
   // running, over 30 days old): its own words are kept, never parsed.
   if (status === 403)
-    return {
-      status,
-      message: `the token cannot re-run workflows: it needs actions: write (GitHub answered: ${said})`,
-      unknown: false,
-    };
+    return problem(`the token cannot re-run workflows: it needs actions: write (${host} answered: ${said})`);
   if (status === 404 && what === 'job')
-    return { status, message: `check run ${id} is no GitHub Actions job, so it cannot be re-run`, unknown: false };
-  if (status >= 400 && status < 500)
-    return { status, message: `GitHub refused to re-run workflow run ${id}: ${said}`, unknown: false };
-  return {
-    status,
-    message:
-      what === 'job'
-        ? `the workflow run of job ${id} could not be read from GitHub, so it was not re-run: ${said}`
-        : `GitHub did not confirm the re-run of workflow run ${id}, which is not asked again: ${said}`,
-    unknown: true,
-  };
+    return problem(`check run ${id} is no ${host} Actions job, so it cannot be re-run`);
+  if (status >= 400 && status < 500) return problem(`${host} refused to re-run workflow run ${id}: ${said}`);
+  return problem(
+    what === 'job'
+      ? `the workflow run of job ${id} could not be read from ${host}, so it was not re-run: ${said}`
+      : `${host} did not confirm the re-run of workflow run ${id}, which is not asked again: ${said}`,
+    true,
+  );
 }
 
 function describe(rerun: Rerun, checkRunIds: readonly number[], asked: number[], problems: Problem[]): string {

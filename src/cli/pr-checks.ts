@@ -16,7 +16,7 @@ export interface PrChecksOptions extends ConnectionFlags {
 }
 
 export interface PrChecksCommandDeps {
-  github: (env: NodeJS.ProcessEnv) => PrChecksDeps['github'];
+  github: (env: NodeJS.ProcessEnv) => PrChecksDeps['host'];
   fetchLog: FetchLog;
 }
 
@@ -67,7 +67,7 @@ export async function prChecksCommand(
   const github = deps.github(io.env); // a ConfigError (exit 2) without credentials, before any request
   try {
     const result = await prChecks(
-      { github, fetchLog: deps.fetchLog },
+      { host: github, fetchLog: deps.fetchLog },
       { repository, number, failingOnly: opts.failing === true, logLines },
     );
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

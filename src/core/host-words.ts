@@ -39,6 +39,21 @@ export interface HostWords {
   check: string;
   /** What a person writes on a change: 'comment', 'note'. */
   comment: string;
+  /**
+   * F1/F2: what could not be read when a person's standing is unknown ("the access level could not be
+   * read"). Default: "the permission on the repository could not be read".
+   */
+  standingUnreadable?: string;
+  /**
+   * M4: what a token needs to write fixloop's commit status, as the host's settings name it. Default:
+   * "the permission to write commit statuses".
+   */
+  statusPermission?: string;
+  /**
+   * K3/K4: why a push whose comparison the host cut short cannot be checked in full (no final period).
+   * Default: app/push-guard.ts's TRUNCATED_DETAIL.
+   */
+  comparisonCut?: string;
   /** A change's page under the host's web address (no leading slash): `acme/app/pull/13`. */
   changePath(repository: string, number: number): string;
   agent: AgentWords;

@@ -11,6 +11,10 @@ export const GITHUB_WORDS: HostWords = {
   theCi: 'CI',
   check: 'check',
   comment: 'comment',
+  comparisonCut:
+    'the push changes at least 300 files and GitHub shows only the first 300, so the rest cannot be checked',
+  standingUnreadable: 'the permission on the repository could not be read',
+  statusPermission: '`statuses: write` (a GitHub App: "Commit statuses: Read and write")',
   changePath: (repository, n) => `${repository}/pull/${n}`,
   agent: {
     readHeading: 'Read the checks first.',

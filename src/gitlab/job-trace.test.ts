@@ -232,7 +232,7 @@ describe('a trace that cannot be read, in pr checks', () => {
       },
     };
     const result = await prChecks(
-      { github: port, fetchLog: async () => assert.fail('not used for GitLab') },
+      { host: port, fetchLog: async () => assert.fail('not used for GitLab') },
       { repository: 'g/p', number: 1, failingOnly: false, logLines: 10 },
     );
     const entry = result.entries[0]!;

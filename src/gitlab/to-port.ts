@@ -166,6 +166,7 @@ export function isRedJob(data: JobJson): boolean {
 export function toCheckRun(data: JobJson, trace: string | null = null): CheckRunInfo {
   const { status, conclusion } = checkRunState(data.status, data.allow_failure ?? false);
   const red = isRedJob(data);
+  const title = passedAs(data) ?? (red && trace === null ? null : untrustedLineOrNull(data.failure_reason ?? null));
   return {
     id: data.id,
     // The name alone, as GitLab's pipeline and its required-job rules name a job (no stage prefix).
@@ -176,8 +177,10 @@ export function toCheckRun(data: JobJson, trace: string | null = null): CheckRun
     completedAt: status === 'completed' ? data.finished_at : null,
     detailsUrl: data.web_url,
     appSlug: 'gitlab-ci',
-    outputTitle: passedAs(data) ?? (red && trace === null ? null : untrustedLineOrNull(data.failure_reason ?? null)),
+    outputTitle: title,
     outputSummary: red ? untrustedTextOrNull(trace) : null,
+    // A job that is not red but did not simply pass says what it was (pr checks shows it).
+    ...(!red && title !== null ? { passedAs: title } : {}),
   };
 }
 

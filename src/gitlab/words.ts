@@ -11,6 +11,10 @@ export const GITLAB_WORDS: HostWords = {
   theCi: 'the pipeline',
   check: 'job',
   comment: 'note',
+  comparisonCut:
+    'the push changes more files than GitLab shows in one comparison (it cut the diff short), so the rest cannot be checked',
+  standingUnreadable: 'the access level could not be read',
+  statusPermission: 'the `api` scope and at least the Developer role',
   changePath: (repository, n) => `${repository}/-/merge_requests/${n}`,
   agent: {
     readHeading: 'Read the pipeline first.',

@@ -122,7 +122,7 @@ describe('/api/run/*', () => {
     resolveRun = createResolveRun({
       agent: w.agent,
       ledger: w.ledger,
-      github: github(),
+      host: github(),
       fetchLog: async () => ({ text: 'FAIL x', truncated: false }),
       clock: { now: () => new Date('2026-12-01T00:00:00Z') },
       maxAttempts: 2,
@@ -245,7 +245,7 @@ describe('/api/run/*', () => {
       resolveRun: createResolveRun({
         agent: w.agent,
         ledger: w.ledger,
-        github: null,
+        host: null,
         fetchLog: async () => ({ text: '', truncated: false }),
         clock: { now: () => new Date() },
       }),

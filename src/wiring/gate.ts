@@ -49,7 +49,7 @@ export interface GateWiringDeps {
   baseChecks?: EvaluateDeps['baseChecks'];
   fault?: EvaluateDeps['fault'];
   /** The words of each repository's host, for the notices the gate files (decision 0060). */
-  wordsOf?: EvaluateDeps['wordsOf'];
+  wordsOf: EvaluateDeps['wordsOf'];
 }
 
 /** The push guard as the poll and the gate call it: true when it stopped the loop. */
@@ -68,11 +68,12 @@ export function gateFromConfig(
     decisions: deps.decisions,
     logger,
     maxAttempts: config.maxAttempts,
-    ...(deps.wordsOf ? { wordsOf: deps.wordsOf } : {}),
+    wordsOf: deps.wordsOf,
   });
   const pushGuard = github
     ? createPushGuard({
-        github,
+        host: github,
+        wordsOf: deps.wordsOf,
         agent,
         logger,
         policyFor: () => DEFAULT_PATH_POLICY,
@@ -85,7 +86,8 @@ export function gateFromConfig(
   const command = createCommentCommands({
     actions: deps.actions,
     ledger,
-    github,
+    host: github,
+    wordsOf: deps.wordsOf,
     maxAttempts: config.maxAttempts,
     maxGrants: config.maxGrants,
   });
@@ -95,7 +97,7 @@ export function gateFromConfig(
   const baseChecks =
     deps.baseChecks ??
     (github && config.redOnBase
-      ? createBaseChecks({ github, clock, ttlMs: config.pollIntervalMs, logger })
+      ? createBaseChecks({ host: github, clock, ttlMs: config.pollIntervalMs, logger })
       : undefined);
   const evaluator = createEvaluator({
     command,
@@ -119,7 +121,7 @@ export function gateFromConfig(
     ...(requestRerun ? { requestRerun } : {}),
     ...(baseChecks ? { baseChecks } : {}),
     dispatcher: deps.dispatcher,
-    ...(deps.wordsOf ? { wordsOf: deps.wordsOf } : {}),
+    wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),
     // I3/I5: with no poll to read progress, a head a webhook moved is progress.
     ...(github

@@ -45,6 +45,8 @@ export interface PollWiringDeps {
   evaluator: Evaluator;
   pushGuard: JudgePush | null;
   wordsOf: WordsOf;
+  /** The id of a repository's host (the registry's), carried by the reds the poll reads. */
+  hostIdOf?: (repository: string) => string;
   selfLogin(repository: string): Promise<string | null>;
   /** How often the commit status watches the decision log (ms; default 2 s). */
   commitStatusEveryMs?: number | undefined;
@@ -62,7 +64,8 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
   const commitStatus = config.commitStatus
     ? createCommitStatusPublisher({
         ledger,
-        github,
+        host: github,
+        wordsOf: deps.wordsOf,
         logger,
         maxAttempts: config.maxAttempts,
         dashboardUrl: config.publicUrl,
@@ -74,7 +77,7 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
   const handoff = createHandoff({
     wordsOf: deps.wordsOf,
     ledger,
-    github,
+    host: github,
     logger,
     clock,
     parkAfterMs: config.parkAfterMs,
@@ -89,24 +92,25 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
     // F1 (decision 0042): approve-one counts only from a person who may push to the repository.
     labelStanding: createLabelStanding({
       works: config.works,
-      github,
+      host: github,
       selfLogin: (repository) => deps.selfLogin(repository),
       reviewBots: config.reviewBots,
     }),
   });
   const progress = createProgressCheck({
     agent,
-    github,
+    host: github,
     clock,
     logger,
     intervalMs: config.pollIntervalMs,
     evaluator,
   });
   // T4: a head after an attempt that no CI runs on is told to a person, not waited on for ever.
-  const noCi = createNoCiCheck({ agent, github, evaluator, clock, waitMs: config.noCiMs });
+  const noCi = createNoCiCheck({ agent, host: github, evaluator, clock, waitMs: config.noCiMs });
   const poller = createPoller({
     ledger,
-    github,
+    host: github,
+    ...(deps.hostIdOf ? { hostIdOf: deps.hostIdOf } : {}),
     logger,
     clock,
     evaluator,

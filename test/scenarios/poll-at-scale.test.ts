@@ -78,7 +78,7 @@ function pollerOn(
   });
   const poller = createPoller({
     ledger,
-    github,
+    host: github,
     logger: silent,
     clock,
     evaluator,

@@ -62,7 +62,7 @@ describe('pr checks against the fake GitHub (J1, J2)', () => {
   test('J1/J2: one entry per check run and status, failing by B3, five logs at most, errors on their entry only', async () => {
     fake.clearRequests();
     const out = await prChecks(
-      { github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ca: fake.blobCa }) },
+      { host: github, fetchLog: (url, o) => fetchLogTail(url, { ...o, ca: fake.blobCa }) },
       { repository: REPO, number: 5, failingOnly: false, logLines: 20 },
     );
     assert.equal(out.headSha, SHA);

@@ -88,7 +88,7 @@ for (const kind of DATABASE_KINDS) {
   describe(`re-run of a head's failed jobs (issue 17, T2) on ${kind}`, () => {
     test('a storm of 50 evaluations for one head asks GitHub once; the other 49 are told it is in flight', async () => {
       await withWorld(kind, async (w) => {
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         const outcomes = await Promise.all(Array.from({ length: 50 }, () => rerun(request(w))));
         assert.deepEqual(kinds(outcomes), { requested: 1, in_flight: 49 });
         assert.equal(reruns(w).length, 1);
@@ -105,8 +105,8 @@ for (const kind of DATABASE_KINDS) {
 
     test('two replicas on one database, 25 evaluations each: exactly one re-run is claimed and asked', async () => {
       await withWorld(kind, async (w) => {
-        const a = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
-        const b = createRerun({ ledger: w.replica(), github: w.github, perHead: 1 });
+        const a = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
+        const b = createRerun({ ledger: w.replica(), host: w.github, perHead: 1 });
         const outcomes = await Promise.all(
           Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b)(request(w, i % 3 === 0 ? [w.jobs[0]!] : w.jobs))),
         );
@@ -118,7 +118,7 @@ for (const kind of DATABASE_KINDS) {
 
     test('a budget of 0 turns re-runs off: budget_spent, and GitHub is asked nothing', async () => {
       await withWorld(kind, async (w) => {
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 0 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 0 });
         assert.deepEqual(await rerun(request(w)), { kind: 'budget_spent' });
         assert.deepEqual(w.fake.requests, []);
         assert.deepEqual(await w.ledger.listReruns(w.taskId, HEAD), []);
@@ -127,7 +127,7 @@ for (const kind of DATABASE_KINDS) {
 
     test("once the head's one re-run is spent, its failing again goes on to the agent (budget_spent)", async () => {
       await withWorld(kind, async (w) => {
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         assert.deepEqual(await rerun(request(w)), { kind: 'requested' });
         // The re-run's jobs are new check runs of the same head; they fail again.
         const again = ['test (node 20)', 'test (node 22)'].map(
@@ -140,7 +140,7 @@ for (const kind of DATABASE_KINDS) {
 
     test('a budget of 2 re-runs a head twice, then goes on to the agent', async () => {
       await withWorld(kind, async (w) => {
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 2 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 2 });
         assert.deepEqual(await rerun(request(w)), { kind: 'requested' });
         const second = w.fake.addCheckRun(REPO, HEAD, { name: 'test (node 20)', conclusion: 'failure' }).id;
         assert.deepEqual(await rerun(request(w, [second])), { kind: 'requested' });
@@ -157,7 +157,7 @@ for (const kind of DATABASE_KINDS) {
     test('GitHub refuses (403): refused with its status and a clear message, recorded, and never asked again', async () => {
       await withWorld(kind, async (w) => {
         w.fake.setRerunPolicy(REPO, 'forbidden');
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         const outcome = await rerun(request(w));
         assert.equal(outcome.kind, 'refused');
         assert.ok(outcome.kind === 'refused');
@@ -185,7 +185,7 @@ for (const kind of DATABASE_KINDS) {
     test('a check run that is no Actions job is refused (404), and nothing is re-run', async () => {
       await withWorld(kind, async (w) => {
         const external = w.fake.addCheckRun(REPO, HEAD, { name: 'ci/external', conclusion: 'failure', appSlug: 'ext' });
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         const outcome = await rerun(request(w, [external.id]));
         assert.equal(outcome.kind, 'refused');
         assert.ok(outcome.kind === 'refused');
@@ -198,7 +198,7 @@ for (const kind of DATABASE_KINDS) {
     test('while a job of the head still runs nothing is asked; once it finished, one evaluation asks', async () => {
       await withWorld(kind, async (w) => {
         const lint = w.fake.addCheckRun(REPO, HEAD, { name: 'lint', status: 'in_progress', runId: WORKFLOW_RUN });
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         // GitHub would refuse (403) a run with a job still going: the claim waits instead.
         assert.deepEqual(await rerun(request(w)), { kind: 'in_flight' });
         assert.deepEqual(await rerun(request(w, [w.jobs[1]!])), { kind: 'in_flight' });
@@ -221,7 +221,7 @@ for (const kind of DATABASE_KINDS) {
     test('the hold of a re-run that waited for its jobs counts from the request, not the claim', async () => {
       await withWorld(kind, async (w) => {
         const e2e = w.fake.addCheckRun(REPO, HEAD, { name: 'e2e', status: 'in_progress', runId: WORKFLOW_RUN });
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         assert.deepEqual(await rerun(request(w)), { kind: 'in_flight' });
         w.clock.advance(RERUN_HOLD_MS * 0.6);
         e2e.status = 'completed';
@@ -238,7 +238,7 @@ for (const kind of DATABASE_KINDS) {
     test('a claim still waiting for its jobs past the hold lets the failures through to the agent', async () => {
       await withWorld(kind, async (w) => {
         w.fake.addCheckRun(REPO, HEAD, { name: 'e2e', status: 'queued', runId: WORKFLOW_RUN });
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         assert.deepEqual(await rerun(request(w)), { kind: 'in_flight' });
         w.clock.advance(RERUN_HOLD_MS);
         assert.deepEqual(await rerun(request(w)), { kind: 'budget_spent' });
@@ -253,7 +253,7 @@ for (const kind of DATABASE_KINDS) {
           /\/actions\/jobs\/\d+$/,
           Array.from({ length: 8 }, () => 503),
         );
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         const outcome = await rerun(request(w));
         assert.equal(outcome.kind, 'refused');
         assert.ok(outcome.kind === 'refused');
@@ -268,7 +268,7 @@ for (const kind of DATABASE_KINDS) {
     test('an unanswered request (502) is sent once, never again; its failures go to the agent after the hold', async () => {
       await withWorld(kind, async (w) => {
         w.fake.failNext(/\/rerun-failed-jobs$/, [502]);
-        const rerun = createRerun({ ledger: w.ledger, github: w.github, perHead: 1 });
+        const rerun = createRerun({ ledger: w.ledger, host: w.github, perHead: 1 });
         assert.deepEqual(await rerun(request(w)), { kind: 'requested' });
         // Not retried by the client either: GitHub may have started the re-run.
         assert.equal(reruns(w).length, 1);

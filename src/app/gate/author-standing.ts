@@ -16,17 +16,14 @@ import type { Rejection, Task, Work } from '../../core/types.js';
 import type { EvaluateDeps } from './ports.js';
 
 /** Asks the host for an author's association or permission and for fixloop's own login. */
-export type StandingPort = Pick<EvaluateDeps, 'works' | 'associationOf' | 'permissionOf' | 'selfLogin' | 'reviewBots'>;
+export type StandingPort = Pick<
+  EvaluateDeps,
+  'works' | 'associationOf' | 'permissionOf' | 'selfLogin' | 'reviewBots' | 'wordsOf'
+>;
 
-/** F1/F2: what could not be read when a host could not say whether a person has standing. */
-const UNREADABLE: Readonly<Record<string, string>> = {
-  github: 'the permission on the repository could not be read',
-  gitlab: 'the access level could not be read',
-};
-
-/** What could not be read of a person's standing on the Work's host (a registered host: its standing). */
-export function unreadableStanding(work: Pick<Work, 'provider'>): string {
-  return UNREADABLE[work.provider ?? 'github'] ?? "the person's standing on the host could not be read";
+/** F1/F2: what could not be read when the repository's host could not say whether a person has standing. */
+export function unreadableStanding(port: Pick<StandingPort, 'wordsOf'>, repository: string): string {
+  return port.wordsOf(repository).standingUnreadable ?? "the person's standing on the host could not be read";
 }
 
 export interface JudgedAuthor {
@@ -88,7 +85,7 @@ export async function storedRowRefusal(
   const standing = judged?.standing ?? null;
   if (standing !== null && standing.kind !== 'none') return null;
   if (standing?.reason === 'standing_unreadable')
-    return { reason: 'standing_unreadable', detail: unreadableRow(route.work, row) };
+    return { reason: 'standing_unreadable', detail: unreadableRow(port, task.repository, row) };
   const why = standing?.reason ?? 'no author recorded';
   const permission = judged?.answer?.kind === 'permission' ? ` (permission ${judged.answer.permission})` : '';
   return {
@@ -109,8 +106,8 @@ function asksHostForAssociation(port: StandingPort, work: Work, author: Author):
 }
 
 /** Why a kept review waits: its author's standing could not be read, and will be asked again. */
-function unreadableRow(work: Work, row: Rejection): string {
-  const what = unreadableStanding(work);
+function unreadableRow(port: StandingPort, repository: string, row: Rejection): string {
+  const what = unreadableStanding(port, repository);
   return `stored rejection ${row.id} by ${row.author?.login ?? 'unknown'}: ${what}; asked again on the next poll`;
 }
 

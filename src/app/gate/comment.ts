@@ -34,7 +34,7 @@ export async function commentRang(port: CommentPort, ev: Evaluation, e: CommentR
     const what = `/fixloop ${e.command} by ${e.author ?? 'an unknown author'}`;
     // The host could not say who the author is: refused, and said so, so the person can ask again.
     if (standing.kind === 'none' && standing.reason === 'standing_unreadable')
-      return end.refuse(ev, 'standing_unreadable', `${what}: ${unreadableStanding(route.work)}`);
+      return end.refuse(ev, 'standing_unreadable', `${what}: ${unreadableStanding(port, e.repository)}`);
     // Commands are a person's: a bot, even an allow-listed reviewer, steers only through findings.
     if (standing.kind !== 'person')
       return end.refuse(ev, 'command_without_standing', `${what} (${whoSays(association, answer)})`);

@@ -97,6 +97,8 @@ export interface EvaluateDeps {
    * maintain, admin), kept briefly by the adapter; rejects when it cannot be read. Absent: unreadable.
    */
   permissionOf?: (repository: string, login: string) => Promise<string>;
+  /** The words of a repository's host (issue 34): what could not be read of a person's standing. */
+  wordsOf: WordsOf;
   /** fixloop's own login on the repository's host (F2); absent without host access. */
   selfLogin?: (repository?: string) => Promise<string | null>;
   /**
@@ -117,8 +119,6 @@ export interface EvaluateDeps {
   requestRerun?: RequestRerun;
   /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
   baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
-  /** The words of a repository's host, for the notices the gate files (issue 34); absent: a pull request's. */
-  wordsOf?: WordsOf;
 }
 
 export type EvaluationResult =

@@ -93,7 +93,7 @@ export async function triageFailure(
         case 'refused':
           return fallback(
             'rerun_refused',
-            `${verdict.detail}; GitHub refused the re-run (${rerun.status}: ${rerun.message.slice(0, 200)})`,
+            `${verdict.detail}; ${rerun.host ?? 'the host'} refused the re-run (${rerun.status}: ${rerun.message.slice(0, 200)})`,
           );
       }
     }
