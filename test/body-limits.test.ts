@@ -238,6 +238,8 @@ test(
       await send(port, '/sign-in', { size: 64 * 1024 });
       await send(port, '/sign-in', { size: 64 * 1024, chunked: true });
       await fetch(`${server.url}/healthz`);
+      // Time for the warm-up's garbage to go before the idle footprint is read (a memory reading; the
+      // high-water mark below bounds the flood whatever this reads).
       await new Promise((r) => setTimeout(r, 500));
       const idle = memory(pid, 'VmRSS');
       // The high-water mark so far (start-up may have set it): the flood must not raise it past idle + 50 MB.
@@ -258,7 +260,7 @@ test(
           } catch (e) {
             healthFailures.push(String((e as { cause?: { code?: string } }).cause?.code ?? e));
           }
-          await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, 20)); // pacing of the health probe
         }
       })();
 
@@ -277,6 +279,7 @@ test(
       flooding = false;
       await probe;
       clearInterval(sampler);
+      // Time for the flood's buffers to be given back: too short a wait reads more, and fails, never passes.
       await new Promise((r) => setTimeout(r, 200));
       const settled = memory(pid, 'VmRSS');
       const highWater = memory(pid, 'VmHWM');

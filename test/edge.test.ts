@@ -142,6 +142,8 @@ describe('A1: slow clients, the unverified-bytes bound, the connection cap', () 
         `POST ${WEBHOOK} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${600 * 1024}\r\n` +
           `X-GitHub-Event: check_run\r\nX-Hub-Signature-256: ${FORGED}\r\n\r\n{`,
       );
+      // Room for the server to reserve the slow body's share. Not an absence check: too short a wait
+      // lets the big delivery in, and the 503 asserted below fails loudly.
       await new Promise((r) => setTimeout(r, 100));
       const big = red(1, 11, `FAIL ${'x'.repeat(500 * 1024)}`);
       const refused = await fetch(`${h.url}${WEBHOOK}`, {
@@ -180,9 +182,15 @@ describe('A1: slow clients, the unverified-bytes bound, the connection cap', () 
     { timeout: 15_000 },
     async () => {
       const count = () => new Promise<number>((r, j) => h.app.server.getConnections((e, n) => (e ? j(e) : r(n))));
+      // Counted after the cap's own listener has made room for each one (connection-cap.ts).
+      let accepted = 0;
+      const onConnection = () => accepted++;
+      h.app.server.on('connection', onConnection);
       const idle = await Promise.all(Array.from({ length: CAP * 3 }, () => open(port)));
       const closed = idle.map((s) => untilClosed(s, Date.now()));
-      await new Promise((r) => setTimeout(r, 100));
+      // The cap holds once the server has taken every one of them, not merely after a while.
+      await until(`the server to take all ${CAP * 3} connections`, async () => accepted >= CAP * 3, 5_000, 10);
+      h.app.server.off('connection', onConnection);
       assert.ok((await count()) <= CAP, `${await count()} connections open`);
       const answer = await post(h.url, red(3, 13, 'expected 3, got 4'), SECRET);
       assert.equal(answer.status, 202);
@@ -397,6 +405,8 @@ for (const kind of DATABASE_KINDS) {
         // Warm up every path the flood and the red take, then read the idle footprint.
         await post(server.url, delivery('ping', { zen: 'warm', hook_id: 1 }), SECRET);
         await forged(port, Buffer.alloc(64 * 1024, 0x61));
+        // Time for the warm-up's garbage to go before the idle footprint is read (a memory reading, not
+        // an absence check: the peak is bounded against it, and the high-water mark is checked too).
         await new Promise((r) => setTimeout(r, 500));
         const idle = rss(pid);
         let peak = idle;
@@ -404,6 +414,7 @@ for (const kind of DATABASE_KINDS) {
 
         const body = Buffer.alloc(25 * MiB, 0x61);
         const flood = Promise.all(Array.from({ length: 64 }, () => forged(port, body)));
+        // Pacing: the red is sent while the flood is under way; the answers asserted below show it was.
         await new Promise((r) => setTimeout(r, 50));
         const { taskId } = await taskWithRedPush(server.url, { pullRequest: 31, sha: 'e1', checkId: 9100 });
         const answers = await flood;

@@ -117,7 +117,7 @@ for (const kind of DATABASE_KINDS) {
         const traffic = (async () => {
           for (let n = 1; opening; n++) {
             answers.push(await webhook(h.url, n), await fresh(`${h.url}/healthz`));
-            await new Promise((r) => setTimeout(r, 20));
+            await new Promise((r) => setTimeout(r, 20)); // pacing of the traffic beside the streams
           }
         })();
         for (let i = 0; i < 600; i += 50)

@@ -12,6 +12,7 @@ import { parsePrometheus, valueOf, type Family } from './support/prometheus.js';
 import { startFakeGitHub } from './support/fake-github/server.js';
 import { BOT_LOGIN, FakeClock, openOnFake } from './support/github-harness.js';
 import { taskWithRedHead } from './support/loop-driver.js';
+import { until } from './support/server-process.js';
 import { createGitHub } from '../src/github/client.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 
@@ -137,8 +138,12 @@ for (const kind of DATABASE_KINDS) {
       h.runner.finish(run.runId);
       await h.app.settle();
       // The run's end is written after the runner's callback returns: wait for it in the ledger.
-      for (let i = 0; i < 100 && (await h.api('GET', `/api/runs/${run.runId}`)).body.state === 'running'; i++)
-        await new Promise((r) => setTimeout(r, 20));
+      await until(
+        `run ${run.runId} to end in the ledger`,
+        async () => (await h.api('GET', `/api/runs/${run.runId}`)).body.state !== 'running',
+        10_000,
+        20,
+      );
       const ended = await scrape(h.url);
       assert.equal(v(ended, 'fixloop_runs', { state: 'running' }), 0, 'the run ended');
       assert.equal(v(ended, 'fixloop_spend_total', { kind: 'model' }), 1.5);

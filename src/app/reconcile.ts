@@ -149,6 +149,10 @@ export function startPeriodicReconciliation(deps: {
   const { ledger, logger, dispatcher } = deps;
   let pass: Promise<void> | null = null;
   let alive: Promise<void> | null = null;
+  // Counted in a debug line as each ends, so a test can wait for whole passes of a server process
+  // before it says that nothing more happened (test/support/reconcile-passes.ts).
+  let passes = 0;
+  let livenessPasses = 0;
   const timer = setInterval(() => {
     if (pass) return;
     pass = (async () => {
@@ -195,11 +199,13 @@ export function startPeriodicReconciliation(deps: {
           .catch((err: unknown) => logger.error({ err }, 'liveness pass failed'))
           .finally(() => {
             alive = null;
+            logger.debug({ livenessPasses: ++livenessPasses }, 'liveness pass done');
           });
     })()
       .catch((err: unknown) => logger.error({ err }, 'periodic reconciliation failed'))
       .finally(() => {
         pass = null;
+        logger.debug({ passes: ++passes }, 'periodic reconciliation pass done');
       });
   }, deps.everyMs);
   timer.unref();

@@ -113,7 +113,7 @@ describe('C3: budget after the claim (count re-read)', () => {
     }
   }
 
-  test('C3: two claims on a budget of 2 with 1 used, both allowed before: the one whose re-read counts 3 does not dispatch (the race itself: test/scenarios/claim-race)', () => {
+  test('C3: two claims on a budget of 2 with 1 used, both allowed before: the one whose re-read counts 3 does not dispatch (the verdicts only; the claims racing from separate processes: src/ledger/claim-race.test.ts, the re-read overtaken: test/scenarios/claim-race)', () => {
     assert.deepEqual(budgetBeforeClaim(1, 2), { kind: 'allow' });
     assert.deepEqual(budgetAfterClaim(2, 2), { kind: 'dispatch' });
     assert.deepEqual(budgetAfterClaim(3, 2), { kind: 'over_budget' });

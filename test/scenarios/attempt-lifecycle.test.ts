@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startGitHubHarness, type GitHubHarness } from '../support/github-harness.js';
+import { until } from '../support/server-process.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import {
   PeekingRunner,
@@ -255,12 +256,12 @@ for (const kind of DATABASE_KINDS) {
         const taskId = await taskWithRedHead(h, 35, sha('e'), 'FAIL src/api.test.ts');
         const first = await firstResume(h, taskId);
         await endRun(h, first); // not one call with its run token: no MCP tool, no API
-        let notice: any = null;
-        for (let i = 0; i < 200 && !notice; i++) {
-          notice = (await h.api('GET', `/api/tasks/${taskId}`)).body.notice;
-          if (!notice) await new Promise((r) => setTimeout(r, 10));
-        }
-        assert.ok(notice, 'a notice was filed');
+        const notice: any = await until(
+          'the agent_unreachable notice to be filed',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          10_000,
+          10,
+        );
         assert.equal(notice.reason, 'agent_unreachable');
         assert.match(notice.message, /without a single call to fixloop/);
         assert.match(notice.message, /MCP entry could not reach .*\/mcp/);

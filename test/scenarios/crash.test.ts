@@ -17,6 +17,8 @@ import {
   taskWithRedPush,
   until,
 } from '../support/server-process.js';
+import { processReconcilePasses } from '../support/reconcile-passes.js';
+import { stormDecided } from '../support/storm.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -76,9 +78,15 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     });
     if (settled.attempts[0].status === 'dispatched')
       await until('the agent to start', async () => startsNow().length > 0);
-    // More time goes by, for a second dispatch to show if there were one: nothing starts the agent again.
-    await new Promise((r) => setTimeout(r, 800));
-    const view = await taskView();
+    // Before saying nothing starts the agent again, wait until nothing is left to decide: start-up
+    // reconciliation ran before readiness; every delivery has its decision (the start-up sweep
+    // evaluates what was only stored); the run of the attempt, if any, has ended. The periodic pass
+    // is not due within the test (every 30 s), and nothing else dispatches.
+    await stormDecided(restarted.url, auth, [red.id]);
+    const view = await until('the run of the attempt to end, if it has one', async () => {
+      const v = await taskView();
+      return v.runs.every((r: any) => !['queued', 'running'].includes(r.state)) && v;
+    });
     assert.equal(view.attempts.length, 1);
     const starts = startsNow();
     assert.ok(starts.length <= 1, 'the agent started at most once');
@@ -133,33 +141,41 @@ async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest
     databaseUrl: db.url,
     agentFile: AGENT,
     envAllow: ['COUNTER_FILE'],
-    extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '1000', FIXLOOP_ADOPT_EVERY_MS: '200' },
+    extra: {
+      COUNTER_FILE: counter,
+      FIXLOOP_RECONCILE_GRACE_MS: '1000',
+      FIXLOOP_ADOPT_EVERY_MS: '200',
+      LOG_LEVEL: 'debug', // its passes, as they end (processReconcilePasses)
+    },
   });
   const sibling = await startServerProcess(env, 'free');
-  const dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, 'free');
+  let dying: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   const starts = () =>
     existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean).length : 0;
   try {
-    const { taskId } = await taskWithRedPush(dying.url, {
+    const replica = (dying = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, 'free'));
+    const { taskId } = await taskWithRedPush(replica.url, {
       pullRequest,
       sha: `dead${pullRequest}`,
       checkId: 70 + pullRequest,
     });
     await until(
       'the replica to die at its fault point',
-      async () => dying.child.signalCode !== null || dying.child.exitCode !== null,
+      async () => replica.child.signalCode !== null || replica.child.exitCode !== null,
     );
-    assert.equal(dying.child.signalCode, 'SIGKILL');
+    assert.equal(replica.child.signalCode, 'SIGKILL');
     const view = await until('the sibling to settle the attempt', async () => {
       const v = (await (await fetch(`${sibling.url}/api/tasks/${taskId}`, { headers: auth })).json()) as any;
       return !['claimed', 'dispatching'].includes(v.attempts[0]?.status) && v;
     });
     if (view.attempts[0].status === 'dispatched') await until('the agent to start', async () => starts() > 0);
-    // A few more passes go by: nothing starts the agent (again).
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Two whole passes of the sibling go by after it settled the attempt: nothing starts the agent (again).
+    const passes = processReconcilePasses(sibling);
+    await passes.oneAfterNow('a whole pass of the sibling after it settled the attempt');
+    await passes.oneAfterNow('a second whole pass of the sibling');
     return { view, decisions: await decisionsOf(sibling.url, taskId), starts: starts() };
   } finally {
-    if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
+    if (dying && dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
     await sibling.stop();
     await db.drop();
   }

@@ -23,6 +23,8 @@ import {
   until,
   type ServerProcess,
 } from '../support/server-process.js';
+import { processReconcilePasses } from '../support/reconcile-passes.js';
+import { stormDecided } from '../support/storm.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import { createBoardStore } from '../../src/ledger/board.js';
 import { createLedger } from '../../src/ledger/ledger.js';
@@ -107,6 +109,22 @@ async function runningRun(s: Setup, url: string, taskId: number): Promise<any> {
   );
 }
 
+/**
+ * A start that may only confirm what is there: it passes its periodic reconciliation every 200 ms
+ * (V4's re-offer runs there too) and logs each pass (processReconcilePasses).
+ */
+const WATCHED = { FIXLOOP_ADOPT_EVERY_MS: '200', LOG_LEVEL: 'debug' };
+
+/**
+ * Wait until `server` has nothing left to decide, so a test may say what did not happen: start-up
+ * reconciliation ran before readiness, every delivery has its decision (the start-up sweep evaluates
+ * what was only stored), and a whole periodic pass and liveness pass began and ended after that.
+ */
+async function nothingLeftToDecide(server: ServerProcess, deliveryIds: string[]): Promise<void> {
+  await stormDecided(server.url, auth, deliveryIds);
+  await processReconcilePasses(server).oneAfterNow('a whole pass of reconciliation after the start');
+}
+
 /** SIGTERM, and how long the process took to exit. */
 async function terminate(server: ServerProcess): Promise<{ code: number | null; ms: number }> {
   const t0 = Date.now();
@@ -140,7 +158,7 @@ for (const kind of DATABASE_KINDS) {
       const s = await setup(kind);
       try {
         const first = await s.start();
-        const { taskId } = await taskWithRedPush(first.url, { pullRequest: 3, sha: 'feedface', checkId: 31 });
+        const { taskId, red } = await taskWithRedPush(first.url, { pullRequest: 3, sha: 'feedface', checkId: 31 });
         const run1 = await runningRun(s, first.url, taskId);
         const pid1 = await s.agentPid(run1.id);
         const before = await s.view(first.url, taskId);
@@ -186,8 +204,8 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(noticed.attempts[0].state, 'retryable');
         // A restart more: nothing runs again and nothing is told twice.
         await terminate(third);
-        const fourth = await s.start();
-        await new Promise((r) => setTimeout(r, 500));
+        const fourth = await s.start(WATCHED);
+        await nothingLeftToDecide(fourth, [red.id]);
         const last = await s.view(fourth.url, taskId);
         assert.equal(last.runs.filter((r: any) => r.action === 'resume').length, 2, 'never a third run');
         const decisions = await decisionsOf(fourth.url, taskId);
@@ -204,7 +222,7 @@ for (const kind of DATABASE_KINDS) {
       const s = await setup(kind, 20_000);
       try {
         const first = await s.start();
-        const { taskId } = await taskWithRedPush(first.url, { pullRequest: 4, sha: 'beadbead', checkId: 41 });
+        const { taskId, red } = await taskWithRedPush(first.url, { pullRequest: 4, sha: 'beadbead', checkId: 41 });
         const run1 = await runningRun(s, first.url, taskId);
         await s.agentPid(run1.id);
 
@@ -223,8 +241,8 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(await first.exited, 0);
         assert.ok(Date.now() - t0 < 5_000, 'exited once its agent had finished');
 
-        const second = await s.start();
-        await new Promise((r) => setTimeout(r, 500));
+        const second = await s.start(WATCHED);
+        await nothingLeftToDecide(second, [red.id, late.id]);
         const v = await s.view(second.url, taskId);
         const run = v.runs.find((r: any) => r.id === run1.id);
         assert.equal(run.state, 'completed');
@@ -284,7 +302,7 @@ for (const kind of DATABASE_KINDS) {
       const s = await setup(kind);
       try {
         const first = await s.start();
-        const { taskId } = await taskWithRedPush(first.url, { pullRequest: 6, sha: 'c0ffee', checkId: 61 });
+        const { taskId, red } = await taskWithRedPush(first.url, { pullRequest: 6, sha: 'c0ffee', checkId: 61 });
         const run1 = await runningRun(s, first.url, taskId);
         await s.agentPid(run1.id);
         const off = await fetch(`${first.url}/api/tasks/${taskId}/loop`, {
@@ -295,8 +313,8 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(off.status, 200);
         await terminate(first);
 
-        const second = await s.start();
-        await new Promise((r) => setTimeout(r, 500));
+        const second = await s.start(WATCHED);
+        await nothingLeftToDecide(second, [red.id]);
         const v = await s.view(second.url, taskId);
         assert.equal(v.runs.filter((r: any) => r.action === 'resume').length, 1, 'not offered again');
         assert.equal(v.attempts[0].interruptions, 0);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN } from '../support/harness.js';
+import { processReconcilePasses } from '../support/reconcile-passes.js';
 import {
   commandAgentEnv,
   decisionsOf,
@@ -214,7 +215,8 @@ async function siblingDiesWhileRunning(
     databaseUrl: db.url,
     agentFile: AGENT,
     envAllow: ['AGENT_DIR'],
-    extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200', ...lease },
+    // LOG_LEVEL=debug: the sibling's passes, as they end (processReconcilePasses).
+    extra: { AGENT_DIR: dir, FIXLOOP_ADOPT_EVERY_MS: '200', LOG_LEVEL: 'debug', ...lease },
   });
   const dying = await startServerProcess(
     killAt === 'running' ? env : { ...env, FIXLOOP_FAULT: 'before_mark:kill' },
@@ -246,8 +248,10 @@ async function siblingDiesWhileRunning(
       process.kill(pid, 'SIGKILL');
       await until('the agent to be gone', async () => !alive(pid));
     } else {
-      // Several of the sibling's passes go by: the agent still runs, so its run does too.
-      await new Promise((r) => setTimeout(r, 1_000));
+      // Whole passes of the sibling go by: the agent still runs, so its run does too.
+      const passes = processReconcilePasses(sibling);
+      await passes.oneAfterNow('a whole pass of the sibling with the agent running');
+      await passes.oneAfterNow('a second whole pass of the sibling');
       assert.equal((await viewOf()).runs.find((r: any) => r.id === resumed.id).state, 'running');
       writeFileSync(join(dir, 'release'), '');
     }

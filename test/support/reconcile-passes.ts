@@ -34,3 +34,24 @@ export function countReconcilePasses(ledger: Pick<Ledger, 'attemptsWithStatus'>)
     },
   };
 }
+
+/**
+ * The same for a server process (startServerProcess with LOG_LEVEL=debug): it logs each periodic pass,
+ * and each liveness pass (keepLoopsAlive, on its own chain), as it ends. `oneAfterNow` waits until
+ * one of each has begun after the call and finished: the one running at the call ends first.
+ */
+export function processReconcilePasses(server: { output(): string }): ReconcilePasses {
+  const ended = (msg: string) => server.output().split(`"msg":"${msg}"`).length - 1;
+  const count = () => ended('periodic reconciliation pass done');
+  return {
+    count,
+    async oneAfterNow(what) {
+      const passes = count();
+      const liveness = ended('liveness pass done');
+      await until(
+        `${what} (a periodic and a liveness pass, as the server's debug log shows them; is LOG_LEVEL=debug?)`,
+        async () => count() >= passes + 2 && ended('liveness pass done') >= liveness + 2,
+      );
+    },
+  };
+}
