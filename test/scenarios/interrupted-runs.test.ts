@@ -6,7 +6,7 @@
 // Shutdown is prompt whatever a client holds open (a dashboard's live stream, a half-sent request).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,6 @@ import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import {
   commandAgentEnv,
   decisionsOf,
-  freePort,
   startServerProcess,
   taskWithRedPush,
   until,
@@ -46,7 +45,6 @@ interface Setup {
   db: TestDatabase;
   dir: string;
   env: Record<string, string>;
-  port: number;
   servers: ServerProcess[];
   start(extra?: Record<string, string>): Promise<ServerProcess>;
   view(url: string, taskId: number): Promise<any>;
@@ -66,17 +64,18 @@ async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Set
     // No GitHub credentials: no poll, webhooks only — the re-offer must come from start-up itself.
     extra: { AGENT_DIR: dir, FIXLOOP_SHUTDOWN_GRACE_MS: String(grace), FIXLOOP_RECONCILE_GRACE_MS: '0' },
   });
-  const port = await freePort();
+  // The first start takes a free port; every restart listens there too, where its agents reach it.
+  let port: number | 'free' = 'free';
   const servers: ServerProcess[] = [];
   const pids: number[] = [];
   return {
     db,
     dir,
     env,
-    port,
     servers,
     async start(extra = {}) {
       const s = await startServerProcess({ ...env, ...extra }, port);
+      port = s.port;
       servers.push(s);
       return s;
     },
@@ -96,6 +95,7 @@ async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Set
       for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop('SIGKILL');
       for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
       await db.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -328,7 +328,7 @@ for (const kind of DATABASE_KINDS) {
         const reader = stream.body!.getReader();
         assert.match(new TextDecoder().decode((await reader.read()).value), /event: ready/);
         // A client that sent half a request and waits: it holds its connection open too.
-        const socket = connect(s.port, '127.0.0.1');
+        const socket = connect(server.port, '127.0.0.1');
         await new Promise<void>((r) => socket.once('connect', () => r()));
         socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
         socket.on('error', () => {});

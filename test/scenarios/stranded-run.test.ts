@@ -6,20 +6,13 @@
 // that keeps running does the same without waiting for anything to restart.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN } from '../support/harness.js';
-import {
-  commandAgentEnv,
-  decisionsOf,
-  freePort,
-  startServerProcess,
-  taskWithRedPush,
-  until,
-} from '../support/server-process.js';
+import { commandAgentEnv, decisionsOf, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -95,10 +88,9 @@ async function killedWhileRunning(
     envAllow: ['AGENT_DIR'],
     extra: { AGENT_DIR: dir, ...grace },
   });
-  const port = await freePort();
   // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked
   // dispatched; before_mark:kill earlier still, before the agent's process mark is written.
-  const first = await startServerProcess(fault === null ? env : { ...env, FIXLOOP_FAULT: fault }, port);
+  const first = await startServerProcess(fault === null ? env : { ...env, FIXLOOP_FAULT: fault }, 'free');
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   let pid = 0;
   try {
@@ -116,7 +108,7 @@ async function killedWhileRunning(
       await until('the agent to be gone', async () => !alive(pid));
     }
 
-    second = await startServerProcess(env, port);
+    second = await startServerProcess(env, first.port);
     if (agentAfterCrash === 'keeps running') {
       // Still running, so the run is too: fixloop does not end what it cannot see ending.
       assert.equal((await viewOf(second.url)).runs.find((r: any) => r.id === resumed.id).state, 'running');
@@ -143,6 +135,7 @@ async function killedWhileRunning(
     if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
     if (second) await second.stop();
     await db.drop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -270,6 +263,7 @@ async function siblingDiesWhileRunning(
     if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
     await sibling.stop();
     await db.drop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -48,6 +48,8 @@ export function commandAgentEnv(o: {
 
 export interface ServerProcess {
   url: string;
+  /** The port it listens on: a restart that agents must still reach passes it to startServerProcess. */
+  port: number;
   child: ChildProcess;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -63,7 +65,20 @@ export async function startServerProcess(
   port: number | 'free',
   o: { cwd?: string; as?: { uid: number; gid: number } } = {},
 ): Promise<ServerProcess> {
-  if (port !== 'free') return startOn(env, port, o);
+  if (port !== 'free') {
+    // A given port is the one an earlier server of this test listened on (a restart its agents must
+    // reach): freed when that server died, it may still be taken for a moment by another process, so
+    // the start is tried again for a few seconds before the test fails.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      try {
+        return await startOn(env, port, o);
+      } catch (err) {
+        if (Date.now() > deadline || !(err instanceof PortTakenError)) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
   // A free port is released before the child binds it, so another process may take it in between:
   // the child then exits with EADDRINUSE, and it is started again on another port. (It cannot bind
   // port 0 itself: the agents' API address is derived from PORT.)
@@ -108,6 +123,7 @@ async function startOn(
   await waitReady(url, child, () => out, 20_000);
   return {
     url,
+    port,
     child,
     output: () => out,
     exited,
@@ -145,7 +161,11 @@ export async function waitReady(
   }
 }
 
-/** A free loopback port (bind to 0, read it, release it). */
+/**
+ * A free loopback port (bind to 0, read it, release it). Released, it may be taken before anyone binds
+ * it: a server of a test binds port 0 itself, or is started with `startServerProcess(env, 'free')`,
+ * which tries again on another port; this is for a port nothing must listen on.
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
