@@ -2,21 +2,21 @@
 // and the dispatch, then restarted. The agent starts at most once and the attempt's fate is visible.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import { commandAgentEnv, decisionsOf, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
 
 async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'before_start') {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-'));
+  const dir = tempDir('fixloop-crash-');
   const counter = join(dir, 'starts.jsonl');
   const env = commandAgentEnv({
     dir,
@@ -87,7 +87,6 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
     if (second) await second.stop();
     await db.drop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -119,7 +118,7 @@ for (const kind of DATABASE_KINDS) {
  */
 async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest: number) {
   const db = await createTestDatabase('postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
+  const dir = tempDir('fixloop-crash-sibling-');
   const counter = join(dir, 'starts.jsonl');
   const env = commandAgentEnv({
     dir,
@@ -155,7 +154,6 @@ async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest
     if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
     await sibling.stop();
     await db.drop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -6,9 +6,8 @@
 // Shutdown is prompt whatever a client holds open (a dashboard's live stream, a half-sent request).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -22,6 +21,7 @@ import {
   until,
   type ServerProcess,
 } from '../support/server-process.js';
+import { tempDir } from '../support/temp-dir.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import { createBoardStore } from '../../src/ledger/board.js';
 import { createLedger } from '../../src/ledger/ledger.js';
@@ -55,7 +55,7 @@ interface Setup {
 
 async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Setup> {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-interrupted-'));
+  const dir = tempDir('fixloop-interrupted-');
   const env = commandAgentEnv({
     dir,
     databaseUrl: db.url,
@@ -95,7 +95,6 @@ async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Set
       for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop('SIGKILL');
       for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
       await db.drop();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

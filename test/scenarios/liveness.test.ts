@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -436,9 +436,9 @@ async function startTrialServer(
 
 const alive = (s: ServerProcess) => s.child.exitCode === null && s.child.signalCode === null;
 
-/** The trials on a fresh database, their agents writing into `dir` (the caller's, to read and remove). */
-async function killTrials(kind: 'sqlite' | 'postgres', dir: string) {
+async function killTrials(kind: 'sqlite' | 'postgres') {
   const db = await createTestDatabase(kind);
+  const dir = tempDir('fixloop-liveness-trials-');
   const seed = Number.parseInt(process.env.FIXLOOP_TRIAL_SEED ?? String(Date.now() % 1_000_000), 10);
   let rand = seed >>> 0 || 1;
   const random = (n: number) => {
@@ -542,7 +542,7 @@ async function killTrials(kind: 'sqlite' | 'postgres', dir: string) {
         .execute(),
       notices: await k.selectFrom('notices').select(['task_id', 'round']).execute(),
     }));
-    return { facts, acked, kills, seed };
+    return { facts, acked, kills, seed, dir };
   } finally {
     if (alive(server)) await server.stop('SIGTERM');
     // Agents of killed servers never outlive the test: each exits on its own within seconds.
@@ -565,9 +565,7 @@ async function withDb<T>(
 for (const kind of DATABASE_KINDS) {
   describe(`I5: kill -9 at random moments around a running agent, ${TRIALS} trials (${kind})`, () => {
     test(`I5/C2/G1/A1: after every restart and settling, no Task is stalled, no acknowledged delivery is lost, one attempt per head, one notice per round`, async (t) => {
-      const dir = mkdtempSync(join(tmpdir(), 'fixloop-liveness-trials-'));
-      t.after(() => rmSync(dir, { recursive: true, force: true }));
-      const { facts, acked, kills, seed } = await killTrials(kind, dir);
+      const { facts, acked, kills, seed, dir } = await killTrials(kind);
       const why = `seed ${seed} (FIXLOOP_TRIAL_SEED to replay); kills: ${kills.join(', ')}`;
       const tally = (xs: string[]) =>
         Object.entries(xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {}))

@@ -6,13 +6,13 @@
 // that keeps running does the same without waiting for anything to restart.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN } from '../support/harness.js';
 import { commandAgentEnv, decisionsOf, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -69,7 +69,7 @@ async function killedWhileRunning(
   killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running',
 ) {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
+  const dir = tempDir('fixloop-stranded-');
   // Killed right after the start, the reconcile grace is left at its default (30 s on PostgreSQL): the
   // restart comes sooner than that, and the process mark alone must settle the attempt.
   // Killed before the mark was written, nothing says the agent started but the agent itself: the
@@ -135,7 +135,6 @@ async function killedWhileRunning(
     if (first.child.exitCode === null && first.child.signalCode === null) await first.stop('SIGKILL');
     if (second) await second.stop();
     await db.drop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -200,7 +199,7 @@ async function siblingDiesWhileRunning(
   killAt: 'running' | 'before its start was marked' = 'running',
 ) {
   const db = await createTestDatabase('postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-sibling-'));
+  const dir = tempDir('fixloop-sibling-');
   const lease: Record<string, string> = killAt === 'running' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '1000' };
   const env = commandAgentEnv({
     dir,
@@ -263,7 +262,6 @@ async function siblingDiesWhileRunning(
     if (dying.child.exitCode === null && dying.child.signalCode === null) await dying.stop('SIGKILL');
     await sibling.stop();
     await db.drop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

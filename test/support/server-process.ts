@@ -7,6 +7,13 @@ import { API_TOKEN, REPO, SECRET } from './harness.js';
 import { checkRunPayload, delivery, post } from './deliveries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * How long a `fixloop serve` child may take to become ready, or to exit when it is expected to fail at
+ * start-up. Not a performance bound: under a loaded CI machine tsx's first compile alone can take tens
+ * of seconds, and a start that truly hangs is still failed here, with its output, well before the
+ * per-test timeout (decision 0062).
+ */
+const START_MS = 90_000;
 
 /**
  * The environment for a server process on `databaseUrl` whose runner is the command agent
@@ -120,7 +127,7 @@ async function startOn(
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(url, child, () => out, 20_000);
+  await waitReady(url, child, () => out, START_MS);
   return {
     url,
     port,
@@ -177,6 +184,21 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
+}
+
+/**
+ * What `start` makes listening on a free port, for an in-process server whose configuration must name
+ * its own address before it listens (a public URL): the port may be taken between the pick and the
+ * listen, so on EADDRINUSE it is made again on another. `start` closes what it made when it throws.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if (tries >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
 }
 
 /** Ask `probe` every `everyMs` until it gives something truthy; fail, naming `what`, after `timeoutMs`. */
@@ -258,7 +280,7 @@ export async function runServerToExit(
   });
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => ((out += c), (err += c)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? START_MS);
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   clearTimeout(timer);
   return { code, output: out, stderr: err };
