@@ -173,12 +173,14 @@ for (const kind of DATABASE_KINDS) {
           assert.ok((await post(h.url, d, SECRET)).status < 300);
         }
         while (h.runner.starts.length < prs.length) {
-          assert.ok(Date.now() - started < 20_000, `only ${h.runner.starts.length} of 5 reached the agent in 20 s`);
+          assert.ok(Date.now() - started < 60_000, `only ${h.runner.starts.length} of 5 reached the agent in 60 s`);
           await sleep(20);
         }
         const elapsed = Date.now() - started;
-        // One bounded wait (3 s) for the first red; the reds after it know the base is not answering.
-        assert.ok(elapsed < 6_000, `all five reached the agent after ${elapsed} ms`);
+        // One bounded wait (3 s) for the first red; the reds after it know the base is not answering. A
+        // bound, as the time is the behaviour, and a generous one (a loaded machine runs late): a wait per
+        // red would take five of them, 15 s, and timers are never early.
+        assert.ok(elapsed < 4 * 3_000, `all five reached the agent after ${elapsed} ms`);
         assert.deepEqual(h.runner.starts.map((s) => s.pullRequest).sort(), prs);
         assert.equal(new Set(baseReads).size, 1, `one base branch: ${baseReads.join(', ')}`);
         assert.equal(baseReads.length, 1, 'asked once, not once per red');
