@@ -117,8 +117,10 @@ for (const kind of DATABASE_KINDS) {
         }
         const handedOffMs = Date.now() - started;
         await ticking;
+        // Queued behind four statuses it would come 4 slots in at the earliest (timers are never early),
+        // so that is the bound, the widest that still tells the two apart (a loaded machine runs late).
         assert.ok(
-          handedOffMs < 2 * PACE_MS,
+          handedOffMs < 4 * PACE_MS,
           `#20 was labelled ${handedOffMs} ms into the tick; four statuses ahead of it would take ${4 * PACE_MS} ms`,
         );
         for (const pr of others) assert.deepEqual(labels(h, pr), ['fixloop:needs-human']);
