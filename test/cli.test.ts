@@ -3,13 +3,13 @@
 // person's (via `cli`) with a one-line result, exit codes 0/1/2, and the token sources tried, in order.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.js';
 import { startHarness, RecordingRunner, REPO, SECRET, API_TOKEN, type Harness } from './support/harness.js';
 import { startGitHubHarness, type GitHubHarness } from './support/github-harness.js';
 import { checkRunPayload, delivery, post } from './support/deliveries.js';
+import { tempDir } from './support/temp-dir.js';
 
 const sha = (n: number) => n.toString(16).padStart(40, 'd');
 
@@ -26,7 +26,7 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv, now = new Date()) {
 }
 
 /** A home folder of its own, so no real per-user config is ever read. */
-const home = () => mkdtempSync(join(tmpdir(), 'fixloop-cli-home-'));
+const home = () => tempDir('fixloop-cli-home-');
 
 async function redPush(h: Harness, n: number, pr: number, output: string) {
   const d = delivery(

@@ -2,15 +2,15 @@
 // a GitLab merge request on GITLAB_URL, a GitHub pull request on the GitHub web host — as configured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.js';
 import { noticeSinksFromConfig } from '../src/wiring.js';
 import type { Notice } from '../src/core/types.js';
+import { tempDir } from './support/temp-dir.js';
 
 function configFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'fixloop-links-')), 'fixloop.json');
+  const file = join(tempDir('fixloop-links-'), 'fixloop.json');
   writeFileSync(
     file,
     JSON.stringify({

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config/config.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github/server.js';
 import { createFixloop } from '../src/main.js';
 import { createLogger } from '../src/logging.js';
-import { freePort } from './support/server-process.js';
+import { onFreePort } from './support/server-process.js';
 
 const unescape = (s: string) =>
   s
@@ -106,22 +106,29 @@ describe('fixloop setup github (SPEC V3, M1)', () => {
 
   it("a running fixloop's callback finishes a setup the command started (same data directory, no browser cookie)", async () => {
     const own = mkdtempSync(join(tmpdir(), 'fixloop-setup-cli-served-'));
-    const port = await freePort();
-    const served: NodeJS.ProcessEnv = {
-      FIXLOOP_API_TOKEN_FILE: join(own, 'data', 'api-token'),
-      GITHUB_API_URL: fake.url,
-      PORT: String(port),
-      FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: `sqlite:${join(own, 'data', 'db.sqlite')}`,
-      FIXLOOP_WORK_DIR: join(own, 'data', 'runs'),
-    };
-    const fixloop = await createFixloop(loadConfig({ env: served }), {
-      logger: createLogger('silent'),
-      startPoll: false,
-      startOutbox: false,
+    // Its public URL names its port, so the port is picked before it listens (made again if taken).
+    const { fixloop, url, served } = await onFreePort(async (port) => {
+      const served: NodeJS.ProcessEnv = {
+        FIXLOOP_API_TOKEN_FILE: join(own, 'data', 'api-token'),
+        GITHUB_API_URL: fake.url,
+        PORT: String(port),
+        FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DATABASE_URL: `sqlite:${join(own, 'data', 'db.sqlite')}`,
+        FIXLOOP_WORK_DIR: join(own, 'data', 'runs'),
+      };
+      const made = await createFixloop(loadConfig({ env: served }), {
+        logger: createLogger('silent'),
+        startPoll: false,
+        startOutbox: false,
+      });
+      try {
+        return { fixloop: made, url: await made.listen(port, '127.0.0.1'), served };
+      } catch (err) {
+        await made.close();
+        throw err;
+      }
     });
     try {
-      const url = await fixloop.listen(port, '127.0.0.1');
       const out = { stdout: '', stderr: '' };
       const io = {
         env: served,

@@ -10,7 +10,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github/server.js';
-import { freePort, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { delivery, post } from './support/deliveries.js';
 
 const HEAD = 'a'.repeat(40);
@@ -48,13 +48,11 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
   let fake: FakeGitHub;
   let dir: string;
   let env: Record<string, string>;
-  let port: number;
   let server: ServerProcess | null = null;
 
   before(async () => {
     fake = await startFakeGitHub({ webUser: 'alice' });
     dir = mkdtempSync(join(tmpdir(), 'fixloop-setup-'));
-    port = await freePort();
     const config = join(dir, 'fixloop.json');
     writeFileSync(
       config,
@@ -78,7 +76,7 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
 
   test('page → GitHub → callback → credentials 0600 → install link; a wrong or reused state is refused; the next start acts as the App', async () => {
     // A fresh install starts without any GitHub credential or webhook secret, and says how to connect.
-    server = await startServerProcess(env, port);
+    server = await startServerProcess(env, 'free');
     const url = server.url;
     assert.match(server.output(), /no GitHub webhook secret yet/);
     const early = await post(url, delivery('ping', { zen: 'hi' }), 'anything');
@@ -168,6 +166,8 @@ describe('connect GitHub from the browser (SPEC V3)', () => {
 
     // The next start reads the stored App with nothing else changed: webhooks verify with its secret,
     // and fixloop authenticates to GitHub as the App (a JWT, then an installation token).
+    // On the same port: the App GitHub now knows sends its webhooks and callbacks to this address.
+    const port = server.port;
     await server.stop();
     server = await startServerProcess(env, port);
     assert.doesNotMatch(server.output(), /no GitHub webhook secret yet/);

@@ -5,7 +5,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runServerToExit, startServerProcess, until } from './support/server-process.js';
@@ -39,8 +39,8 @@ describe('start-up, as a person sees it (issue 32)', () => {
 
   test('M1: with no Work, the first lines name the dashboard, the token file, no Works, and what to do next', async () => {
     const cwd = tempDir();
-    const port = await freePort();
-    const server = await startServerProcess({ WEBHOOK_SECRET: SECRET }, port, { cwd });
+    const server = await startServerProcess({ WEBHOOK_SECRET: SECRET }, 'free', { cwd });
+    const port = server.port;
     try {
       await until('the banner', async () => server.output().includes('Next:'), 10_000);
       const text = humanLines(server.output()).join('\n');
@@ -66,10 +66,9 @@ describe('start-up, as a person sees it (issue 32)', () => {
         works: [{ name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] }],
       }),
     );
-    const port = await freePort();
     const server = await startServerProcess(
       { WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, FIXLOOP_CONFIG: config },
-      port,
+      'free',
       { cwd },
     );
     try {
@@ -84,9 +83,10 @@ describe('start-up, as a person sees it (issue 32)', () => {
   });
 
   test('V3: a port already in use is one line naming PORT, exit 2', async () => {
-    const port = await freePort();
+    // The holder takes a port of its own (bound to 0, kept): nothing can come between.
     const holder: Server = createServer();
-    await new Promise<void>((r) => holder.listen(port, '127.0.0.1', r));
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as AddressInfo).port;
     try {
       const r = await runServerToExit({ WEBHOOK_SECRET: SECRET, PORT: String(port) }, { cwd: tempDir() });
       assertOneLineFailure(r, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*set PORT`));

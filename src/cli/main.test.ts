@@ -1,7 +1,7 @@
 // The fixloop CLI (SPEC M1, A1) run in-process against a tiny HTTP server: replay signs exactly the
 // bytes it sends, the API commands send the token and map failures to exit codes 1 and 2.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,6 +36,7 @@ before(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+after(() => rmSync(dir, { recursive: true, force: true }));
 beforeEach(() => {
   seen = [];
   answer = { status: 200, body: '{"ok":true}' };

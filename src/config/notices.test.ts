@@ -1,14 +1,15 @@
 // The notice sinks' configuration (SPEC G1, M5; decision 0025): names, secrets from the file, the
 // environment or `_FILE`, the https-or-loopback rule, and the retry schedule in milliseconds.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fixloop-notices-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 function configWith(notices: unknown): string {
   const path = join(dir, `c${n++}.json`);

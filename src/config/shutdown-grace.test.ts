@@ -1,14 +1,15 @@
 // V4: the shutdown's grace for running agents (FIXLOOP_SHUTDOWN_GRACE_MS, `shutdownGraceMs`): 60 s by
 // default, 0 allowed (do not wait), the variable wins over the file, and a bad value fails start-up.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fixloop-grace-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const base = { WEBHOOK_SECRET: 'shh' };
 function file(text: string): string {
   const path = join(dir, `${Math.random().toString(36).slice(2)}.yaml`);

@@ -60,13 +60,20 @@ test('N3: the poll’s bulk GraphQL queries are not paced as writes (one a secon
     // Write spacing on, as in production.
     const github = createGitHub({ apiUrl: fake.url, auth: { kind: 'token', token }, bulkReads: true });
     for (const n of [1, 2, 3]) fake.addPull('acme/shop', n, { headSha: String(n).repeat(40) });
-    const started = Date.now();
     for (let i = 0; i < 4; i++) assert.equal((await github.glancePullRequests!('acme/shop', [1, 2, 3])).size, 3);
     await github.addLabels('acme/shop', 1, ['x']);
-    const took = Date.now() - started;
-    // Paced as writes, four queries and a write would take at least four seconds.
-    assert.ok(took < 2500, `four queries and a write took ${took} ms`);
-    assert.equal(fake.requestsTo(/graphql$/).length, 4);
+    // Paced as writes, every request would come at least a second after the one before it (a timer is
+    // never early): the gaps as the fake received them, not the run's total, which load stretches.
+    const queries = fake.requestsTo(/graphql$/).map((r) => r.at);
+    assert.equal(queries.length, 4);
+    const gaps = queries.slice(1).map((at, i) => at - queries[i]!);
+    assert.ok(Math.min(...gaps) < 1000, `queries ${gaps.join(', ')} ms apart: paced as writes`);
+    const [write] = fake.requestsTo(/\/labels$/);
+    assert.ok(write, 'the write was sent');
+    assert.ok(
+      write.at - queries.at(-1)! < 1000,
+      `the write waited ${write.at - queries.at(-1)!} ms behind the queries`,
+    );
   } finally {
     await fake.close();
   }

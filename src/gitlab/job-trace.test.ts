@@ -108,7 +108,8 @@ describe('readJobTrace', () => {
       assert.equal(err.code, 'timeout');
       return true;
     });
-    assert.ok(Date.now() - started < 2000);
+    // The deadline is the behaviour: a bound stays, generous (25× the 200 ms) since load makes timers late.
+    assert.ok(Date.now() - started < 5_000, `gave up after ${Date.now() - started} ms`);
   });
 
   it('a refusal is code http_status with the status', async () => {

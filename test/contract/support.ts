@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { freePort, startServerProcess, until, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, until, type ServerProcess } from '../support/server-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BLOB_CA = fileURLToPath(new URL('../support/fake-github/tls/cert.pem', import.meta.url));
@@ -134,7 +134,6 @@ export async function startContractWorld(o: {
       },
     }),
   );
-  const port = await freePort();
   let server: ServerProcess;
   try {
     server = await startServerProcess(
@@ -146,14 +145,14 @@ export async function startContractWorld(o: {
         DATABASE_URL: `sqlite://${join(root, 'fixloop.db')}`,
         GITHUB_API_URL: fake.url,
         GITHUB_TOKEN: githubToken,
-        FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
         // The agent CLIs are found on the PATH the agent inherits, as a user's would be.
         PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
         // fixloop reads job logs from the fake's https blob host, whose certificate is self-signed.
         NODE_EXTRA_CA_CERTS: BLOB_CA,
         ...o.env,
       },
-      port,
+      // Its public URL (what the agent is told) defaults to http://HOST:PORT, so a free port will do.
+      'free',
     );
   } catch (err) {
     await fake.close();

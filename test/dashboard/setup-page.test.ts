@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/logging.js';
 import { artifactPath, launchBrowser } from '../support/browser.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
-import { freePort } from '../support/server-process.js';
+import { onFreePort } from '../support/server-process.js';
 import { startHarness, API_TOKEN, type Harness } from '../support/harness.js';
 import { csrfOfCookie } from '../support/dashboard-session.js';
 
@@ -25,19 +25,30 @@ describe('the setup page in a browser (SPEC V3)', () => {
   before(async () => {
     fake = await startFakeGitHub({ webUser: 'alice' });
     dir = mkdtempSync(join(tmpdir(), 'fixloop-setup-page-'));
-    const port = await freePort();
-    const config = loadConfig({
-      env: {
-        PORT: String(port),
-        FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        DATABASE_URL: `sqlite:${join(dir, 'data', 'db.sqlite')}`,
-        FIXLOOP_API_TOKEN_FILE: join(dir, 'data', 'api-token'),
-        FIXLOOP_WORK_DIR: join(dir, 'data', 'runs'),
-        GITHUB_API_URL: fake.url,
-      },
-    });
-    fixloop = await createFixloop(config, { logger: createLogger('silent'), startPoll: false, startOutbox: false });
-    url = await fixloop.listen(port, '127.0.0.1');
+    // Its public URL names its port, so the port is picked before it listens (made again if taken).
+    ({ fixloop, url } = await onFreePort(async (port) => {
+      const config = loadConfig({
+        env: {
+          PORT: String(port),
+          FIXLOOP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+          DATABASE_URL: `sqlite:${join(dir, 'data', 'db.sqlite')}`,
+          FIXLOOP_API_TOKEN_FILE: join(dir, 'data', 'api-token'),
+          FIXLOOP_WORK_DIR: join(dir, 'data', 'runs'),
+          GITHUB_API_URL: fake.url,
+        },
+      });
+      const made = await createFixloop(config, {
+        logger: createLogger('silent'),
+        startPoll: false,
+        startOutbox: false,
+      });
+      try {
+        return { fixloop: made, url: await made.listen(port, '127.0.0.1') };
+      } catch (err) {
+        await made.close();
+        throw err;
+      }
+    }));
   });
   after(async () => {
     await fixloop.close();

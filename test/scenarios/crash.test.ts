@@ -2,30 +2,23 @@
 // and the dispatch, then restarted. The agent starts at most once and the attempt's fate is visible.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import {
-  commandAgentEnv,
-  decisionsOf,
-  freePort,
-  startServerProcess,
-  taskWithRedPush,
-  until,
-} from '../support/server-process.js';
+import { commandAgentEnv, decisionsOf, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
 import { processReconcilePasses } from '../support/reconcile-passes.js';
 import { stormDecided } from '../support/storm.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-counter.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
 
 async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'before_start') {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-'));
+  const dir = tempDir('fixloop-crash-');
   const counter = join(dir, 'starts.jsonl');
   const env = commandAgentEnv({
     dir,
@@ -34,8 +27,7 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     envAllow: ['COUNTER_FILE'],
     extra: { COUNTER_FILE: counter, FIXLOOP_RECONCILE_GRACE_MS: '0' },
   });
-  const port = await freePort();
-  const first = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, port);
+  const first = await startServerProcess({ ...env, FIXLOOP_FAULT: `${point}:kill` }, 'free');
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   try {
     const created = await fetch(`${first.url}/api/tasks`, {
@@ -63,7 +55,7 @@ async function scenario(kind: 'sqlite' | 'postgres', point: 'after_claim' | 'bef
     assert.equal(first.child.signalCode, 'SIGKILL');
     assert.equal(existsSync(counter), false, 'the agent never started before the crash');
 
-    second = await startServerProcess(env, port);
+    second = await startServerProcess(env, first.port);
     // A redelivery after the restart must not start a second run either.
     const again = await post(second.url, red, SECRET);
     assert.equal(again.body.outcome, 'duplicate');
@@ -134,7 +126,7 @@ for (const kind of DATABASE_KINDS) {
  */
 async function siblingSettles(point: 'after_claim' | 'before_start', pullRequest: number) {
   const db = await createTestDatabase('postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-crash-sibling-'));
+  const dir = tempDir('fixloop-crash-sibling-');
   const counter = join(dir, 'starts.jsonl');
   const env = commandAgentEnv({
     dir,

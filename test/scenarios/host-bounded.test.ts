@@ -117,8 +117,10 @@ for (const kind of DATABASE_KINDS) {
         }
         const handedOffMs = Date.now() - started;
         await ticking;
+        // Queued behind four statuses it would come 4 slots in at the earliest (timers are never early),
+        // so that is the bound, the widest that still tells the two apart (a loaded machine runs late).
         assert.ok(
-          handedOffMs < 2 * PACE_MS,
+          handedOffMs < 4 * PACE_MS,
           `#20 was labelled ${handedOffMs} ms into the tick; four statuses ahead of it would take ${4 * PACE_MS} ms`,
         );
         for (const pr of others) assert.deepEqual(labels(h, pr), ['fixloop:needs-human']);
@@ -173,12 +175,14 @@ for (const kind of DATABASE_KINDS) {
           assert.ok((await post(h.url, d, SECRET)).status < 300);
         }
         while (h.runner.starts.length < prs.length) {
-          assert.ok(Date.now() - started < 20_000, `only ${h.runner.starts.length} of 5 reached the agent in 20 s`);
+          assert.ok(Date.now() - started < 60_000, `only ${h.runner.starts.length} of 5 reached the agent in 60 s`);
           await sleep(20);
         }
         const elapsed = Date.now() - started;
-        // One bounded wait (3 s) for the first red; the reds after it know the base is not answering.
-        assert.ok(elapsed < 6_000, `all five reached the agent after ${elapsed} ms`);
+        // One bounded wait (3 s) for the first red; the reds after it know the base is not answering. A
+        // bound, as the time is the behaviour, and a generous one (a loaded machine runs late): a wait per
+        // red would take five of them, 15 s, and timers are never early.
+        assert.ok(elapsed < 4 * 3_000, `all five reached the agent after ${elapsed} ms`);
         assert.deepEqual(h.runner.starts.map((s) => s.pullRequest).sort(), prs);
         assert.equal(new Set(baseReads).size, 1, `one base branch: ${baseReads.join(', ')}`);
         assert.equal(baseReads.length, 1, 'asked once, not once per red');

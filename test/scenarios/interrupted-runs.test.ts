@@ -6,9 +6,8 @@
 // Shutdown is prompt whatever a client holds open (a dashboard's live stream, a half-sent request).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -17,7 +16,6 @@ import { checkRunPayload, delivery, post } from '../support/deliveries.js';
 import {
   commandAgentEnv,
   decisionsOf,
-  freePort,
   startServerProcess,
   taskWithRedPush,
   until,
@@ -25,6 +23,7 @@ import {
 } from '../support/server-process.js';
 import { processReconcilePasses } from '../support/reconcile-passes.js';
 import { stormDecided } from '../support/storm.js';
+import { tempDir } from '../support/temp-dir.js';
 import { openDatabase } from '../../src/ledger/db.js';
 import { createBoardStore } from '../../src/ledger/board.js';
 import { createLedger } from '../../src/ledger/ledger.js';
@@ -48,7 +47,6 @@ interface Setup {
   db: TestDatabase;
   dir: string;
   env: Record<string, string>;
-  port: number;
   servers: ServerProcess[];
   start(extra?: Record<string, string>): Promise<ServerProcess>;
   view(url: string, taskId: number): Promise<any>;
@@ -59,7 +57,7 @@ interface Setup {
 
 async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Setup> {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-interrupted-'));
+  const dir = tempDir('fixloop-interrupted-');
   const env = commandAgentEnv({
     dir,
     databaseUrl: db.url,
@@ -68,17 +66,18 @@ async function setup(kind: 'sqlite' | 'postgres', grace = GRACE_MS): Promise<Set
     // No GitHub credentials: no poll, webhooks only — the re-offer must come from start-up itself.
     extra: { AGENT_DIR: dir, FIXLOOP_SHUTDOWN_GRACE_MS: String(grace), FIXLOOP_RECONCILE_GRACE_MS: '0' },
   });
-  const port = await freePort();
+  // The first start takes a free port; every restart listens there too, where its agents reach it.
+  let port: number | 'free' = 'free';
   const servers: ServerProcess[] = [];
   const pids: number[] = [];
   return {
     db,
     dir,
     env,
-    port,
     servers,
     async start(extra = {}) {
       const s = await startServerProcess({ ...env, ...extra }, port);
+      port = s.port;
       servers.push(s);
       return s;
     },
@@ -346,7 +345,7 @@ for (const kind of DATABASE_KINDS) {
         const reader = stream.body!.getReader();
         assert.match(new TextDecoder().decode((await reader.read()).value), /event: ready/);
         // A client that sent half a request and waits: it holds its connection open too.
-        const socket = connect(s.port, '127.0.0.1');
+        const socket = connect(server.port, '127.0.0.1');
         await new Promise<void>((r) => socket.once('connect', () => r()));
         socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
         socket.on('error', () => {});

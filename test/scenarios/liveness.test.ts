@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,9 @@ import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../suppor
 import { API_TOKEN, REPO, RecordingRunner, SECRET, startHarness, type Harness } from '../support/harness.js';
 import { checkRunPayload, delivery, post, pullRequestPayload } from '../support/deliveries.js';
 import { FakeClock } from '../support/github-harness.js';
-import { freePort, startServerProcess, until, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, until, type ServerProcess } from '../support/server-process.js';
 import { countReconcilePasses } from '../support/reconcile-passes.js';
+import { tempDir } from '../support/temp-dir.js';
 import { attemptRows, decisionsOf, reportOutcome } from '../support/loop-driver.js';
 import { createCommandRunner } from '../../src/runners/command.js';
 import { openDatabase } from '../../src/ledger/db.js';
@@ -156,7 +157,7 @@ for (const kind of DATABASE_KINDS) {
       const clock = new FakeClock();
       const runner = createCommandRunner({
         command: [join(tmpdir(), `no-such-agent-${randomBytes(4).toString('hex')}`)],
-        workDir: mkdtempSync(join(tmpdir(), 'fixloop-liveness-')),
+        workDir: tempDir('fixloop-liveness-'),
       });
       const h = await webhookOnly(kind, runner as never, clock);
       try {
@@ -422,7 +423,7 @@ function trialEnv(db: TestDatabase, dir: string, seed: number): Record<string, s
 /** Start a server; one with a fault point may die during its own start-up (a claim it settles): then start one without. */
 async function startTrialServer(
   env: Record<string, string>,
-  port: number,
+  port: number | 'free',
   fault: string | null,
 ): Promise<ServerProcess> {
   try {
@@ -437,7 +438,7 @@ const alive = (s: ServerProcess) => s.child.exitCode === null && s.child.signalC
 
 async function killTrials(kind: 'sqlite' | 'postgres') {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-liveness-trials-'));
+  const dir = tempDir('fixloop-liveness-trials-');
   const seed = Number.parseInt(process.env.FIXLOOP_TRIAL_SEED ?? String(Date.now() % 1_000_000), 10);
   let rand = seed >>> 0 || 1;
   const random = (n: number) => {
@@ -445,10 +446,12 @@ async function killTrials(kind: 'sqlite' | 'postgres') {
     return (rand >>> 8) % n;
   };
   const env = trialEnv(db, dir, seed);
-  const port = await freePort();
   const acked: Array<{ deliveryId: string; outcome: string }> = [];
   const kills: string[] = [];
-  let server = await startTrialServer(env, port, null);
+  let server = await startTrialServer(env, 'free', null);
+  // Every restart listens where the first did: an agent whose server died reports to the one that
+  // replaced it, as it would behind a fixed address.
+  const port = server.port;
   try {
     for (let i = 0; i < TRIALS; i++) {
       const pr = 300 + i;

@@ -2,12 +2,10 @@
 // and their runs are written as ended — never left "running" with nobody watching.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createTestDatabase } from '../support/databases.js';
 import { startHarness, REPO, SECRET } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { tempDir } from '../support/temp-dir.js';
 import { createCommandRunner } from '../../src/runners/command.js';
 import { openDatabase } from '../../src/ledger/db.js';
 
@@ -15,7 +13,7 @@ test('L1: stopping fixloop stops a running command agent and records its run as 
   const db = await createTestDatabase('sqlite');
   const runner = createCommandRunner({
     command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
-    workDir: mkdtempSync(join(tmpdir(), 'fixloop-runs-')),
+    workDir: tempDir('fixloop-runs-'),
   });
   // V4: no grace, so the agent is stopped at once and its run is interrupted (not the agent's own end).
   const h = await startHarness('sqlite', { db, runner: runner as never, env: { FIXLOOP_SHUTDOWN_GRACE_MS: '0' } });

@@ -6,21 +6,14 @@
 // that keeps running does the same without waiting for anything to restart.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { API_TOKEN } from '../support/harness.js';
 import { processReconcilePasses } from '../support/reconcile-passes.js';
-import {
-  commandAgentEnv,
-  decisionsOf,
-  freePort,
-  startServerProcess,
-  taskWithRedPush,
-  until,
-} from '../support/server-process.js';
+import { commandAgentEnv, decisionsOf, startServerProcess, taskWithRedPush, until } from '../support/server-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const AGENT = fileURLToPath(new URL('../support/agent-sleeper.mjs', import.meta.url));
 const auth = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
@@ -77,7 +70,7 @@ async function killedWhileRunning(
   killAt: 'running' | 'right after the agent started' | 'before its start was marked' = 'running',
 ) {
   const db = await createTestDatabase(kind);
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-stranded-'));
+  const dir = tempDir('fixloop-stranded-');
   // Killed right after the start, the reconcile grace is left at its default (30 s on PostgreSQL): the
   // restart comes sooner than that, and the process mark alone must settle the attempt.
   // Killed before the mark was written, nothing says the agent started but the agent itself: the
@@ -96,10 +89,9 @@ async function killedWhileRunning(
     envAllow: ['AGENT_DIR'],
     extra: { AGENT_DIR: dir, ...grace },
   });
-  const port = await freePort();
   // FIXLOOP_FAULT=after_start:kill dies the moment the agent has started, before the attempt is marked
   // dispatched; before_mark:kill earlier still, before the agent's process mark is written.
-  const first = await startServerProcess(fault === null ? env : { ...env, FIXLOOP_FAULT: fault }, port);
+  const first = await startServerProcess(fault === null ? env : { ...env, FIXLOOP_FAULT: fault }, 'free');
   let second: Awaited<ReturnType<typeof startServerProcess>> | null = null;
   let pid = 0;
   try {
@@ -117,7 +109,7 @@ async function killedWhileRunning(
       await until('the agent to be gone', async () => !alive(pid));
     }
 
-    second = await startServerProcess(env, port);
+    second = await startServerProcess(env, first.port);
     if (agentAfterCrash === 'keeps running') {
       // Still running, so the run is too: fixloop does not end what it cannot see ending.
       assert.equal((await viewOf(second.url)).runs.find((r: any) => r.id === resumed.id).state, 'running');
@@ -208,7 +200,7 @@ async function siblingDiesWhileRunning(
   killAt: 'running' | 'before its start was marked' = 'running',
 ) {
   const db = await createTestDatabase('postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-sibling-'));
+  const dir = tempDir('fixloop-sibling-');
   const lease: Record<string, string> = killAt === 'running' ? {} : { FIXLOOP_RECONCILE_GRACE_MS: '1000' };
   const env = commandAgentEnv({
     dir,

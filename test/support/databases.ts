@@ -1,10 +1,10 @@
 // Run a suite against both databases: a fresh SQLite file and a fresh PostgreSQL database with a
 // unique name, dropped when done. PostgreSQL is the machine's server (127.0.0.1:5432, trust auth).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { tempDir } from './temp-dir.js';
 
 export const PG_ADMIN_URL = process.env.FIXLOOP_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -16,7 +16,8 @@ export interface TestDatabase {
 
 export async function createTestDatabase(kind: 'sqlite' | 'postgres'): Promise<TestDatabase> {
   if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'fixloop-test-'));
+    // Dropped by the test when done; removed at process exit all the same when the test failed first.
+    const dir = tempDir('fixloop-test-');
     return {
       kind,
       url: `sqlite:${join(dir, 'fixloop.sqlite')}`,

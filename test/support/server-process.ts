@@ -7,6 +7,13 @@ import { API_TOKEN, REPO, SECRET } from './harness.js';
 import { checkRunPayload, delivery, post } from './deliveries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * How long a `fixloop serve` child may take to become ready, or to exit when it is expected to fail at
+ * start-up. Not a performance bound: under a loaded CI machine tsx's first compile alone can take tens
+ * of seconds, and a start that truly hangs is still failed here, with its output, well before the
+ * per-test timeout (decision 0062).
+ */
+const START_MS = 90_000;
 
 /**
  * The environment for a server process on `databaseUrl` whose runner is the command agent
@@ -48,6 +55,8 @@ export function commandAgentEnv(o: {
 
 export interface ServerProcess {
   url: string;
+  /** The port it listens on: a restart that agents must still reach passes it to startServerProcess. */
+  port: number;
   child: ChildProcess;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -63,7 +72,20 @@ export async function startServerProcess(
   port: number | 'free',
   o: { cwd?: string; as?: { uid: number; gid: number } } = {},
 ): Promise<ServerProcess> {
-  if (port !== 'free') return startOn(env, port, o);
+  if (port !== 'free') {
+    // A given port is the one an earlier server of this test listened on (a restart its agents must
+    // reach): freed when that server died, it may still be taken for a moment by another process, so
+    // the start is tried again for a few seconds before the test fails.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      try {
+        return await startOn(env, port, o);
+      } catch (err) {
+        if (Date.now() > deadline || !(err instanceof PortTakenError)) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
   // A free port is released before the child binds it, so another process may take it in between:
   // the child then exits with EADDRINUSE, and it is started again on another port. (It cannot bind
   // port 0 itself: the agents' API address is derived from PORT.)
@@ -105,11 +127,10 @@ async function startOn(
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const url = `http://127.0.0.1:${port}`;
-  // Start-up is not what these tests measure: a child compiling TypeScript through tsx on a loaded
-  // two-core machine has been seen to take over 20 s, so the bound is generous.
-  await waitReady(url, child, () => out, 60_000);
+  await waitReady(url, child, () => out, START_MS);
   return {
     url,
+    port,
     child,
     output: () => out,
     exited,
@@ -147,7 +168,11 @@ export async function waitReady(
   }
 }
 
-/** A free loopback port (bind to 0, read it, release it). */
+/**
+ * A free loopback port (bind to 0, read it, release it). Released, it may be taken before anyone binds
+ * it: a server of a test binds port 0 itself, or is started with `startServerProcess(env, 'free')`,
+ * which tries again on another port; this is for a port nothing must listen on.
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
@@ -159,6 +184,21 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
+}
+
+/**
+ * What `start` makes listening on a free port, for an in-process server whose configuration must name
+ * its own address before it listens (a public URL): the port may be taken between the pick and the
+ * listen, so on EADDRINUSE it is made again on another. `start` closes what it made when it throws.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if (tries >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
 }
 
 /** Ask `probe` every `everyMs` until it gives something truthy; fail, naming `what`, after `timeoutMs`. */
@@ -240,7 +280,7 @@ export async function runServerToExit(
   });
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => ((out += c), (err += c)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? START_MS);
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   clearTimeout(timer);
   return { code, output: out, stderr: err };
