@@ -3,10 +3,10 @@
 // attempts_one_in_flight; a claim refused by either is a value, never an error. Dispatch moves by
 // compare-and-set, and its lease is the row's updated_at.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AttemptStore, ClaimResult } from '../app/ledger-port.js';
+import type { AttemptStore, ClaimInput, ClaimResult } from '../app/ledger-port.js';
 import type { AttemptState } from '../core/attempt-state.js';
 import { NEVER_RUN_STATUSES, type AttemptStatus, type UnsettledStatus } from '../core/types.js';
-import { isUniqueViolation } from './errors.js';
+import { isDeadlock, isUniqueViolation } from './errors.js';
 import { countAttemptsIn, fileNoticeIn } from './notices.js';
 import type { Database } from './schema.js';
 import { attemptOf, runOf } from './rows.js';
@@ -58,6 +58,67 @@ export function createAttemptStore(
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /** One claim in one transaction (C2, C3, K7). */
+  async function claimOnce(c: ClaimInput): Promise<ClaimResult> {
+    const at = now();
+    try {
+      return await k.transaction().execute(async (trx) => {
+        // C2: the unique (task_id, coordinate) index is the claim; a loser inserts nothing.
+        const row = await trx
+          .insertInto('attempts')
+          .values({
+            task_id: c.taskId,
+            coordinate: c.coordinate,
+            source: c.source,
+            head_sha: c.headSha,
+            fingerprint: c.fingerprint,
+            status: 'claimed',
+            rejection_id: null,
+            run_id: null,
+            detail: null,
+            created_at: at,
+            updated_at: at,
+          })
+          .onConflict((oc) => oc.columns(['task_id', 'coordinate']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return { kind: 'taken' as const };
+        // H2: the failing output is a durable rejection before anything is dispatched.
+        let rejectionId: number;
+        if ('existingId' in c.rejection) rejectionId = c.rejection.existingId;
+        else {
+          const rej = await trx
+            .insertInto('rejections')
+            .values({
+              task_id: c.taskId,
+              source: c.source,
+              head_sha: c.headSha,
+              check_name: c.rejection.checkName,
+              body: c.rejection.body,
+              event_id: c.rejection.eventId,
+              created_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          rejectionId = rej.id;
+        }
+        await trx.updateTable('attempts').set({ rejection_id: rejectionId }).where('id', '=', row.id).execute();
+        // C3: re-read the count inside the claim's transaction.
+        const attemptsCounted = await countAttemptsIn(trx, c.taskId);
+        return {
+          kind: 'claimed' as const,
+          attempt: attemptOf({ ...row, rejection_id: rejectionId }),
+          attemptsCounted,
+        };
+      });
+    } catch (err) {
+      // K7 across replicas: the coordinate's conflict is handled above, so the one unique index
+      // left that can refuse this insert is attempts_one_in_flight. The transaction rolled back.
+      if (isUniqueViolation(err)) return { kind: 'in_flight' };
+      throw err;
+    }
+  }
+
   return {
     countAttempts: (taskId) => countAttemptsIn(k, taskId),
 
@@ -89,62 +150,14 @@ export function createAttemptStore(
     },
 
     async claimAttempt(c): Promise<ClaimResult> {
-      const at = now();
-      try {
-        return await k.transaction().execute(async (trx) => {
-          // C2: the unique (task_id, coordinate) index is the claim; a loser inserts nothing.
-          const row = await trx
-            .insertInto('attempts')
-            .values({
-              task_id: c.taskId,
-              coordinate: c.coordinate,
-              source: c.source,
-              head_sha: c.headSha,
-              fingerprint: c.fingerprint,
-              status: 'claimed',
-              rejection_id: null,
-              run_id: null,
-              detail: null,
-              created_at: at,
-              updated_at: at,
-            })
-            .onConflict((oc) => oc.columns(['task_id', 'coordinate']).doNothing())
-            .returningAll()
-            .executeTakeFirst();
-          if (!row) return { kind: 'taken' as const };
-          // H2: the failing output is a durable rejection before anything is dispatched.
-          let rejectionId: number;
-          if ('existingId' in c.rejection) rejectionId = c.rejection.existingId;
-          else {
-            const rej = await trx
-              .insertInto('rejections')
-              .values({
-                task_id: c.taskId,
-                source: c.source,
-                head_sha: c.headSha,
-                check_name: c.rejection.checkName,
-                body: c.rejection.body,
-                event_id: c.rejection.eventId,
-                created_at: at,
-              })
-              .returning('id')
-              .executeTakeFirstOrThrow();
-            rejectionId = rej.id;
-          }
-          await trx.updateTable('attempts').set({ rejection_id: rejectionId }).where('id', '=', row.id).execute();
-          // C3: re-read the count inside the claim's transaction.
-          const attemptsCounted = await countAttemptsIn(trx, c.taskId);
-          return {
-            kind: 'claimed' as const,
-            attempt: attemptOf({ ...row, rejection_id: rejectionId }),
-            attemptsCounted,
-          };
-        });
-      } catch (err) {
-        // K7 across replicas: the coordinate's conflict is handled above, so the one unique index
-        // left that can refuse this insert is attempts_one_in_flight. The transaction rolled back.
-        if (isUniqueViolation(err)) return { kind: 'in_flight' };
-        throw err;
+      // C2 across replicas on PostgreSQL: the transaction PostgreSQL aborts in a deadlock between
+      // racing claims rolled back whole, so it is claimed again and then sees the winner's row.
+      for (let tries = 1; ; tries++) {
+        try {
+          return await claimOnce(c);
+        } catch (err) {
+          if (tries >= 3 || !isDeadlock(err)) throw err;
+        }
       }
     },
 
