@@ -526,7 +526,7 @@ async function killTrials(kind: 'sqlite' | 'postgres') {
       250,
     ).catch((err: unknown) => {
       throw new Error(
-        `${(err as Error).message}: ${JSON.stringify(stalls)}\nkills: ${kills.join(', ')}\n${server.output().slice(-4000)}`,
+        `${(err as Error).message}: ${JSON.stringify(stalls)}\nseed ${seed} (FIXLOOP_TRIAL_SEED to replay); kills: ${kills.join(', ')}\n${server.output().slice(-4000)}`,
       );
     });
     const facts = await withDb(db, async (k) => ({
