@@ -1,7 +1,6 @@
 // An in-process fixloop on a fresh database, listening on a loopback port, with a runner double
 // that records every start (a fake of our own Runner port, not a mock of our modules).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { createFixloop, type Fixloop, type FixloopAdapters } from '../../src/main.js';
@@ -9,6 +8,7 @@ import type { Runner, RunnerCallbacks, RunSpec } from '../../src/app/ports.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { createLogger } from '../../src/logging.js';
 import { Writable } from 'node:stream';
+import { tempDir } from './temp-dir.js';
 
 export const SECRET = "It's a Secret to Everybody";
 export const API_TOKEN = 'test-api-token';
@@ -50,7 +50,8 @@ export class RecordingRunner implements Runner {
 export const silentLogger = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
 
 export function writeConfig(extra: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fixloop-config-'));
+  // Removed by close(), and at process exit for a harness a test never closes (or that failed to start).
+  const dir = tempDir('fixloop-config-');
   const file = join(dir, 'fixloop.json');
   writeFileSync(
     file,
