@@ -197,6 +197,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     // Issue 34: the prompt speaks the host's words; a red with no output is completed from the host's job log.
     wordsOf,
     failedJobLog: failedJobLogReader((repository) => hosts.registry.hostOfRepository(repository).port()),
+    clock,
+    // Issue 35: a run that ended without a call may have pushed; the host's head says so at once.
+    headNow: async (task) => {
+      const host = hosts.registry.hostOfRepository(task.repository).port();
+      return host ? (await host.getPullRequest(task.repository, task.pullRequest)).headSha : null;
+    },
     liveness: processes.liveness,
     ...(processes.watchEveryMs !== undefined ? { watchEveryMs: processes.watchEveryMs } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),

@@ -19,11 +19,10 @@ import {
   type ProcessMark,
 } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
-import type { Logger, Random, Runner } from './ports.js';
+import type { Clock, Logger, Random, Runner } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
-import { agentReach } from '../core/unreached-agent.js';
-import { fileStopNotice } from './stop-notice.js';
+import { settleUncalledRun, type UncalledRunDeps } from './settle-uncalled-run.js';
 import type { ReadFailedJobLog } from './failed-job-log.js';
 import { LOG_EVENTS } from '../core/events.js';
 
@@ -69,6 +68,9 @@ export interface DispatchDeps {
    * read from the host where it serves job logs itself (failed-job-log.ts); absent: nothing is read.
    */
   failedJobLog?: ReadFailedJobLog;
+  clock: Clock;
+  /** Issue 35: the pull request's head as the host has it now, for a run that ended without a call. */
+  headNow?: UncalledRunDeps['headNow'];
   /** Fault injection for tests (FIXLOOP_FAULT); production wiring passes nothing. */
   fault?(point: 'before_start' | 'before_mark' | 'after_start'): void | Promise<void>;
   /** Whether a marked agent process still runs (runners/process-mark.ts); for stranded runs. */
@@ -130,44 +132,13 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     // Before the run is marked ended, so a crash in between leaves the run to be ended again, and
     // this asked again, rather than an ended run nobody was told about.
-    if (attemptId !== null) await noticeIfNeverReached(runId, attemptId, r);
+    if (attemptId !== null)
+      await settleUncalledRun({ ...deps, runLogMaxChars: RUN_LOG_MAX_CHARS }, runId, attemptId, r);
     const moved = await ledger.setRunState(runId, ['queued', 'running'], r.state, { exitCode: r.exitCode });
     const life = attemptId !== null ? await deps.agent.life(attemptId) : null;
     // Only while no outcome is recorded: one the run reported meanwhile (to any process) settles it (I5).
     if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null }, true);
     return moved !== null;
-  }
-
-  /**
-   * I5: a run that ends without one call from its agent files the Task's one notice (the gate then
-   * refuses every retry: notice_filed), instead of leaving its attempt to be retried the same way.
-   */
-  async function noticeIfNeverReached(
-    runId: number,
-    attemptId: number,
-    r: { state: 'completed' | 'failed'; exitCode: number | null },
-  ): Promise<void> {
-    const run = await ledger.getRun(runId);
-    if (!run || (run.state !== 'queued' && run.state !== 'running')) return; // ended (and asked) before
-    const life = await deps.agent.life(attemptId);
-    const reach = agentReach(
-      { runId, attemptId, agentSeenAt: run.agentSeenAt, outcome: life?.outcome ?? null, ...r },
-      deps.apiUrl,
-    );
-    if (reach.kind === 'reached') return;
-    const task = await ledger.getTask(run.taskId);
-    if (!task || task.state !== 'open' || task.prState !== 'open') return;
-    await ledger.appendRunLog(runId, `\n[fixloop] ${reach.detail}\n`, RUN_LOG_MAX_CHARS);
-    const notice = await fileStopNotice(ledger, task, {
-      maxAttempts: deps.maxAttempts,
-      reason: 'agent_unreachable',
-      headSha: life?.headSha ?? task.ciHeadSha,
-      detail: reach.detail,
-      words: deps.wordsOf(task.repository),
-    });
-    if (!notice) return; // a notice was filed already: the loop had stopped, and a person was told
-    await decide(attemptId, task.id, 'noticed', 'agent_unreachable', notice.message);
-    logger.warn({ taskId: task.id, attemptId, runId, reason: 'agent_unreachable' }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
   }
 
   /**

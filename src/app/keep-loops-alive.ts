@@ -72,9 +72,10 @@ export async function keepLoopsAlive(
   for (const taskId of awaiting) {
     const task = await ledger.getTask(taskId);
     if (!task) continue;
-    // With a poll, progress is its to see (with the whole snapshot); the deadline here is a backstop
-    // for a poll that cannot read GitHub, a poll interval after the poll's own.
-    out.moved += await progressWithoutPoll(deps, taskId, deps.poll ? null : task.ciHeadSha, {
+    // A head the ledger moved is progress, poll or no poll (issue 35); with a poll, the rest of progress
+    // is its to see (with the whole snapshot), and the deadline here is a backstop for a poll that
+    // cannot read its host, a poll interval after the poll's own.
+    out.moved += await progressWithoutPoll(deps, taskId, task.ciHeadSha, {
       now,
       intervalMs: deps.poll ? 1.5 * deps.pollIntervalMs : deps.pollIntervalMs,
     });

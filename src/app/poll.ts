@@ -278,8 +278,13 @@ export function createPoller(deps: PollDeps) {
         if (!sameGate(fresh.gate, pr.headSha, gate))
           await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
         if (gate.verdict === 'passing') await ledger.setCiStateForHead(task.id, pr.headSha, 'passing');
-        else if (gate.verdict === 'red') {
-          await ledger.markRed(task.id, pr.headSha);
+        else if (gate.verdict === 'red') await ledger.markRed(task.id, pr.headSha);
+        else await ledger.setCiStateForHead(task.id, pr.headSha, 'pending');
+        // I3: outcomes waiting for progress, and retries of attempts that ended without one — before
+        // the red is offered again (issue 35), so the attempt whose push made this head is acknowledged
+        // first and the red of its fix is judged on this tick, not held as in flight until the next.
+        await deps.progress?.(fresh, pr, runs);
+        if (gate.verdict === 'red') {
           const red = firstRed(fresh, pr, runs, statuses);
           // E1/E2: re-offer the red head; a refused-at-a-bad-moment red is retried here, once.
           // A head already claimed, or a stopped loop, is only a read: nothing to offer.
@@ -288,9 +293,7 @@ export function createPoller(deps: PollDeps) {
             await deps.evaluator.evaluate({ eventId: null, deliveryId: null, event: red });
             outcome = 'reoffered';
           }
-        } else await ledger.setCiStateForHead(task.id, pr.headSha, 'pending');
-        // I3: outcomes waiting for progress, and retries of attempts that ended without one.
-        await deps.progress?.(fresh, pr, runs);
+        }
       }
       // F1: a review rejection refused at a bad moment is offered again, like a red head.
       await deps.evaluator.reofferRejections(task.id);

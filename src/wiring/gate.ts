@@ -123,10 +123,9 @@ export function gateFromConfig(
     dispatcher: deps.dispatcher,
     wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),
-    // I3/I5: with no poll to read progress, a head a webhook moved is progress.
-    ...(github
-      ? {}
-      : { newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head) }),
+    // I3 (issue 35): a head a webhook moved is progress at once, poll or no poll, so the red of an
+    // agent's fix is judged when it arrives rather than after the poll next reads the pull request.
+    newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head),
   });
   return { evaluator, pushGuard };
 }

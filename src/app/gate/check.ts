@@ -72,7 +72,7 @@ export async function checkResult(
       if (!again || again.ciHeadSha !== r.sha)
         return done(end.refuse(ev, 'superseded_head', 'another writer moved the head first'));
     }
-    await port.newHead?.(task.id, r.sha); // I3: without a poll, a new head seen by webhook is progress
+    await port.newHead?.(task.id, r.sha); // I3: a new head seen by webhook is progress at once
   }
   const current = await reopenedByApproval(port, ev, task, r);
   // Only a completed failure is actionable: nothing more to read for any other verdict, unless the

@@ -102,8 +102,8 @@ export interface EvaluateDeps {
   /** fixloop's own login on the repository's host (F2); absent without host access. */
   selfLogin?: (repository?: string) => Promise<string | null>;
   /**
-   * I3 without a poll: a head the webhook moved is progress for an attempt awaiting it
-   * (progress-check.ts progressWithoutPoll). Absent where a poll reads progress from GitHub.
+   * I3: a head the webhook moved is progress for an attempt awaiting it, poll or no poll (issue 35;
+   * progress-check.ts progressWithoutPoll).
    */
   newHead?: (taskId: number, headSha: string) => Promise<unknown>;
   /** Test fault points around the claim (crash tests kill the process, race tests act there); production wiring passes nothing. */

@@ -71,7 +71,7 @@ export async function pullRequestChanged(
   // the commit it replaced whatever the clock says, anything else by the clock (decision 0019).
   const head = decidePullRequestHead(e, task);
   if (head.kind === 'advance' && (await ledger.advanceHead(task.id, e.headSha, head.seenAt, 'pending', head.move)))
-    await port.newHead?.(task.id, e.headSha); // I3: without a poll, a new head seen by webhook is progress
+    await port.newHead?.(task.id, e.headSha); // I3: a new head seen by webhook is progress at once
   end.log({
     ...ev.base,
     taskId: task.id,
