@@ -28,7 +28,7 @@ export const STOP_WHY: Record<StopReason, string> = {
   dispatch_unconfirmed:
     'fixloop died while starting the agent and cannot tell whether it started, so it will not start it again on its own',
   agent_unreachable:
-    "the agent's run ended without a single call to fixloop, so it never read the checks nor reported an outcome, and a retry would most likely fail the same way",
+    "the agent's run ended without a single call to fixloop and without a push to the branch, so it never read the checks nor changed anything, and a retry would most likely fail the same way",
   approval_required:
     'a check is waiting for a person to approve it (action_required), which resuming the agent cannot clear',
   no_ci:
