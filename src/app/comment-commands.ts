@@ -53,7 +53,7 @@ export function createCommentCommands(deps: CommentCommandDeps) {
         await deps.host.createIssueComment(
           task.repository,
           task.pullRequest,
-          `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this pull request — ` +
+          `fixloop: the loop is **${LOOP_STATE_WORDS[row.loopState]}** for this ${deps.wordsOf(task.repository).changeRequest} — ` +
             `${row.attemptsUsed} of ${budget} automatic attempts used ` +
             `(${grantWords(grantAllowance(row.extraAttempts, deps.maxGrants ?? DEFAULT_MAX_GRANTS, row.maxGrants))}), CI ${row.ciState}` +
             `${row.lastFailure ? `, last failure: \`${row.lastFailure.replace(/`/g, "'")}\`` : ''}. ` +

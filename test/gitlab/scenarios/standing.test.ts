@@ -130,6 +130,16 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await view(t.id)).loopOff, false);
     });
 
+    test("F2: a Developer's `/fixloop status` is answered on the merge request in GitLab's words", async () => {
+      const t = await newTask();
+      const rows = await note(t.iid, 'dev-dora', '/fixloop status');
+      assert.equal(refusal(rows), null, JSON.stringify(rows));
+      const answer = h.notes(t.iid).find((n) => n.body.startsWith('fixloop: the loop is'));
+      assert.ok(answer, JSON.stringify(h.notes(t.iid)));
+      assert.match(answer.body, /for this merge request — /);
+      assert.doesNotMatch(answer.body, /pull request/);
+    });
+
     test("P1/K5: after a stop, a Developer's `/fixloop retry` grants exactly one more attempt, which the next poll spends", async () => {
       const t = await stoppedTask();
       const rows = await note(t.iid, 'dev-dora', '/fixloop retry');
