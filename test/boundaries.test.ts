@@ -26,19 +26,15 @@ export const OVERSIZE_EXCEPTIONS: readonly string[] = [];
  */
 export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/agent-ops.ts',
-  'src/app/gate/author-standing.ts',
   'src/app/github-setup.ts',
   'src/app/ingest.ts',
-  'src/app/label-standing.ts',
   'src/app/provider-port.ts',
   'src/app/providers.ts',
   'src/core/app-manifest.ts',
   'src/core/change-link.ts',
-  'src/core/classify.ts',
   'src/core/path-policy.ts',
   'src/core/reasons.ts',
   'src/core/route.ts',
-  'src/core/standing.ts',
   'src/core/types.ts',
 ];
 

@@ -5,7 +5,7 @@
 // classify a delivery into neutral events, and use-cases reach "the host of this repository"
 // through one routed ProviderPort (providers.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Classification } from '../core/classify.js';
+import type { Classification } from '../core/neutral-events.js';
 import type { Work } from '../core/types.js';
 import type { Ingestor } from './ingest.js';
 import type { Logger } from './ports.js';

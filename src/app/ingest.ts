@@ -2,7 +2,7 @@
 // together with every other delivery that arrived in the same turn or while the previous commit was
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
 // commit: a 2xx to GitHub always means stored.
-import type { Classification } from '../core/classify.js';
+import type { Classification } from '../core/neutral-events.js';
 import { providerMismatch } from '../core/route.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from './ports.js';

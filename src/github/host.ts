@@ -4,8 +4,8 @@
 import type { Host } from '../app/hosts.js';
 import { GITHUB_WORDS } from './words.js';
 import type { ProviderPort } from '../app/provider-port.js';
-import { classifyDelivery } from '../core/classify.js';
-import { isHandledEvent } from '../core/payloads.js';
+import { classifyDelivery } from './classify.js';
+import { isHandledEvent } from './payloads.js';
 import { createWebhookHandler } from './webhook.js';
 import { createWebhookNotSetUp } from './webhook-not-set-up.js';
 

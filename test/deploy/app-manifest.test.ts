@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { HANDLED_EVENTS } from '../../src/core/payloads.js';
+import { HANDLED_EVENTS } from '../../src/github/payloads.js';
 import { createGitHub } from '../../src/github/client.js';
 import { createScopedTokens } from '../../src/github/scoped-token.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
