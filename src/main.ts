@@ -35,7 +35,7 @@ import { createWebhookRoutes } from './http/webhook.js';
 import { hostsFromConfig } from './wiring/hosts.js';
 import type { Host } from './app/hosts.js';
 import { githubSetupFromConfig } from './wiring/github-setup.js';
-import { providerOfRepository } from './app/providers.js';
+import { providerOfRepository } from './wiring/provider-of-repository.js';
 import { failedJobLogReader } from './app/failed-job-log.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
@@ -286,6 +286,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     logger,
     maxAttempts: config.maxAttempts,
+    wordsOf, // the host named when it has no credentials
     ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
   });
   // FIXLOOP_TRUST_PROXY: how many proxies in front of a peer are believed about scheme, host and client.

@@ -13,6 +13,7 @@ import {
   type AttemptState,
   type FixOutcome,
 } from '../core/attempt-state.js';
+import type { WordsOf } from '../core/host-words.js';
 import type { ProgressSnapshot } from '../core/progress.js';
 import type { Outcome } from '../core/reasons.js';
 import type { Attempt, Run, RunState, Task } from '../core/types.js';
@@ -49,7 +50,7 @@ const MOVE_TRIES = 3;
 export interface AgentOpsDeps {
   agent: AgentLedger;
   ledger: AgentOpsLedger;
-  /** J1 reads; null when no GitHub credentials are configured (checks are then `unavailable`). */
+  /** J1 reads; null when no host credentials are configured (checks are then `unavailable`). */
   host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'> | null;
   fetchLog: FetchLog;
   clock: Clock;
@@ -65,6 +66,8 @@ export interface AgentOpsDeps {
   /** K1/C1: the Task budget shown by `loopState`; absent, the budget is shown as null. */
   maxAttempts?: number;
   logger?: Logger;
+  /** The words of a repository's host: its name, when it has no credentials. Default: "code host". */
+  wordsOf?: WordsOf;
 }
 
 export interface OutcomeReport {
@@ -174,7 +177,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       if (!deps.host)
         throw new AgentOpsError(
           'unavailable',
-          'fixloop has no GitHub credentials configured, so it cannot read the checks',
+          `fixloop has no ${deps.wordsOf?.(boundTask.repository).name ?? 'code host'} credentials configured, so it cannot read the checks`,
         );
       const t = await task();
       try {

@@ -129,15 +129,14 @@ export interface RateLimitState {
   resetAt: string;
 }
 
-export type ProviderName = 'github' | 'gitlab';
-
 /** A code host's answer fixloop can act on: its status, and whether trying again later may help. */
 export class ProviderError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly retryable: boolean,
-    readonly provider: ProviderName = 'github',
+    /** The id of the host that answered (a Work's `provider`). */
+    readonly provider: string = 'github',
   ) {
     super(message);
     this.name = 'ProviderError';
