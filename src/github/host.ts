@@ -11,7 +11,7 @@ import { createWebhookNotSetUp } from './webhook-not-set-up.js';
 
 export { GITHUB_WORDS } from './words.js';
 
-/** Where GitHub delivers (Probot's convention); the App manifest points GitHub here (core/app-manifest.ts). */
+/** Where GitHub delivers (Probot's convention); the App manifest points GitHub here (github/app-manifest.ts). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
 
 export interface GitHubHostOptions {

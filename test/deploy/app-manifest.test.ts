@@ -11,7 +11,12 @@ import { HANDLED_EVENTS } from '../../src/github/payloads.js';
 import { createGitHub } from '../../src/github/client.js';
 import { createScopedTokens } from '../../src/github/scoped-token.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
-import { fixloopManifest, GITHUB_COM, GITHUB_WEBHOOK_PATH, SETUP_CALLBACK_PATH } from '../../src/core/app-manifest.js';
+import {
+  fixloopManifest,
+  GITHUB_COM,
+  GITHUB_WEBHOOK_PATH,
+  SETUP_CALLBACK_PATH,
+} from '../../src/github/app-manifest.js';
 import { WEBHOOK_PATH } from '../../src/github/host.js';
 import { readAppManifest } from '../../src/wiring/github-setup.js';
 
