@@ -27,7 +27,6 @@ export const OVERSIZE_EXCEPTIONS: readonly string[] = [];
 export const HOST_NAMING_EXCEPTIONS: readonly string[] = [
   'src/app/provider-port.ts',
   'src/core/change-link.ts',
-  'src/core/path-policy.ts',
   'src/core/reasons.ts',
 ];
 

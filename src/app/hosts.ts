@@ -47,6 +47,11 @@ export interface Host {
   classify(eventName: string, body: unknown, deliveryId: string): Classification;
   /** This host's half of the provider port; null when it is not configured (its repositories then read as 404). */
   port(): ProviderPort | null;
+  /**
+   * K4: globs of its CI configuration in a repository (a workflow folder, a pipeline file), which a
+   * fix never edits unseen; every registered host's are guarded in every repository.
+   */
+  ciFiles?: readonly string[];
 }
 
 export interface HostRegistry {
