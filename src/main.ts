@@ -288,7 +288,6 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     logger,
     maxAttempts: config.maxAttempts,
-    wordsOf, // the host named when it has no credentials
     ...(github ? { snapshot: (task) => snapshotOf(github, task) } : {}),
   });
   // FIXLOOP_TRUST_PROXY: how many proxies in front of a peer are believed about scheme, host and client.

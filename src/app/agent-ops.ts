@@ -13,7 +13,6 @@ import {
   type AttemptState,
   type FixOutcome,
 } from '../core/attempt-state.js';
-import type { WordsOf } from '../core/host-words.js';
 import type { ProgressSnapshot } from '../core/progress.js';
 import type { Outcome } from '../core/reasons.js';
 import type { Attempt, Run, RunState, Task } from '../core/types.js';
@@ -21,7 +20,7 @@ import { AgentOpsError, REASON_MAX, type AgentOps, type ResolveRun } from './age
 import type { AgentLedger, AttemptLife, SpendTotals } from './agent-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { hashToken } from './dispatch.js';
-import { ProviderError, type ProviderPort } from './provider-port.js';
+import { DEFAULT_HOST_NAME, ProviderError, type ProviderPort } from './provider-port.js';
 import { LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksResult } from './pr-checks.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
@@ -66,8 +65,6 @@ export interface AgentOpsDeps {
   /** K1/C1: the Task budget shown by `loopState`; absent, the budget is shown as null. */
   maxAttempts?: number;
   logger?: Logger;
-  /** The words of a repository's host: its name, when it has no credentials. Default: "code host". */
-  wordsOf?: WordsOf;
 }
 
 export interface OutcomeReport {
@@ -177,7 +174,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       if (!deps.host)
         throw new AgentOpsError(
           'unavailable',
-          `fixloop has no ${deps.wordsOf?.(boundTask.repository).name ?? 'code host'} credentials configured, so it cannot read the checks`,
+          `fixloop has no ${DEFAULT_HOST_NAME} credentials configured, so it cannot read the checks`,
         );
       const t = await task();
       try {

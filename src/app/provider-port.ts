@@ -129,6 +129,12 @@ export interface RateLimitState {
   resetAt: string;
 }
 
+/**
+ * The name of the default host (the registry's first, GitHub), said where no host is known: an error
+ * raised without its host, and a request that finds no host port configured at all.
+ */
+export const DEFAULT_HOST_NAME = 'GitHub';
+
 /** A code host's answer fixloop can act on: its status, and whether trying again later may help. */
 export class ProviderError extends Error {
   constructor(
@@ -144,7 +150,7 @@ export class ProviderError extends Error {
 
   /** The host's name as a person reads it ("GitHub answered 404 …"). */
   get host(): string {
-    return this.provider === 'gitlab' ? 'GitLab' : 'GitHub';
+    return this.provider === 'gitlab' ? 'GitLab' : DEFAULT_HOST_NAME;
   }
 }
 
