@@ -35,7 +35,7 @@ import { createWebhookRoutes } from './http/webhook.js';
 import { hostsFromConfig } from './wiring/hosts.js';
 import type { Host } from './app/hosts.js';
 import { githubSetupFromConfig } from './wiring/github-setup.js';
-import { providerOfRepository } from './app/providers.js';
+import { providerOfRepository } from './wiring/provider-of-repository.js';
 import { failedJobLogReader } from './app/failed-job-log.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
@@ -48,6 +48,7 @@ import { readLedgerGauges } from './ledger/gauges.js';
 import { createLogger } from './logging.js';
 import { jobLogReader, noticeSinksFromConfig, runnerFromConfig } from './wiring.js';
 import { gateFromConfig } from './wiring/gate.js';
+import { pathPolicyOf } from './wiring/path-policy.js';
 import { pollFromConfig } from './wiring/poll.js';
 import { lazyMcpHandler } from './wiring/mcp.js';
 import { closeServer } from './wiring/close-server.js';
@@ -228,6 +229,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     decisions,
     agent,
     wordsOf, // the notices it files speak the host's words (decision 0060)
+    pathPolicy: pathPolicyOf(hosts.registry.hosts), // K4: every host's CI files, in every repository
     dispatcher,
     classify: hosts.registry.classify,
     github,

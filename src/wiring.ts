@@ -26,7 +26,7 @@ import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolat
 import type { NoticeSink } from './app/notice-sink-port.js';
 import { createSlackSink, createWebhookSink } from './sinks/http-sinks.js';
 import { createRerun, type RerunLedger, type RequestRerun } from './app/rerun.js';
-import { providerOfRepository } from './app/providers.js';
+import { providerOfRepository } from './wiring/provider-of-repository.js';
 import { gitlabWorkspaceTokensFrom } from './wiring/gitlab-workspace-token.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */

@@ -20,7 +20,7 @@ import { AgentOpsError, REASON_MAX, type AgentOps, type ResolveRun } from './age
 import type { AgentLedger, AttemptLife, SpendTotals } from './agent-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { hashToken } from './dispatch.js';
-import { ProviderError, type ProviderPort } from './provider-port.js';
+import { DEFAULT_HOST_NAME, ProviderError, type ProviderPort } from './provider-port.js';
 import { LOG_LINES_MAX, prChecks, type FetchLog, type PrChecksResult } from './pr-checks.js';
 import type { Clock, Logger } from './ports.js';
 import type { DecisionInput, Ledger } from './ledger-port.js';
@@ -49,7 +49,7 @@ const MOVE_TRIES = 3;
 export interface AgentOpsDeps {
   agent: AgentLedger;
   ledger: AgentOpsLedger;
-  /** J1 reads; null when no GitHub credentials are configured (checks are then `unavailable`). */
+  /** J1 reads; null when no host credentials are configured (checks are then `unavailable`). */
   host: Pick<ProviderPort, 'getPullRequest' | 'listCheckRuns' | 'listStatuses' | 'jobLogUrl' | 'readJobLog'> | null;
   fetchLog: FetchLog;
   clock: Clock;
@@ -174,7 +174,7 @@ function bindRun(deps: AgentOpsDeps, bound: Run, boundTask: Task, attempt: Attem
       if (!deps.host)
         throw new AgentOpsError(
           'unavailable',
-          'fixloop has no GitHub credentials configured, so it cannot read the checks',
+          `fixloop has no ${DEFAULT_HOST_NAME} credentials configured, so it cannot read the checks`,
         );
       const t = await task();
       try {

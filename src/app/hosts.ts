@@ -5,7 +5,7 @@
 // classify a delivery into neutral events, and use-cases reach "the host of this repository"
 // through one routed ProviderPort (providers.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Classification } from '../core/classify.js';
+import type { Classification } from '../core/neutral-events.js';
 import type { Work } from '../core/types.js';
 import type { Ingestor } from './ingest.js';
 import type { Logger } from './ports.js';
@@ -47,6 +47,11 @@ export interface Host {
   classify(eventName: string, body: unknown, deliveryId: string): Classification;
   /** This host's half of the provider port; null when it is not configured (its repositories then read as 404). */
   port(): ProviderPort | null;
+  /**
+   * K4: globs of its CI configuration in a repository (a workflow folder, a pipeline file), which a
+   * fix never edits unseen; every registered host's are guarded in every repository.
+   */
+  ciFiles?: readonly string[];
 }
 
 export interface HostRegistry {

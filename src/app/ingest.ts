@@ -2,8 +2,9 @@
 // together with every other delivery that arrived in the same turn or while the previous commit was
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
 // commit: a 2xx to GitHub always means stored.
-import type { Classification } from '../core/classify.js';
-import { providerMismatch } from '../core/route.js';
+import type { Classification } from '../core/neutral-events.js';
+import { hostMismatch } from '../core/route.js';
+import type { HostMismatchReason } from '../core/reasons.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from './ports.js';
 import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
@@ -16,7 +17,7 @@ export interface Delivery {
   eventName: string;
   /** The body exactly as signed. */
   raw: string;
-  /** The id of the host whose receiver verified it (decisions 0032, 0060); absent = github. */
+  /** The id of the host whose receiver verified it (decisions 0032, 0060); absent = the default host. */
   provider?: string;
 }
 
@@ -24,10 +25,12 @@ export interface Delivery {
 type Reading =
   | { kind: 'malformed'; detail: string }
   | Classification
-  | { kind: 'ignored'; reason: 'no_gitlab_work' | 'no_github_work'; identity: string; repository: string };
+  | { kind: 'ignored'; reason: HostMismatchReason; identity: string; repository: string };
 
 /** What ingest asks of the code hosts (app/hosts.ts's registry): the receiving host's classification. */
 export interface IngestHosts {
+  /** Every host, the default first: a delivery that names no host is the default's. */
+  readonly hosts: readonly { readonly id: string }[];
   byId(id: string):
     | {
         ownsEvent(eventName: string): boolean;
@@ -43,12 +46,13 @@ function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHost
   } catch (err) {
     return { kind: 'malformed', detail: `body is not JSON: ${(err as Error).message}`.slice(0, 300) };
   }
-  const provider = d.provider ?? 'github';
+  const defaultHost = hosts.hosts[0]?.id ?? '';
+  const provider = d.provider ?? defaultHost;
   // Each receiver classifies only its own host's events: a GitLab name on the GitHub route is unknown.
   const c = classifyByHost(hosts, provider, d, body);
   if (c === null) return { kind: 'unknown_event' };
   const about = c.kind === 'event' ? c.event : c.kind === 'dropped' ? c : null;
-  const mismatch = about && works ? providerMismatch(works, about.repository, provider) : null;
+  const mismatch = about && works ? hostMismatch(works, about.repository, provider, defaultHost) : null;
   return mismatch && about
     ? { kind: 'ignored', reason: mismatch, identity: about.identity, repository: about.repository }
     : c;

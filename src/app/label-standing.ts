@@ -2,7 +2,14 @@
 // grants an attempt, so on GitHub it counts only when the person who added it (its `labeled` event)
 // has at least the Work's minimum permission on the repository, as for reviews and commands.
 // GitLab keeps the label as its own answer: labelling a merge request already takes a Reporter.
-import { labelerPermissionNeeded, labelerStanding, rulesOfWork, type HostAnswer } from '../core/standing.js';
+import {
+  DEFAULT_HOST_STANDING,
+  labelerPermissionNeeded,
+  labelerStanding,
+  rulesOfWork,
+  type HostAnswer,
+} from '../core/standing.js';
+import type { WordsOf } from '../core/host-words.js';
 import { routeRepository } from '../core/route.js';
 import type { Task, Work } from '../core/types.js';
 import type { ProviderPort } from './provider-port.js';
@@ -14,11 +21,13 @@ export type LabelStanding =
 
 export interface LabelStandingDeps {
   works: readonly Work[];
-  /** Who added the label, and their permission (both GitHub's; kept briefly by the adapter). */
+  /** Who added the label, and their permission (kept briefly by the adapter). */
   host: Pick<ProviderPort, 'labelActor' | 'repositoryPermission'>;
   /** fixloop's own login on the repository's host, which never grants itself anything. */
   selfLogin: (repository: string) => Promise<string | null>;
   reviewBots?: readonly string[];
+  /** The words of a repository's host, which say how it gives standing (a label may be its own answer). */
+  wordsOf: WordsOf;
 }
 
 export function createLabelStanding(deps: LabelStandingDeps) {
@@ -27,7 +36,8 @@ export function createLabelStanding(deps: LabelStandingDeps) {
     // A repository no Work routes is never granted anything; GitLab's label is its own answer.
     if (route.kind === 'refuse')
       return { kind: 'refused', login: null, detail: `${task.repository}: no Work`, minimum: 'write' };
-    if (route.work.provider === 'gitlab') return { kind: 'person', login: 'a GitLab member' };
+    const host = deps.wordsOf(task.repository).standing ?? DEFAULT_HOST_STANDING;
+    if (host.labelCredit !== undefined) return { kind: 'person', login: host.labelCredit };
     const unreadable = (what: string): LabelStanding => ({
       kind: 'unreadable',
       detail: `label ${label}: ${what} could not be read; asked again on the next poll`,
@@ -38,7 +48,7 @@ export function createLabelStanding(deps: LabelStandingDeps) {
     } catch {
       return unreadable('who added it');
     }
-    const rules = rulesOfWork(route.work, await deps.selfLogin(task.repository), deps.reviewBots ?? []);
+    const rules = rulesOfWork(route.work, await deps.selfLogin(task.repository), deps.reviewBots ?? [], host);
     const minimum = rules.minimumPermission ?? 'write';
     if (!actor) return { kind: 'refused', login: null, detail: `label ${label}: no event says who added it`, minimum };
     let answer: HostAnswer | undefined;

@@ -11,7 +11,7 @@ import { greenGate, type GateResult } from '../core/green-gate.js';
 import { ciBillableMinutes } from '../core/cost-ceiling.js';
 import { verdictOfConclusion, verdictOfStatusState } from '../core/verdict.js';
 import { boundCheckName } from '../core/bounded-text.js';
-import type { CheckResult } from '../core/classify.js';
+import type { CheckResult } from '../core/neutral-events.js';
 import type { Task, Work } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';
 import type {

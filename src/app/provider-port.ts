@@ -129,7 +129,11 @@ export interface RateLimitState {
   resetAt: string;
 }
 
-export type ProviderName = 'github' | 'gitlab';
+/**
+ * The name of the default host (the registry's first, GitHub), said where no host is known: an error
+ * raised without its host, and a request that finds no host port configured at all.
+ */
+export const DEFAULT_HOST_NAME = 'GitHub';
 
 /** A code host's answer fixloop can act on: its status, and whether trying again later may help. */
 export class ProviderError extends Error {
@@ -137,7 +141,8 @@ export class ProviderError extends Error {
     readonly status: number,
     message: string,
     readonly retryable: boolean,
-    readonly provider: ProviderName = 'github',
+    /** The id of the host that answered (a Work's `provider`). */
+    readonly provider: string = 'github',
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -145,7 +150,7 @@ export class ProviderError extends Error {
 
   /** The host's name as a person reads it ("GitHub answered 404 …"). */
   get host(): string {
-    return this.provider === 'gitlab' ? 'GitLab' : 'GitHub';
+    return this.provider === 'gitlab' ? 'GitLab' : DEFAULT_HOST_NAME;
   }
 }
 

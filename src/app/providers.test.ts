@@ -2,7 +2,7 @@
 // answers 404 for its own repositories and never touches the other host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { routeByProvider } from './providers.js';
+import { routeByProvider } from '../../test/support/host-registry.js';
 import { ProviderError, type ProviderPort } from './provider-port.js';
 import type { Work } from '../core/types.js';
 

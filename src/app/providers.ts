@@ -5,7 +5,7 @@
 // (404), which every caller already handles; GitHub is never asked about a GitLab project, whose
 // GitHub namesake (a mirror) is another repository.
 import type { Work } from '../core/types.js';
-import { ProviderError, type ProviderName, type ProviderPort } from './provider-port.js';
+import { ProviderError, type ProviderPort } from './provider-port.js';
 
 /** One host's half of the port, as the registry holds it (app/hosts.ts). */
 export interface RoutedHost {
@@ -13,30 +13,6 @@ export interface RoutedHost {
   /** The host's name in a refusal ("no GitLab access is configured"). */
   name: string;
   port: ProviderPort | null;
-}
-
-export interface ProviderPorts {
-  github: ProviderPort | null;
-  gitlab: ProviderPort | null;
-}
-
-/** The provider of each repository the Works name (lower-cased); a repository no Work names is GitHub's. */
-export function providerOfRepository(works: readonly Work[]): (repository: string) => ProviderName {
-  const gitlab = new Set(
-    works.filter((w) => w.provider === 'gitlab').flatMap((w) => w.repositories.map((r) => r.name.toLowerCase())),
-  );
-  return (repository) => (gitlab.has(repository.toLowerCase()) ? 'gitlab' : 'github');
-}
-
-/** The built-in hosts' ports, routed (tests and callers that have no registry). */
-export function routeByProvider(ports: ProviderPorts, works: readonly Work[]): ProviderPort | null {
-  return routeByHost(
-    [
-      { id: 'github', name: 'GitHub', port: ports.github },
-      { id: 'gitlab', name: 'GitLab', port: ports.gitlab },
-    ],
-    works,
-  );
 }
 
 /**
@@ -61,12 +37,7 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
   const portFor = (repository: string): ProviderPort => {
     const host = hostOf(repository);
     if (host.port === null)
-      throw new ProviderError(
-        404,
-        `${repository}: no ${host.name} access is configured`,
-        false,
-        host.id as ProviderName,
-      );
+      throw new ProviderError(404, `${repository}: no ${host.name} access is configured`, false, host.id);
     return host.port;
   };
 
@@ -106,8 +77,8 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
         throw new ProviderError(501, `${r}: the host reports no repository permission`, false);
       return p.repositoryPermission(r, login);
     }),
-    // N3's bulk reads are GitHub's GraphQL; for a GitLab project the poll reads one by one.
-    // A host without them (GitLab) gets an empty answer, and the poll reads one by one.
+    // N3's bulk reads are GitHub's GraphQL; a host without them (GitLab) gets an empty answer, and
+    // the poll reads one by one.
     glancePullRequests: async (r, ns) => {
       const p = hostOf(r).port;
       return p?.glancePullRequests ? p.glancePullRequests(r, ns) : new Map();

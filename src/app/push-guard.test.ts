@@ -12,7 +12,8 @@ import {
 import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } from './provider-port.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
 import type { Logger } from './ports.js';
-import { DEFAULT_PATH_POLICY, type PathPolicy } from '../core/path-policy.js';
+import type { PathPolicy } from '../core/path-policy.js';
+import { DEFAULT_PATH_POLICY } from '../wiring/path-policy.js';
 import { diffHash } from '../core/thrash.js';
 import type { Task } from '../core/types.js';
 import { taskFixture } from '../../test/support/fixtures.js';

@@ -3,20 +3,14 @@
 // browser signed in to GitHub) and keeps the setup's state in the data directory; GitHub then sends
 // the browser to the callback — a running fixloop finishes there — or the person gives the address
 // (or the bare code) to `--code`, which trades it and stores the same files as the page.
-import type { PendingSetup, SetupOutcome } from '../app/github-setup.js';
-import {
-  appNameProblem,
-  fixloopManifest,
-  githubTargetOf,
-  newAppPageUrl,
-  organizationProblem,
-  SETUP_CALLBACK_PATH,
-  suggestedAppName,
-  unreachableWebhookWarning,
-  type AppManifest,
-  type GitHubTarget,
-  type SetupAccount,
-} from '../core/app-manifest.js';
+import type {
+  AppManifest,
+  AppManifestFlow,
+  PendingSetup,
+  SetupAccount,
+  SetupOutcome,
+  SetupTarget as GitHubTarget,
+} from '../app/app-setup-port.js';
 import { CliError, type CliIo } from './io.js';
 
 export interface SetupGitHubOptions {
@@ -28,6 +22,8 @@ export interface SetupGitHubOptions {
 
 /** What the command needs, wired by src/wiring/github-setup.ts. */
 export interface SetupGitHubDeps {
+  /** GitHub's rules and pages of the manifest flow (github/app-manifest.ts GITHUB_MANIFEST_FLOW). */
+  flow: AppManifestFlow;
   manifest: AppManifest;
   publicUrl: string;
   /** The GitHub fixloop is configured for, when no --github-url is given. */
@@ -55,28 +51,29 @@ export async function setupGitHubCommand(opts: SetupGitHubOptions, io: CliIo, de
 function start(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps): number {
   const name =
     opts.name ??
-    suggestedAppName(
+    deps.flow.suggestedAppName(
       deps
         .random(6)
         .replace(/[^A-Za-z0-9]/g, '')
         .toLowerCase()
         .slice(0, 8),
     );
-  const problem = appNameProblem(name) ?? (opts.org !== undefined ? organizationProblem(opts.org) : null);
+  const problem =
+    deps.flow.appNameProblem(name) ?? (opts.org !== undefined ? deps.flow.organizationProblem(opts.org) : null);
   if (problem !== null) throw new CliError(2, problem);
-  const target = githubTargetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
+  const target = deps.flow.targetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
   if (target.kind === 'problem') throw new CliError(2, target.problem);
   const account: SetupAccount =
     opts.org !== undefined ? { kind: 'organization', name: opts.org } : { kind: 'personal' };
   const state = deps.random(24);
-  const manifest = fixloopManifest(deps.manifest, { name, publicUrl: deps.publicUrl, target: target.target });
-  const action = newAppPageUrl(target.target, account, state);
+  const manifest = deps.flow.manifestFor(deps.manifest, { name, publicUrl: deps.publicUrl, target: target.target });
+  const action = deps.flow.newAppPageUrl(target.target, account, state);
   const page = deps.start(
     { state, expiresAt: deps.nowMs() + CLI_SETUP_TTL_MS, webUrl: target.target.webUrl, apiUrl: target.target.apiUrl },
     formPage(action, manifest, account),
   );
-  const callback = `${deps.publicUrl}${SETUP_CALLBACK_PATH}`;
-  const warning = unreachableWebhookWarning(deps.publicUrl);
+  const callback = `${deps.publicUrl}${deps.flow.callbackPath}`;
+  const warning = deps.flow.unreachableWebhookWarning(deps.publicUrl);
   io.stdout.write(
     [
       `Creating fixloop's GitHub App "${name}" on ${account.kind === 'organization' ? `the organisation ${account.name}` : 'your personal account'} at ${target.target.webUrl}.`,
@@ -111,7 +108,7 @@ async function finish(opts: SetupGitHubOptions, io: CliIo, deps: SetupGitHubDeps
   let target: GitHubTarget;
   if (pending !== null) target = pending;
   else {
-    const t = githubTargetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
+    const t = deps.flow.targetOf(opts.githubUrl ?? '', deps.github, deps.allowInsecureHosts);
     if (t.kind === 'problem') throw new CliError(2, t.problem);
     target = t.target;
   }

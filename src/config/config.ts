@@ -5,10 +5,10 @@
 // Each part is resolved in its own file (runner-config.ts, notices-config.ts, github-config.ts, …); this
 // one reads the environment and the file, and assembles and freezes the whole.
 import { resolve } from 'node:path';
-import { PROVIDERS, type Work } from '../core/types.js';
+import type { Work } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { readConfigFile } from './read-file.js';
-import { configFileSchema, configFileSchemaFor, type ConfigFile } from './schema.js';
+import { configFileSchema, configFileSchemaFor, PROVIDERS, type ConfigFile } from './schema.js';
 import {
   DEFAULT_MAX_INFLIGHT_BYTES,
   MIN_API_TOKEN_LENGTH,

@@ -10,7 +10,6 @@ import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { AUTHOR_ASSOCIATIONS, MINIMUM_PERMISSIONS } from '../core/standing.js';
 import { DEFAULT_MATRIX_SETTLE_MINUTES } from '../core/unchanged-failure.js';
 import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
-import { PROVIDERS } from '../core/types.js';
 import { commandRunnerSchema, httpRunnerSchema } from './runner-schema.js';
 import { noticesSchema } from './notices-schema.js';
 
@@ -98,6 +97,9 @@ const workSchemaFor = (providers: readonly string[]) =>
 
 /** V4: how long a shutdown lets running agents finish before it stops them (decision 0043). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 60_000;
+
+/** The code hosts built into fixloop, by the id a Work's `provider` names (issue 19, decision 0060). */
+export const PROVIDERS = ['github', 'gitlab'] as const;
 
 /** The config file (YAML or JSON). Unknown keys are errors, so a typo never silently does nothing. */
 export const configFileSchema = configFileSchemaFor(PROVIDERS);

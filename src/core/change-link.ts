@@ -10,7 +10,7 @@ export interface ChangeLinks {
   githubUrl: string;
   /** GITLAB_URL, e.g. https://gitlab.com. */
   gitlabUrl: string;
-  /** The repository's provider (app/providers.ts `providerOfRepository`). */
+  /** The repository's provider (wiring/provider-of-repository.ts). */
   providerOf(repository: string): 'github' | 'gitlab';
 }
 

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkRunIdOf, headChecksOf as headChecksBy, type StoredHeadDelivery } from './head-checks.js';
-import { classifyDelivery } from './classify.js';
+import { classifyDelivery } from '../github/classify.js';
 import { checkRunPayload, checkSuitePayload, statusPayload } from '../../test/support/deliveries.js';
 
 /** Stored GitHub deliveries, read again as GitHub's classification reads them. */

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decideHead, decidePullRequestHead, type HeadView } from './head-order.js';
-import type { HeadPointer } from './classify.js';
+import type { HeadPointer } from './neutral-events.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

@@ -2,7 +2,7 @@
 // (SPEC B1, B5). The delivery's own pull-request head pointer decides; the clock only orders what no
 // pointer places, and a result with neither is refused rather than given "now". A push names the
 // commit it replaced, so it moves the head off that commit whatever the clock says (decision 0019).
-import type { CheckResult, PullRequestChange } from './classify.js';
+import type { CheckResult, PullRequestChange } from './neutral-events.js';
 
 /**
  * How the ledger's head compare-and-set orders a write (B1); the decision picks it, the database

@@ -4,6 +4,8 @@
 // (src/<host>/words.ts) and reach the texts as data, chosen for a repository's host where the use-case
 // is wired, so no text here decides which host it speaks for.
 
+import type { HostStanding } from './standing.js';
+
 /** The lines of the agent's prompt that differ by host: its tools, its CI files, its review threads. */
 export interface AgentWords {
   /** The protocol block's heading about reading CI first. */
@@ -57,6 +59,8 @@ export interface HostWords {
   /** A change's page under the host's web address (no leading slash): `acme/app/pull/13`. */
   changePath(repository: string, number: number): string;
   agent: AgentWords;
+  /** F1/F2, K5: how the host says who has standing. Default: DEFAULT_HOST_STANDING (core/standing.ts). */
+  standing?: HostStanding;
 }
 
 /** A change as its host writes it: `acme/app#13`, `group/app!13`. */

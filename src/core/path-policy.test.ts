@@ -2,8 +2,8 @@
 // skip markers go to a person; new tests and ordinary source changes do not; globs are configurable.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { DEFAULT_PATH_POLICY } from '../wiring/path-policy.js';
 import {
-  DEFAULT_PATH_POLICY,
   pathMatchesGlob,
   pathPolicyVerdict,
   type ChangedFile,

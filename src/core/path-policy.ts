@@ -22,13 +22,11 @@ export interface PathPolicy {
  * Globs: `*` any characters but '/', `**` any characters, `**` then '/' zero or more directories, `?` one
  * character but '/'. A glob with no '/' matches the file's name in any directory (`yarn.lock`,
  * `*.snap`); one with a '/' matches from the repository root. Case-sensitive, like Git.
+ * The code hosts' own CI files (a workflow folder, a pipeline file) are each host's to say (its
+ * `ciFiles`, app/hosts.ts): withCiFiles adds every registered host's, in every repository.
  */
-export const DEFAULT_PATH_POLICY: PathPolicy = Object.freeze({
+export const BASE_PATH_POLICY: PathPolicy = Object.freeze({
   workflows: Object.freeze([
-    '.github/workflows/**',
-    '.github/actions/**',
-    '.gitlab-ci.yml',
-    '.gitlab/ci/**',
     '.circleci/**',
     '.buildkite/**',
     'azure-pipelines.yml',
@@ -153,6 +151,11 @@ export const DEFAULT_PATH_POLICY: PathPolicy = Object.freeze({
     'want',
   ]),
 });
+
+/** `policy` with the code hosts' CI files first among its workflows (in the order of the hosts). */
+export function withCiFiles(policy: PathPolicy, ciFiles: readonly string[]): PathPolicy {
+  return Object.freeze({ ...policy, workflows: Object.freeze([...ciFiles, ...policy.workflows]) });
+}
 
 const FORBIDDEN_KINDS = [
   'workflow', // CI configuration
@@ -284,7 +287,7 @@ function hasMarker(line: string, marker: string): boolean {
 
 type Token = { kind: 'char'; c: string } | { kind: 'any' } | { kind: 'star' } | { kind: 'globstar' } | { kind: 'dirs' };
 
-/** Whether a repository path matches a glob of PathPolicy (see DEFAULT_PATH_POLICY for the syntax). */
+/** Whether a repository path matches a glob of PathPolicy (see BASE_PATH_POLICY for the syntax). */
 export function pathMatchesGlob(glob: string, path: string): boolean {
   const p = path.replace(/^\.?\//, '');
   const g = glob.replace(/^\//, '');

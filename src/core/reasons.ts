@@ -137,6 +137,18 @@ export const EDGE_REASONS = [
 ] as const;
 
 /**
+ * Q1's two edge reasons for a delivery from the wrong host (core/route.ts hostMismatch), by what
+ * happened; their stored values keep the names they had when GitHub and GitLab were the only hosts.
+ */
+export const HOST_MISMATCH_REASONS = {
+  /** From a host other than the default (GitLab, a third) for a repository no Work of that host lists. */
+  noWorkOfItsHost: 'no_gitlab_work',
+  /** From the default host (GitHub) for a repository another host's Work lists. */
+  heldByAnotherHost: 'no_github_work',
+} as const satisfies Record<string, (typeof EDGE_REASONS)[number]>;
+export type HostMismatchReason = (typeof HOST_MISMATCH_REASONS)[keyof typeof HOST_MISMATCH_REASONS];
+
+/**
  * Why a K guard stops the loop (K3, K4, K6, K9). K7 (one attempt in flight) is a refusal, not a
  * stop: the red result is offered again on a later tick (E2), so it is listed apart.
  */

@@ -1,5 +1,6 @@
 // Route a repository to the Work that holds it, from fixloop's own configuration (SPEC A5, A6).
 // Nothing in a webhook body chooses an account: only the repository name is looked up.
+import { HOST_MISMATCH_REASONS, type HostMismatchReason } from './reasons.js';
 import type { Work } from './types.js';
 
 export type Route =
@@ -20,23 +21,25 @@ export function routeRepository(works: readonly Work[], repository: string): Rou
 }
 
 /**
- * Q1 (decision 0032): a delivery is for a Work of its own provider. A GitLab delivery whose project no
- * gitlab Work lists is ignored at the edge, so it never reaches a GitHub Work of the same name; a
- * GitHub delivery for a repository a gitlab Work lists is ignored likewise. Any other GitHub delivery
- * goes on to the gate, which routes it as before (A5).
+ * Q1 (decisions 0032, 0060): a delivery is for a Work of its own host. A delivery from a host other
+ * than the default whose repository no Work of that host lists is ignored at the edge, so it never
+ * reaches a Work of the same name on another host; a delivery from the default host (a Work with no
+ * `provider`) for a repository another host's Work lists is ignored likewise. Any other delivery from
+ * the default host goes on to the gate, which routes it as before (A5).
  */
-export function providerMismatch(
+export function hostMismatch(
   works: readonly Work[],
   repository: string,
   /** The id of the host that delivered it (decision 0060). */
   provider: string,
-): 'no_gitlab_work' | 'no_github_work' | null {
+  /** The id of the default host: a Work naming no host is its. */
+  defaultHost: string,
+): HostMismatchReason | null {
   const name = repository.toLowerCase();
   const holder = works.find((w) => w.repositories.some((r) => r.name.toLowerCase() === name));
-  const held = holder?.provider ?? 'github';
-  // A delivery from another host than GitHub is for a repository that host's Work lists.
-  if (provider !== 'github') return holder && held === provider ? null : 'no_gitlab_work';
-  return holder && held !== 'github' ? 'no_github_work' : null;
+  const held = holder?.provider ?? defaultHost;
+  if (provider !== defaultHost) return holder && held === provider ? null : HOST_MISMATCH_REASONS.noWorkOfItsHost;
+  return holder && held !== defaultHost ? HOST_MISMATCH_REASONS.heldByAnotherHost : null;
 }
 
 /** The config key a Work's repositories go under (src/config/schema.ts), named in refusals. */

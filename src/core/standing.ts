@@ -122,21 +122,40 @@ export function permissionAtLeast(permission: string, minimum: MinimumPermission
   return rank > 0 && rank >= REPOSITORY_PERMISSIONS.indexOf(minimum);
 }
 
-/** The rules of a Work: GitHub's minimum permission applies to GitHub Works only (GitLab's level is its association). */
+/**
+ * How a code host says who has standing (F1/F2, K5), given by the host with its words: GitHub checks
+ * a person's repository permission, GitLab's member access level is the association itself.
+ */
+export interface HostStanding {
+  /** The Work's minimum repository permission applies (GitHub); false: the association is the level (GitLab). */
+  minimumPermission: boolean;
+  /** Its deliveries carry no author association: a person's is read from the host (GitLab). */
+  associationFromHost: boolean;
+  /**
+   * K5: a steering label is its own answer (labelling already takes a role, as on GitLab), credited to
+   * this; absent: who added it must have the Work's minimum permission.
+   */
+  labelCredit?: string;
+}
+
+/** A host that says nothing of its standing: permissions checked, associations carried by deliveries. */
+export const DEFAULT_HOST_STANDING: HostStanding = { minimumPermission: true, associationFromHost: false };
+
+/** The rules of a Work: the minimum permission applies only where the host checks permissions. */
 export function rulesOfWork(
   work: {
-    provider?: string | undefined;
     trustedAssociations?: readonly string[] | undefined;
     minimumPermission?: MinimumPermission | undefined;
   },
   selfLogin: string | null,
   allowBots: readonly string[],
+  host: HostStanding = DEFAULT_HOST_STANDING,
 ): StandingRules {
   return {
     selfLogin,
     allowBots,
     trustedAssociations: work.trustedAssociations,
-    minimumPermission: work.provider === 'gitlab' ? undefined : (work.minimumPermission ?? DEFAULT_MINIMUM_PERMISSION),
+    minimumPermission: host.minimumPermission ? (work.minimumPermission ?? DEFAULT_MINIMUM_PERMISSION) : undefined,
   };
 }
 

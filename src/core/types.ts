@@ -164,18 +164,17 @@ export interface RepositoryRef {
   adopt?: { branches: readonly string[]; authors: readonly string[] } | undefined;
 }
 
-/** Where a Work's repositories live (issue 19); every repository of a Work is on one provider. */
-export const PROVIDERS = ['github', 'gitlab'] as const;
 /**
- * A Work's code host: a built-in one, or the id of a host registered beyond them (decision 0060),
- * which the config accepts once it is told of it (config.ts `hosts`) and the host registry checks.
+ * A Work's code host, by id: a built-in one (the config's PROVIDERS) or the id of a host registered
+ * beyond them (decision 0060), which the config accepts once it is told of it (config.ts `hosts`) and
+ * the host registry checks. Every repository of a Work is on its one host (issue 19).
  */
-export type Provider = (typeof PROVIDERS)[number] | (string & {});
+export type Provider = string;
 
 export interface Work {
   name: string;
   account: string;
-  /** Absent = github. A GitLab Work's repositories are its projects' `path_with_namespace`. */
+  /** Absent = the default host (GitHub). A GitLab Work's repositories are its projects' `path_with_namespace`. */
   provider?: Provider | undefined;
   repositories: RepositoryRef[];
   /** F1/F2: whose reviews and comments count; absent = OWNER, MEMBER, COLLABORATOR (standing.ts). */

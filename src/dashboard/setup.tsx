@@ -3,7 +3,7 @@
 // github.com or an Enterprise Server, a name the person picks); POST /setup/github makes a state,
 // bound to this browser by a short-lived signed cookie, and shows the form that posts the manifest
 // to GitHub; GitHub sends the browser back to GET /setup/github/callback, which checks the state
-// (once), trades the code for the App's credentials (app/github-setup.ts) and shows the install link
+// (once), trades the code for the App's credentials (github/setup.ts) and shows the install link
 // and the next steps. Open with a dashboard session, or from this machine while no GitHub
 // credentials exist at all (and only then).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -11,23 +11,14 @@ import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Child, FC } from 'hono/jsx';
 import type { DashboardSessions } from '../app/dashboard-sessions-port.js';
-import type { SetupOutcome } from '../app/github-setup.js';
 import type { Logger, Random } from '../app/ports.js';
-import {
-  appNameProblem,
-  fixloopManifest,
-  githubTargetOf,
-  GITHUB_COM,
-  installUrlOf,
-  newAppPageUrl,
-  organizationProblem,
-  SETUP_CALLBACK_PATH,
-  suggestedAppName,
-  unreachableWebhookWarning,
-  type AppManifest,
-  type GitHubTarget,
-  type SetupAccount,
-} from '../core/app-manifest.js';
+import type {
+  AppManifest,
+  AppManifestFlow,
+  SetupAccount,
+  SetupOutcome,
+  SetupTarget as GitHubTarget,
+} from '../app/app-setup-port.js';
 import { seenAs } from '../core/forwarded.js';
 import type { StoredAppAbout } from '../config/github-app-files.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOrigin } from './csrf.js';
@@ -39,6 +30,8 @@ export const SETUP_STATE_COOKIE = 'fixloop_setup';
 export const SETUP_STATE_TTL_MS = 10 * 60 * 1000;
 
 export interface SetupDeps {
+  /** GitHub's rules and pages of the manifest flow (github/app-manifest.ts GITHUB_MANIFEST_FLOW). */
+  flow: AppManifestFlow;
   /** app.yml, parsed: the one manifest. */
   manifest: AppManifest;
   /** FIXLOOP_PUBLIC_URL: the webhook's and the callback's origin. */
@@ -61,7 +54,7 @@ export interface SetupDeps {
    * GitHub, or null. Its state sits in fixloop's data directory, not in a browser.
    */
   takePendingState?(state: string): GitHubTarget | null;
-  /** Trades the code and stores the credentials (app/github-setup.ts, with its adapters). */
+  /** Trades the code and stores the credentials (github/setup.ts, with its adapters). */
   finish(code: string, target: GitHubTarget): Promise<SetupOutcome>;
   logger: Logger;
   random?: Random;
@@ -79,6 +72,7 @@ interface StateClaim {
 }
 
 export function createSetup(deps: SetupDeps): { app: Hono } {
+  const flow = deps.flow;
   const now = deps.nowMs ?? Date.now;
   const random = deps.random ?? { token: (n: number) => randomBytes(n).toString('base64url') };
   const key = deps.apiToken === null ? null : sessionKey(deps.apiToken);
@@ -165,7 +159,7 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
   const form = (c: Context, session: Session | null, o: { status?: number; error?: string; values?: FormValues }) => {
     secure(c);
     const values = o.values ?? {
-      name: suggestedAppName(
+      name: flow.suggestedAppName(
         random
           .token(6)
           .replace(/[^A-Za-z0-9]/g, '')
@@ -185,6 +179,7 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
         publicUrl={deps.publicUrl}
         stored={deps.storedApp()}
         environment={deps.environment}
+        flow={flow}
       />,
       (o.status ?? 200) as 200,
     );
@@ -211,10 +206,10 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
       organization: text(body.organization).trim(),
       githubUrl: text(body.githubUrl).trim(),
     };
-    const target = githubTargetOf(values.githubUrl, deps.github, deps.allowInsecureHosts);
+    const target = flow.targetOf(values.githubUrl, deps.github, deps.allowInsecureHosts);
     const problem =
-      appNameProblem(values.name) ??
-      (values.account === 'organization' ? organizationProblem(values.organization) : null) ??
+      flow.appNameProblem(values.name) ??
+      (values.account === 'organization' ? flow.organizationProblem(values.organization) : null) ??
       (target.kind === 'problem' ? target.problem : null);
     if (problem !== null || target.kind !== 'ok') return form(c, session, { status: 400, error: problem!, values });
     const account: SetupAccount =
@@ -232,12 +227,12 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
         maxAge: Math.floor(SETUP_STATE_TTL_MS / 1000),
       },
     );
-    const manifest = fixloopManifest(deps.manifest, {
+    const manifest = flow.manifestFor(deps.manifest, {
       name: values.name,
       publicUrl: deps.publicUrl,
       target: target.target,
     });
-    const action = newAppPageUrl(target.target, account, state);
+    const action = flow.newAppPageUrl(target.target, account, state);
     secure(c, action);
     return c.html(
       <ContinuePage
@@ -245,12 +240,12 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
         manifest={manifest}
         account={account}
         target={target.target}
-        warning={unreachableWebhookWarning(deps.publicUrl)}
+        warning={flow.unreachableWebhookWarning(deps.publicUrl)}
       />,
     );
   });
 
-  app.get(SETUP_CALLBACK_PATH, async (c) => {
+  app.get(flow.callbackPath, async (c) => {
     secure(c, null, 'no-referrer');
     const code = c.req.query('code');
     const state = c.req.query('state');
@@ -307,7 +302,7 @@ export function createSetup(deps: SetupDeps): { app: Hono } {
         installUrl={outcome.installUrl}
         snippet={outcome.snippet}
         environment={deps.environment}
-        warning={unreachableWebhookWarning(deps.publicUrl)}
+        warning={flow.unreachableWebhookWarning(deps.publicUrl)}
       />,
     );
   });
@@ -389,15 +384,16 @@ const SetupForm: FC<{
   publicUrl: string;
   stored: StoredAppAbout | null;
   environment: SetupDeps['environment'];
-}> = ({ csrf, values, configured, error, publicUrl, stored, environment }) => (
+  flow: AppManifestFlow;
+}> = ({ csrf, values, configured, error, publicUrl, stored, environment, flow }) => (
   <Page title="Connect GitHub">
     <h1>Connect GitHub</h1>
     {stored ? (
       <section class="stored" data-stored-app={String(stored.id)}>
         <p>
           fixloop has a GitHub App: <a href={stored.htmlUrl}>{stored.name}</a> (id {stored.id}
-          {stored.owner ? `, on ${stored.owner}` : ''}). <a href={installUrlOf(stored.htmlUrl)}>Install it</a> on the
-          repositories fixloop should watch. Creating another App below replaces it here.
+          {stored.owner ? `, on ${stored.owner}` : ''}). <a href={flow.installUrlOf(stored.htmlUrl)}>Install it</a> on
+          the repositories fixloop should watch. Creating another App below replaces it here.
         </p>
       </section>
     ) : (
@@ -408,7 +404,7 @@ const SetupForm: FC<{
       </p>
     )}
     <EnvironmentNotes environment={environment} />
-    <Warning text={unreachableWebhookWarning(publicUrl)} />
+    <Warning text={flow.unreachableWebhookWarning(publicUrl)} />
     {error ? (
       <p class="error" role="alert">
         {error}
@@ -443,7 +439,7 @@ const SetupForm: FC<{
         <input
           name="githubUrl"
           value={values.githubUrl}
-          placeholder={configured === GITHUB_COM.webUrl ? 'empty for github.com' : `empty for ${configured}`}
+          placeholder={configured === flow.publicTarget.webUrl ? 'empty for github.com' : `empty for ${configured}`}
           type="text"
         />
       </label>
@@ -451,7 +447,7 @@ const SetupForm: FC<{
         Webhook: <code>{publicUrl}/api/github/webhooks</code>. GitHub sends your browser back to{' '}
         <code>
           {publicUrl}
-          {SETUP_CALLBACK_PATH}
+          {flow.callbackPath}
         </code>
         . Both come from FIXLOOP_PUBLIC_URL.
       </p>

@@ -4,9 +4,9 @@
 // half-written App.
 import { timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import type { AppCredentialStore, ConvertedApp, PendingSetup } from '../app/github-setup.js';
-import type { GitHubTarget } from '../core/app-manifest.js';
-import { GITHUB_COM } from '../core/app-manifest.js';
+import type { AppCredentialStore, ConvertedApp, PendingSetup } from './setup.js';
+import type { GitHubTarget } from './app-manifest.js';
+import { GITHUB_COM } from './app-manifest.js';
 import { storedAppPath, type StoredAppFile } from '../config/github-app-files.js';
 
 export function createAppCredentialFiles(dir: string): AppCredentialStore {

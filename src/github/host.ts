@@ -4,15 +4,18 @@
 import type { Host } from '../app/hosts.js';
 import { GITHUB_WORDS } from './words.js';
 import type { ProviderPort } from '../app/provider-port.js';
-import { classifyDelivery } from '../core/classify.js';
-import { isHandledEvent } from '../core/payloads.js';
+import { classifyDelivery } from './classify.js';
+import { isHandledEvent } from './payloads.js';
 import { createWebhookHandler } from './webhook.js';
 import { createWebhookNotSetUp } from './webhook-not-set-up.js';
 
 export { GITHUB_WORDS } from './words.js';
 
-/** Where GitHub delivers (Probot's convention); the App manifest points GitHub here (core/app-manifest.ts). */
+/** Where GitHub delivers (Probot's convention); the App manifest points GitHub here (github/app-manifest.ts). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
+
+/** K4: GitHub Actions' workflows and its local actions (core/path-policy.ts). */
+export const GITHUB_CI_FILES: readonly string[] = ['.github/workflows/**', '.github/actions/**'];
 
 export interface GitHubHostOptions {
   /** WEBHOOK_SECRET's entries; none yet: the receiver answers 503 and points at /setup (decision 0050). */
@@ -44,5 +47,6 @@ export function githubHost(o: GitHubHostOptions): Host {
     ownsEvent: isHandledEvent,
     classify: classifyDelivery,
     port: () => o.port,
+    ciFiles: GITHUB_CI_FILES,
   };
 }

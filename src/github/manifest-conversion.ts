@@ -3,7 +3,7 @@
 // with it (the code is the credential); an unknown or used code answers 404 (or 422), which the
 // person is told as such. Plain Octokit, without the retry plugin: a code works once.
 import { Octokit } from '@octokit/rest';
-import { CODE_WORDS, ConversionError, type ConvertedApp, type ManifestConverter } from '../app/github-setup.js';
+import { CODE_WORDS, ConversionError, type ConvertedApp, type ManifestConverter } from './setup.js';
 
 export function createManifestConverter(o: { fetch?: typeof fetch; userAgent?: string } = {}): ManifestConverter {
   return {

@@ -13,6 +13,9 @@ export { GITLAB_WORDS } from './words.js';
 /** Where GitLab delivers (issue 19, decision 0032). */
 export const GITLAB_WEBHOOK_PATH = '/api/gitlab/webhooks';
 
+/** K4: GitLab CI's pipeline file and the files it includes by convention (core/path-policy.ts). */
+export const GITLAB_CI_FILES: readonly string[] = ['.gitlab-ci.yml', '.gitlab/ci/**'];
+
 export interface GitLabHostOptions {
   /** GITLAB_WEBHOOK_SECRET's entries; with no signing token either, the route answers 404. */
   secrets: readonly string[];
@@ -42,5 +45,6 @@ export function gitlabHost(o: GitLabHostOptions): Host {
     ownsEvent: isGitlabEventName,
     classify: classifyGitlabDelivery,
     port: () => o.port,
+    ciFiles: GITLAB_CI_FILES,
   };
 }

@@ -16,6 +16,9 @@ export const GITLAB_WORDS: HostWords = {
   standingUnreadable: 'the access level could not be read',
   statusPermission: 'the `api` scope and at least the Developer role',
   changePath: (repository, n) => `${repository}/-/merge_requests/${n}`,
+  // F1/F2: a member's access level is the association, read from GitLab (its hooks carry none);
+  // K5: labelling a merge request already takes a Reporter, so the label is its own answer.
+  standing: { minimumPermission: false, associationFromHost: true, labelCredit: 'a GitLab member' },
   agent: {
     readHeading: 'Read the pipeline first.',
     readLines: (_ref, n) => [

@@ -12,7 +12,7 @@ import { progressWithoutPoll } from '../app/progress-check.js';
 import type { Clock, Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ProviderPort } from '../app/provider-port.js';
-import { DEFAULT_PATH_POLICY } from '../core/path-policy.js';
+import type { PathPolicy } from '../core/path-policy.js';
 import type { Task } from '../core/types.js';
 import { rerunFromConfig } from '../wiring.js';
 
@@ -50,6 +50,8 @@ export interface GateWiringDeps {
   fault?: EvaluateDeps['fault'];
   /** The words of each repository's host, for the notices the gate files (decision 0060). */
   wordsOf: EvaluateDeps['wordsOf'];
+  /** K4: the path policy of every repository, with every registered host's CI files (wiring/path-policy.ts). */
+  pathPolicy: PathPolicy;
 }
 
 /** The push guard as the poll and the gate call it: true when it stopped the loop. */
@@ -76,7 +78,7 @@ export function gateFromConfig(
         wordsOf: deps.wordsOf,
         agent,
         logger,
-        policyFor: () => DEFAULT_PATH_POLICY,
+        policyFor: () => deps.pathPolicy,
         stop: async (task, reason, detail) => {
           await stopLoop(task, reason, detail, task.ciHeadSha);
         },

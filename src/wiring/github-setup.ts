@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { parse } from 'yaml';
 import type { DashboardSessions } from '../app/dashboard-sessions-port.js';
-import { finishGitHubSetup } from '../app/github-setup.js';
 import type { Logger, Random } from '../app/ports.js';
-import { readManifest, type AppManifest } from '../core/app-manifest.js';
+import { GITHUB_MANIFEST_FLOW, readManifest, type AppManifest } from '../github/app-manifest.js';
+import { finishGitHubSetup } from '../github/setup.js';
 import type { Config } from '../config/config.js';
 import { githubAppDir, hasStoredApp, readStoredAppAbout, storedAppPath } from '../config/github-app-files.js';
 import { createSetup } from '../dashboard/setup.js';
@@ -65,6 +65,7 @@ export function githubSetupFromConfig(
     return { app };
   }
   return createSetup({
+    flow: GITHUB_MANIFEST_FLOW,
     manifest,
     publicUrl: config.publicUrl,
     github: { webUrl: config.notices.webUrl, apiUrl: config.github.apiUrl },
@@ -97,6 +98,7 @@ export async function runSetupGitHub(opts: SetupGitHubOptions, io: CliIo, config
   const store = createAppCredentialFiles(dir);
   const nowMs = () => (typeof io.now === 'function' ? io.now().getTime() : Date.now());
   return setupGitHubCommand(opts, io, {
+    flow: GITHUB_MANIFEST_FLOW,
     manifest: readAppManifest(),
     publicUrl: config.publicUrl,
     github: { webUrl: config.notices.webUrl, apiUrl: config.github.apiUrl },

@@ -95,6 +95,7 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
       host: github,
       selfLogin: (repository) => deps.selfLogin(repository),
       reviewBots: config.reviewBots,
+      wordsOf: deps.wordsOf,
     }),
   });
   const progress = createProgressCheck({

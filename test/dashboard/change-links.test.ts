@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BoardRow, InboxRow } from '../../src/app/ledger-port.js';
-import { providerOfRepository } from '../../src/app/providers.js';
+import { providerOfRepository } from '../../src/wiring/provider-of-repository.js';
 import { changeRef, GITHUB_LINKS, type ChangeLinks } from '../../src/core/change-link.js';
 import { boardPage } from '../../src/dashboard/board-page.js';
 import { inboxPage } from '../../src/dashboard/inbox-page.js';

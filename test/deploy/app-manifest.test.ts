@@ -7,11 +7,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { HANDLED_EVENTS } from '../../src/core/payloads.js';
+import { HANDLED_EVENTS } from '../../src/github/payloads.js';
 import { createGitHub } from '../../src/github/client.js';
 import { createScopedTokens } from '../../src/github/scoped-token.js';
 import { startFakeGitHub } from '../support/fake-github/server.js';
-import { fixloopManifest, GITHUB_COM, GITHUB_WEBHOOK_PATH, SETUP_CALLBACK_PATH } from '../../src/core/app-manifest.js';
+import {
+  fixloopManifest,
+  GITHUB_COM,
+  GITHUB_WEBHOOK_PATH,
+  SETUP_CALLBACK_PATH,
+} from '../../src/github/app-manifest.js';
 import { WEBHOOK_PATH } from '../../src/github/host.js';
 import { readAppManifest } from '../../src/wiring/github-setup.js';
 

@@ -4,10 +4,12 @@
 import { routeRepository } from '../../core/route.js';
 import {
   permissionNeeded,
+  DEFAULT_HOST_STANDING,
   rulesOfWork,
   standingOf,
   type Author,
   type HostAnswer,
+  type HostStanding,
   type Standing,
   type StandingRules,
 } from '../../core/standing.js';
@@ -45,10 +47,10 @@ export async function judgeAuthor(
   repository: string,
   given: Author,
 ): Promise<JudgedAuthor> {
-  const rules = await standingRules(port, work);
+  const rules = await standingRules(port, work, repository);
   let author = given;
   let answer: HostAnswer | undefined;
-  if (asksHostForAssociation(port, work, author)) {
+  if (asksHostForAssociation(port, repository, author)) {
     const read = await port.associationOf!(repository, author.login!).catch(() => null);
     if (read === null) answer = { kind: 'unreadable' };
     else author = { ...author, association: read };
@@ -94,15 +96,19 @@ export async function storedRowRefusal(
   };
 }
 
-/** A GitLab author whose association the delivery could not carry: read from GitLab. */
-function asksHostForAssociation(port: StandingPort, work: Work, author: Author): boolean {
+/** An author whose association the delivery could not carry, on a host that says it (GitLab): read from the host. */
+function asksHostForAssociation(port: StandingPort, repository: string, author: Author): boolean {
   return (
     author.login !== null &&
     author.association === null &&
     author.type === 'User' &&
-    work.provider === 'gitlab' &&
+    hostStandingOf(port, repository).associationFromHost &&
     port.associationOf !== undefined
   );
+}
+
+function hostStandingOf(port: Pick<StandingPort, 'wordsOf'>, repository: string): HostStanding {
+  return port.wordsOf(repository).standing ?? DEFAULT_HOST_STANDING;
 }
 
 /** Why a kept review waits: its author's standing could not be read, and will be asked again. */
@@ -112,8 +118,8 @@ function unreadableRow(port: StandingPort, repository: string, row: Rejection): 
 }
 
 /** F1/F2: who may steer this Work's pull requests (core/standing.ts). */
-async function standingRules(port: StandingPort, work: Work): Promise<StandingRules> {
+async function standingRules(port: StandingPort, work: Work, repository: string): Promise<StandingRules> {
   // A Work's repositories are all on one host (Q1): its first names the host's identity.
   const self = (await port.selfLogin?.(work.repositories[0]?.name)) ?? null;
-  return rulesOfWork(work, self, port.reviewBots ?? []);
+  return rulesOfWork(work, self, port.reviewBots ?? [], hostStandingOf(port, repository));
 }

@@ -2,7 +2,7 @@
 // repository is routed to a Work, its Task found, its commit ordered against the Task's head (moving
 // the head when it is newer), and only a red of the head not answered before goes on — or a green
 // that a waiting judgement of the head's matrix needed, which sends that head's newest red on.
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import { decideHead } from '../../core/head-order.js';
 import { verdictRefusal } from '../../core/refusal.js';
 import { headChecksOf } from '../../core/head-checks.js';

@@ -2,7 +2,7 @@
 // so of a storm of deliveries, or of two replicas, one wins; the count re-read inside the claim
 // decides whether it went past the budget (then the claim is settled and the notice filed at once).
 import { budgetAfterClaim } from '../../core/budget.js';
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import type { RerunFallback } from '../../core/reasons.js';
 import { stopNoticeInput } from '../stop-notice.js';
 import type { Outcomes } from './outcome.js';

@@ -1,7 +1,7 @@
 // A comment on a pull request (SPEC F2, K9, M4): a `/fixloop` command from a person with standing is
 // applied as that person's action; any other comment is only a doorbell for the newest stored
 // rejection, which is checked (core/doorbell.ts), never merely fetched, before it is offered.
-import type { CommentRang } from '../../core/classify.js';
+import type { CommentRang } from '../../core/neutral-events.js';
 import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { doorbell } from '../../core/doorbell.js';
 import { judgeAuthor, whoSays, unreadableStanding } from './author-standing.js';

@@ -11,7 +11,7 @@
 import { budgetBeforeClaim } from '../../core/budget.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { boundCheckName, boundRejectionBody } from '../../core/bounded-text.js';
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import type { Task } from '../../core/types.js';
 import { createOutcomes, guardStopOf } from './outcome.js';
 import { checkResult } from './check.js';

@@ -1,7 +1,7 @@
 // Judge the failure (SPEC T1–T3, then C5/K2/T5/T6): whether this red is the agent's to fix
 // (triage.ts), and whether it is the last head's failures all over again (unchanged.ts). Reads the
 // head's stored deliveries, and those of the heads earlier attempts answered, each once.
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import { headChecksOf, type HeadChecks } from '../../core/head-checks.js';
 import type { Attempt } from '../../core/types.js';
 import { HEAD_EVENTS_MAX, type EvaluateDeps, type EvaluateLedger, type TaskEvaluation } from './ports.js';

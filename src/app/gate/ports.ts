@@ -1,7 +1,7 @@
 // What the gate is given and what it answers (SPEC A–K): the deps `createEvaluator` accepts, the
 // events it evaluates and its results. Each step under app/gate/ picks from these what it touches,
 // so a step's signature tells the reader what it reads and writes.
-import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/classify.js';
+import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/neutral-events.js';
 import type { ClassifyDelivery } from '../../core/neutral-events.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
 import type { Task, Work } from '../../core/types.js';

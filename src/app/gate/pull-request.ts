@@ -1,7 +1,7 @@
 // A pull request changed (SPEC B1, B5, M4, issue 3 §9): adopt it as a Task when the Work's rules say
 // so, record its state and skip label, and move the Task's head to the pull request's own head.
 // Nothing is claimed here: a pull request event only keeps the Task true to the host.
-import type { PullRequestChange } from '../../core/classify.js';
+import type { PullRequestChange } from '../../core/neutral-events.js';
 import { decidePullRequestHead } from '../../core/head-order.js';
 import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { adoptPullRequest } from '../../core/adoption.js';

@@ -1,7 +1,7 @@
 // A review was submitted (SPEC F1, K9, E2): a person with standing requesting changes, or an
 // allow-listed bot's finding, is stored as a rejection and offered to the agent (offer.ts); anyone
 // else is recorded with the reason, and nothing is stored or woken.
-import type { ReviewSubmitted } from '../../core/classify.js';
+import type { ReviewSubmitted } from '../../core/neutral-events.js';
 import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { rejectionFromReview } from '../../core/doorbell.js';
 import { judgeAuthor, whoSays } from './author-standing.js';

@@ -1,7 +1,7 @@
 // T1–T3: whether a red is the agent's to fix at all — a run waiting for a person's approval (a stop
 // notice), a check that fails on the base branch too (held, refused), or a transient failure that a
 // re-run answers for much less than a model run (core/triage.ts decides; this step reads and acts).
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import { checkRunIdOf, type HeadChecks } from '../../core/head-checks.js';
 import { triage } from '../../core/triage.js';
 import { boundCheckName } from '../../core/bounded-text.js';

@@ -1,7 +1,7 @@
 // C5/K2/T5/T6: the same failures on a new commit mean the last fix changed nothing (a stop notice);
 // a head whose matrix has not reported yet waits (refused, judged again when it has). A person's
 // approve-one is an explicit "try once more": the unchanged-failure stop yields to it.
-import type { CheckResult } from '../../core/classify.js';
+import type { CheckResult } from '../../core/neutral-events.js';
 import { evidenceOf } from '../../core/fingerprint.js';
 import type { HeadChecks } from '../../core/head-checks.js';
 import { DEFAULT_MATRIX_SETTLE_MINUTES, unchangedFailure, type HeadCheck } from '../../core/unchanged-failure.js';

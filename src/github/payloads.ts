@@ -4,7 +4,7 @@
 // Names, refs, logins and bodies are cleaned of control and bidirectional characters as they are
 // read (untrusted-text.ts), so nothing downstream stores or shows them (issue 31).
 import { z } from 'zod';
-import { untrustedLine, untrustedLineOrNull, untrustedText, untrustedTextOrNull } from './untrusted-text.js';
+import { untrustedLine, untrustedLineOrNull, untrustedText, untrustedTextOrNull } from '../core/untrusted-text.js';
 
 /** A one-line string someone else wrote: a name, a ref, a login. */
 const line = z.string().transform(untrustedLine);

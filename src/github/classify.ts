@@ -1,9 +1,9 @@
 // Classify one verified delivery: what it is, its identity, and whether it is kept (SPEC A2–A4, B3).
 // Pure: takes the event name, the parsed body and the delivery GUID; returns a value, never throws.
-import { isOwnStatusContext } from './commit-status.js';
-import { shapeMismatch } from './shape-mismatch.js';
-import { ciIdentity, deliveryIdentity } from './identity.js';
-import { boundCheckName } from './bounded-text.js';
+import { isOwnStatusContext } from '../core/commit-status.js';
+import { shapeMismatch } from '../core/shape-mismatch.js';
+import { ciIdentity, deliveryIdentity } from '../core/identity.js';
+import { boundCheckName } from '../core/bounded-text.js';
 import {
   HANDLED_EVENTS,
   isHandledEvent,
@@ -14,9 +14,9 @@ import {
   type pullRequestPayload,
   type pullRequestReviewPayload,
 } from './payloads.js';
-import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from './verdict.js';
+import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from '../core/verdict.js';
 import type { z } from 'zod';
-import { commentCommand, type CommentCommand } from './comment-command.js';
+import { commentCommand, type CommentCommand } from '../core/comment-command.js';
 
 export type {
   CiKind,
@@ -26,7 +26,7 @@ export type {
   ReviewSubmitted,
   CommentRang,
   Classification,
-} from './neutral-events.js';
+} from '../core/neutral-events.js';
 import type {
   CiKind,
   HeadPointer,
@@ -35,7 +35,7 @@ import type {
   ReviewSubmitted,
   CommentRang,
   Classification,
-} from './neutral-events.js';
+} from '../core/neutral-events.js';
 
 export function classifyDelivery(eventName: string, body: unknown, deliveryId: string): Classification {
   if (!isHandledEvent(eventName)) return { kind: 'unknown_event' };

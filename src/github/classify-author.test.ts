@@ -4,7 +4,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { classifyDelivery } from './classify.js';
-import { AUTHOR_ASSOCIATIONS } from './standing.js';
+import { AUTHOR_ASSOCIATIONS } from '../core/standing.js';
 
 const ALL = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as Array<{
   name: string;

@@ -2,29 +2,13 @@
 // manifest flow. From app.yml (the one manifest, read by the caller) and a person's choices — the
 // App's name, a personal account or an organisation, github.com or an Enterprise Server — it builds
 // the manifest, the GitHub page it is posted to, and what the person is told afterwards. No I/O,
-// no clock, no randomness: the caller passes the random parts in.
+// no clock, no randomness: the caller passes the random parts in. Its types are the setup port's
+// (app/app-setup-port.ts), which the setup page and command are driven through.
+import type { AppManifest, AppManifestFlow, Problem, SetupAccount, SetupTarget } from '../app/app-setup-port.js';
 
-/** The fields of GitHub's manifest format fixloop sends (docs: "Registering a GitHub App from a manifest"). */
-export interface AppManifest {
-  name: string;
-  description?: string;
-  url: string;
-  hook_attributes: { url: string; active: boolean };
-  redirect_url: string;
-  public: boolean;
-  default_permissions: Record<string, 'read' | 'write'>;
-  default_events: string[];
-  [key: string]: unknown;
-}
-
-/** Where the App is created: the signed-in person's own account, or an organisation they manage. */
-export type SetupAccount = { kind: 'personal' } | { kind: 'organization'; name: string };
-
+export type { AppManifest, Problem, SetupAccount } from '../app/app-setup-port.js';
 /** The GitHub a setup talks to: its web origin (where people go) and its REST base URL. */
-export interface GitHubTarget {
-  webUrl: string;
-  apiUrl: string;
-}
+export type GitHubTarget = SetupTarget;
 
 /** The public github.com: what an empty "Enterprise Server" field means. */
 export const GITHUB_COM: GitHubTarget = { webUrl: 'https://github.com', apiUrl: 'https://api.github.com' };
@@ -35,9 +19,6 @@ export const SETUP_CALLBACK_PATH = '/setup/github/callback';
 export const GITHUB_WEBHOOK_PATH = '/api/github/webhooks';
 /** GitHub's limit on an App's name. */
 export const APP_NAME_MAX = 34;
-
-/** A problem with what a person typed, said in words they can act on; null when it is fine. */
-export type Problem = string | null;
 
 /** GitHub App names are global on GitHub: a name a person may pick (letters, digits, spaces, `-`, `_`, `.`). */
 export function appNameProblem(name: string): Problem {
@@ -199,3 +180,17 @@ function isLoopbackHostname(hostname: string): boolean {
   if (h === 'localhost' || h === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
+
+/** GitHub's half of the setup flow, as the setup page and command take it (app/app-setup-port.ts). */
+export const GITHUB_MANIFEST_FLOW: AppManifestFlow = {
+  callbackPath: SETUP_CALLBACK_PATH,
+  publicTarget: GITHUB_COM,
+  targetOf: githubTargetOf,
+  newAppPageUrl,
+  appNameProblem,
+  organizationProblem,
+  suggestedAppName,
+  manifestFor: fixloopManifest,
+  unreachableWebhookWarning,
+  installUrlOf,
+};

@@ -2,25 +2,10 @@
 // is traded for the App's id, private key and webhook secret, which are kept as secret files that
 // fixloop reads at its next start. The same use-case behind the browser's callback and the CLI twin
 // (`fixloop setup github --code`). Its two ports are declared here, by their user.
-import { installUrlOf, workSnippet, type GitHubTarget } from '../core/app-manifest.js';
+import type { ConversionFailure, ConvertedApp, SetupOutcome } from '../app/app-setup-port.js';
+import { installUrlOf, workSnippet, type GitHubTarget } from './app-manifest.js';
 
-/** What GitHub answers a conversion with (POST /app-manifests/{code}/conversions, 201). */
-export interface ConvertedApp {
-  id: number;
-  slug: string;
-  name: string;
-  htmlUrl: string;
-  /** The account the App belongs to (a person or an organisation). */
-  owner: { login: string; type: string } | null;
-  pem: string;
-  /** GitHub documents it as nullable; fixloop needs one to check deliveries. */
-  webhookSecret: string | null;
-  clientId: string | null;
-  clientSecret: string | null;
-}
-
-/** Why a conversion did not give an App: each said to the person with what to do. */
-export type ConversionFailure = 'unknown_code' | 'unreachable' | 'refused';
+export type { ConversionFailure, ConvertedApp, PendingSetup, SetupOutcome } from '../app/app-setup-port.js';
 
 /** Thrown by a ManifestConverter when GitHub does not give the App: typed, mapped once by the edge. */
 export class ConversionError extends Error {
@@ -44,26 +29,6 @@ export interface AppCredentialStore {
   /** Writes them all, replacing an earlier App's; returns the directory. */
   save(app: ConvertedApp, target: GitHubTarget): Promise<{ dir: string }>;
 }
-
-/** A setup started on the command line, waiting for GitHub's redirect: its state and the GitHub it went to. */
-export interface PendingSetup {
-  state: string;
-  expiresAt: number;
-  webUrl: string;
-  apiUrl: string;
-}
-
-export type SetupOutcome =
-  | {
-      kind: 'stored';
-      app: ConvertedApp;
-      dir: string;
-      /** Where the person installs the App on repositories. */
-      installUrl: string;
-      /** A Work for the config file, on the App's account. */
-      snippet: string;
-    }
-  | { kind: 'failed'; reason: ConversionFailure | 'no_webhook_secret'; message: string };
 
 /** A code GitHub could have issued: a short token of URL-safe characters (anything else is not sent on). */
 export function plausibleCode(code: string): boolean {
