@@ -3,7 +3,7 @@
 // it finds stalled is undone — a retry offered, a red offered again, a person told — or logged.
 import { fileStopNotice } from './stop-notice.js';
 import { livenessOf, type Stall } from '../core/liveness.js';
-import { progressWithoutPoll } from './progress-check.js';
+import { progressWithoutPoll } from './progress-from-head.js';
 import type { ClassifyDelivery } from '../core/neutral-events.js';
 import type { Task } from '../core/types.js';
 import type { Evaluator } from './evaluate.js';

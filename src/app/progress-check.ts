@@ -2,9 +2,8 @@
 // provider-visible progress — a new head, a re-run check, a changed review, conflict or merge-queue
 // state — for two poll intervals; with none it becomes retryable, like a run that ended without an
 // outcome, and a retryable attempt is retried as a new attempt row from the same budget.
-// Without the poll (webhook-only installs, SPEC I5) progressWithoutPoll does the same from the head
-// alone: the webhook path calls it when it moves the head, the periodic reconciliation for deadlines.
-import { detectProgress, headProgress, type ProgressSnapshot } from '../core/progress.js';
+// From the head alone (a webhook moved it; webhook-only installs) see progress-from-head.ts.
+import { detectProgress, type ProgressSnapshot } from '../core/progress.js';
 import { nextAttemptState, progressDeadlinePassed } from '../core/attempt-state.js';
 import type { Task } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
@@ -31,49 +30,6 @@ export async function snapshotOf(
     mergeableState: pull.mergeableState,
     inMergeQueue: false,
   };
-}
-
-/**
- * I3 from what the ledger knows: for each attempt of the Task awaiting progress, a head other than
- * the one it acted on is progress (acknowledged); with none, and `deadline` given, the deadline
- * passed makes it retryable. Compare-and-set moves, so the poll and this never both move one.
- * Returns how many attempts moved.
- */
-export async function progressWithoutPoll(
-  deps: { agent: Pick<AgentLedger, 'lives' | 'moveAttempt'>; logger: Logger },
-  taskId: number,
-  headSha: string | null,
-  deadline?: { now: string; intervalMs: number },
-): Promise<number> {
-  let moved = 0;
-  for (const life of await deps.agent.lives(taskId)) {
-    if (life.state !== 'awaiting_progress') continue;
-    const seen = headProgress(life.headSha ?? baselineHead(life.baseline), headSha);
-    const event =
-      seen.length > 0
-        ? ({ kind: 'progress_seen', progress: seen } as const)
-        : deadline && progressDeadlinePassed(life.actionTakenAt ?? life.createdAt, deadline.intervalMs, deadline.now)
-          ? ({ kind: 'deadline_passed' } as const)
-          : null;
-    if (!event) continue;
-    const t = nextAttemptState(life.state, event);
-    if (t.kind === 'move' && (await deps.agent.moveAttempt(life.attemptId, [life.state], t.to))) {
-      moved++;
-      deps.logger.info(
-        { taskId, attemptId: life.attemptId, to: t.to, why: t.why, headSha },
-        LOG_EVENTS.ATTEMPT_PROGRESS,
-      );
-    }
-  }
-  return moved;
-}
-
-function baselineHead(baseline: string | null): string | null {
-  try {
-    return baseline ? ((JSON.parse(baseline) as Partial<ProgressSnapshot>).headSha ?? null) : null;
-  } catch {
-    return null;
-  }
 }
 
 export function createProgressCheck(deps: {

@@ -14,7 +14,7 @@ import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import type { Clock, Logger } from './ports.js';
 import { fileStopNotice } from './stop-notice.js';
-import { progressWithoutPoll } from './progress-check.js';
+import { progressWithoutPoll } from './progress-from-head.js';
 
 export interface UncalledRunDeps {
   ledger: Pick<Ledger, 'getRun' | 'getTask' | 'appendRunLog' | 'fileNotice'>;

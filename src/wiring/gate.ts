@@ -8,7 +8,7 @@ import { createPushGuard } from '../app/push-guard.js';
 import { createCommentCommands } from '../app/comment-commands.js';
 import type { createPersonActions } from '../app/person-actions.js';
 import { createBaseChecks } from '../app/base-checks.js';
-import { progressWithoutPoll } from '../app/progress-check.js';
+import { progressWithoutPoll } from '../app/progress-from-head.js';
 import type { Clock, Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ProviderPort } from '../app/provider-port.js';
