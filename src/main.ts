@@ -425,6 +425,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       pollIntervalMs: config.pollIntervalMs,
       poll: poller !== null,
       classify: hosts.registry.classify,
+      // Issue 35: a run past its window ends with a notice, whatever its runner.
+      runWindow: { runTimeoutMs: config.runTimeoutMs, endRun: dispatcher.endOverdue, wordsOf },
     },
   });
 

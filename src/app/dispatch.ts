@@ -542,7 +542,24 @@ export function createDispatcher(deps: DispatchDeps) {
     while (writes.size > 0) await Promise.allSettled([...writes]);
   }
 
-  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, drain, stop };
+  /**
+   * Issue 35: a run past its window (end-overdue-runs.ts) ends failed: its agent is stopped where this
+   * process runs it, and its attempt settles as at any run's end. True when this call ended it.
+   */
+  async function endOverdue(run: Run, why: string): Promise<boolean> {
+    const now = await ledger.getRun(run.id);
+    if (!now || (now.state !== 'queued' && now.state !== 'running')) return false;
+    // Said in its log before its agent is stopped: a stopped agent's exit may end the run first.
+    await ledger.appendRunLog(run.id, `\n[fixloop] ${why}; fixloop stops it\n`, RUN_LOG_MAX_CHARS);
+    const runner = deps.runner as (Runner & { kill?(runId: number): boolean }) | null;
+    const stopped = runner?.kill?.(run.id) ?? false;
+    await runEnded(run.id, run.attemptId, { state: 'failed', exitCode: null }, false);
+    await decide(run.attemptId, run.taskId, 'failed', 'run_timeout', why);
+    logger.warn({ taskId: run.taskId, runId: run.id, attemptId: run.attemptId, stopped }, LOG_EVENTS.RUN_TIMED_OUT);
+    return true;
+  }
+
+  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, drain, stop, endOverdue };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -13,6 +13,8 @@ import type { Clock, Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 import { livenessSnapshot, type LivenessLedger } from './liveness-snapshot.js';
 import { applyRecordedOutcome } from './apply-recorded-outcome.js';
+import { endOverdueRuns, type OverdueRunDeps } from './end-overdue-runs.js';
+import type { WordsOf } from '../core/host-words.js';
 
 export interface KeepAliveDeps {
   ledger: LivenessLedger;
@@ -36,6 +38,11 @@ export interface KeepAliveDeps {
    * delivery. Without one, this pass is what moves those loops.
    */
   poll: boolean;
+  /**
+   * Issue 35: every automatic run's window, and how an overdue run is ended (the dispatcher's
+   * endOverdue); absent, no run is ended for its age.
+   */
+  runWindow?: { runTimeoutMs: number; endRun: OverdueRunDeps['endRun']; wordsOf?: WordsOf };
 }
 
 /**
@@ -52,6 +59,8 @@ export async function keepLoopsAlive(
   const out = { moved: 0, retried: 0, reoffered: 0, noticed: 0, stalled: [] as Stall[] };
   const now = deps.clock.now().toISOString();
 
+  // Issue 35: a run past its window ends with a notice, first, so what follows sees it ended.
+  if (deps.runWindow) out.noticed += await endOverdueRuns({ ...deps, ...deps.runWindow }, now);
   for (const life of await agent.livesInState(['running'])) {
     const attempt = (await ledger.listAttempts(life.taskId)).find((a) => a.id === life.attemptId);
     // I4 while running: nothing to apply until its run has ended.

@@ -15,6 +15,7 @@ export type LivenessLedger = Pick<
   | 'listAttempts'
   | 'listRuns'
   | 'listTasks'
+  | 'pageRuns'
   | 'readStopFlag'
   | 'recordDecisions'
 >;

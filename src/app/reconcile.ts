@@ -143,7 +143,7 @@ export function startPeriodicReconciliation(deps: {
   graceMs: number;
   everyMs: number;
   /** I5: the deadline, retries and stalls without a poll (keepLoopsAlive). */
-  liveness?: Pick<KeepAliveDeps, 'agent' | 'evaluator' | 'pollIntervalMs' | 'poll' | 'classify'>;
+  liveness?: Pick<KeepAliveDeps, 'agent' | 'evaluator' | 'pollIntervalMs' | 'poll' | 'classify' | 'runWindow'>;
 }): { stop(): Promise<void> } {
   const grace = deps.graceMs > 0 ? deps.graceMs : 60_000;
   const { ledger, logger, dispatcher } = deps;

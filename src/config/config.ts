@@ -98,6 +98,8 @@ export interface Config {
   readonly maxAttempts: number;
   /** V4, K5: a person's grants of one more attempt per Task across its life, 0–20; a Task's own cap (API) wins. */
   readonly maxGrants: number;
+  /** Issue 35: how long an automatic run may stay unfinished before it is ended with a notice (`runTimeoutMinutes`). */
+  readonly runTimeoutMs: number;
   readonly works: readonly Work[];
   /** Allow-listed reviewer bots, lower-case logins (F1, F2). */
   readonly reviewBots: readonly string[];
@@ -235,6 +237,7 @@ export function loadConfig({ env = process.env, file, hosts = [] }: LoadConfigOp
     workDir: vars.FIXLOOP_WORK_DIR,
     maxAttempts: resolveMaxAttempts(env.TASK_CI_AUTO_RESUME_MAX_ATTEMPTS, fileConfig.maxAttempts, configFile, warnings),
     maxGrants: resolveMaxGrants(env.TASK_MAX_GRANTS, fileConfig.maxGrants, configFile, warnings),
+    runTimeoutMs: fileConfig.runTimeoutMinutes * 60_000,
     works: fileConfig.works,
     reviewBots: fileConfig.reviewBots.map((b) => b.toLowerCase()),
     pollIntervalMs: fileConfig.poll.intervalSeconds * 1000,

@@ -5,6 +5,7 @@
 // Each part of the file has its own schema beside this one (runner-schema.ts, notices-schema.ts); the
 // environment's is env-schema.ts.
 import { z } from 'zod';
+import { DEFAULT_RUN_TIMEOUT_MINUTES } from '../core/run-window.js';
 import { MAX_ATTEMPTS_LIMIT } from '../core/budget.js';
 import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { AUTHOR_ASSOCIATIONS, MINIMUM_PERMISSIONS } from '../core/standing.js';
@@ -122,6 +123,15 @@ export function configFileSchemaFor(providers: readonly string[]) {
         .min(0)
         .max(24 * 3_600_000)
         .default(DEFAULT_SHUTDOWN_GRACE_MS),
+      /**
+       * Issue 35: every automatic run's window, whatever its runner: one still unfinished this long after
+       * it was dispatched is ended and the Task's one notice filed (run_timeout), never left running silently.
+       */
+      runTimeoutMinutes: z
+        .int()
+        .min(1)
+        .max(24 * 60)
+        .default(DEFAULT_RUN_TIMEOUT_MINUTES),
       poll: z
         .strictObject({
           intervalSeconds: z.int().min(5).max(3600).default(120),

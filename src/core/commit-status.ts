@@ -40,6 +40,7 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   approval_required: 'a check waits for approval',
   no_ci: 'no CI ran on the new head',
   interrupted_twice: 'restarts stopped the agent twice',
+  run_timeout: 'the agent ran past its window',
   thrash_repeat: 'the fixes repeat',
   thrash_aba: 'the fixes go round in circles',
   forbidden_change: 'a push changed what judges the fix',

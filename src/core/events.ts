@@ -22,6 +22,8 @@ export const LOG_EVENTS = {
   RUN_INTERRUPTED: 'run.interrupted',
   /** V4: an interrupted run's attempt was offered again, free (once per attempt). */
   RUN_INTERRUPTED_REOFFERED: 'run.interrupted_reoffered',
+  /** Issue 35: an automatic run still unfinished past its window was ended (its agent stopped where it ran here). */
+  RUN_TIMED_OUT: 'run.timed_out',
   /** The agent reported its run's outcome (I2). */
   ATTEMPT_OUTCOME_REPORTED: 'attempt.outcome_reported',
   /** An attempt moved on the progress rule (I3): progress seen, retryable, or settled. */

@@ -26,6 +26,7 @@ const WHY: Record<StopReason, RegExp> = {
   approval_required: /waiting for a person to approve it \(action_required\)/,
   no_ci: /no CI ran on the new head/,
   interrupted_twice: /restart of fixloop stopped the agent's run twice for the same attempt/,
+  run_timeout: /still unfinished past its window/,
   thrash_repeat: /repeats an earlier attempt/,
   thrash_aba: /alternate between two changes/,
   forbidden_change: /changed what judges the fix/,

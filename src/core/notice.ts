@@ -35,6 +35,8 @@ export const STOP_WHY: Record<StopReason, string> = {
     'no CI ran on the new head after the attempt (a token whose pushes start no workflows, a path filter, a disabled workflow), so there is nothing to judge the fix by',
   interrupted_twice:
     "a restart of fixloop stopped the agent's run twice for the same attempt (it was offered again once, free, after the first), so it is not offered again on its own",
+  run_timeout:
+    "the agent's run was still unfinished past its window, so fixloop ended it rather than let it hold the loop; a retry would most likely hang the same way",
   ...GUARD_STOP_WHY,
 };
 

@@ -176,6 +176,7 @@ export const STOP_REASONS = [
   'approval_required', // T3: a check waits for a person's approval (action_required); the agent cannot clear it
   'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
   'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer
+  'run_timeout', // issue 35: an automatic run was still unfinished past its window (runTimeoutMinutes); it was ended
   ...GUARD_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

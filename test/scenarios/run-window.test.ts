@@ -1,0 +1,74 @@
+// Issue 35 (SPEC I5) on both databases: no run holds a loop forever. An automatic run still unfinished
+// past its window (runTimeoutMinutes) is ended by the liveness pass, and the Task's one notice says so
+// (run_timeout); the attempt is not retried into the budget, and nothing is told twice.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { startGitHubHarness } from '../support/github-harness.js';
+import { RecordingRunner } from '../support/harness.js';
+import { until } from '../support/server-process.js';
+import { attemptRows, decisionsOf, nextTick, sha, taskWithRedHead } from '../support/loop-driver.js';
+
+/** A runner whose agents never end, and which stops one when asked, as the command runner does. */
+class HangingRunner extends RecordingRunner {
+  killed: number[] = [];
+  kill(runId: number): boolean {
+    this.killed.push(runId);
+    this.finish(runId, 'failed');
+    return true;
+  }
+}
+
+for (const kind of DATABASE_KINDS) {
+  describe(`a run past its window ends in a notice (${kind})`, () => {
+    test('a hung agent is stopped at its window, the Task handed to a person with run_timeout, and not retried', async () => {
+      const runner = new HangingRunner();
+      const h = await startGitHubHarness(kind, {
+        runner,
+        configExtra: { runTimeoutMinutes: 5 },
+        adapters: { adoptEveryMs: 20 },
+      });
+      try {
+        const taskId = await taskWithRedHead(h, 51, sha('a'), 'FAIL src/cart.test.ts');
+        await nextTick(h);
+        const [run] = runner.starts;
+        assert.ok(run, 'the red head resumed the agent');
+
+        h.clock.advance(5 * 60_000); // the agent never ends on its own
+        const notice: any = await until(
+          'the run_timeout notice',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          20_000,
+          10,
+        );
+        assert.equal(notice.reason, 'run_timeout');
+        assert.match(notice.message, /still unfinished past its window/);
+        assert.match(notice.message, /5 minutes after it was dispatched/);
+
+        const ended = await until('the run to end', async () => {
+          const r = (await h.api('GET', `/api/runs/${run.runId}`)).body;
+          return r.state === 'failed' ? r : null;
+        });
+        assert.equal(ended.state, 'failed');
+        assert.deepEqual(runner.killed, [run.runId], 'its agent was stopped');
+        assert.match(
+          (await h.app.ledger.getRunLog(run.runId)) ?? '',
+          /past its window \(runTimeoutMinutes\); fixloop stops it/,
+        );
+        const rows = await decisionsOf(h, taskId);
+        assert.equal(rows.filter((d) => d.outcome === 'noticed').length, 1, 'one notice');
+        assert.ok(
+          rows.some((d) => d.outcome === 'failed' && d.reason === 'run_timeout'),
+          JSON.stringify(rows),
+        );
+
+        await nextTick(h);
+        await nextTick(h);
+        assert.equal(runner.starts.length, 1, 'not retried into the budget');
+        assert.equal((await attemptRows(h.app, taskId)).length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
