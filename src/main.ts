@@ -18,6 +18,7 @@ import type { BaseChecks, RequestRerun } from './app/evaluate.js';
 import type { Poller } from './app/poll.js';
 import { snapshotOf } from './app/progress-check.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
+import { mentionRunnerFrom } from './wiring/mention-runner.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { reconcileAttempts, startPeriodicReconciliation } from './app/reconcile.js';
@@ -156,9 +157,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   metrics.setOutboxDepth(() => ledger.outboxDepth());
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
-  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config, { logger });
   // The code hosts (decision 0060); N3: conditional requests' answers are kept in the ledger.
   const hosts = hostsFromConfig(config, adapters, { logger, observeGitHub: metrics.github, etags: ledger });
+  const runner =
+    adapters.runner !== undefined
+      ? adapters.runner
+      : config.runner?.kind === 'mention'
+        ? mentionRunnerFrom(config.runner, config.github, hosts.registry) // issue 35: it comments through the hosts
+        : runnerFromConfig(config, { logger });
   const github = hosts.port;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
@@ -426,7 +432,12 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       poll: poller !== null,
       classify: hosts.registry.classify,
       // Issue 35: a run past its window ends with a notice, whatever its runner.
-      runWindow: { runTimeoutMs: config.runTimeoutMs, endRun: dispatcher.endOverdue, wordsOf },
+      runWindow: {
+        runTimeoutMs: config.runTimeoutMs,
+        endRun: dispatcher.endOverdue,
+        pushSeen: dispatcher.pushSeen,
+        wordsOf,
+      },
     },
   });
 

@@ -112,6 +112,8 @@ export function runnerFromConfig(
   const r = config.runner;
   if (r === null) return null;
   if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
+  // Issue 35: it comments through the code hosts, so it is built with them (wiring/mention-runner.ts).
+  if (r.kind === 'mention') throw new Error('the mention runner is built with the code hosts: mentionRunnerFrom');
 
   // L3: throws a ConfigError when the config asks for what this process cannot do.
   const isolation = chooseIsolation({

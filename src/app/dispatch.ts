@@ -19,7 +19,7 @@ import {
   type ProcessMark,
 } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
-import type { Clock, Logger, Random, Runner } from './ports.js';
+import type { Clock, Logger, Random, Runner, RunSpec } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { settleUncalledRun, type UncalledRunDeps } from './settle-uncalled-run.js';
@@ -41,6 +41,7 @@ export type DispatchLedger = Pick<
   | 'renewDispatch'
   | 'setRunProcess'
   | 'getRun'
+  | 'latestRun'
   | 'fileNotice'
   | 'createPersonRun'
 >;
@@ -264,7 +265,7 @@ export function createDispatcher(deps: DispatchDeps) {
     attempts: Attempt[],
     rejection: Rejection,
     attemptNumber: number,
-  ): Promise<string> {
+  ): Promise<{ prompt: string; failure: NonNullable<RunSpec['failure']> }> {
     const life = await deps.agent.life(attemptId);
     const base = {
       repository: task.repository,
@@ -297,7 +298,11 @@ export function createDispatcher(deps: DispatchDeps) {
     } else
       frame =
         failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
-    return renderPrompt(frame, deps.promptTemplate);
+    const told =
+      failure.source === 'gate'
+        ? { what: failure.checkName, text: failure.output }
+        : { what: `review by ${failure.reviewer ?? 'a reviewer'}`, text: failure.body };
+    return { prompt: renderPrompt(frame, deps.promptTemplate), failure: told };
   }
 
   /** I1: apply a lifecycle event to the attempt, by compare-and-set from the state it was read in. */
@@ -345,8 +350,9 @@ export function createDispatcher(deps: DispatchDeps) {
     const attempts = await ledger.listAttempts(task.id);
     const attemptNumber = attempts.findIndex((a) => a.id === attempt.id) + 1;
     let prompt: string;
+    let failure: NonNullable<RunSpec['failure']>;
     try {
-      prompt = await promptFor(task, attempt.id, attempts, rejection, attemptNumber);
+      ({ prompt, failure } = await promptFor(task, attempt.id, attempts, rejection, attemptNumber));
     } catch (err) {
       await fail(attempt.id, run.id, task.id, `prompt could not be built: ${(err as Error).message}`);
       return true;
@@ -389,6 +395,8 @@ export function createDispatcher(deps: DispatchDeps) {
           prompt,
           runToken: token,
           apiUrl: deps.apiUrl,
+          failure,
+          attempt: { number: attemptNumber, max: deps.maxAttempts + task.extraAttempts },
         },
         {
           onExit: (runId, r) => {
@@ -559,7 +567,31 @@ export function createDispatcher(deps: DispatchDeps) {
     return true;
   }
 
-  return { dispatch, dispatchInBackground, adoptStranded, confirmStarted, resumeByPerson, drain, stop, endOverdue };
+  /**
+   * Issue 35: for a runner whose agent never calls fixloop and whose run ends with its push (the
+   * mention runner), a new head of the Task ends its automatic run; settling that end infers the
+   * outcome from the push (settle-uncalled-run.ts). Nothing for any other runner, or an unmoved head.
+   */
+  async function pushSeen(taskId: number, headSha: string): Promise<void> {
+    if (!(deps.runner as { endsOnPush?: boolean } | null)?.endsOnPush) return;
+    const run = await ledger.latestRun(taskId);
+    if (!run || run.attemptId === null || (run.state !== 'queued' && run.state !== 'running')) return;
+    const life = await deps.agent.life(run.attemptId);
+    if (!life?.headSha || life.headSha.toLowerCase() === headSha.toLowerCase()) return;
+    await runEnded(run.id, run.attemptId, { state: 'completed', exitCode: null }, false);
+  }
+
+  return {
+    dispatch,
+    dispatchInBackground,
+    pushSeen,
+    adoptStranded,
+    confirmStarted,
+    resumeByPerson,
+    drain,
+    stop,
+    endOverdue,
+  };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -19,6 +19,8 @@ export interface OverdueRunDeps {
   wordsOf?: WordsOf;
   /** Ends the run as failed (its agent stopped where this process runs it); true when this call ended it. */
   endRun(run: Run, why: string): Promise<boolean>;
+  /** A run that ends with its agent's push is ended by a head the poll moved, too (dispatcher.pushSeen). */
+  pushSeen?(taskId: number, headSha: string): Promise<void>;
 }
 
 /** Unfinished runs are few (one per pull request at most); a page this size holds them all. */
@@ -33,7 +35,12 @@ export async function endOverdueRuns(deps: OverdueRunDeps, now: string): Promise
       const page = await deps.ledger.pageRuns({ state, limit: PAGE, ...(before !== undefined ? { before } : {}) });
       for (const run of page) {
         const why = runOverdue(run, deps.runTimeoutMs, now);
-        if (why && (await endOne(deps, run, why))) ended++;
+        if (why) {
+          if (await endOne(deps, run, why)) ended++;
+        } else if (deps.pushSeen && run.attemptId !== null) {
+          const task = await deps.ledger.getTask(run.taskId);
+          if (task?.ciHeadSha) await deps.pushSeen(task.id, task.ciHeadSha);
+        }
       }
       if (page.length < PAGE) break;
       before = page.at(-1)!.id;

@@ -42,7 +42,12 @@ export interface KeepAliveDeps {
    * Issue 35: every automatic run's window, and how an overdue run is ended (the dispatcher's
    * endOverdue); absent, no run is ended for its age.
    */
-  runWindow?: { runTimeoutMs: number; endRun: OverdueRunDeps['endRun']; wordsOf?: WordsOf };
+  runWindow?: {
+    runTimeoutMs: number;
+    endRun: OverdueRunDeps['endRun'];
+    pushSeen?: OverdueRunDeps['pushSeen'];
+    wordsOf?: WordsOf;
+  };
 }
 
 /**

@@ -16,6 +16,13 @@ export interface RunSpec {
   prompt: string;
   runToken: string;
   apiUrl: string;
+  /**
+   * What failed, for a runner that tells the agent in words people read too (the mention runner,
+   * issue 35): a check's name or a review's author, and its text — both untrusted. Absent for a person's run.
+   */
+  failure?: { what: string; text: string };
+  /** This attempt's number and the Task's budget; absent for a person's run. */
+  attempt?: { number: number; max: number };
 }
 
 export interface RunnerCallbacks {

@@ -275,7 +275,7 @@ export function loadConfig({ env = process.env, file, hosts = [] }: LoadConfigOp
       vars.PRIVATE_KEY_PATH,
       vars.FIXLOOP_API_TOKEN_FILE,
     ].flatMap((f) => (f === undefined ? [] : [resolve(f)])),
-    promptTemplate: fileConfig.runner?.promptTemplate ?? null,
+    promptTemplate: (fileConfig.runner?.kind === 'mention' ? null : fileConfig.runner?.promptTemplate) ?? null,
     github,
     notices: resolveNotices(fileConfig.notices, vars, configFile, warnings),
     configFile,

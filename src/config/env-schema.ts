@@ -61,6 +61,7 @@ export const SECRET_FILE_VARIABLES = [
   ['GITHUB_TOKEN', 'GITHUB_TOKEN_FILE'],
   ['GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'],
   ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
+  ['FIXLOOP_MENTION_TOKEN', 'FIXLOOP_MENTION_TOKEN_FILE'],
   ['FIXLOOP_SLACK_WEBHOOK_URL', 'FIXLOOP_SLACK_WEBHOOK_URL_FILE'],
   ['FIXLOOP_NOTICE_WEBHOOK_SECRET', 'FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE'],
   ['FIXLOOP_METRICS_TOKEN', 'FIXLOOP_METRICS_TOKEN_FILE'],
@@ -149,6 +150,7 @@ export const envSchema = z
     FIXLOOP_TRUST_PROXY: trustProxy.optional(),
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
+    FIXLOOP_MENTION_TOKEN: z.string().optional(),
     /** G1/P4: the Slack incoming webhook of the one `slack` notice sink (one is added when none is configured). */
     FIXLOOP_SLACK_WEBHOOK_URL: sinkUrl.optional(),
     /** G1/P4: the signing secret of the one `webhook` notice sink. */
@@ -161,6 +163,7 @@ export const envSchema = z
     GITHUB_TOKEN_FILE: filePath.optional(),
     GITLAB_TOKEN_FILE: filePath.optional(),
     FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),
+    FIXLOOP_MENTION_TOKEN_FILE: filePath.optional(),
     FIXLOOP_METRICS_TOKEN_FILE: filePath.optional(),
     FIXLOOP_SLACK_WEBHOOK_URL_FILE: filePath.optional(),
     FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE: filePath.optional(),

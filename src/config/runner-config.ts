@@ -10,6 +10,8 @@ import type { EnvConfig } from './env-schema.js';
 import { RUNNER_PRESETS, type RunnerPresetName } from './runner-preset-schema.js';
 import type { IsolationMode } from './runner-schema.js';
 import { defaultCloneUrl } from './github-config.js';
+import { MENTION_TRIGGERS, type MentionAgent } from '../core/mention-comment.js';
+import { MENTION_DEFAULT_IDENTITY } from './mention-runner-schema.js';
 
 /** A ready-made command runner (src/runners/presets.ts) and its own options, as validated. */
 export type RunnerPresetConfig = {
@@ -47,7 +49,15 @@ export interface CommandRunnerConfig {
 }
 
 export type RunnerConfig =
-  CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string };
+  CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string } | MentionRunnerConfig;
+
+/** Issue 35: the agent mentioned on the pull request, its handle, and the token of the person who mentions it (null: fixloop's own). */
+export interface MentionRunnerConfig {
+  readonly kind: 'mention';
+  readonly agent: MentionAgent;
+  readonly trigger: string;
+  readonly userToken: string | null;
+}
 
 /** L3: how a command runner isolates its agent and as whom; null = the default (src/runners/isolation.ts). */
 export interface AgentIsolationConfig {
@@ -105,6 +115,22 @@ export function resolveRunner(
         );
       }
       return { kind: 'http', url: runner.url, secret };
+    }
+    case 'mention': {
+      const as = runner.as ?? MENTION_DEFAULT_IDENTITY[runner.agent];
+      const token = vars.FIXLOOP_MENTION_TOKEN;
+      if (as === 'user' && token === undefined)
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'as'],
+          `mentions ${runner.agent} as a person (as: user), whose token must be in FIXLOOP_MENTION_TOKEN_FILE (or FIXLOOP_MENTION_TOKEN)${runner.agent === 'claude' ? '' : `: ${runner.agent} ignores mentions from bots, so fixloop's own identity cannot wake it`}`,
+        );
+      return {
+        kind: 'mention',
+        agent: runner.agent,
+        trigger: runner.trigger ?? MENTION_TRIGGERS[runner.agent],
+        userToken: as === 'user' ? token! : null,
+      };
     }
     default: {
       const never: never = runner;

@@ -9,6 +9,7 @@ import { createCommentCommands } from '../app/comment-commands.js';
 import type { createPersonActions } from '../app/person-actions.js';
 import { createBaseChecks } from '../app/base-checks.js';
 import { progressWithoutPoll } from '../app/progress-from-head.js';
+import type { Dispatcher } from '../app/dispatch.js';
 import type { Clock, Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ProviderPort } from '../app/provider-port.js';
@@ -36,7 +37,7 @@ export interface GateWiringDeps {
   clock: Clock;
   decisions: EvaluateDeps['decisions'];
   agent: EvaluateDeps['agent'];
-  dispatcher: EvaluateDeps['dispatcher'];
+  dispatcher: EvaluateDeps['dispatcher'] & Pick<Dispatcher, 'pushSeen'>;
   /** How stored deliveries read again: the host registry's (wiring/hosts.ts). */
   classify: EvaluateDeps['classify'];
   /** The routed provider port (wiring/hosts.ts); null without any host access. */
@@ -127,7 +128,11 @@ export function gateFromConfig(
     ...(deps.fault ? { fault: deps.fault } : {}),
     // I3 (issue 35): a head a webhook moved is progress at once, poll or no poll, so the red of an
     // agent's fix is judged when it arrives rather than after the poll next reads the pull request.
-    newHead: (taskId: number, head: string) => progressWithoutPoll({ agent, logger }, taskId, head),
+    // A run that ends with its agent's push (the mention runner) ends here first.
+    newHead: async (taskId: number, head: string) => {
+      await deps.dispatcher.pushSeen(taskId, head);
+      return progressWithoutPoll({ agent, logger }, taskId, head);
+    },
   });
   return { evaluator, pushGuard };
 }

@@ -1,0 +1,31 @@
+// The `mention` runner of the config file (issue 35 item 2): which agent is mentioned on the pull
+// request, by which handle, and as whom — fixloop's own identity, or a person's token
+// (FIXLOOP_MENTION_TOKEN[_FILE]) for the agents that ignore bots.
+import { z } from 'zod';
+import { MENTION_AGENTS, type MentionAgent } from '../core/mention-comment.js';
+
+export const MENTION_IDENTITIES = ['app', 'user'] as const;
+export type MentionIdentity = (typeof MENTION_IDENTITIES)[number];
+
+/**
+ * Who each agent answers by default: Copilot's cloud agent and Codex cloud act only on a mention from a
+ * person with write access; claude-code-action takes a bot's mention once the bot is in its `allowed_bots`.
+ */
+export const MENTION_DEFAULT_IDENTITY: Record<MentionAgent, MentionIdentity> = {
+  copilot: 'user',
+  codex: 'user',
+  claude: 'app',
+};
+
+export const mentionRunnerSchema = z.strictObject({
+  kind: z.literal('mention'),
+  /** The agent mentioned; it decides the default handle and identity. */
+  agent: z.enum(MENTION_AGENTS),
+  /** The handle, e.g. `@copilot` or a team's own `@acme-claude`; default the agent's own. */
+  trigger: z
+    .string()
+    .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]|\/(?=[A-Za-z0-9]))*(?:\[bot\])?$/, 'must be one @handle, e.g. "@copilot"')
+    .optional(),
+  /** Whose comment it is: `app` (fixloop's own credentials) or `user` (FIXLOOP_MENTION_TOKEN). */
+  as: z.enum(MENTION_IDENTITIES).optional(),
+});
