@@ -2,7 +2,7 @@
 // shapes the CLIs print (Gemini CLI's `--output-format json` object, OpenCode's `run --format json`
 // events, the Claude-Code-compatible stream JSON of Claude Code and Amp). A run's agent reports its
 // spend with `report_spend`; this reading only tells people, in the run log, what the CLI printed
-// (decision 0063), so nothing is counted twice.
+// (decision 0065), so nothing is counted twice.
 
 export interface AgentSpend {
   /** US dollars, when the CLI prints a cost (OpenCode, Claude Code); null when it prints tokens only. */

@@ -2,7 +2,7 @@
 // prompt on stdin (execute mode reads it there; nothing of it in argv). fixloop's MCP server is given by
 // `--mcp-config` naming a file fixloop writes into the run directory, merged with the user's settings;
 // Amp expands `${VAR}` in it from the agent's environment (checked with the real CLI), so the run token
-// is in neither argv nor the file (decision 0063). Amp's model runs on Amp's own service
+// is in neither argv nor the file (decision 0065). Amp's model runs on Amp's own service
 // (`AMP_URL`, default ampcode.com): it cannot be pointed at a model on loopback.
 import { streamJsonSpend } from './agent-spend.js';
 import { checkValue } from './preset-checks.js';

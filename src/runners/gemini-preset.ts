@@ -4,7 +4,7 @@
 // workspace's, trusted by GEMINI_CLI_TRUST_WORKSPACE; the pull request's own `.gemini/` never reaches
 // the agent: the workspace removes it).
 // Gemini CLI expands `${VAR}` in settings from the agent's environment, so the run token is in neither
-// argv nor the file (decision 0063). System settings (GEMINI_CLI_SYSTEM_SETTINGS_PATH) are no way in:
+// argv nor the file (decision 0065). System settings (GEMINI_CLI_SYSTEM_SETTINGS_PATH) are no way in:
 // Gemini CLI reads them only from a root-owned file in root-owned directories.
 import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // stdin (`run` reads a non-TTY stdin as the message; nothing of it in argv). fixloop's MCP server is in
 // a config file fixloop writes into the run directory, named by OPENCODE_CONFIG (merged over the user's
 // global config); OpenCode substitutes `{env:VAR}` from the agent's environment, so the run token is
-// in neither argv nor the file (decision 0063).
+// in neither argv nor the file (decision 0065).
 import { opencodeSpend } from './agent-spend.js';
 import { checkValue } from './preset-checks.js';
 import { FIXLOOP_MCP_ENV, type McpTransport, type RunnerPreset } from './presets.js';

@@ -3,7 +3,7 @@
 // own server (AMP_URL, default ampcode.com), which nothing here can stand in for, so no turn is
 // scripted: a loopback recorder stands where Amp's service and fixloop's /mcp would be, and shows that
 // the CLI takes the preset's exact argv (the thread after `--`, execute mode, the MCP file) and that its
-// MCP entry carries the run token it expanded from the environment (decision 0063).
+// MCP entry carries the run token it expanded from the environment (decision 0065).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

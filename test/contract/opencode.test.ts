@@ -4,7 +4,7 @@
 // provider. OpenCode is pointed at the fake only through the user's own global config, never through
 // the preset's argv or the config file fixloop writes. OpenCode 1.18 ends a resumed session's run only
 // in the directory the session began in (elsewhere `run` never exits after the turn), so the agent is
-// resumed in its own checkout (`runner.cwd`), not in a fresh workspace (decision 0063).
+// resumed in its own checkout (`runner.cwd`), not in a fresh workspace (decision 0065).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
