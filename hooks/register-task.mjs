@@ -4,11 +4,13 @@
 // beside the agent that opens pull requests, not under fixloop; needs Node 20 and nothing else.
 //
 //   Claude Code, a PostToolUse hook on Bash:   node register-task.mjs claude-code   (hook JSON on stdin)
+//   Gemini CLI, an AfterTool hook on its shell: node register-task.mjs gemini        (hook JSON on stdin)
 //   Codex, its `notify` program:               node register-task.mjs codex '<notification JSON>'
 //
 // Environment: FIXLOOP_URL (e.g. https://fixloop.example.com) and FIXLOOP_API_TOKEN, or
 // FIXLOOP_API_TOKEN_FILE. It never blocks the agent: every problem is one line on stderr and exit 0
-// (Claude Code shows a hook's stderr in its transcript; Codex ignores what notify prints).
+// (Claude Code shows a hook's stderr in its transcript; Gemini CLI logs it; Codex ignores what notify
+// prints).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -45,6 +47,22 @@ function fromClaudeCode(input) {
   return { repository: `${m[1]}/${m[2]}`, pullRequest: Number(m[3]), session: input.session_id, cwd: input.cwd };
 }
 
+/** Text of a Gemini CLI tool response: `llmContent` (text or parts) and `returnDisplay`. */
+function geminiText(response) {
+  const parts = (v) => (typeof v === 'string' ? v : Array.isArray(v) ? v.map((p) => p?.text ?? '').join('\n') : '');
+  return `${parts(response?.llmContent)}\n${parts(response?.returnDisplay)}`;
+}
+
+/** Gemini CLI: after a `run_shell_command` that ran `gh pr create`, the URL it printed names the pull request. */
+function fromGemini(input) {
+  if (input.tool_name !== 'run_shell_command') return null;
+  const command = String(input.tool_input?.command ?? '');
+  if (!/\bgh\s+pr\s+create\b/.test(command)) return null;
+  const m = PR_URL.exec(geminiText(input.tool_response));
+  if (!m) return null;
+  return { repository: `${m[1]}/${m[2]}`, pullRequest: Number(m[3]), session: input.session_id, cwd: input.cwd };
+}
+
 /** Codex: after each turn, the pull request of the checkout's branch, as `gh` knows it, if there is one. */
 function fromCodex(input) {
   if (input.type !== 'agent-turn-complete') return null;
@@ -67,13 +85,14 @@ async function main() {
   const [agent, arg] = process.argv.slice(2);
   let input;
   try {
-    if (agent === 'claude-code') input = JSON.parse(readFileSync(0, 'utf8'));
+    if (agent === 'claude-code' || agent === 'gemini') input = JSON.parse(readFileSync(0, 'utf8'));
     else if (agent === 'codex') input = JSON.parse(arg ?? '');
-    else return say('usage: register-task.mjs claude-code | codex <notification JSON>');
+    else return say('usage: register-task.mjs claude-code | gemini | codex <notification JSON>');
   } catch (err) {
     return say(`unreadable input: ${err.message}`);
   }
-  const found = agent === 'claude-code' ? fromClaudeCode(input) : fromCodex(input);
+  const found =
+    agent === 'claude-code' ? fromClaudeCode(input) : agent === 'gemini' ? fromGemini(input) : fromCodex(input);
   if (!found) return; // not the moment a pull request was opened
   if (typeof found.session !== 'string' || found.session === '') return say('no session id in the input');
   const branch = found.branch ?? run('git', ['symbolic-ref', '--short', 'HEAD'], found.cwd)?.trim();

@@ -1,5 +1,5 @@
-// `npm test`'s first step: the contract tests drive the real Claude Code and Codex CLIs, which are kept out
-// of fixloop's own install (~660 MB; decision 0048). They are installed here, from their own pinned manifest
+// `npm test`'s first step: the contract tests drive the real Claude Code, Codex, Gemini CLI, OpenCode and Amp
+// CLIs, which are kept out of fixloop's own install (~1.2 GB; decisions 0048, 0065). They are installed here, from their own pinned manifest
 // and lockfile, the first time the tests run; `.ci/run` installs them the same way. Debian packages the
 // tests also need (chromium, bubblewrap) are named when missing, since only `.ci/run` may install those.
 import { spawnSync } from 'node:child_process';
@@ -7,7 +7,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const agents = fileURLToPath(new URL('../test/contract/agents/', import.meta.url));
-const installed = ['claude', 'codex'].every((bin) => existsSync(`${agents}node_modules/.bin/${bin}`));
+const installed = ['claude', 'codex', 'gemini', 'opencode', 'amp'].every((bin) =>
+  existsSync(`${agents}node_modules/.bin/${bin}`),
+);
 if (!installed) {
   console.error('Installing the agent CLIs the contract tests use (test/contract/agents, once)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -21,6 +21,9 @@ import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
 import { ConfigError } from './config/errors.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
+import { geminiResume } from './runners/gemini-preset.js';
+import { opencodeRun } from './runners/opencode-preset.js';
+import { ampThreadsContinue } from './runners/amp-preset.js';
 import { createWorkspacePreparer } from './runners/workspace.js';
 import { agentUserOf, chooseIsolation, fixloopDataPaths } from './runners/isolation.js';
 import type { NoticeSink } from './app/notice-sink-port.js';
@@ -183,7 +186,9 @@ export function runnerFromConfig(
     envAllow: [...settings.envAllow],
     stdinFromPromptFile: settings.stdinFromPromptFile,
     ...(settings.runFiles ? { runFiles: settings.runFiles } : {}),
+    ...(settings.runEnv ? { runEnv: settings.runEnv } : {}),
     ...(settings.beforeStart ? { beforeStart: settings.beforeStart } : {}),
+    ...(settings.spendOf ? { spendOf: settings.spendOf } : {}),
     workDir: config.workDir,
     ...(r.cwd !== null ? { cwd: r.cwd } : {}),
     ...(workspace ? { workspace } : {}),
@@ -197,9 +202,27 @@ export function commandSettings(r: CommandRunnerConfig): RunnerPreset {
   if (r.preset === null) {
     return { command: [...(r.command ?? [])], envAllow: [...r.envAllow], stdinFromPromptFile: r.stdinFromPromptFile };
   }
-  const preset =
-    r.preset.name === 'claude-code-resume' ? claudeCodeResume(r.preset.options) : codexExecResume(r.preset.options);
+  const preset = presetSettings(r.preset);
   return { ...preset, envAllow: [...new Set([...preset.envAllow, ...r.envAllow])] };
+}
+
+function presetSettings(p: NonNullable<CommandRunnerConfig['preset']>): RunnerPreset {
+  switch (p.name) {
+    case 'claude-code-resume':
+      return claudeCodeResume(p.options);
+    case 'codex-exec-resume':
+      return codexExecResume(p.options);
+    case 'gemini-resume':
+      return geminiResume(p.options);
+    case 'opencode-run':
+      return opencodeRun(p.options);
+    case 'amp-threads-continue':
+      return ampThreadsContinue(p.options);
+    default: {
+      const never: never = p;
+      throw new Error(`unknown preset ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /** The workspace's token source from fixloop's GitHub credentials; null without any. */

@@ -23,7 +23,7 @@ function blocks(lang: string): string[] {
 
 test('every fixloop.yaml of the Agents section loads and builds its runner', () => {
   const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
-  assert.equal(configs.length, 3, 'Claude Code, Codex and an agent platform');
+  assert.equal(configs.length, 6, 'Claude Code, Codex, Gemini CLI, OpenCode, Amp and an agent platform');
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
   try {
     const kinds = configs.map((yaml, i) => {
@@ -39,7 +39,14 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       assert.ok(runner, `block ${i} builds a runner`);
       return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
     });
-    assert.deepEqual(kinds, ['claude-code-resume', 'codex-exec-resume', 'http']);
+    assert.deepEqual(kinds, [
+      'claude-code-resume',
+      'codex-exec-resume',
+      'gemini-resume',
+      'opencode-run',
+      'amp-threads-continue',
+      'http',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -50,6 +57,9 @@ test('the hook snippets parse and run the script that ships in hooks/', () => {
   const hook = JSON.parse(json!).hooks.PostToolUse[0];
   assert.equal(hook.matcher, 'Bash');
   assert.match(hook.hooks[0].command, /hooks\/register-task\.mjs claude-code$/);
+  const gemini = JSON.parse(blocks('json')[1]!).hooks.AfterTool[0];
+  assert.equal(gemini.matcher, 'run_shell_command');
+  assert.match(gemini.hooks[0].command, /hooks\/register-task\.mjs gemini$/);
   assert.match(blocks('toml')[0]!, /^notify = \["node", "[^"]*hooks\/register-task\.mjs", "codex"\]/);
   assert.ok(existsSync(join(ROOT, 'hooks', 'register-task.mjs')));
 });

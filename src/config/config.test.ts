@@ -329,6 +329,32 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     assert.equal(codex.runner.workspace?.timeoutMs, 60_000);
   });
 
+  it('R2: the Gemini CLI, OpenCode and Amp presets load with their options; each refuses the setup it cannot run in', () => {
+    const gemini = runner(
+      '  kind: command\n  preset: gemini-resume\n  presetOptions: { model: gemini-2.5-pro, approvalMode: yolo }\n  workspace: {}\n',
+    );
+    assert.ok(gemini.runner?.kind === 'command');
+    assert.deepEqual(gemini.runner.preset, {
+      name: 'gemini-resume',
+      options: { model: 'gemini-2.5-pro', approvalMode: 'yolo' },
+    });
+    assert.equal(gemini.runner.workspace?.layout, 'per-task', 'the session is placed by the checkout path');
+    refused('  kind: command\n  preset: gemini-resume\n', /needs runner\.workspace/, /runner\.workspace/);
+    refused('  kind: command\n  preset: gemini-resume\n  presetOptions: { approvalMode: ask }\n  workspace: {}\n');
+    const opencode = runner(
+      '  kind: command\n  preset: opencode-run\n  presetOptions: { model: anthropic/claude-sonnet-4-5, auto: true }\n  cwd: /srv/agent\n',
+    );
+    assert.ok(opencode.runner?.kind === 'command');
+    assert.deepEqual(opencode.runner.preset?.options, { model: 'anthropic/claude-sonnet-4-5', auto: true });
+    refused('  kind: command\n  preset: opencode-run\n  workspace: {}\n', /only in the directory it began in/);
+    const amp = runner(
+      '  kind: command\n  preset: amp-threads-continue\n  presetOptions: { allowAll: true, mode: smart }\n',
+    );
+    assert.ok(amp.runner?.kind === 'command');
+    assert.deepEqual(amp.runner.preset?.options, { allowAll: true, mode: 'smart' });
+    refused('  kind: command\n  preset: amp-threads-continue\n  presetOptions: { mode: --dangerously-allow-all }\n');
+  });
+
   it('exactly one of preset and command', () => {
     refused(
       '  kind: command\n  preset: codex-exec-resume\n  command: [codex]\n',
@@ -337,7 +363,7 @@ describe('loadConfig: the runner (L1, L2, I4)', () => {
     );
     refused(
       '  kind: command\n  envAllow: [X]\n',
-      /needs `preset` \(claude-code-resume or codex-exec-resume\) or `command`/,
+      /needs `preset` \(one of claude-code-resume, codex-exec-resume, gemini-resume, opencode-run, amp-threads-continue\) or `command`/,
       /runner\.preset/,
     );
     refused('  kind: command\n  preset: aider\n', /runner\.preset/);

@@ -77,7 +77,10 @@ export function resolveRunner(
       if (runner.preset === undefined && (runner.command ?? []).length === 0) return null;
       const preset = runner.preset === undefined ? null : presetConfig(runner.preset, runner.presetOptions);
       const w = runner.workspace;
-      const layout = w?.layout ?? (preset?.name === 'claude-code-resume' ? 'per-task' : 'per-run');
+      // A preset that places the session under the checkout's path keeps one path per Task.
+      const layout =
+        w?.layout ??
+        (preset?.name === 'claude-code-resume' || preset?.name === 'gemini-resume' ? 'per-task' : 'per-run');
       const workspace: WorkspaceConfig | null =
         w === undefined
           ? null
@@ -91,6 +94,18 @@ export function resolveRunner(
               identity: w.identity ?? null,
               files: w.files,
             };
+      if (preset?.name === 'gemini-resume' && workspace === null)
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'workspace'],
+          "preset gemini-resume needs runner.workspace (a checkout of the Task's branch): fixloop writes Gemini CLI's settings (its MCP server) into the checkout's .gemini/settings.json, never into a directory of yours",
+        );
+      if (preset?.name === 'opencode-run' && workspace !== null)
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'workspace'],
+          'preset opencode-run resumes a session only in the directory it began in (OpenCode 1.18 never ends a resumed run elsewhere): set runner.cwd to the checkout the agent opened the pull request from, without runner.workspace',
+        );
       if (preset?.name === 'codex-exec-resume') {
         const problem = codexPresetProblem(workspace, runner.cwd);
         if (problem) throw ConfigError.at(file ?? 'environment', ['runner', runner.cwd ? 'cwd' : 'workspace'], problem);
@@ -145,6 +160,12 @@ function presetConfig(name: RunnerPresetName, options: Record<string, unknown> |
     case 'claude-code-resume':
       return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
     case 'codex-exec-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+    case 'gemini-resume':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+    case 'opencode-run':
+      return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
+    case 'amp-threads-continue':
       return { name, options: RUNNER_PRESETS[name].parse(options ?? {}) };
   }
 }

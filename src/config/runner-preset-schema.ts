@@ -1,7 +1,13 @@
-// The ready-made command runners (SPEC L1) and the schema of each one's `presetOptions`: what an
-// operator may tune of claude-code-resume and codex-exec-resume (src/runners/presets.ts builds them).
+// The ready-made command runners (SPEC L1, R2) and the schema of each one's `presetOptions`: what an
+// operator may tune of claude-code-resume, codex-exec-resume (src/runners/presets.ts builds them),
+// gemini-resume, opencode-run and amp-threads-continue (src/runners/<cli>-preset.ts).
 import { z } from 'zod';
-import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES, MCP_TRANSPORTS } from './preset-options.js';
+import {
+  CLAUDE_PERMISSION_MODES,
+  CODEX_SANDBOX_MODES,
+  GEMINI_APPROVAL_MODES,
+  MCP_TRANSPORTS,
+} from './preset-options.js';
 
 /** A value a preset puts after a CLI option: never empty, never read as an option, one line. */
 const optionValue = z
@@ -56,10 +62,43 @@ const codexExecResumeOptionsSchema = z
     path: ['mcp'],
   });
 
-/** The ready-made command runners (SPEC L1) and the schema of each one's `presetOptions`. */
+/** `presetOptions` of `preset: gemini-resume` (see geminiResume in src/runners/gemini-preset.ts). */
+const geminiResumeOptionsSchema = z.strictObject({
+  model: optionValue.optional(),
+  approvalMode: z.enum(GEMINI_APPROVAL_MODES).optional(),
+  /** Replaces the default list (DEFAULT_GEMINI_ALLOWED_TOOLS), Gemini's `tools.allowed`. */
+  allowedTools: z.array(optionValue).optional(),
+  /** Default `http` (fixloop's /mcp with the run token); `stdio` starts `fixloop mcp` from the agent's PATH. */
+  mcp: z.enum(MCP_TRANSPORTS).optional(),
+});
+
+/** `presetOptions` of `preset: opencode-run` (see opencodeRun in src/runners/opencode-preset.ts). */
+const opencodeRunOptionsSchema = z.strictObject({
+  /** `provider/model`. */
+  model: optionValue.optional(),
+  agent: optionValue.optional(),
+  /** `--auto`: approve every permission OpenCode's rules do not deny. */
+  auto: z.boolean().optional(),
+  mcp: z.enum(MCP_TRANSPORTS).optional(),
+});
+
+/** `presetOptions` of `preset: amp-threads-continue` (see ampThreadsContinue in src/runners/amp-preset.ts). */
+const ampThreadsContinueOptionsSchema = z.strictObject({
+  mode: optionValue.optional(),
+  /** `--dangerously-allow-all`. */
+  allowAll: z.boolean().optional(),
+  /** An Amp settings file of your own (`--settings-file`). */
+  settingsFile: optionValue.optional(),
+  mcp: z.enum(MCP_TRANSPORTS).optional(),
+});
+
+/** The ready-made command runners (SPEC L1, R2) and the schema of each one's `presetOptions`. */
 export const RUNNER_PRESETS = {
   'claude-code-resume': claudeCodeResumeOptionsSchema,
   'codex-exec-resume': codexExecResumeOptionsSchema,
+  'gemini-resume': geminiResumeOptionsSchema,
+  'opencode-run': opencodeRunOptionsSchema,
+  'amp-threads-continue': ampThreadsContinueOptionsSchema,
 } as const;
 export type RunnerPresetName = keyof typeof RUNNER_PRESETS;
 export const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPresetName, ...RunnerPresetName[]];

@@ -56,7 +56,7 @@ export const commandRunnerSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['preset'],
-        message: `a command runner needs \`preset\` (${RUNNER_PRESET_NAMES.join(' or ')}) or \`command\` (argv; [] for no runner)`,
+        message: `a command runner needs \`preset\` (one of ${RUNNER_PRESET_NAMES.join(', ')}) or \`command\` (argv; [] for no runner)`,
       });
     }
     if (r.preset === undefined && r.presetOptions !== undefined) {

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
+import { spendLine, type SpendReader } from './agent-spend.js';
 import { RunnerError } from './errors.js';
 import { markOf } from './process-mark.js';
 import { agentUserOf, bwrapArgs, isInside, makeSearchable, reachableBy, type AgentIsolation } from './isolation.js';
@@ -82,8 +83,19 @@ export interface CommandRunnerOptions {
    * failed start.
    */
   beforeStart?: (ctx: BeforeStart) => Promise<void>;
+  /**
+   * Reads what the agent's stdout (its first `maxLogBytes`) says it spent; the answer is one line at
+   * the end of the run log, for people (agent-spend.ts). The agent reports its spend itself.
+   */
+  spendOf?: SpendReader;
   /** Names of parent variables the agent may see (DENIED_ENV is dropped regardless). */
   envAllow?: string[];
+  /**
+   * Variables a preset sets in the agent's environment (name → value), e.g. where its CLI reads the
+   * MCP config that `runFiles` wrote. Values take the same placeholders as `command` (`{runDir}`, …);
+   * never a secret, never a `FIXLOOP_*` name, never a name in DENIED_ENV.
+   */
+  runEnv?: Readonly<Record<string, string>>;
   /** Per-run directories (`run-<runId>/prompt.md`) are made here. */
   workDir: string;
   /** Total stdout+stderr bytes forwarded per run. */
@@ -131,12 +143,15 @@ function buildChildEnv(
   spec: RunSpec,
   promptFile: string,
   workspaceEnv: Record<string, string> = {},
+  runEnv: Record<string, string> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envAllow]) {
     const v = parent[name];
     if (v !== undefined && !DENIED_ENV.has(name)) env[name] = v;
   }
+  // The preset's own settings win over a parent variable of the same name.
+  Object.assign(env, runEnv);
   // The workspace's git credential (GIT_CONFIG_*), so the agent's own `git push` is authenticated.
   Object.assign(env, workspaceEnv);
   // Set last so an allowed parent variable cannot shadow the run's own values.
@@ -164,6 +179,10 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   const envAllow = opts.envAllow ?? [];
   const isolation: AgentIsolation = opts.isolation ?? { kind: 'none' };
   const runFiles = Object.entries(opts.runFiles ?? {});
+  const runEnv = Object.entries(opts.runEnv ?? {});
+  for (const [name] of runEnv)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name.startsWith('FIXLOOP_') || DENIED_ENV.has(name))
+      throw new Error(`command runner: run variable ${JSON.stringify(name)} is not one a preset may set`);
   for (const [name] of runFiles)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name === 'prompt.md')
       throw new Error(`command runner: run file name ${JSON.stringify(name)} must be a plain file name`);
@@ -251,7 +270,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       }
     }
 
-    const argv = substituteArgs(args, {
+    const values = {
       taskId: String(spec.taskId),
       runId: String(runId),
       resumeRef: spec.resumeRef ?? '',
@@ -262,8 +281,10 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
       workspace: cwd,
       runDir,
       apiUrl: spec.apiUrl,
-    });
-    const env = buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env);
+    };
+    const argv = substituteArgs(args, values);
+    const presetEnv = Object.fromEntries(runEnv.map(([name, v]) => [name, substituteArgs([v], values)[0]!]));
+    const env = buildChildEnv(parentEnv, envAllow, spec, promptFile, workspace?.env, presetEnv);
     if (agent) env.HOME = agent.home; // fixloop's own HOME is neither the agent's to read nor to write
     if (opts.beforeStart) {
       try {
@@ -325,6 +346,8 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         // What an isolated agent left in its group ends with its run: nothing of another user's
         // keeps running unwatched (a signal to a process still starting can be lost, too).
         if (grouped) signalAgent(child, 'SIGKILL');
+        const spent = opts.spendOf ? readSpend(opts.spendOf, stdoutText()) : null;
+        if (spent) callbacks.onOutput(runId, spent);
         const report = (): void => {
           callbacks.onExit(runId, { state: code === 0 ? 'completed' : 'failed', exitCode: code });
           ended.delete(runId);
@@ -349,7 +372,7 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
         });
         void release().then(() => rejectStart(failure));
       });
-      forwardOutput(child, runId, callbacks, maxLogBytes);
+      const stdoutText = forwardOutput(child, runId, callbacks, maxLogBytes);
       // 'close' comes after the pipes are drained, so every line is forwarded before onExit.
       child.once('close', (code) => {
         if (spawned) finish(code);
@@ -413,36 +436,58 @@ export function createCommandRunner(opts: CommandRunnerOptions): CommandRunner {
   };
 }
 
-/** Forwards stdout+stderr as text up to maxLogBytes per run, then one cut line; keeps draining. */
-function forwardOutput(child: ChildProcess, runId: number, callbacks: RunnerCallbacks, maxLogBytes: number): void {
+/** The run log's line of what the output says was spent; a reader that throws says nothing. */
+function readSpend(read: SpendReader, stdout: string): string | null {
+  try {
+    const s = read(stdout);
+    return s ? spendLine(s) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Forwards stdout+stderr as text up to maxLogBytes per run, then one cut line; keeps draining.
+ * Returns what was forwarded of stdout alone (the agent's JSON, without its stderr between).
+ */
+function forwardOutput(
+  child: ChildProcess,
+  runId: number,
+  callbacks: RunnerCallbacks,
+  maxLogBytes: number,
+): () => string {
+  let stdout = '';
   let budget = maxLogBytes;
   let cut = false;
   let lastText = '\n';
-  const emit = (text: string): void => {
+  const emit = (text: string, fromStdout: boolean): void => {
     if (text === '') return;
     lastText = text;
+    if (fromStdout) stdout += text;
     callbacks.onOutput(runId, text);
   };
   const listen = (stream: Readable | null): void => {
     if (!stream) return;
+    const out = stream === child.stdout;
     const decoder = new StringDecoder('utf8'); // per stream: a character may straddle two chunks
     stream.on('data', (chunk: Buffer) => {
       if (cut) return; // still reading, so the child never blocks on a full pipe
       if (chunk.length <= budget) {
         budget -= chunk.length;
-        emit(decoder.write(chunk));
+        emit(decoder.write(chunk), out);
         return;
       }
-      emit(decoder.write(chunk.subarray(0, budget)));
+      emit(decoder.write(chunk.subarray(0, budget)), out);
       budget = 0;
       cut = true;
-      emit(`${lastText.endsWith('\n') ? '' : '\n'}[fixloop: run log cut at ${maxLogBytes} bytes]\n`);
+      emit(`${lastText.endsWith('\n') ? '' : '\n'}[fixloop: run log cut at ${maxLogBytes} bytes]\n`, false);
     });
     stream.on('end', () => {
-      if (!cut) emit(decoder.end());
+      if (!cut) emit(decoder.end(), out);
     });
     stream.on('error', () => {}); // a destroyed pipe after exit is expected
   };
   listen(child.stdout);
   listen(child.stderr);
+  return () => stdout;
 }

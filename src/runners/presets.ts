@@ -1,15 +1,18 @@
 // Ready-made `command` runner settings (SPEC L1, L2) for resuming a CLI agent non-interactively:
 // Claude Code (`claude -p --resume`) and Codex (`codex exec resume`), checked against the real CLIs by
-// the contract tests in test/contract/. The prompt always reaches the agent on stdin from the prompt
+// the contract tests in test/contract/; Gemini CLI, OpenCode and Amp have a file each (gemini-preset.ts,
+// opencode-preset.ts, amp-preset.ts). The prompt always reaches the agent on stdin from the prompt
 // file, never in argv; fixloop's MCP server is reached over streamable HTTP with the run token, which
 // is read from the agent's environment and never written into argv or a file (decision 0023).
 import { CLAUDE_PERMISSION_MODES, CODEX_SANDBOX_MODES } from '../config/preset-options.js';
 import type { CommandRunnerOptions } from './command.js';
+import { streamJsonSpend } from './agent-spend.js';
 import { placeClaudeSession } from './claude-session.js';
+import { checkCount, checkRoot, checkValue } from './preset-checks.js';
 
 /** The part of the command runner's options a preset decides; add `workDir`, `workspace`, … */
 export type RunnerPreset = Required<Pick<CommandRunnerOptions, 'command' | 'envAllow' | 'stdinFromPromptFile'>> &
-  Pick<CommandRunnerOptions, 'runFiles' | 'beforeStart'>;
+  Pick<CommandRunnerOptions, 'runFiles' | 'runEnv' | 'beforeStart' | 'spendOf'>;
 
 /** How the agent reaches fixloop's MCP server: `http` needs nothing on the agent's PATH. */
 export type McpTransport = 'http' | 'stdio';
@@ -107,6 +110,7 @@ export function claudeCodeResume(o: ClaudeCodeResumeOptions = {}): RunnerPreset 
     stdinFromPromptFile: true,
     ...(ownConfig ? {} : { runFiles: { [CLAUDE_MCP_FILE]: claudeMcpConfig(o.mcp ?? 'http') } }),
     beforeStart: placeClaudeSession,
+    spendOf: streamJsonSpend,
   };
 }
 
@@ -131,7 +135,7 @@ export interface CodexExecResumeOptions {
 }
 
 /** The run-scoped variables a stdio `fixloop mcp` needs from the agent's environment (M3). */
-const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_ID', 'FIXLOOP_TASK_ID'] as const;
+export const FIXLOOP_MCP_ENV = ['FIXLOOP_RUN_TOKEN', 'FIXLOOP_API_URL', 'FIXLOOP_RUN_ID', 'FIXLOOP_TASK_ID'] as const;
 
 /**
  * `codex exec … resume <session> -`: the trailing `-` makes Codex read the prompt from stdin; `--json`
@@ -193,22 +197,4 @@ export function codexExecResume(o: CodexExecResumeOptions = {}): RunnerPreset {
  */
 function mcpPolicy(name: string): string[] {
   return ['-c', `mcp_servers.${name}.default_tools_approval_mode="approve"`, '-c', `mcp_servers.${name}.required=true`];
-}
-
-/** A value that will follow an option: never empty, never something the CLI could read as an option. */
-function checkValue(name: string, value: string): string {
-  if (value === '' || value.startsWith('-') || /[\0\n\r]/.test(value))
-    throw new Error(`preset: invalid ${name} ${JSON.stringify(value)}`);
-  return value;
-}
-
-function checkRoot(path: string): string {
-  if (!path.startsWith('/') || /[\0\n\r]/.test(path))
-    throw new Error(`preset: writableRoots entry ${JSON.stringify(path)} must be an absolute path`);
-  return path;
-}
-
-function checkCount(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`preset: ${name} must be a positive integer`);
-  return value;
 }

@@ -24,6 +24,14 @@ export const AGENT_CONTROL_PATHS = [
   '.codex',
   '.cursor',
   '.cursorrules',
+  // Gemini CLI (settings, hooks and MCP servers of the project; its instructions), OpenCode, Amp.
+  '.gemini',
+  'GEMINI.md',
+  'opencode.json',
+  'opencode.jsonc',
+  '.opencode',
+  '.amp',
+  'AGENT.md',
 ] as const;
 
 const DEFAULT_CLONE_DEPTH = 50;

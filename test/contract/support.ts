@@ -25,18 +25,19 @@ export const INSTALL_AGENTS = 'npm ci --prefix test/contract/agents';
  * The path of an agent CLI; a missing one is an error that says how to install it, so the contract
  * tests fail loudly instead of passing over the CLIs they exist to check.
  */
-export function agentCli(name: 'claude' | 'codex'): string {
+export type AgentCliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'amp';
+
+export function agentCli(name: AgentCliName): string {
   const bin = join(BIN, name);
   if (!existsSync(bin)) {
     throw new Error(
-      `the contract tests need the real agent CLIs, and ${bin} is not installed: run \`${INSTALL_AGENTS}\` in the checkout (.ci/run does it; about 660 MB)`,
+      `the contract tests need the real agent CLIs, and ${bin} is not installed: run \`${INSTALL_AGENTS}\` in the checkout (.ci/run does it; about 1.2 GB)`,
     );
   }
   return bin;
 }
 // Checked as the test file loads: without the CLIs, every contract test file fails with the fix above.
-agentCli('claude');
-agentCli('codex');
+for (const name of ['claude', 'codex', 'gemini', 'opencode', 'amp'] as const) agentCli(name);
 export const PR = 7;
 export const BRANCH = 'agent/fix';
 export const FAILURE = 'FAIL test/sum.test.js: expected sum(2, 2) to be 4, got 5';
@@ -130,7 +131,12 @@ export async function startContractWorld(o: {
         kind: 'command',
         isolation: 'none',
         ...o.runner,
-        workspace: { cloneUrl: `file://${join(root, 'git')}/{repository}.git`, ...(o.runner.workspace ?? {}) },
+        // `workspace: null`: none, the agent runs in the runner's `cwd`.
+        ...(o.runner.workspace === null
+          ? { workspace: undefined }
+          : {
+              workspace: { cloneUrl: `file://${join(root, 'git')}/{repository}.git`, ...(o.runner.workspace ?? {}) },
+            }),
       },
     }),
   );
@@ -230,7 +236,7 @@ export async function endedRun(w: ContractWorld, taskId: number, attemptIndex = 
  * stdin; killed after a minute so a hung CLI fails the test instead of holding it.
  */
 export function runCli(
-  name: 'claude' | 'codex',
+  name: AgentCliName,
   args: string[],
   o: { cwd: string; env: Record<string, string>; stdin: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,5 +1,6 @@
 // H1, L1: an agent that opens a pull request registers its Task itself, with its own session as the
-// resume reference: hooks/register-task.mjs as Claude Code's PostToolUse hook and as Codex's notify.
+// resume reference: hooks/register-task.mjs as Claude Code's PostToolUse hook, Gemini CLI's AfterTool hook
+// and Codex's notify.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -73,6 +74,28 @@ describe('hooks/register-task.mjs (H1)', () => {
       '',
       'registered before: quiet',
     );
+  });
+
+  test('Gemini CLI: after `gh pr create` through run_shell_command, the printed pull request becomes a Task resuming that session', async () => {
+    const gemini = (command: string, output: string) =>
+      JSON.stringify({
+        session_id: 'c0f0571a-a022-47ac-a7fb-e0b06f21f69a',
+        transcript_path: '/home/agent/.gemini/tmp/shop/chats/session-2026-12-05T12-21-c0f0571a.jsonl',
+        cwd: checkout,
+        hook_event_name: 'AfterTool',
+        timestamp: '2026-12-05T12:21:59.327Z',
+        tool_name: 'run_shell_command',
+        tool_input: { command, description: 'open the pull request' },
+        tool_response: { llmContent: `Output: ${output}\nExit Code: 0`, returnDisplay: output },
+      });
+    const said = await hook(['gemini'], {
+      stdin: gemini('gh pr create --fill', 'https://github.com/acme/shop/pull/15'),
+    });
+    assert.match(said, /acme\/shop#15 is Task \d+/);
+    const [task] = (await tasks()).filter((t) => t.pullRequest === 15);
+    assert.equal(task.resumeRef, 'c0f0571a-a022-47ac-a7fb-e0b06f21f69a');
+    assert.equal(task.branch, 'agent/fix-login');
+    assert.equal(await hook(['gemini'], { stdin: gemini('git push', 'https://github.com/acme/shop/pull/16') }), '');
   });
 
   test('Claude Code: any other Bash call registers nothing', async () => {

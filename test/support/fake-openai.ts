@@ -127,7 +127,8 @@ export function toolNames(req: ResponsesRequest): string[] {
 
 /** The output Codex returned for a call (function_call_output / custom_tool_call_output), as text. */
 export function toolOutput(req: ResponsesRequest, callId: string): string | undefined {
-  const item = req.input.find((i) => i.type.endsWith('_call_output') && i.call_id === callId);
+  // Some clients (OpenCode) send message items with no `type`.
+  const item = req.input.find((i) => String(i.type ?? '').endsWith('_call_output') && i.call_id === callId);
   if (!item) return undefined;
   if (typeof item.output === 'string') return item.output;
   if (Array.isArray(item.output)) return item.output.map((c: { text?: string }) => c.text ?? '').join('');
