@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { runnerFromConfig } from '../src/wiring.js';
+import { mentionRunnerFrom } from '../src/wiring/mention-runner.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const doc = readFileSync(join(ROOT, 'docs', 'agents.md'), 'utf8');
@@ -23,19 +24,32 @@ function blocks(lang: string): string[] {
 
 test('every fixloop.yaml of the Agents section loads and builds its runner', () => {
   const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
-  assert.equal(configs.length, 6, 'Claude Code, Codex, Gemini CLI, OpenCode, Amp and an agent platform');
+  assert.equal(
+    configs.length,
+    7,
+    'Claude Code, Codex, Gemini CLI, OpenCode, Amp, an agent platform, an agent on the pull request',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
   try {
     const kinds = configs.map((yaml, i) => {
       const file = join(dir, `fixloop-${i}.yaml`);
       writeFileSync(file, yaml);
       const c = loadConfig({
-        env: { WEBHOOK_SECRET: 'x', FIXLOOP_RUNNER_SECRET: 'y', FIXLOOP_WORK_DIR: join(dir, 'runs') },
+        env: {
+          WEBHOOK_SECRET: 'x',
+          FIXLOOP_RUNNER_SECRET: 'y',
+          FIXLOOP_MENTION_TOKEN: 'ghp_person',
+          FIXLOOP_WORK_DIR: join(dir, 'runs'),
+        },
         file,
       });
       assert.equal(c.works.length, 1);
       // As the recommended setup runs it: fixloop as root, the agent as another user (L3).
-      const runner = runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
+      // The mention runner comments through the code hosts, so it is built with them (wiring/mention-runner.ts).
+      const runner =
+        c.runner?.kind === 'mention'
+          ? mentionRunnerFrom(c.runner, c.github, { hostOfRepository: () => assert.fail('nothing is posted here') })
+          : runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
       assert.ok(runner, `block ${i} builds a runner`);
       return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
     });
@@ -46,6 +60,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       'opencode-run',
       'amp-threads-continue',
       'http',
+      'mention',
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

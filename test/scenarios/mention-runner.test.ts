@@ -1,0 +1,136 @@
+// Issue 35 item 2 on both databases: the `mention` runner resumes an agent that lives on the pull
+// request by a comment that mentions it, as the identity the agent answers. Against a fake Copilot
+// built from its documentation: a person's mention (FIXLOOP_MENTION_TOKEN, write access) is acted on —
+// its push ends the run, the outcome is inferred from it, and the next red gets the next attempt;
+// fixloop's own identity is ignored, and the run ends at its window in a run_timeout notice.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { BOT_LOGIN, FakeClock, openOnFake, type GitHubHarness } from '../support/github-harness.js';
+import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
+import { REPO, SECRET } from '../support/harness.js';
+import { copilotAnswers } from '../support/fake-vendors/copilot.js';
+import { until } from '../support/server-process.js';
+import { attemptRows, decisionsOf, nextTick, sha, taskWithRedHead } from '../support/loop-driver.js';
+
+const PR = 61;
+
+/** fixloop with the mention runner from its configuration (no runner double), on a fake GitHub. */
+async function start(
+  kind: 'sqlite' | 'postgres',
+  runner: Record<string, unknown>,
+  personToken?: (fake: FakeGitHub) => string,
+): Promise<GitHubHarness & { fake: FakeGitHub }> {
+  const fake = await startFakeGitHub();
+  const clock = new FakeClock();
+  fake.state.now = () => clock.now();
+  const env: Record<string, string> = { GITHUB_API_URL: fake.url };
+  if (personToken) env.FIXLOOP_MENTION_TOKEN = personToken(fake);
+  const h = await openOnFake(
+    kind,
+    { fake, clock, token: fake.addUserToken(BOT_LOGIN) },
+    { env, configExtra: { runner, runTimeoutMinutes: 30 }, adapters: { runner: undefined, adoptEveryMs: 20 } },
+  );
+  return {
+    ...h,
+    async close() {
+      await h.close();
+      fake.assertNoViolations();
+      await fake.close();
+    },
+  };
+}
+
+const mentionOf = async (fake: FakeGitHub) =>
+  until('the mention on the pull request', async () =>
+    (fake.state.comments[`acme/shop#${PR}`] ?? []).find((c) => c.body.startsWith('@copilot')),
+  );
+
+for (const kind of DATABASE_KINDS) {
+  describe(`the mention runner (${kind})`, () => {
+    test("a person's mention wakes Copilot; its push ends the run as action taken, and its red gets the next attempt", async () => {
+      const h = await start(kind, { kind: 'mention', agent: 'copilot' }, (fake) => {
+        fake.setCollaborator('acme/shop', 'dana-dev', 'write');
+        return fake.addUserToken('dana-dev');
+      });
+      try {
+        const taskId = await taskWithRedHead(h, PR, sha('a'), 'FAIL src/cart.test.ts: expected 3 to be 4');
+        await nextTick(h);
+        const mention = await mentionOf(h.fake);
+        assert.equal(mention.author, 'dana-dev', "posted with the person's token");
+        assert.match(mention.body, /^@copilot `test` is failing on this pull request at aaaaaaaaaaaa\./);
+        assert.match(mention.body, /```text\nFAIL src\/cart\.test\.ts: expected 3 to be 4\n```/);
+
+        const answer = await copilotAnswers(h.fake, {
+          repo: REPO,
+          pullRequest: PR,
+          newHead: sha('b'),
+          fixloopUrl: h.url,
+          webhookSecret: SECRET,
+        });
+        assert.equal(answer.acted, true, 'Copilot acts on a mention from a person with write access');
+
+        const [row] = await until('the attempt acknowledged by the push', async () => {
+          const rows = await attemptRows(h.app, taskId);
+          return rows[0]?.state === 'acknowledged' ? rows : null;
+        });
+        assert.equal(row!.outcome, 'action_taken', 'inferred from the push');
+        const view = (await h.api('GET', `/api/tasks/${taskId}`)).body;
+        assert.equal(view.notice, null);
+        assert.equal(view.runs.find((r: any) => r.attemptId === row!.id)?.state, 'completed', 'the push ended the run');
+
+        // The push fails differently: the next attempt mentions Copilot again.
+        h.fake.addCheckRun('acme/shop', sha('b'), {
+          name: 'test',
+          status: 'completed',
+          conclusion: 'failure',
+          outputSummary: 'FAIL src/checkout.test.ts: the receipt has no total line',
+        });
+        await nextTick(h);
+        await until('the second mention', async () => {
+          const mentions = (h.fake.state.comments[`acme/shop#${PR}`] ?? []).filter((c) =>
+            c.body.startsWith('@copilot'),
+          );
+          return mentions.length === 2 || null;
+        });
+        assert.deepEqual(
+          (await attemptRows(h.app, taskId)).map((r) => r.coordinate),
+          [sha('a'), sha('b')],
+        );
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("fixloop's own identity is ignored by Copilot: no push, and the run ends at its window with a notice", async () => {
+      const h = await start(kind, { kind: 'mention', agent: 'copilot', as: 'app' });
+      try {
+        const taskId = await taskWithRedHead(h, PR, sha('c'), 'FAIL src/api.test.ts');
+        await nextTick(h);
+        const mention = await mentionOf(h.fake);
+        assert.equal(mention.author, BOT_LOGIN);
+        const answer = await copilotAnswers(h.fake, {
+          repo: REPO,
+          pullRequest: PR,
+          newHead: sha('d'),
+          fixloopUrl: h.url,
+          webhookSecret: SECRET,
+        });
+        assert.equal(answer.acted, false, 'a mention without write access (or from a bot) wakes nothing');
+
+        h.clock.advance(30 * 60_000);
+        const notice: any = await until(
+          'the run_timeout notice',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          20_000,
+          10,
+        );
+        assert.equal(notice.reason, 'run_timeout');
+        const rows = await decisionsOf(h, taskId);
+        assert.equal(rows.filter((d) => d.outcome === 'noticed').length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}

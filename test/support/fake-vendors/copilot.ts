@@ -1,0 +1,46 @@
+// A fake of Copilot's cloud agent as its documentation describes it answering on a pull request (issue
+// 35): it acts on a comment that mentions `@copilot` only when a person with write access wrote it —
+// a bot's mention, or a reader's, is ignored — and it answers by pushing a commit to the pull
+// request's branch (the fake GitHub's head moves and GitHub's `pull_request` `synchronize` webhook is
+// sent). It never calls fixloop.
+import type { FakeGitHub } from '../fake-github/server.js';
+import { delivery, post, pullRequestPayload, type RepoSpec } from '../deliveries.js';
+
+const WRITERS = new Set(['write', 'maintain', 'admin']);
+
+export interface CopilotAnswer {
+  /** The comment it read, and whether it acted on it. */
+  mention: { author: string | undefined; authorType: string | undefined; body: string } | null;
+  acted: boolean;
+}
+
+/** Reads the newest `@copilot` mention on the pull request and, when Copilot would, pushes `newHead`. */
+export async function copilotAnswers(
+  fake: FakeGitHub,
+  o: { repo: RepoSpec; pullRequest: number; newHead: string; fixloopUrl: string; webhookSecret: string },
+): Promise<CopilotAnswer> {
+  const full = `${o.repo.owner}/${o.repo.name}`;
+  const comments = fake.state.comments[`${full}#${o.pullRequest}`] ?? [];
+  const mention = [...comments].reverse().find((c) => /(^|\s)@copilot\b/.test(c.body)) ?? null;
+  if (!mention) return { mention: null, acted: false };
+  const role = mention.author
+    ? fake.state.collaborators[full.toLowerCase()]?.[mention.author.toLowerCase()]
+    : undefined;
+  const acts = mention.authorType === 'User' && role !== undefined && WRITERS.has(role);
+  const seen = { author: mention.author, authorType: mention.authorType, body: mention.body };
+  if (!acts) return { mention: seen, acted: false };
+  fake.setHead(full, o.pullRequest, o.newHead);
+  const d = delivery(
+    'pull_request',
+    pullRequestPayload({
+      repo: o.repo,
+      number: o.pullRequest,
+      action: 'synchronize',
+      headSha: o.newHead,
+      branch: `agent/fix-${o.pullRequest}`,
+    }),
+  );
+  const answer = await post(o.fixloopUrl, d, o.webhookSecret);
+  if (answer.status !== 202) throw new Error(`the push's webhook was not taken: ${answer.status}`);
+  return { mention: seen, acted: true };
+}
