@@ -19,7 +19,7 @@ import {
   type ProcessMark,
 } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
-import type { Clock, Logger, Random, Runner } from './ports.js';
+import type { Clock, Logger, Random, Runner, RunExit } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { settleUncalledRun, type UncalledRunDeps } from './settle-uncalled-run.js';
@@ -115,9 +115,10 @@ export function createDispatcher(deps: DispatchDeps) {
   async function runEnded(
     runId: number,
     attemptId: number | null,
-    r: { state: 'completed' | 'failed'; exitCode: number | null },
+    r: RunExit,
     interrupted = interrupting.has(runId),
   ): Promise<boolean> {
+    await runnerReport(runId, r);
     if (interrupted) {
       // V4: a shutdown or a crash ended it, not its agent: the run ends marked interrupted and its
       // attempt stays as it is — running, to be offered again free by reconciliation (reconcile.ts),
@@ -139,6 +140,25 @@ export function createDispatcher(deps: DispatchDeps) {
     // Only while no outcome is recorded: one the run reported meanwhile (to any process) settles it (I5).
     if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null }, true);
     return moved !== null;
+  }
+
+  /**
+   * What a runner says of a run's end beside its state (a `session` runner, R2): its words in the run
+   * log, and the vendor's spend (K6) — only while the run is open, so an end told twice counts once.
+   */
+  async function runnerReport(runId: number, r: RunExit): Promise<void> {
+    if (r.detail === undefined && r.spend === undefined) return;
+    const run = await ledger.getRun(runId);
+    if (!run || (run.state !== 'queued' && run.state !== 'running')) return;
+    if (r.detail !== undefined) await ledger.appendRunLog(runId, `\n[fixloop] ${r.detail}\n`, RUN_LOG_MAX_CHARS);
+    if (r.spend !== undefined && r.spend.dollars > 0)
+      await deps.agent.addSpend({
+        taskId: run.taskId,
+        runId,
+        model: r.spend.dollars,
+        sandbox: 0,
+        note: r.spend.note.slice(0, 200),
+      });
   }
 
   /**

@@ -18,9 +18,21 @@ export interface RunSpec {
   apiUrl: string;
 }
 
+/** A run's end as its runner saw it (command: the process exited; session: the vendor's session ended). */
+export interface RunExit {
+  state: 'completed' | 'failed';
+  exitCode: number | null;
+  /** The runner's own words on why it ended (a vendor's state, a timeout), for the run log and a notice. */
+  detail?: string;
+  /** R2: the session waits for its user — the loop hands the pull request to a person (agent_needs_person). */
+  needsPerson?: boolean;
+  /** K6: what the run cost where its vendor reports it, in US dollars, recorded as model spend. */
+  spend?: { dollars: number; note: string };
+}
+
 export interface RunnerCallbacks {
-  /** The runner reports the run's end (command: the process exited). */
-  onExit(runId: number, result: { state: 'completed' | 'failed'; exitCode: number | null }): void;
+  /** The runner reports the run's end. */
+  onExit(runId: number, result: RunExit): void;
   onOutput(runId: number, chunk: string): void;
 }
 
