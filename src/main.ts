@@ -42,6 +42,7 @@ import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
 import { createPersonActions } from './app/person-actions.js';
 import { createRouter } from './http/router.js';
+import { createRunnerWebhookHandler } from './http/runner-webhook.js';
 import { createMetricsHandler } from './http/metrics.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
@@ -155,7 +156,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   metrics.setOutboxDepth(() => ledger.outboxDepth());
   const agent = createAgentLedger(db, ledger);
   const decisions = createDecisionWriter(ledger, logger);
-  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config, { logger });
+  const runner = adapters.runner !== undefined ? adapters.runner : runnerFromConfig(config, { logger, clock });
   // The code hosts (decision 0060); N3: conditional requests' answers are kept in the ledger.
   const hosts = hostsFromConfig(config, adapters, { logger, observeGitHub: metrics.github, etags: ledger });
   const github = hosts.port;
@@ -388,6 +389,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         apiToken: config.apiToken,
         metricsToken: config.metricsToken,
       }),
+      // R2: a session runner's vendor webhook (Cursor's status change), verified by the runner.
+      ...(runner?.receiveWebhook
+        ? {
+            runnerWebhook: createRunnerWebhookHandler({
+              receiveWebhook: (raw, headers) => runner.receiveWebhook!(raw, headers),
+            }),
+          }
+        : {}),
     },
     config.edge,
   );

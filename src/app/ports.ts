@@ -52,6 +52,18 @@ export interface Runner {
    * process omit it.
    */
   waitForRuns?(graceMs: number): Promise<number[]>;
+  /**
+   * R2: a vendor's status webhook for the runs this runner follows (a `session` runner), its exact
+   * bytes and its headers (lower-case names); answers 401 to a bad signature, changing nothing.
+   * Runners whose agents report through fixloop's API omit it.
+   */
+  receiveWebhook?(raw: Buffer, headers: Readonly<Record<string, string | undefined>>): Promise<RunnerWebhookAnswer>;
+}
+
+/** A runner webhook's answer: its HTTP status and a short text for the sender's delivery log. */
+export interface RunnerWebhookAnswer {
+  status: number;
+  body: string;
 }
 
 export interface Logger {

@@ -9,6 +9,7 @@ import {
   sessionRunEnd,
   sessionStateKind,
   spendAt,
+  STALE_TERMINAL_READS,
   stateAt,
   type SessionStateKind,
   type SessionStateTable,
@@ -40,7 +41,14 @@ describe('a vendor state means running, completed, failed or needs a person (R2)
 });
 
 describe("a followed session's end (R2, I5)", () => {
-  const seen = { vendor: 'devin', sessionId: 'devin-abc', elapsedMs: 1000, timeoutMs: 60_000 };
+  const seen = {
+    vendor: 'devin',
+    sessionId: 'devin-abc',
+    fresh: true,
+    sameReads: 1,
+    elapsedMs: 1000,
+    timeoutMs: 60_000,
+  };
   test('finished ends the run completed, with no words of its own', () => {
     assert.deepEqual(sessionRunEnd({ ...seen, state: 'finished' }, DEVIN_STATES), {
       kind: 'ended',
@@ -65,6 +73,15 @@ describe("a followed session's end (R2, I5)", () => {
     const end = sessionRunEnd({ ...seen, state: 'working', elapsedMs: 60_000 }, DEVIN_STATES);
     assert.ok(end.kind === 'ended' && end.state === 'failed');
     assert.match(end.detail ?? '', /had not finished after 1 minute \(last state "working"\)/);
+  });
+  test('a terminal state read before the session was seen running counts only when it is read again and again', () => {
+    const stale = { ...seen, state: 'finished', fresh: false };
+    assert.deepEqual(sessionRunEnd({ ...stale, sameReads: 1 }, DEVIN_STATES), { kind: 'running' });
+    assert.deepEqual(sessionRunEnd({ ...stale, sameReads: STALE_TERMINAL_READS - 1 }, DEVIN_STATES), {
+      kind: 'running',
+    });
+    const end = sessionRunEnd({ ...stale, sameReads: STALE_TERMINAL_READS }, DEVIN_STATES);
+    assert.ok(end.kind === 'ended' && end.state === 'completed');
   });
   test('a terminal state wins over the timeout', () => {
     const end = sessionRunEnd({ ...seen, state: 'finished', elapsedMs: 10 * 60_000 }, DEVIN_STATES);

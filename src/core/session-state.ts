@@ -50,9 +50,23 @@ export interface SessionSeen {
   sessionId: string;
   /** The vendor's state as last read; null when none was read yet. */
   state: string | null;
+  /**
+   * Whether the session was seen running since the message was sent, or the state came as a change
+   * (a vendor's webhook). Until then a terminal state may be the one from before the message.
+   */
+  fresh: boolean;
+  /** How many reads in a row returned this same state. */
+  sameReads: number;
   elapsedMs: number;
   timeoutMs: number;
 }
+
+/**
+ * A session that was `finished` (or `blocked`) before fixloop's message may still say so for a moment
+ * after it: a terminal state read before the session was seen running counts once it was read this
+ * many times in a row (the vendor did not pick the message up, or did and ended in between).
+ */
+export const STALE_TERMINAL_READS = 3;
 
 /**
  * The run's end for a session as last seen. A completed session ends the run completed (with no
@@ -60,7 +74,8 @@ export interface SessionSeen {
  * with the vendor's words; a session still running past the run's timeout ends it failed, said so.
  */
 export function sessionRunEnd(seen: SessionSeen, table: SessionStateTable): SessionRunEnd {
-  const kind = sessionStateKind(seen.state, table);
+  const read = sessionStateKind(seen.state, table);
+  const kind = read !== 'running' && !seen.fresh && seen.sameReads < STALE_TERMINAL_READS ? 'running' : read;
   const who = `the ${seen.vendor} session ${seen.sessionId}`;
   switch (kind) {
     case 'completed':
