@@ -23,23 +23,38 @@ function blocks(lang: string): string[] {
 
 test('every fixloop.yaml of the Agents section loads and builds its runner', () => {
   const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
-  assert.equal(configs.length, 3, 'Claude Code, Codex and an agent platform');
+  assert.equal(configs.length, 6, 'Claude Code, Codex, an agent platform, Devin, Cursor and another vendor');
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
   try {
+    const keyFile = join(dir, 'vendor-key');
+    writeFileSync(keyFile, 'k');
     const kinds = configs.map((yaml, i) => {
       const file = join(dir, `fixloop-${i}.yaml`);
       writeFileSync(file, yaml);
       const c = loadConfig({
-        env: { WEBHOOK_SECRET: 'x', FIXLOOP_RUNNER_SECRET: 'y', FIXLOOP_WORK_DIR: join(dir, 'runs') },
+        env: {
+          WEBHOOK_SECRET: 'x',
+          FIXLOOP_RUNNER_SECRET: 'y',
+          FIXLOOP_SESSION_API_KEY_FILE: keyFile,
+          FIXLOOP_WORK_DIR: join(dir, 'runs'),
+        },
         file,
       });
       assert.equal(c.works.length, 1);
       // As the recommended setup runs it: fixloop as root, the agent as another user (L3).
       const runner = runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
       assert.ok(runner, `block ${i} builds a runner`);
+      if (c.runner?.kind === 'session') return `session: ${c.runner.vendor}`;
       return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
     });
-    assert.deepEqual(kinds, ['claude-code-resume', 'codex-exec-resume', 'http']);
+    assert.deepEqual(kinds, [
+      'claude-code-resume',
+      'codex-exec-resume',
+      'http',
+      'session: devin',
+      'session: cursor',
+      'session: custom',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -53,8 +53,11 @@ describe('the session runner with Devin (R2)', () => {
     const runner = createSessionRunner({ vendor: devinVendor(devin.url), apiKey: KEY, pollIntervalMs: 10 });
     try {
       const cb = recorder();
-      await runner.start(spec(), cb);
+      const mark = await runner.start(spec(), cb);
       assert.deepEqual(session.messages, [spec().prompt], 'the frame, byte for byte (no placeholder filled inside it)');
+      // The following lives in this process: a later fixloop finds it gone and ends the run interrupted (I4, V4).
+      assert.equal(mark?.pid, process.pid);
+      assert.equal(mark?.owner.pid, process.pid);
       await until('a poll that reads working', async () => devin.requests.some((r) => r.method === 'GET'), 5000, 5);
       assert.equal(cb.exits.length, 0, 'working keeps the run running');
       session.status_enum = 'finished';

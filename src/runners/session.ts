@@ -8,7 +8,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Logger, Runner, RunnerCallbacks, RunnerWebhookAnswer, RunSpec } from '../app/ports.js';
 import { outboundUrlProblem } from '../core/signed-post.js';
 import { readPointer, sessionRunEnd, sessionStateKind, spendAt, stateAt } from '../core/session-state.js';
+import type { ProcessMark } from '../core/stranded-run.js';
 import { RunnerError } from './errors.js';
+import { markOf } from './process-mark.js';
 import { fillBody, fillPath, type SessionVendor } from './session-vendors.js';
 
 export const SESSION_DEFAULTS = {
@@ -34,6 +36,12 @@ export interface SessionRunnerOptions {
   /** Milliseconds since an epoch, for the run's timeout; default Date.now. */
   now?: () => number;
   logger?: Pick<Logger, 'warn' | 'info'>;
+  /**
+   * The mark a started run is stored with: the following lives in this fixloop process, so the mark
+   * names it. A later fixloop finds it gone and ends the run as interrupted (offered again once, free;
+   * core/stranded-run.ts) instead of leaving it running with nobody following. Default markOf(process.pid).
+   */
+  mark?: () => ProcessMark;
 }
 
 export interface SessionRunner extends Runner {
@@ -116,7 +124,7 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
     }
   }
 
-  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
+  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<ProcessMark> {
     if (stopped) throw new RunnerError('http_error', 'the session runner is stopping');
     const sessionId = spec.resumeRef?.trim() ?? '';
     if (sessionId === '')
@@ -154,6 +162,7 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
     follows.set(sessionId, follow);
     callbacks.onOutput(spec.runId, `[fixloop] sent the frame to the ${vendor.name} session ${sessionId}\n`);
     schedule(follow);
+    return (opts.mark ?? (() => markOf(process.pid)))();
   }
 
   function schedule(f: Follow): void {
