@@ -12,6 +12,9 @@ import { RunnerError } from '../src/runners/errors.js';
 import { startFakeDevin } from './support/fake-vendors/devin.js';
 import { cursorSignature, cursorWebhookBody, startFakeCursor } from './support/fake-vendors/cursor.js';
 import { closeServer, listenLoopback } from './support/loopback.js';
+import { CUSTOM_VENDOR, startFakeCustomVendor } from './support/fake-vendors/custom.js';
+import { sessionVendorOf } from '../src/wiring.js';
+import { customSessionVendorSchema } from '../src/config/runner-schema.js';
 import { until } from './support/server-process.js';
 
 const KEY = 'apk_user_test-key';
@@ -237,6 +240,44 @@ describe('the session runner with Cursor (R2)', () => {
     } finally {
       await runner.stopAll();
       await cursor.close();
+    }
+  });
+});
+
+describe('the session runner with a vendor described in the config (R2, K6)', () => {
+  test('the body template carries the frame, the state is read at its pointer, and the spend too', async () => {
+    const vendor = await startFakeCustomVendor(KEY);
+    const session = vendor.addSession('s-1', 'done');
+    const runner = createSessionRunner({
+      vendor: sessionVendorOf({
+        kind: 'session',
+        vendor: 'custom',
+        baseUrl: vendor.url,
+        pollIntervalMs: 10,
+        timeoutMs: 60_000,
+        custom: customSessionVendorSchema.parse(CUSTOM_VENDOR), // as the config file's loader checks it
+        apiKey: KEY,
+        webhookSecret: null,
+      }),
+      apiKey: KEY,
+      pollIntervalMs: 10,
+    });
+    try {
+      const cb = recorder();
+      await runner.start(spec({ resumeRef: 's-1' }), cb);
+      assert.deepEqual(session.messages, [spec().prompt]);
+      await until('a poll reading busy', async () => vendor.requests.some((r) => r.method === 'GET'), 5000, 5);
+      session.credits = 12;
+      session.state = 'waiting_for_user';
+      const [end] = await until('the run to end', async () => (cb.exits.length ? cb.exits : null), 5000, 5);
+      assert.equal(end!.state, 'failed');
+      assert.equal(end!.needsPerson, true);
+      assert.match(end!.detail ?? '', /the example-agents session s-1 is waiting for a person \(waiting_for_user\)/);
+      assert.deepEqual(end!.spend, { dollars: 3, note: 'reported by example-agents' });
+      assert.deepEqual(vendor.violations, []);
+    } finally {
+      await runner.stopAll();
+      await vendor.close();
     }
   });
 });

@@ -16,6 +16,7 @@ import { attemptRows, decisionsOf, nextTick, pushRedHead, sha } from '../support
 import { startFakeDevin, type FakeDevin } from '../support/fake-vendors/devin.js';
 import { cursorSignature, cursorWebhookBody, startFakeCursor } from '../support/fake-vendors/cursor.js';
 import type { FixloopAdapters } from '../../src/main.js';
+import { CUSTOM_VENDOR, startFakeCustomVendor } from '../support/fake-vendors/custom.js';
 
 const KEY = 'apk_user_scenario-key';
 const HOOK_SECRET = 'cursor-webhook-secret';
@@ -174,6 +175,42 @@ for (const kind of DATABASE_KINDS) {
       } finally {
         await h.close();
         await devin.close();
+      }
+    });
+
+    test('a vendor described in the config: its done after a push is progress, and the spend it reports is the run’s (K6)', async () => {
+      const vendor = await startFakeCustomVendor(KEY);
+      const session = vendor.addSession('s-45', 'done');
+      const h = await sessionHarness(kind, {
+        vendor: 'custom',
+        baseUrl: vendor.url,
+        pollSeconds: 0.02,
+        custom: CUSTOM_VENDOR,
+      });
+      try {
+        const taskId = await sessionTask(h, 45, 's-45', sha('1'));
+        await nextTick(h);
+        await until('the message', async () => session.messages.length === 1, 10_000, 5);
+        await until('a poll reading busy', async () => vendor.requests.some((r) => r.method === 'GET'), 10_000, 5);
+        pushRedHead(h, 45, sha('2'), 'FAIL src/checkout.test.ts: the receipt has no total line');
+        session.credits = 8;
+        session.state = 'done';
+        await until(
+          'the attempt settled',
+          async () => (await attemptRows(h.app, taskId))[0]?.state === 'acknowledged',
+          10_000,
+          10,
+        );
+        const [run] = await runOf(h, taskId);
+        assert.equal(run!.state, 'completed');
+        const spends = await h.app.db.kysely.selectFrom('spends').selectAll().where('task_id', '=', taskId).execute();
+        assert.equal(spends.length, 1);
+        assert.equal(Number(spends[0]!.model), 2, '8 credits at 0.25 dollars');
+        assert.equal(Number(spends[0]!.run_id), run!.id);
+        assert.deepEqual(vendor.violations, []);
+      } finally {
+        await h.close();
+        await vendor.close();
       }
     });
 
