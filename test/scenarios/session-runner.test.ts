@@ -240,6 +240,13 @@ for (const kind of DATABASE_KINDS) {
         });
         assert.equal(bad.status, 401);
         await bad.text();
+        const huge = await fetch(hook, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ id: 'bc_44', status: 'FINISHED', pad: 'x'.repeat(70 * 1024) }),
+        });
+        assert.equal(huge.status, 413, 'a body past 64 KiB is refused before anything reads it');
+        await huge.text();
         await h.app.settle();
         assert.equal((await runOf(h, taskId))[0]!.state, 'running', 'a bad signature changes nothing');
         assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.notice, null);
