@@ -77,6 +77,23 @@ async function runOf(h: GitHubHarness, taskId: number) {
     .execute();
 }
 
+/**
+ * The attempt settled and its run ended: the run is marked ended after its end is judged (dispatch.ts),
+ * so both are waited for.
+ */
+async function settled(h: GitHubHarness, taskId: number) {
+  return until(
+    'the attempt settled and its run ended',
+    async () => {
+      const rows = await attemptRows(h.app, taskId);
+      const [run] = await runOf(h, taskId);
+      return rows[0]?.state === 'acknowledged' && run?.state !== 'running' ? { rows, run: run! } : null;
+    },
+    10_000,
+    10,
+  );
+}
+
 const polled = (devin: FakeDevin) => async () => devin.requests.some((r) => r.method === 'GET');
 
 for (const kind of DATABASE_KINDS) {
@@ -94,18 +111,9 @@ for (const kind of DATABASE_KINDS) {
 
         pushRedHead(h, 41, sha('b'), 'FAIL src/checkout.test.ts: the receipt has no total line');
         session.status_enum = 'finished';
-        const [row] = await until(
-          'the attempt settled by the inferred action',
-          async () => {
-            const rows = await attemptRows(h.app, taskId);
-            return rows[0]?.state === 'acknowledged' ? rows : null;
-          },
-          10_000,
-          10,
-        );
-        assert.equal(row!.outcome, 'action_taken');
-        const [run] = await runOf(h, taskId);
-        assert.equal(run!.state, 'completed');
+        const { rows, run } = await settled(h, taskId);
+        assert.equal(rows[0]!.outcome, 'action_taken');
+        assert.equal(run.state, 'completed');
         assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.notice, null);
         assert.deepEqual(devin.violations, []);
       } finally {
@@ -132,8 +140,13 @@ for (const kind of DATABASE_KINDS) {
         assert.equal(notice.reason, 'agent_needs_person');
         assert.match(notice.message, /session is waiting for a person/);
         assert.match(notice.message, /the devin session devin-42 is waiting for a person \(blocked\)/);
-        const [run] = await runOf(h, taskId);
-        assert.equal(run!.state, 'failed');
+        // Marked ended just after its end filed the notice (dispatch.ts).
+        const run = await until(
+          'the run ended',
+          async () => (await runOf(h, taskId)).find((r) => r.state === 'failed'),
+          10_000,
+          10,
+        );
         assert.ok(
           (await decisionsOf(h, taskId)).some((d) => d.outcome === 'noticed' && d.reason === 'agent_needs_person'),
         );
@@ -169,9 +182,14 @@ for (const kind of DATABASE_KINDS) {
         );
         assert.equal(notice.reason, 'agent_unreachable');
         assert.match(notice.message, /devin-43 had not finished after 90 minutes \(last state "working"\)/);
-        const [run] = await runOf(h, taskId);
-        assert.equal(run!.state, 'failed');
-        assert.match((await h.app.ledger.getRunLog(run!.id)) ?? '', /had not finished after 90 minutes/);
+        // Marked ended just after its end filed the notice (dispatch.ts).
+        const run = await until(
+          'the run ended',
+          async () => (await runOf(h, taskId)).find((r) => r.state === 'failed'),
+          10_000,
+          10,
+        );
+        assert.match((await h.app.ledger.getRunLog(run.id)) ?? '', /had not finished after 90 minutes/);
       } finally {
         await h.close();
         await devin.close();
@@ -195,18 +213,12 @@ for (const kind of DATABASE_KINDS) {
         pushRedHead(h, 45, sha('2'), 'FAIL src/checkout.test.ts: the receipt has no total line');
         session.credits = 8;
         session.state = 'done';
-        await until(
-          'the attempt settled',
-          async () => (await attemptRows(h.app, taskId))[0]?.state === 'acknowledged',
-          10_000,
-          10,
-        );
-        const [run] = await runOf(h, taskId);
-        assert.equal(run!.state, 'completed');
+        const { run } = await settled(h, taskId);
+        assert.equal(run.state, 'completed');
         const spends = await h.app.db.kysely.selectFrom('spends').selectAll().where('task_id', '=', taskId).execute();
         assert.equal(spends.length, 1);
         assert.equal(Number(spends[0]!.model), 2, '8 credits at 0.25 dollars');
-        assert.equal(Number(spends[0]!.run_id), run!.id);
+        assert.equal(Number(spends[0]!.run_id), run.id);
         assert.deepEqual(vendor.violations, []);
       } finally {
         await h.close();
@@ -253,17 +265,9 @@ for (const kind of DATABASE_KINDS) {
 
         pushRedHead(h, 44, sha('f'), 'FAIL src/checkout.test.ts: the receipt has no total line');
         assert.equal(await cursor.sendStatusChange(hook, HOOK_SECRET, 'bc_44', 'FINISHED'), 200);
-        const [row] = await until(
-          'the attempt settled',
-          async () => {
-            const rows = await attemptRows(h.app, taskId);
-            return rows[0]?.state === 'acknowledged' ? rows : null;
-          },
-          10_000,
-          10,
-        );
-        assert.equal(row!.outcome, 'action_taken');
-        assert.equal((await runOf(h, taskId))[0]!.state, 'completed');
+        const { rows, run } = await settled(h, taskId);
+        assert.equal(rows[0]!.outcome, 'action_taken');
+        assert.equal(run.state, 'completed');
         assert.deepEqual(cursor.violations, []);
       } finally {
         await h.close();
