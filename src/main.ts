@@ -43,6 +43,7 @@ import { sameSecret } from './http/auth.js';
 import { createDashboard } from './dashboard/dashboard.js';
 import { createPersonActions } from './app/person-actions.js';
 import { createRouter } from './http/router.js';
+import { createRunnerWebhookHandler } from './http/runner-webhook.js';
 import { createMetricsHandler } from './http/metrics.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { readLedgerGauges } from './ledger/gauges.js';
@@ -164,7 +165,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       ? adapters.runner
       : config.runner?.kind === 'mention'
         ? mentionRunnerFrom(config.runner, config.github, hosts.registry) // issue 35: it comments through the hosts
-        : runnerFromConfig(config, { logger });
+        : runnerFromConfig(config, { logger, clock });
   const github = hosts.port;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
@@ -396,6 +397,14 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         apiToken: config.apiToken,
         metricsToken: config.metricsToken,
       }),
+      // R2: a session runner's vendor webhook (Cursor's status change), verified by the runner.
+      ...(runner?.receiveWebhook
+        ? {
+            runnerWebhook: createRunnerWebhookHandler({
+              receiveWebhook: (raw, headers) => runner.receiveWebhook!(raw, headers),
+            }),
+          }
+        : {}),
     },
     config.edge,
   );

@@ -5,12 +5,12 @@
 // checkout per run with a token limited to the one repository (github/scoped-token.ts; for a GitLab
 // project, wiring/gitlab-workspace-token.ts), its agent isolated from fixloop's secrets as
 // runners/isolation.ts chooses.
-import type { Logger, Runner } from './app/ports.js';
+import type { Clock, Logger, Runner } from './app/ports.js';
 import type { ProviderPort } from './app/provider-port.js';
 import type { FetchLog } from './app/pr-checks.js';
 import type { Config } from './config/config.js';
 import type { GitHubConfig } from './config/github-config.js';
-import type { CommandRunnerConfig } from './config/runner-config.js';
+import type { CommandRunnerConfig, SessionRunnerConfig } from './config/runner-config.js';
 import { createGitHub, type GitHubRequestObserver } from './github/client.js';
 import { createGitLab } from './gitlab/client.js';
 import type { ConditionalStore } from './github/etag-cache.js';
@@ -19,6 +19,8 @@ import { fetchLogTail, type FetchLogTailOptions } from './github/job-log.js';
 import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js';
 import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
+import { createSessionRunner } from './runners/session.js';
+import { SESSION_VENDOR_PRESETS, type SessionVendor } from './runners/session-vendors.js';
 import { ConfigError } from './config/errors.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
 import { geminiResume } from './runners/gemini-preset.js';
@@ -101,6 +103,8 @@ export interface RunnerFromConfigDeps {
   uid?: number | null;
   /** Where a GitLab workspace's fallback to GITLAB_TOKEN is said (GITLAB_WORKSPACE_TOKEN=configured). */
   logger?: Pick<Logger, 'warn'>;
+  /** What a session runner measures its runs' timeout by; default the system clock. */
+  clock?: Clock;
 }
 
 /** null when no runner is configured (the app then refuses to dispatch). */
@@ -117,6 +121,18 @@ export function runnerFromConfig(
   if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
   // Issue 35: it comments through the code hosts, so it is built with them (wiring/mention-runner.ts).
   if (r.kind === 'mention') throw new Error('the mention runner is built with the code hosts: mentionRunnerFrom');
+  if (r.kind === 'session') {
+    const clock = deps.clock;
+    return createSessionRunner({
+      vendor: sessionVendorOf(r),
+      apiKey: r.apiKey,
+      webhookSecret: r.webhookSecret,
+      pollIntervalMs: r.pollIntervalMs,
+      timeoutMs: r.timeoutMs,
+      ...(clock ? { now: () => clock.now().getTime() } : {}),
+      ...(deps.logger ? { logger: { warn: (o, m) => deps.logger!.warn(o, m), info: () => undefined } } : {}),
+    });
+  }
 
   // L3: throws a ConfigError when the config asks for what this process cannot do.
   const isolation = chooseIsolation({
@@ -195,6 +211,27 @@ export function runnerFromConfig(
     ...(deps.env ? { env: deps.env } : {}),
     isolation,
   });
+}
+
+/** R2: the vendor a session runner speaks to: a preset (at `baseUrl` when set) or the config's description. */
+export function sessionVendorOf(r: SessionRunnerConfig): SessionVendor {
+  if (r.vendor !== 'custom') {
+    const preset = SESSION_VENDOR_PRESETS[r.vendor];
+    return r.baseUrl === null ? preset() : preset(r.baseUrl);
+  }
+  const c = r.custom!;
+  return {
+    name: c.name,
+    baseUrl: r.baseUrl!,
+    auth: c.auth,
+    messagePath: c.messagePath,
+    messageBody: c.messageBody,
+    statusPath: c.statusPath,
+    statePointer: c.statePointer,
+    states: { completed: c.states.completed, failed: c.states.failed, needsPerson: c.states.needsPerson },
+    spend: c.spend ?? null,
+    webhook: c.webhook ?? null,
+  };
 }
 
 /** argv, allowed variables and stdin of a command runner: the preset's (plus `envAllow`), or the config's. */

@@ -26,11 +26,13 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
   const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
   assert.equal(
     configs.length,
-    7,
-    'Claude Code, Codex, Gemini CLI, OpenCode, Amp, an agent platform, an agent on the pull request',
+    10,
+    'Claude Code, Codex, Gemini CLI, OpenCode, Amp, an agent platform, an agent on the pull request, Devin, Cursor and another vendor',
   );
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
   try {
+    const keyFile = join(dir, 'vendor-key');
+    writeFileSync(keyFile, 'k');
     const kinds = configs.map((yaml, i) => {
       const file = join(dir, `fixloop-${i}.yaml`);
       writeFileSync(file, yaml);
@@ -39,6 +41,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
           WEBHOOK_SECRET: 'x',
           FIXLOOP_RUNNER_SECRET: 'y',
           FIXLOOP_MENTION_TOKEN: 'ghp_person',
+          FIXLOOP_SESSION_API_KEY_FILE: keyFile,
           FIXLOOP_WORK_DIR: join(dir, 'runs'),
         },
         file,
@@ -51,6 +54,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
           ? mentionRunnerFrom(c.runner, c.github, { hostOfRepository: () => assert.fail('nothing is posted here') })
           : runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
       assert.ok(runner, `block ${i} builds a runner`);
+      if (c.runner?.kind === 'session') return `session: ${c.runner.vendor}`;
       return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
     });
     assert.deepEqual(kinds, [
@@ -61,6 +65,9 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       'amp-threads-continue',
       'http',
       'mention',
+      'session: devin',
+      'session: cursor',
+      'session: custom',
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,12 +3,10 @@
 // the run row, so two processes can never both start it; the prompt is built from the stored
 // rejection, so what the agent reads survives a failed dispatch.
 import { createHash } from 'node:crypto';
-import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { protocolBlock } from '../core/prompt-protocol.js';
-import { renderPrompt } from '../core/prompt-template.js';
 import type { WordsOf } from '../core/host-words.js';
 import { nextAttemptState } from '../core/attempt-state.js';
-import type { Attempt, AttemptStatus, Rejection, Run, Task } from '../core/types.js';
+import type { AttemptStatus, Run } from '../core/types.js';
 import {
   ENDED_WATCHED,
   interruptedByShutdown,
@@ -19,10 +17,11 @@ import {
   type ProcessMark,
 } from '../core/stranded-run.js';
 import type { AgentLedger } from './agent-port.js';
-import type { Clock, Logger, Random, Runner, RunSpec } from './ports.js';
+import type { Clock, Logger, Random, Runner, RunExit, RunSpec } from './ports.js';
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { settleUncalledRun, type UncalledRunDeps } from './settle-uncalled-run.js';
+import { promptFor } from './prompt-for-attempt.js';
 import type { ReadFailedJobLog } from './failed-job-log.js';
 import { LOG_EVENTS } from '../core/events.js';
 
@@ -116,9 +115,10 @@ export function createDispatcher(deps: DispatchDeps) {
   async function runEnded(
     runId: number,
     attemptId: number | null,
-    r: { state: 'completed' | 'failed'; exitCode: number | null },
+    r: RunExit,
     interrupted = interrupting.has(runId),
   ): Promise<boolean> {
+    await runnerReport(runId, r);
     if (interrupted) {
       // V4: a shutdown or a crash ended it, not its agent: the run ends marked interrupted and its
       // attempt stays as it is — running, to be offered again free by reconciliation (reconcile.ts),
@@ -140,6 +140,25 @@ export function createDispatcher(deps: DispatchDeps) {
     // Only while no outcome is recorded: one the run reported meanwhile (to any process) settles it (I5).
     if (life) await advance(life.attemptId, { kind: 'run_ended', hadOutcome: life.outcome !== null }, true);
     return moved !== null;
+  }
+
+  /**
+   * What a runner says of a run's end beside its state (a `session` runner, R2): its words in the run
+   * log, and the vendor's spend (K6) — only while the run is open, so an end told twice counts once.
+   */
+  async function runnerReport(runId: number, r: RunExit): Promise<void> {
+    if (r.detail === undefined && r.spend === undefined) return;
+    const run = await ledger.getRun(runId);
+    if (!run || (run.state !== 'queued' && run.state !== 'running')) return;
+    if (r.detail !== undefined) await ledger.appendRunLog(runId, `\n[fixloop] ${r.detail}\n`, RUN_LOG_MAX_CHARS);
+    if (r.spend !== undefined && r.spend.dollars > 0)
+      await deps.agent.addSpend({
+        taskId: run.taskId,
+        runId,
+        model: r.spend.dollars,
+        sandbox: 0,
+        note: r.spend.note.slice(0, 200),
+      });
   }
 
   /**
@@ -243,68 +262,6 @@ export function createDispatcher(deps: DispatchDeps) {
     );
   }
 
-  /**
-   * C6: what the CI frame quotes. A red stored with no output of its own is completed from the host
-   * when it serves job logs (a GitLab pipeline or job hook): the failed job's name and its log tail.
-   */
-  async function ciEvidence(
-    task: Task,
-    rejection: Rejection,
-    headSha: string | null,
-  ): Promise<{ checkName: string; output: string }> {
-    const stored = { checkName: rejection.checkName ?? '', output: rejection.body };
-    if (rejection.body.trim() !== '' || headSha === null || !deps.failedJobLog) return stored;
-    const job = await deps.failedJobLog(task.repository, headSha, stored.checkName);
-    return job ? { checkName: job.name, output: job.text } : stored;
-  }
-
-  /** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
-  async function promptFor(
-    task: Task,
-    attemptId: number,
-    attempts: Attempt[],
-    rejection: Rejection,
-    attemptNumber: number,
-  ): Promise<{ prompt: string; failure: NonNullable<RunSpec['failure']> }> {
-    const life = await deps.agent.life(attemptId);
-    const base = {
-      repository: task.repository,
-      pullRequest: task.pullRequest,
-      words: deps.wordsOf(task.repository),
-      headSha: rejection.headSha ?? life?.headSha ?? null,
-      attempt: attemptNumber,
-      maxAttempts: deps.maxAttempts + task.extraAttempts,
-      nonce: deps.random.token(12),
-    };
-    const failure =
-      rejection.source === 'gate'
-        ? ({
-            source: 'gate',
-            conclusion: null,
-            url: null,
-            ...(await ciEvidence(task, rejection, base.headSha)),
-          } as const)
-        : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
-          ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
-    let frame;
-    if (life?.retryOf != null) {
-      const previous = await deps.agent.life(life.retryOf);
-      frame = retryFrame({
-        ...base,
-        reason: previous?.outcome ? 'no_progress' : 'no_outcome',
-        previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
-        failure,
-      });
-    } else
-      frame =
-        failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
-    const told =
-      failure.source === 'gate'
-        ? { what: failure.checkName, text: failure.output }
-        : { what: `review by ${failure.reviewer ?? 'a reviewer'}`, text: failure.body };
-    return { prompt: renderPrompt(frame, deps.promptTemplate), failure: told };
-  }
-
   /** I1: apply a lifecycle event to the attempt, by compare-and-set from the state it was read in. */
   async function advance(
     attemptId: number,
@@ -352,7 +309,7 @@ export function createDispatcher(deps: DispatchDeps) {
     let prompt: string;
     let failure: NonNullable<RunSpec['failure']>;
     try {
-      ({ prompt, failure } = await promptFor(task, attempt.id, attempts, rejection, attemptNumber));
+      ({ prompt, failure } = await promptFor(deps, task, attempt.id, attempts, rejection, attemptNumber));
     } catch (err) {
       await fail(attempt.id, run.id, task.id, `prompt could not be built: ${(err as Error).message}`);
       return true;

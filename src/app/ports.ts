@@ -25,9 +25,21 @@ export interface RunSpec {
   attempt?: { number: number; max: number };
 }
 
+/** A run's end as its runner saw it (command: the process exited; session: the vendor's session ended). */
+export interface RunExit {
+  state: 'completed' | 'failed';
+  exitCode: number | null;
+  /** The runner's own words on why it ended (a vendor's state, a timeout), for the run log and a notice. */
+  detail?: string;
+  /** R2: the session waits for its user — the loop hands the pull request to a person (agent_needs_person). */
+  needsPerson?: boolean;
+  /** K6: what the run cost where its vendor reports it, in US dollars, recorded as model spend. */
+  spend?: { dollars: number; note: string };
+}
+
 export interface RunnerCallbacks {
-  /** The runner reports the run's end (command: the process exited). */
-  onExit(runId: number, result: { state: 'completed' | 'failed'; exitCode: number | null }): void;
+  /** The runner reports the run's end. */
+  onExit(runId: number, result: RunExit): void;
   onOutput(runId: number, chunk: string): void;
 }
 
@@ -47,6 +59,18 @@ export interface Runner {
    * process omit it.
    */
   waitForRuns?(graceMs: number): Promise<number[]>;
+  /**
+   * R2: a vendor's status webhook for the runs this runner follows (a `session` runner), its exact
+   * bytes and its headers (lower-case names); answers 401 to a bad signature, changing nothing.
+   * Runners whose agents report through fixloop's API omit it.
+   */
+  receiveWebhook?(raw: Buffer, headers: Readonly<Record<string, string | undefined>>): Promise<RunnerWebhookAnswer>;
+}
+
+/** A runner webhook's answer: its HTTP status and a short text for the sender's delivery log. */
+export interface RunnerWebhookAnswer {
+  status: number;
+  body: string;
 }
 
 export interface Logger {

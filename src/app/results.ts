@@ -30,7 +30,10 @@ export async function readResults(deps: ResultsDeps, input: PeriodInput): Promis
 }
 
 /** The configured runner's name for Results: its kind, and its preset when it has one. */
-export function agentName(runner: { kind: string; preset?: { name: string } | null } | null | undefined): string {
+export function agentName(
+  runner: { kind: string; preset?: { name: string } | null; vendor?: string } | null | undefined,
+): string {
   if (!runner) return 'no runner';
+  if (runner.kind === 'session' && runner.vendor) return `session: ${runner.vendor}`;
   return runner.kind === 'command' && runner.preset ? `command: ${runner.preset.name}` : runner.kind;
 }

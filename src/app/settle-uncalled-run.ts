@@ -3,7 +3,8 @@
 // took action, and its attempt is settled as an agent's `action_taken` report would be — then
 // acknowledged by that new head as progress (I3), so the red of the fix is judged when it arrives.
 // A run with neither files the Task's one notice (agent_unreachable). Asked before the run is marked
-// ended, so a crash in between leaves the run to be ended again, and this asked again.
+// ended, so a crash in between leaves the run to be ended again, and this asked again. A run whose
+// session waits for its user (R2, a `session` runner) files agent_needs_person instead (decision 0067).
 import { signOfLife } from '../core/sign-of-life.js';
 import { nextAttemptState } from '../core/attempt-state.js';
 import type { WordsOf } from '../core/host-words.js';
@@ -36,6 +37,8 @@ export interface UncalledRunDeps {
 export interface RunEnd {
   state: 'completed' | 'failed';
   exitCode: number | null;
+  detail?: string | undefined;
+  needsPerson?: boolean | undefined;
 }
 
 /** For an automatic attempt's run that is still open in the ledger: infer its push, or file the notice. */
@@ -50,7 +53,7 @@ export async function settleUncalledRun(
   if (!run || (run.state !== 'queued' && run.state !== 'running')) return; // ended (and asked) before
   const life = await deps.agent.life(attemptId);
   const ended = { runId, attemptId, agentSeenAt: run.agentSeenAt, outcome: life?.outcome ?? null, ...end };
-  if (ended.agentSeenAt !== null || ended.outcome !== null) return; // a call: the usual path settles it
+  if ((ended.agentSeenAt !== null && !end.needsPerson) || ended.outcome !== null) return; // a call: the usual path settles it
   const task = await ledger.getTask(run.taskId);
   if (!task || task.state !== 'open' || task.prState !== 'open') return;
   const now = deps.headNow ? await deps.headNow(task).catch(() => null) : null;
@@ -59,9 +62,10 @@ export async function settleUncalledRun(
   await ledger.appendRunLog(runId, `\n[fixloop] ${sign.detail}\n`, deps.runLogMaxChars);
   if (sign.kind === 'pushed') return actionInferred(deps, task, runId, attemptId, sign.headSha, sign.detail);
 
+  const reason = sign.kind === 'waiting' ? 'agent_needs_person' : 'agent_unreachable';
   const notice = await fileStopNotice(ledger, task, {
     maxAttempts: deps.maxAttempts,
-    reason: 'agent_unreachable',
+    reason,
     headSha: life?.headSha ?? task.ciHeadSha,
     detail: sign.detail,
     words: deps.wordsOf(task.repository),
@@ -71,10 +75,10 @@ export async function settleUncalledRun(
     taskId: task.id,
     attemptId,
     outcome: 'noticed',
-    reason: 'agent_unreachable',
+    reason,
     detail: notice.message,
   });
-  deps.logger.warn({ taskId: task.id, attemptId, runId, reason: 'agent_unreachable' }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
+  deps.logger.warn({ taskId: task.id, attemptId, runId, reason }, LOG_EVENTS.CI_AUTOFIX_EXHAUSTED);
 }
 
 /**

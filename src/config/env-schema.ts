@@ -167,6 +167,10 @@ export const envSchema = z
     FIXLOOP_METRICS_TOKEN_FILE: filePath.optional(),
     FIXLOOP_SLACK_WEBHOOK_URL_FILE: filePath.optional(),
     FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE: filePath.optional(),
+    /** R2: the `session` runner's vendor API key, read from this file only (never a variable nor the config file). */
+    FIXLOOP_SESSION_API_KEY_FILE: filePath.optional(),
+    /** R2: the signing secret of the vendor's status webhook (Cursor), read from this file only. */
+    FIXLOOP_SESSION_WEBHOOK_SECRET_FILE: filePath.optional(),
     FIXLOOP_AGENT_ISOLATION: z.enum(ISOLATION_MODES).optional(),
     FIXLOOP_AGENT_USER: agentUserSpec.optional(),
     /** Where the generated API token is kept when FIXLOOP_API_TOKEN is unset; read as the token when it exists. */

@@ -1,14 +1,14 @@
-// The runner as loaded (SPEC L1, L2, L3): a preset or a hand-written command with its workspace, or an
-// http runner with its secret, and how the agent is isolated. The environment wins where both set it
+// The runner as loaded (SPEC L1, L2, L3, R2): a preset or a hand-written command with its workspace, an
+// http runner with its secret, or a session runner with its vendor and key, and how the agent is isolated. The environment wins where both set it
 // (decision 0006 (g)); a preset that cannot run where it is configured is refused at load.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
 import type { ConfigFile } from './schema.js';
 import type { EnvConfig } from './env-schema.js';
 import { RUNNER_PRESETS, type RunnerPresetName } from './runner-preset-schema.js';
-import type { IsolationMode } from './runner-schema.js';
+import type { customSessionVendorSchema, IsolationMode, SESSION_VENDORS } from './runner-schema.js';
 import { defaultCloneUrl } from './github-config.js';
 import { MENTION_TRIGGERS, type MentionAgent } from '../core/mention-comment.js';
 import { MENTION_DEFAULT_IDENTITY } from './mention-runner-schema.js';
@@ -48,8 +48,27 @@ export interface CommandRunnerConfig {
   readonly workspace: WorkspaceConfig | null;
 }
 
+/** R2: a vendor's REST session, continued and followed (src/runners/session.ts; decision 0067). */
+export interface SessionRunnerConfig {
+  readonly kind: 'session';
+  readonly vendor: (typeof SESSION_VENDORS)[number];
+  /** null: the preset's documented API. */
+  readonly baseUrl: string | null;
+  readonly pollIntervalMs: number;
+  readonly timeoutMs: number;
+  /** The vendor described, for `custom`; null for a preset. */
+  readonly custom: z.output<typeof customSessionVendorSchema> | null;
+  /** From FIXLOOP_SESSION_API_KEY_FILE. */
+  readonly apiKey: string;
+  /** From FIXLOOP_SESSION_WEBHOOK_SECRET_FILE; null: the vendor's webhook is refused. */
+  readonly webhookSecret: string | null;
+}
+
 export type RunnerConfig =
-  CommandRunnerConfig | { readonly kind: 'http'; readonly url: string; readonly secret: string } | MentionRunnerConfig;
+  | CommandRunnerConfig
+  | { readonly kind: 'http'; readonly url: string; readonly secret: string }
+  | MentionRunnerConfig
+  | SessionRunnerConfig;
 
 /** Issue 35: the agent mentioned on the pull request, its handle, and the token of the person who mentions it (null: fixloop's own). */
 export interface MentionRunnerConfig {
@@ -147,11 +166,49 @@ export function resolveRunner(
         userToken: as === 'user' ? token! : null,
       };
     }
+    case 'session': {
+      if (vars.FIXLOOP_SESSION_API_KEY_FILE === undefined) {
+        throw ConfigError.at(
+          'environment',
+          ['FIXLOOP_SESSION_API_KEY_FILE'],
+          `is required for a session runner: the file holding the ${runner.vendor} API key (a key is never read from the config file)`,
+        );
+      }
+      return {
+        kind: 'session',
+        vendor: runner.vendor,
+        baseUrl: runner.baseUrl ?? null,
+        pollIntervalMs: Math.round(runner.pollSeconds * 1000),
+        timeoutMs: Math.round(runner.timeoutMinutes * 60_000),
+        custom: runner.custom ?? null,
+        apiKey: readSecret('FIXLOOP_SESSION_API_KEY_FILE', vars.FIXLOOP_SESSION_API_KEY_FILE),
+        webhookSecret:
+          vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE === undefined
+            ? null
+            : readSecret('FIXLOOP_SESSION_WEBHOOK_SECRET_FILE', vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE),
+      };
+    }
     default: {
       const never: never = runner;
       throw new Error(`unknown runner ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** A secret read from the file a `_FILE` variable names, trimmed; its text never appears in an error. */
+function readSecret(fileVar: string, path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    throw ConfigError.at(
+      'environment',
+      [fileVar],
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  if (text === '') throw ConfigError.at('environment', [fileVar], `names an empty file (${path})`);
+  return text;
 }
 
 /** The preset's options, typed by its schema (already checked by configFileSchema). */

@@ -99,3 +99,96 @@ export const httpRunnerSchema = z.strictObject({
   secret: z.string().min(1).optional(),
   promptTemplate: promptTemplateSchema.optional(),
 });
+
+/** R2: the vendors the `session` runner knows (src/runners/session-vendors.ts), and `custom` for another. */
+export const SESSION_VENDORS = ['devin', 'cursor', 'custom'] as const;
+
+/** A path on the vendor's API with the session id's place in it. */
+const sessionPath = z
+  .string()
+  .regex(/^\/[^\s?#]*$/, 'must be a path starting with / (no query, no fragment)')
+  .refine((p) => p.includes('{sessionId}'), 'must contain {sessionId}, where the session id goes');
+/** RFC 6901: empty (the whole answer) or /-separated keys. */
+const jsonPointer = z.string().regex(/^(\/([^~]|~[01])*)*$/, 'must be a JSON pointer such as /status');
+const stateList = z.array(z.string().min(1).max(100)).max(50);
+
+/** R2: another REST vendor, described by its documented API (docs/configuration.md, "Session runner"). */
+export const customSessionVendorSchema = z
+  .strictObject({
+    /** How people read it in logs and notices. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be lower-case letters, digits and -'),
+    auth: z.enum(['bearer', 'basic']).default('bearer'),
+    messagePath: sessionPath,
+    /** JSON; each `{{prompt}}` and `{{sessionId}}` inside a string is replaced. */
+    messageBody: z
+      .json()
+      .refine((b) => JSON.stringify(b).includes('{{prompt}}'), 'must contain {{prompt}}, where the frame goes'),
+    statusPath: sessionPath,
+    statePointer: jsonPointer,
+    states: z
+      .strictObject({
+        /** Listed for the reader: a state in no list keeps the run running anyway. */
+        running: stateList.default([]),
+        completed: stateList.min(1),
+        failed: stateList.default([]),
+        needsPerson: stateList.default([]),
+      })
+      .superRefine((s, ctx) => {
+        const seen = new Map<string, string>();
+        for (const list of ['running', 'completed', 'failed', 'needsPerson'] as const) {
+          for (const state of s[list]) {
+            const first = seen.get(state);
+            if (first)
+              ctx.addIssue({ code: 'custom', path: [list], message: `${JSON.stringify(state)} is in ${first} too` });
+            else seen.set(state, list);
+          }
+        }
+      }),
+    spend: z.strictObject({ pointer: jsonPointer, dollarsPerUnit: z.number().positive().default(1) }).optional(),
+    webhook: z
+      .strictObject({
+        signatureHeader: z
+          .string()
+          .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+          .transform((h) => h.toLowerCase()),
+        idPointer: jsonPointer,
+      })
+      .optional(),
+  })
+  .readonly();
+
+export const sessionRunnerSchema = z
+  .strictObject({
+    kind: z.literal('session'),
+    vendor: z.enum(SESSION_VENDORS),
+    /** The vendor's API; a preset's documented one when unset. https, or http only to this machine. */
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .superRefine((v, ctx) => {
+        const problem = outboundUrlProblem(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    /** How often the session's state is read. */
+    pollSeconds: z.number().positive().max(3600).default(30),
+    /** How long a run follows its session before it ends failed (a notice follows, never silence). */
+    timeoutMinutes: z
+      .number()
+      .positive()
+      .max(7 * 24 * 60)
+      .default(60),
+    custom: customSessionVendorSchema.optional(),
+    promptTemplate: promptTemplateSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.vendor === 'custom' && r.custom === undefined)
+      ctx.addIssue({ code: 'custom', path: ['custom'], message: 'vendor custom needs `custom`, the vendor described' });
+    if (r.vendor === 'custom' && r.baseUrl === undefined)
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'vendor custom needs `baseUrl`' });
+    if (r.vendor !== 'custom' && r.custom !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['custom'],
+        message: `is only read with vendor custom (${r.vendor} is a preset)`,
+      });
+  });

@@ -11,7 +11,7 @@ import { MAX_GRANTS_LIMIT } from '../core/grant-cap.js';
 import { AUTHOR_ASSOCIATIONS, MINIMUM_PERMISSIONS } from '../core/standing.js';
 import { DEFAULT_MATRIX_SETTLE_MINUTES } from '../core/unchanged-failure.js';
 import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
-import { commandRunnerSchema, httpRunnerSchema } from './runner-schema.js';
+import { commandRunnerSchema, httpRunnerSchema, sessionRunnerSchema } from './runner-schema.js';
 import { noticesSchema } from './notices-schema.js';
 import { mentionRunnerSchema } from './mention-runner-schema.js';
 
@@ -112,7 +112,9 @@ export function configFileSchemaFor(providers: readonly string[]) {
   return z
     .strictObject({
       works: z.array(workSchemaFor(providers)).default([]),
-      runner: z.discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema, mentionRunnerSchema]).optional(),
+      runner: z
+        .discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema, mentionRunnerSchema, sessionRunnerSchema])
+        .optional(),
       maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
       /** V4, K5: a person's grants of one more attempt per Task across its life (TASK_MAX_GRANTS wins). */
       maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).optional(),

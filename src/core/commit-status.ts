@@ -37,6 +37,7 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   parked: 'parked, no answer in time',
   dispatch_unconfirmed: 'agent start unconfirmed',
   agent_unreachable: 'the agent never reached fixloop',
+  agent_needs_person: 'the agent waits for a person',
   approval_required: 'a check waits for approval',
   no_ci: 'no CI ran on the new head',
   interrupted_twice: 'restarts stopped the agent twice',

@@ -23,6 +23,7 @@ const WHY: Record<StopReason, RegExp> = {
   parked: /parked/,
   dispatch_unconfirmed: /cannot tell whether it started/,
   agent_unreachable: /without a single call to fixloop/,
+  agent_needs_person: /session is waiting for a person to answer it/,
   approval_required: /waiting for a person to approve it \(action_required\)/,
   no_ci: /no CI ran on the new head/,
   interrupted_twice: /restart of fixloop stopped the agent's run twice for the same attempt/,

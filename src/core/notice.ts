@@ -29,6 +29,8 @@ export const STOP_WHY: Record<StopReason, string> = {
     'fixloop died while starting the agent and cannot tell whether it started, so it will not start it again on its own',
   agent_unreachable:
     "the agent's run ended without a single call to fixloop and without a push to the branch, so it never read the checks nor changed anything, and a retry would most likely fail the same way",
+  agent_needs_person:
+    "the agent's session is waiting for a person to answer it, so resuming it again would only add to what it waits on",
   approval_required:
     'a check is waiting for a person to approve it (action_required), which resuming the agent cannot clear',
   no_ci:

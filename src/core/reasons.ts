@@ -173,6 +173,7 @@ export const STOP_REASONS = [
   'parked',
   'dispatch_unconfirmed', // I5: a dispatch died before its start was known; never re-sent, so a person decides
   'agent_unreachable', // I5: the run ended without one call from its agent; a retry would fail the same way
+  'agent_needs_person', // R2: the agent's vendor session waits for its user (Devin's `blocked`); a person answers it
   'approval_required', // T3: a check waits for a person's approval (action_required); the agent cannot clear it
   'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
   'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer

@@ -58,3 +58,26 @@ test('I5: a failed run with no exit status says so', () => {
   const r = signOfLife(ended({ state: 'failed', exitCode: null }), still, 'http://127.0.0.1:3000');
   assert.match(r.kind === 'none' ? r.detail : '', /ended failed \(no exit status\)/);
 });
+
+test('R2: a run whose session waits for a person hands the pull request over, called or pushed, unless it reported', () => {
+  const waiting = { needsPerson: true, detail: 'the devin session d-1 is waiting for a person (blocked)' };
+  for (const o of [{}, { agentSeenAt: '2026-12-01T10:00:00Z' }]) {
+    for (const heads of [still, { dispatched: A, now: B }]) {
+      const r = signOfLife(ended({ ...waiting, ...o, state: 'failed', exitCode: null }), heads, 'http://x');
+      assert.equal(r.kind, 'waiting');
+      assert.match(r.kind === 'waiting' ? r.detail : '', /without an outcome: the devin session d-1 is waiting/);
+    }
+  }
+  assert.equal(signOfLife(ended({ ...waiting, outcome: 'blocked' }), still, 'http://x').kind, 'called');
+  assert.equal(signOfLife(ended({ ...waiting, attemptId: null }), still, 'http://x').kind, 'called');
+});
+
+test("R2: a runner's words on the end replace the guess at the cause", () => {
+  const r = signOfLife(
+    ended({ state: 'failed', exitCode: null, detail: 'the session had not finished' }),
+    still,
+    'http://x',
+  );
+  assert.equal(r.kind, 'none');
+  assert.match(r.kind === 'none' ? r.detail : '', /without a push to the branch: the session had not finished$/);
+});

@@ -16,6 +16,10 @@ export interface EndedRun {
   outcome: string | null;
   state: 'completed' | 'failed';
   exitCode: number | null;
+  /** The runner's own words on the end (a vendor state, a timeout); replaces the guess at the cause. */
+  detail?: string | undefined;
+  /** R2: the runner saw the agent's session wait for its user. */
+  needsPerson?: boolean | undefined;
 }
 
 /** The pull request's head when the run was dispatched, and as the host (or the ledger) has it now. */
@@ -25,12 +29,19 @@ export interface RunHeads {
 }
 
 export type SignOfLife =
-  { kind: 'called' } | { kind: 'pushed'; headSha: string; detail: string } | { kind: 'none'; detail: string };
+  | { kind: 'called' }
+  | { kind: 'pushed'; headSha: string; detail: string }
+  | { kind: 'none'; detail: string }
+  | { kind: 'waiting'; detail: string };
 
 export function signOfLife(run: EndedRun, heads: RunHeads, apiUrl: string): SignOfLife {
-  if (run.attemptId === null || run.agentSeenAt !== null || run.outcome !== null) return { kind: 'called' };
+  if (run.attemptId === null || run.outcome !== null) return { kind: 'called' };
   const exit = run.exitCode === null ? 'no exit status' : `exit code ${run.exitCode}`;
   const ended = `run ${run.runId} ended ${run.state} (${exit})`;
+  if (run.needsPerson) {
+    return { kind: 'waiting', detail: `${ended} without an outcome: ${run.detail ?? 'its agent waits for a person'}` };
+  }
+  if (run.agentSeenAt !== null) return { kind: 'called' };
   if (heads.dispatched && heads.now && heads.dispatched.toLowerCase() !== heads.now.toLowerCase()) {
     return {
       kind: 'pushed',
@@ -38,6 +49,12 @@ export function signOfLife(run: EndedRun, heads: RunHeads, apiUrl: string): Sign
       detail:
         `${ended} without calling fixloop, but the branch moved from ${heads.dispatched.slice(0, 12)} to ` +
         `${heads.now.slice(0, 12)} after it was dispatched: its outcome is taken as action_taken`,
+    };
+  }
+  if (run.detail) {
+    return {
+      kind: 'none',
+      detail: `${ended} without a single call from its agent and without a push to the branch: ${run.detail}`,
     };
   }
   return {

@@ -24,6 +24,7 @@ const REASON_SHORT: Partial<Record<string, string>> = {
   parked: 'parked, no answer',
   dispatch_unconfirmed: 'start unconfirmed',
   agent_unreachable: 'agent never called or pushed',
+  agent_needs_person: 'agent waits for a person',
   approval_required: 'needs approval',
   no_ci: 'no CI on new commit',
   interrupted_twice: 'interrupted twice',

@@ -11,6 +11,7 @@ import type { Logger } from '../app/ports.js';
 import { bodyClassOf, BODY_LIMITS, boundedBodies, tooLargeText } from './body-limit.js';
 import { capConnections } from './connection-cap.js';
 import type { WebhookRoutes } from './webhook.js';
+import { RUNNER_WEBHOOK_PATH } from './runner-webhook.js';
 /** Where a resumed agent's MCP client connects with its run token. */
 const MCP_PATH = '/mcp';
 /** Prometheus scrapes here (N2), with the API or the metrics token. */
@@ -40,6 +41,8 @@ export function createRouter(
     api: Hono;
     logger: Logger;
     metrics?: NodeHandler;
+    /** R2: a `session` runner's vendor webhook (runner-webhook.ts), when the runner takes one. */
+    runnerWebhook?: NodeHandler;
   },
   limits: EdgeLimits,
 ): Server {
@@ -49,7 +52,7 @@ export function createRouter(
   edge.all('*', (c) => routes.api.fetch(c.req.raw, c.env));
   const api = getRequestListener(edge.fetch);
   // The paths that take the raw request and bound its body themselves.
-  const ownRaw = new Set([...routes.webhooks.paths, MCP_PATH, METRICS_PATH]);
+  const ownRaw = new Set([...routes.webhooks.paths, MCP_PATH, METRICS_PATH, RUNNER_WEBHOOK_PATH]);
   const raw = (handler: NodeHandler, what: string) => (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((err: unknown) => {
       routes.logger.error({ err }, `${what} handler failed`);
@@ -61,6 +64,7 @@ export function createRouter(
   );
   const mcp = raw(routes.mcp, 'mcp');
   const metrics = routes.metrics ? raw(routes.metrics, 'metrics') : null;
+  const runnerWebhook = routes.runnerWebhook ? raw(routes.runnerWebhook, 'runner webhook') : null;
   const server = createServer(
     {
       // Node answers 408 and closes the connection; a connection that sends nothing is cut at the headers' bound.
@@ -75,6 +79,7 @@ export function createRouter(
       if (webhook) return webhook(req, res);
       if (path === MCP_PATH) return mcp(req, res);
       if (path === METRICS_PATH && metrics) return metrics(req, res);
+      if (path === RUNNER_WEBHOOK_PATH && runnerWebhook) return runnerWebhook(req, res);
       void api(req, res);
     },
   );

@@ -1,7 +1,7 @@
-// The one error type both runners reject start() with (SPEC L1), so the dispatcher can record
+// The one error type every runner rejects start() with (SPEC L1), so the dispatcher can record
 // why a run could not be handed over without parsing messages.
 
-export type RunnerErrorCode = 'spawn_failed' | 'http_status' | 'http_error' | 'timeout';
+export type RunnerErrorCode = 'spawn_failed' | 'http_status' | 'http_error' | 'timeout' | 'no_session';
 
 export class RunnerError extends Error {
   override readonly name = 'RunnerError';

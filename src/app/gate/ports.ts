@@ -4,7 +4,7 @@
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/neutral-events.js';
 import type { ClassifyDelivery } from '../../core/neutral-events.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
-import type { Task, Work } from '../../core/types.js';
+import type { AttemptStatus, Task, Work } from '../../core/types.js';
 import type { WordsOf } from '../../core/host-words.js';
 import type { CommentCommand } from '../../core/comment-command.js';
 import type { Logger } from '../ports.js';
@@ -12,7 +12,6 @@ import type { DecisionInput, Ledger } from '../ledger-port.js';
 import type { DecisionWriter } from '../decision-writer.js';
 import type { RequestRerun } from '../rerun.js';
 import type { AgentLedger } from '../agent-port.js';
-import type { Dispatcher } from '../dispatch.js';
 
 /** T1: the base branch's head and the checks failing on it, as last read from GitHub. */
 export interface BaseChecks {
@@ -72,8 +71,11 @@ export interface EvaluateDeps {
   maxAttempts: number;
   /** How a head's stored deliveries read again (T2, T6): the host registry's, by the host of each event name. */
   classify: ClassifyDelivery;
-  /** Hands a claimed attempt to the runner (dispatch.ts). */
-  dispatcher: Pick<Dispatcher, 'dispatch'>;
+  /**
+   * Hands a claimed attempt to the runner (dispatch.ts's `dispatch`), declared here so the gate does not
+   * import the dispatcher (which reaches the gate through settle-uncalled-run → progress-check).
+   */
+  dispatcher: { dispatch(attemptId: number, from?: AttemptStatus): Promise<boolean> };
   decisions: DecisionWriter;
   /** Attempt lifecycle, spend and the last time a person acted (I1, K6, K7, K9). */
   agent: AgentLedger;

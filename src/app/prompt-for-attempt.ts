@@ -1,0 +1,82 @@
+// What a resumed agent is told (SPEC C6, H2, I3): the CI or review frame, or the retry frame when the
+// attempt retries one, built from the stored rejection so it survives a failed dispatch — and the
+// failure in a few plain words for a runner that tells it where people read it (the mention runner).
+import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { renderPrompt } from '../core/prompt-template.js';
+import type { WordsOf } from '../core/host-words.js';
+import type { Attempt, Rejection, Task } from '../core/types.js';
+import type { AgentLedger } from './agent-port.js';
+import type { Random, RunSpec } from './ports.js';
+import type { ReadFailedJobLog } from './failed-job-log.js';
+
+export interface PromptDeps {
+  agent: Pick<AgentLedger, 'life'>;
+  random: Random;
+  maxAttempts: number;
+  promptTemplate?: string;
+  wordsOf: WordsOf;
+  failedJobLog?: ReadFailedJobLog;
+}
+
+/**
+ * C6: what the CI frame quotes. A red stored with no output of its own is completed from the host
+ * when it serves job logs (a GitLab pipeline or job hook): the failed job's name and its log tail.
+ */
+async function ciEvidence(
+  deps: PromptDeps,
+  task: Task,
+  rejection: Rejection,
+  headSha: string | null,
+): Promise<{ checkName: string; output: string }> {
+  const stored = { checkName: rejection.checkName ?? '', output: rejection.body };
+  if (rejection.body.trim() !== '' || headSha === null || !deps.failedJobLog) return stored;
+  const job = await deps.failedJobLog(task.repository, headSha, stored.checkName);
+  return job ? { checkName: job.name, output: job.text } : stored;
+}
+
+/** The seeded message: the CI or review frame, or the retry frame when this attempt retries one. */
+export async function promptFor(
+  deps: PromptDeps,
+  task: Task,
+  attemptId: number,
+  attempts: Attempt[],
+  rejection: Rejection,
+  attemptNumber: number,
+): Promise<{ prompt: string; failure: NonNullable<RunSpec['failure']> }> {
+  const life = await deps.agent.life(attemptId);
+  const base = {
+    repository: task.repository,
+    pullRequest: task.pullRequest,
+    words: deps.wordsOf(task.repository),
+    headSha: rejection.headSha ?? life?.headSha ?? null,
+    attempt: attemptNumber,
+    maxAttempts: deps.maxAttempts + task.extraAttempts,
+    nonce: deps.random.token(12),
+  };
+  const failure =
+    rejection.source === 'gate'
+      ? ({
+          source: 'gate',
+          conclusion: null,
+          url: null,
+          ...(await ciEvidence(deps, task, rejection, base.headSha)),
+        } as const)
+      : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
+        ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
+  let frame;
+  if (life?.retryOf != null) {
+    const previous = await deps.agent.life(life.retryOf);
+    frame = retryFrame({
+      ...base,
+      reason: previous?.outcome ? 'no_progress' : 'no_outcome',
+      previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
+      failure,
+    });
+  } else
+    frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+  const told =
+    failure.source === 'gate'
+      ? { what: failure.checkName, text: failure.output }
+      : { what: `review by ${failure.reviewer ?? 'a reviewer'}`, text: failure.body };
+  return { prompt: renderPrompt(frame, deps.promptTemplate), failure: told };
+}
