@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { BOT_LOGIN, FakeClock, openOnFake, type GitHubHarness } from '../support/github-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
-import { REPO, SECRET } from '../support/harness.js';
+import { REPO, SECRET, startHarness } from '../support/harness.js';
+import { checkRunPayload, delivery, post } from '../support/deliveries.js';
+import { createGitHub } from '../../src/github/client.js';
 import { copilotAnswers } from '../support/fake-vendors/copilot.js';
 import { until } from '../support/server-process.js';
 import { attemptRows, decisionsOf, nextTick, sha, taskWithRedHead } from '../support/loop-driver.js';
@@ -134,3 +136,62 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('the mention runner across two replicas (postgres)', () => {
+  test('C6: two reds of one head delivered to the two replicas at once post one mention, from one attempt', async () => {
+    const a = await start('postgres', { kind: 'mention', agent: 'copilot' }, (fake) => {
+      fake.setCollaborator('acme/shop', 'dana-dev', 'write');
+      return fake.addUserToken('dana-dev');
+    });
+    const person = a.fake.addUserToken('dana-dev');
+    const b = await startHarness('postgres', {
+      db: a.db,
+      env: { GITHUB_API_URL: a.fake.url, FIXLOOP_MENTION_TOKEN: person },
+      configExtra: { runner: { kind: 'mention', agent: 'copilot' } },
+      adapters: {
+        runner: undefined,
+        clock: a.clock,
+        startPoll: false,
+        github: createGitHub({
+          apiUrl: a.fake.url,
+          auth: { kind: 'token', token: a.fake.addUserToken(BOT_LOGIN) },
+          throttle: { spaceWrites: false },
+          retry: { backoffUnitMs: 1 },
+        }),
+      },
+    });
+    try {
+      const taskId = await taskWithRedHead(a, PR, sha('e'), 'FAIL src/api.test.ts');
+      // Two failing jobs of the one head, one to each replica at the same moment: one coordinate to claim.
+      const red = (id: number, name: string) =>
+        delivery(
+          'check_run',
+          checkRunPayload({
+            repo: REPO,
+            sha: sha('e'),
+            id,
+            name,
+            pr: { number: PR, headSha: sha('e') },
+            output: `FAIL ${name}`,
+          }),
+        );
+      const answers = await Promise.all([
+        post(a.url, red(6101, 'test'), SECRET),
+        post(b.url, red(6102, 'lint'), SECRET),
+      ]);
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [202, 202],
+      );
+      await Promise.all([a.app.settle(), b.app.settle()]);
+      await mentionOf(a.fake);
+      // Both replicas have evaluated the red by now (settled); a second dispatch would have posted already.
+      const mentions = (a.fake.state.comments[`acme/shop#${PR}`] ?? []).filter((c) => c.body.startsWith('@copilot'));
+      assert.equal(mentions.length, 1, 'one mention');
+      assert.equal((await attemptRows(a.app, taskId)).length, 1, 'one attempt');
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+});
