@@ -55,7 +55,11 @@ for (const kind of DATABASE_KINDS) {
           (await h.app.ledger.getRunLog(run.runId)) ?? '',
           /past its window \(runTimeoutMinutes\); fixloop stops it/,
         );
-        const rows = await decisionsOf(h, taskId);
+        // The decision rows are group-committed after the run's end: wait for the run's own.
+        const rows = await until('the run_timeout decision of the run', async () => {
+          const all = await decisionsOf(h, taskId);
+          return all.some((d) => d.outcome === 'failed' && d.reason === 'run_timeout') ? all : null;
+        });
         assert.equal(rows.filter((d) => d.outcome === 'noticed').length, 1, 'one notice');
         assert.ok(
           rows.some((d) => d.outcome === 'failed' && d.reason === 'run_timeout'),
@@ -66,6 +70,59 @@ for (const kind of DATABASE_KINDS) {
         await nextTick(h);
         assert.equal(runner.starts.length, 1, 'not retried into the budget');
         assert.equal((await attemptRows(h.app, taskId)).length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+
+  describe(`a hung agent process past its window (${kind})`, () => {
+    test("the command runner's agent that never exits is killed at its window, and a person is told run_timeout", async () => {
+      const hung = `console.log('agent pid ' + process.pid); setInterval(() => {}, 1000);`;
+      const h = await startGitHubHarness(kind, {
+        configExtra: {
+          runner: {
+            kind: 'command',
+            command: [process.execPath, '-e', hung],
+            envAllow: ['AGENT_DIR'],
+            isolation: 'none',
+          },
+          runTimeoutMinutes: 5,
+        },
+        adapters: { runner: undefined, adoptEveryMs: 20 },
+      });
+      try {
+        const taskId = await taskWithRedHead(h, 52, sha('b'), 'FAIL src/cart.test.ts');
+        await nextTick(h);
+        const run = await until('the agent to start', async () => {
+          const latest = await h.app.ledger.latestRun(taskId);
+          return latest?.attemptId != null ? latest : null;
+        });
+        const pid = Number(
+          await until(
+            'the agent to say its pid',
+            async () => /agent pid (\d+)/.exec((await h.app.ledger.getRunLog(run.id)) ?? '')?.[1],
+          ),
+        );
+        const alive = () => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        assert.ok(alive(), 'the agent runs, and would forever');
+
+        h.clock.advance(5 * 60_000);
+        const notice: any = await until(
+          'the run_timeout notice',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          20_000,
+          10,
+        );
+        assert.equal(notice.reason, 'run_timeout');
+        await until('the agent process to be gone', async () => !alive() || null, 20_000, 20);
       } finally {
         await h.close();
       }
