@@ -117,6 +117,7 @@ export function runnerFromConfig(
   if (r.kind === 'http') return createHttpRunner({ url: r.url, secret: r.secret });
   // Issue 35: it comments through the code hosts, so it is built with them (wiring/mention-runner.ts).
   if (r.kind === 'mention') throw new Error('the mention runner is built with the code hosts: mentionRunnerFrom');
+  if (r.kind === 'actions') throw new Error('the actions runner is built with the ledger: actionsRunnerFrom');
 
   // L3: throws a ConfigError when the config asks for what this process cannot do.
   const isolation = chooseIsolation({

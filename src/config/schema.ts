@@ -14,6 +14,7 @@ import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
 import { commandRunnerSchema, httpRunnerSchema } from './runner-schema.js';
 import { noticesSchema } from './notices-schema.js';
 import { mentionRunnerSchema } from './mention-runner-schema.js';
+import { actionsRunnerSchema } from './actions-runner-schema.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 
@@ -112,7 +113,9 @@ export function configFileSchemaFor(providers: readonly string[]) {
   return z
     .strictObject({
       works: z.array(workSchemaFor(providers)).default([]),
-      runner: z.discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema, mentionRunnerSchema]).optional(),
+      runner: z
+        .discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema, mentionRunnerSchema, actionsRunnerSchema])
+        .optional(),
       maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
       /** V4, K5: a person's grants of one more attempt per Task across its life (TASK_MAX_GRANTS wins). */
       maxGrants: z.int().min(0).max(MAX_GRANTS_LIMIT).optional(),
