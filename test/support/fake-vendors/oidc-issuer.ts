@@ -38,15 +38,13 @@ export async function startFakeOidcIssuer(): Promise<FakeOidcIssuer> {
       return;
     }
     if (req.method === 'GET' && req.url === '/.well-known/openid-configuration') {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            issuer: url,
-            jwks_uri: `${url}/.well-known/jwks`,
-            id_token_signing_alg_values_supported: ['RS256'],
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          issuer: url,
+          jwks_uri: `${url}/.well-known/jwks`,
+          id_token_signing_alg_values_supported: ['RS256'],
+        }),
+      );
       return;
     }
     res.writeHead(404).end();
