@@ -37,9 +37,10 @@ export function dispatchInputs(spec: Pick<RunSpec, 'runId' | 'apiUrl' | 'prompt'
   const inputs = (frame: string) => ({ fixloop_run_id: String(spec.runId), fixloop_url: spec.apiUrl, frame });
   let max = DISPATCH_INPUTS_MAX_CHARS - JSON.stringify(inputs('')).length;
   let out = inputs(boundText(spec.prompt, max));
-  // JSON escapes (newlines, quotes) take more than one character: cut again by what is over.
+  // JSON escapes (newlines, quotes) take two characters or more: cut again by half of what is over,
+  // which is exact for text all of escapes and nears the limit from above for any other.
   for (let over = JSON.stringify(out).length - DISPATCH_INPUTS_MAX_CHARS; over > 0 && max > 0;) {
-    max -= over;
+    max -= Math.ceil(over / 2);
     out = inputs(boundText(spec.prompt, Math.max(0, max)));
     over = JSON.stringify(out).length - DISPATCH_INPUTS_MAX_CHARS;
   }
