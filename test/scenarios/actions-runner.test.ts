@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { DATABASE_KINDS } from '../support/databases.js';
+import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { BOT_LOGIN, FakeClock, openOnFake, type GitHubHarness } from '../support/github-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
 import { startFakeOidcIssuer, type FakeOidcIssuer, type WorkflowClaims } from '../support/fake-vendors/oidc-issuer.js';
@@ -20,9 +20,13 @@ const WORKFLOW = 'fixloop-agent.yml';
 
 type Setup = GitHubHarness & { fake: FakeGitHub; issuer: FakeOidcIssuer; tokens: string[] };
 
-async function start(kind: 'sqlite' | 'postgres'): Promise<Setup> {
-  const fake = await startFakeGitHub();
-  const issuer = await startFakeOidcIssuer();
+/** fixloop with the actions runner from its config; `on` reuses a fake GitHub, issuer and database (a restart). */
+async function start(
+  kind: 'sqlite' | 'postgres',
+  on?: { fake: FakeGitHub; issuer: FakeOidcIssuer; db: TestDatabase },
+): Promise<Setup> {
+  const fake = on?.fake ?? (await startFakeGitHub());
+  const issuer = on?.issuer ?? (await startFakeOidcIssuer());
   const clock = new FakeClock(Date.now()); // the issuer's tokens carry real time; fixloop's clock agrees
   fake.state.now = () => clock.now();
   const tokens: string[] = [];
@@ -31,6 +35,7 @@ async function start(kind: 'sqlite' | 'postgres'): Promise<Setup> {
     kind,
     { fake, clock, token },
     {
+      ...(on ? { db: on.db } : {}),
       env: { GITHUB_API_URL: fake.url, GITHUB_TOKEN: token, FIXLOOP_ACTIONS_OIDC_ISSUER: issuer.url },
       configExtra: { runner: { kind: 'actions', workflow: WORKFLOW, pollSeconds: 1 }, runTimeoutMinutes: 30 },
       adapters: {
@@ -53,6 +58,7 @@ async function start(kind: 'sqlite' | 'postgres'): Promise<Setup> {
     tokens,
     async close() {
       await h.close();
+      if (on) return; // the caller's fakes
       await issuer.close();
       fake.assertNoViolations();
       await fake.close();
@@ -213,6 +219,37 @@ for (const kind of DATABASE_KINDS) {
         );
       } finally {
         await h.close();
+      }
+    });
+
+    test('R2, I4: after a restart the workflow run is followed again, and its end ends the run', async () => {
+      const fake = await startFakeGitHub();
+      const issuer = await startFakeOidcIssuer();
+      const db = await createTestDatabase(kind);
+      try {
+        const first = await start(kind, { fake, issuer, db });
+        let wf: { id: number }, runId: number;
+        try {
+          ({ wf, runId } = await dispatched(first, 'e'));
+        } finally {
+          await first.close(); // the following stops with the process; the run stays running
+        }
+        const second = await start(kind, { fake, issuer, db });
+        try {
+          assert.equal((await second.app.ledger.getRun(runId))?.state, 'running');
+          fake.completeWorkflowRun(wf.id, 'success');
+          await until('the run completed after the restart', async () =>
+            (await second.app.ledger.getRun(runId))?.state === 'completed' ? true : null,
+          );
+          assert.equal(fake.workflowDispatches().length, 1, 'not dispatched again');
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await db.drop();
+        await issuer.close();
+        fake.assertNoViolations();
+        await fake.close();
       }
     });
   });
