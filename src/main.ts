@@ -19,6 +19,7 @@ import type { Poller } from './app/poll.js';
 import { snapshotOf } from './app/progress-check.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
 import { mentionRunnerFrom } from './wiring/mention-runner.js';
+import { actionsRunnerFrom, followAgain, workflowTokenExchangeFrom } from './wiring/actions-runner.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
 import { reconcileAttempts, startPeriodicReconciliation } from './app/reconcile.js';
@@ -160,12 +161,18 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   const decisions = createDecisionWriter(ledger, logger);
   // The code hosts (decision 0060); N3: conditional requests' answers are kept in the ledger.
   const hosts = hostsFromConfig(config, adapters, { logger, observeGitHub: metrics.github, etags: ledger });
-  const runner =
+  // Issue 35: the mention runner comments through the hosts; the actions runner records workflow runs.
+  const actionsConfig = config.runner?.kind === 'actions' ? config.runner : null;
+  const actionsRunner =
+    adapters.runner === undefined && actionsConfig
+      ? actionsRunnerFrom(actionsConfig, config, { ledger, logger })
+      : null;
+  const runner: Runner | null =
     adapters.runner !== undefined
       ? adapters.runner
       : config.runner?.kind === 'mention'
-        ? mentionRunnerFrom(config.runner, config.github, hosts.registry) // issue 35: it comments through the hosts
-        : runnerFromConfig(config, { logger, clock });
+        ? mentionRunnerFrom(config.runner, config.github, hosts.registry)
+        : (actionsRunner ?? runnerFromConfig(config, { logger, clock }));
   const github = hosts.port;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
@@ -271,6 +278,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     olderThan: new Date(clock.now().getTime() - grace).toISOString(),
   });
   await queue.sweep();
+  if (actionsRunner) await followAgain(actionsRunner, { ledger, dispatcher, logger });
 
   // E3: with host access the poll runs — the safety net, or the whole ingress without webhooks.
   const poll = github
@@ -329,6 +337,17 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     resolveRun,
     markHuman,
     agentSeen: (runId) => agent.markAgentSeen(runId, clock.now().toISOString()),
+    ...(actionsConfig
+      ? {
+          exchangeWorkflowToken: workflowTokenExchangeFrom(actionsConfig, {
+            agentUrl: config.agentUrl,
+            ledger,
+            random,
+            clock,
+            logger,
+          }),
+        }
+      : {}),
     ledger,
     logger,
     works: config.works,

@@ -133,6 +133,7 @@ export function runnerFromConfig(
       ...(deps.logger ? { logger: { warn: (o, m) => deps.logger!.warn(o, m), info: () => undefined } } : {}),
     });
   }
+  if (r.kind === 'actions') throw new Error('the actions runner is built with the ledger: actionsRunnerFrom');
 
   // L3: throws a ConfigError when the config asks for what this process cannot do.
   const isolation = chooseIsolation({

@@ -49,6 +49,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0023_results_facts',
       '0024_task_people_facts',
       '0025_neutral_event_kinds',
+      '0026_run_external_ref',
     ]);
   } finally {
     await a.close();

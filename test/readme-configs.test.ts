@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { runnerFromConfig } from '../src/wiring.js';
 import { mentionRunnerFrom } from '../src/wiring/mention-runner.js';
+import { actionsRunnerFrom } from '../src/wiring/actions-runner.js';
+import { createLogger } from '../src/logging.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const doc = readFileSync(join(ROOT, 'docs', 'agents.md'), 'utf8');
@@ -26,8 +28,8 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
   const configs = blocks('yaml').filter((b) => b.startsWith('# fixloop.yaml'));
   assert.equal(
     configs.length,
-    10,
-    'Claude Code, Codex, Gemini CLI, OpenCode, Amp, an agent platform, an agent on the pull request, Devin, Cursor and another vendor',
+    11,
+    'Claude Code, Codex, Gemini CLI, OpenCode, Amp, an agent platform, an agent on the pull request, Devin, Cursor, another vendor, an agent in CI',
   );
   const dir = mkdtempSync(join(tmpdir(), 'fixloop-readme-'));
   try {
@@ -41,6 +43,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
           WEBHOOK_SECRET: 'x',
           FIXLOOP_RUNNER_SECRET: 'y',
           FIXLOOP_MENTION_TOKEN: 'ghp_person',
+          GITHUB_TOKEN: 'ghp_fixloop',
           FIXLOOP_SESSION_API_KEY_FILE: keyFile,
           FIXLOOP_WORK_DIR: join(dir, 'runs'),
         },
@@ -52,7 +55,12 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       const runner =
         c.runner?.kind === 'mention'
           ? mentionRunnerFrom(c.runner, c.github, { hostOfRepository: () => assert.fail('nothing is posted here') })
-          : runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
+          : c.runner?.kind === 'actions'
+            ? actionsRunnerFrom(c.runner, c, {
+                ledger: { setRunExternalRef: async () => assert.fail('nothing is dispatched here') },
+                logger: createLogger('silent'),
+              })
+            : runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });
       assert.ok(runner, `block ${i} builds a runner`);
       if (c.runner?.kind === 'session') return `session: ${c.runner.vendor}`;
       return c.runner?.kind === 'command' ? c.runner.preset?.name : c.runner?.kind;
@@ -68,6 +76,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       'session: devin',
       'session: cursor',
       'session: custom',
+      'actions',
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

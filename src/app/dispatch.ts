@@ -541,6 +541,7 @@ export function createDispatcher(deps: DispatchDeps) {
   return {
     dispatch,
     dispatchInBackground,
+    runEnded,
     pushSeen,
     adoptStranded,
     confirmStarted,

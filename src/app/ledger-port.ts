@@ -341,6 +341,21 @@ export interface RunStore {
   createPersonRun(taskId: number, tokenHash: string): Promise<Run | null>;
   appendRunLog(id: number, text: string, maxChars: number): Promise<void>;
   getRunLog(id: number): Promise<string | null>;
+  /**
+   * Issue 35: what the run is called where it runs (a remote runner's own id for it), written once
+   * while the run is queued or running. True when written.
+   */
+  setRunExternalRef(id: number, ref: string): Promise<boolean>;
+  runExternalRef(id: number): Promise<string | null>;
+  /** The queued or running run with this external reference, with its Task's repository; null: none. */
+  unfinishedRunByExternalRef(ref: string): Promise<{ run: Run; repository: string } | null>;
+  /** Runs still queued or running that carry an external reference (a restart follows them again). */
+  unfinishedExternalRuns(): Promise<Array<{ run: Run; ref: string; repository: string }>>;
+  /**
+   * Issue 35: a new run token replaces the run's old one (its sha256), only while the run is queued or
+   * running. True when replaced.
+   */
+  replaceRunToken(id: number, tokenHash: string): Promise<boolean>;
 }
 
 /** Attempts (C2–C5, K7): the claim, the dispatch's compare-and-sets and lease, and the budget's count. */

@@ -12,6 +12,10 @@ import type { customSessionVendorSchema, IsolationMode, SESSION_VENDORS } from '
 import { defaultCloneUrl } from './github-config.js';
 import { MENTION_TRIGGERS, type MentionAgent } from '../core/mention-comment.js';
 import { MENTION_DEFAULT_IDENTITY } from './mention-runner-schema.js';
+import { isLoopbackHostname } from './insecure-hosts.js';
+
+/** GitHub Actions' OIDC issuer, unless FIXLOOP_ACTIONS_OIDC_ISSUER names another (tests: a fake one). */
+export const DEFAULT_ACTIONS_OIDC_ISSUER = 'https://token.actions.githubusercontent.com';
 
 /** A ready-made command runner (src/runners/presets.ts) and its own options, as validated. */
 export type RunnerPresetConfig = {
@@ -68,7 +72,18 @@ export type RunnerConfig =
   | CommandRunnerConfig
   | { readonly kind: 'http'; readonly url: string; readonly secret: string }
   | MentionRunnerConfig
-  | SessionRunnerConfig;
+  | SessionRunnerConfig
+  | ActionsRunnerConfig;
+
+/** Issue 35 item 3: the workflow dispatched on the Task's branch, how often its run is read, whose OIDC tokens are taken. */
+export interface ActionsRunnerConfig {
+  readonly kind: 'actions';
+  /** A workflow file name (`fixloop-agent.yml`) or its numeric id. */
+  readonly workflow: string;
+  readonly pollMs: number;
+  /** The issuer of the workflow's OIDC tokens (FIXLOOP_ACTIONS_OIDC_ISSUER; GitHub Actions' by default). */
+  readonly oidcIssuer: string;
+}
 
 /** Issue 35: the agent mentioned on the pull request, its handle, and the token of the person who mentions it (null: fixloop's own). */
 export interface MentionRunnerConfig {
@@ -187,6 +202,17 @@ export function resolveRunner(
             ? null
             : readSecret('FIXLOOP_SESSION_WEBHOOK_SECRET_FILE', vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE),
       };
+    }
+    case 'actions': {
+      const issuer = (vars.FIXLOOP_ACTIONS_OIDC_ISSUER ?? DEFAULT_ACTIONS_OIDC_ISSUER).replace(/\/+$/, '');
+      const url = new URL(issuer);
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname)))
+        throw ConfigError.at(
+          'environment',
+          ['FIXLOOP_ACTIONS_OIDC_ISSUER'],
+          'must be an https URL (plain http only to this machine, for tests): the keys read from it decide who gets a run token',
+        );
+      return { kind: 'actions', workflow: runner.workflow, pollMs: runner.pollSeconds * 1000, oidcIssuer: issuer };
     }
     default: {
       const never: never = runner;

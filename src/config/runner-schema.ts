@@ -18,7 +18,7 @@ export const agentUserSpec = z
   .regex(/^([a-z_][a-z0-9_.-]*\$?|\d+(:\d+)?)$/i, 'must be a user name, "uid" or "uid:gid"');
 
 /** An operator's prompt template (I4): checked at load, so a typo never reaches a run. */
-const promptTemplateSchema = z.string().superRefine((template, ctx) => {
+export const promptTemplateSchema = z.string().superRefine((template, ctx) => {
   for (const p of checkPromptTemplate(template)) ctx.addIssue({ code: 'custom', message: templateProblemText(p) });
 });
 

@@ -14,6 +14,7 @@ import { DEFAULT_NO_CI_MINUTES } from '../core/no-ci.js';
 import { commandRunnerSchema, httpRunnerSchema, sessionRunnerSchema } from './runner-schema.js';
 import { noticesSchema } from './notices-schema.js';
 import { mentionRunnerSchema } from './mention-runner-schema.js';
+import { actionsRunnerSchema } from './actions-runner-schema.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 
@@ -113,7 +114,13 @@ export function configFileSchemaFor(providers: readonly string[]) {
     .strictObject({
       works: z.array(workSchemaFor(providers)).default([]),
       runner: z
-        .discriminatedUnion('kind', [commandRunnerSchema, httpRunnerSchema, mentionRunnerSchema, sessionRunnerSchema])
+        .discriminatedUnion('kind', [
+          commandRunnerSchema,
+          httpRunnerSchema,
+          mentionRunnerSchema,
+          sessionRunnerSchema,
+          actionsRunnerSchema,
+        ])
         .optional(),
       maxAttempts: z.int().min(0).max(MAX_ATTEMPTS_LIMIT).optional(),
       /** V4, K5: a person's grants of one more attempt per Task across its life (TASK_MAX_GRANTS wins). */

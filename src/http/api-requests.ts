@@ -96,7 +96,7 @@ export const prChecksRequest = z.object({
 });
 
 // The `/api/run/*` inputs: strict, so a field naming a task, run or pull request is refused, not ignored (I2).
-export const RUN_ROUTE = /^\/api\/run\/(checks|outcome|spend|state)$/;
+export const RUN_ROUTE = /^\/api\/run\/(checks|outcome|spend|state|oidc-token)$/;
 export const runChecksQuery = z.strictObject(checksFields);
 export const runOutcome = z.strictObject({
   outcome: z.enum(FIX_OUTCOMES),
@@ -106,3 +106,13 @@ const cost = z.number().min(0).max(1e9);
 export const runSpend = z
   .strictObject({ model: cost.optional(), sandbox: cost.optional(), note: z.string().max(REASON_MAX).optional() })
   .refine((s) => s.model !== undefined || s.sandbox !== undefined, 'give model and/or sandbox');
+
+/** Issue 35 item 3: a workflow's CI identity token (a JWT of a kilobyte or two), for a run token. */
+export const OIDC_TOKEN_MAX_CHARS = 16 * 1024;
+export const oidcTokenExchange = z.strictObject({
+  token: z
+    .string()
+    .min(1)
+    .max(OIDC_TOKEN_MAX_CHARS)
+    .describe("The workflow's OIDC token, asked for with fixloop's agent URL (FIXLOOP_AGENT_URL) as its audience."),
+});

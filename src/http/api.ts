@@ -41,12 +41,14 @@ import {
   resultsQuery,
   runChecksQuery,
   runListQuery,
+  oidcTokenExchange,
   runOutcome,
   runSpend,
   taskListQuery,
 } from './api-requests.js';
 import type { PeriodInput } from '../core/results.js';
 import type { ResultsAnswer } from '../app/results.js';
+import type { ExchangeWorkflowToken } from '../app/exchange-workflow-token.js';
 
 export interface ApiDeps {
   ledger: Ledger;
@@ -70,6 +72,8 @@ export interface ApiDeps {
   maxAttempts?: number;
   /** V1: Results for a period (app/results.ts); absent, `GET /api/results` answers 503. */
   results?: (input: PeriodInput) => Promise<ResultsAnswer>;
+  /** Issue 35: a workflow's OIDC token for its run's token (the actions runner); absent, the route answers 503. */
+  exchangeWorkflowToken?: ExchangeWorkflowToken;
 }
 
 const RUN_PAGE_DEFAULT = 50;
@@ -493,6 +497,23 @@ export function createApi(deps: ApiDeps): Hono {
   );
 
   app.get('/api/run/state', async (c) => withRun(c, 'the loop state', (ops) => ops.loopState()));
+
+  // Issue 35: the actions runner's workflow trades its CI identity token for its run's token.
+  app.post('/api/run/oidc-token', async (c) => {
+    const body = await jsonBody(c);
+    const parsed = oidcTokenExchange.safeParse(typeof body === 'symbol' ? undefined : body);
+    if (!parsed.success) return problem(c, 400, 'invalid', z.prettifyError(parsed.error));
+    if (!deps.exchangeWorkflowToken)
+      return problem(c, 503, 'unavailable', 'no actions runner is configured: no workflow token is exchanged');
+    const r = await deps.exchangeWorkflowToken(parsed.data.token);
+    if (r.kind === 'unavailable') return problem(c, 503, 'unavailable', r.message);
+    if (r.kind === 'refused') {
+      c.header('WWW-Authenticate', 'Bearer realm="fixloop-run"');
+      return problem(c, 401, 'unauthorized', `the identity token was refused (${r.reason}): ${r.message}`);
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json({ runId: r.runId, token: r.token });
+  });
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

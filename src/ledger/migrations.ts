@@ -1,17 +1,9 @@
 // Schema migrations, held inline (not read from a folder at run time) so a built copy carries them.
 // Both dialects run the same migrations; only the auto-increment key differs. Kysely's migrator
 // takes a lock, so two replicas starting at once apply each migration exactly once (N1).
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.js';
-
-type AnyDb = Kysely<any>;
-
-function withId(dialect: Dialect) {
-  return <T extends string>(t: CreateTableBuilder<T, never>) =>
-    dialect === 'postgres'
-      ? t.addColumn('id', 'serial', (c) => c.primaryKey())
-      : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
-}
+import { addColumnOnce, withId, type AnyDb } from './migration-helpers.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
   const id = withId(dialect);
@@ -535,6 +527,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         }
       },
     },
+    '0026_run_external_ref': {
+      async up(db: AnyDb) {
+        // Issue 35 item 3: what a remote runner's run is called where it runs (the actions runner: the
+        // workflow run's id), so its OIDC token can be matched to the fixloop run it belongs to.
+        await addColumnOnce(db, dialect, 'runs', 'external_ref', 'text');
+        await db.schema.createIndex('runs_external_ref').ifNotExists().on('runs').column('external_ref').execute();
+      },
+    },
   };
 }
 
@@ -548,17 +548,6 @@ export const LEGACY_EVENT_KINDS = [
 
 /** A CI result's stored kind, before and after 0025: a replica still on the old release may write the old one. */
 export const CI_RESULT_KINDS = ['ci.result', 'github.check'];
-
-/** Adds a column unless a crash left it added (SQLite's DDL is not in the migration's transaction). */
-async function addColumnOnce(db: AnyDb, dialect: Dialect, table: string, column: string, type: string): Promise<void> {
-  if (dialect === 'postgres') {
-    await sql`alter table ${sql.table(table)} add column if not exists ${sql.ref(column)} ${sql.raw(type)}`.execute(db);
-    return;
-  }
-  const cols = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
-  if (cols.rows.some((c) => c.name === column)) return;
-  await sql`alter table ${sql.table(table)} add column ${sql.ref(column)} ${sql.raw(type)}`.execute(db);
-}
 
 class InlineProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}

@@ -58,7 +58,16 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
       if (state !== undefined) q = q.where('state', '=', state);
       if (before !== undefined) q = q.where('id', '<', before);
       return (await q.execute()).map((r) =>
-        runOf({ ...r, token_hash: null, exit_code: null, log: '', updated_at: r.created_at, process: null, offer: 0 }),
+        runOf({
+          ...r,
+          token_hash: null,
+          exit_code: null,
+          log: '',
+          updated_at: r.created_at,
+          process: null,
+          offer: 0,
+          external_ref: null,
+        }),
       );
     },
 
@@ -185,6 +194,64 @@ export function createRunStore(k: Kysely<Database>, now: () => string): RunStore
     async getRunLog(id) {
       const r = await k.selectFrom('runs').select('log').where('id', '=', id).executeTakeFirst();
       return r ? r.log : null;
+    },
+
+    async setRunExternalRef(id, ref) {
+      const r = await k
+        .updateTable('runs')
+        .set({ external_ref: ref, updated_at: now() })
+        .where('id', '=', id)
+        .where('external_ref', 'is', null)
+        .where('state', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    async runExternalRef(id) {
+      const r = await k.selectFrom('runs').select('external_ref').where('id', '=', id).executeTakeFirst();
+      return r?.external_ref ?? null;
+    },
+
+    async unfinishedRunByExternalRef(ref) {
+      const r = await k
+        .selectFrom('runs')
+        .innerJoin('tasks', 'tasks.id', 'runs.task_id')
+        .selectAll('runs')
+        .select('tasks.repository as task_repository')
+        .where('runs.external_ref', '=', ref)
+        .where('runs.state', 'in', ['queued', 'running'])
+        .orderBy('runs.id', 'desc')
+        .executeTakeFirst();
+      if (!r) return null;
+      const { task_repository, ...row } = r;
+      return { run: runOf(row), repository: task_repository };
+    },
+
+    async unfinishedExternalRuns() {
+      const rows = await k
+        .selectFrom('runs')
+        .innerJoin('tasks', 'tasks.id', 'runs.task_id')
+        .selectAll('runs')
+        .select('tasks.repository as task_repository')
+        .where('runs.external_ref', 'is not', null)
+        .where('runs.state', 'in', ['queued', 'running'])
+        .orderBy('runs.id')
+        .execute();
+      return rows.map(({ task_repository, ...row }) => ({
+        run: runOf(row),
+        ref: row.external_ref!,
+        repository: task_repository,
+      }));
+    },
+
+    async replaceRunToken(id, tokenHash) {
+      const r = await k
+        .updateTable('runs')
+        .set({ token_hash: tokenHash, updated_at: now() })
+        .where('id', '=', id)
+        .where('state', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
     },
   };
 }

@@ -107,6 +107,8 @@ export interface RunsTable {
   interrupted_at: Generated<string | null>;
   /** V4: which offer of its attempt this run is, 0 then 1 after a free re-offer (migration 0021). */
   offer: Generated<number>;
+  /** Issue 35: what a remote runner's run is called where it runs (a workflow run id; migration 0026). */
+  external_ref: Generated<string | null>;
 }
 
 export interface AttemptsTable {

@@ -1,6 +1,8 @@
 // The `/api/run/*` routes (M3 over the API, I2, K6, J1): what a resumed run may do with its own token,
 // about its own Task only; every refusal is `{ error: <AgentOpsError code>, message }`.
-import { runChecksQuery, runOutcome, runSpend } from '../api-requests.js';
+import { z } from 'zod';
+import { oidcTokenExchange, runChecksQuery, runOutcome, runSpend } from '../api-requests.js';
+import { problem } from '../schemas/common.js';
 import { loopState, outcomeRecorded, runProblem, spendTotals } from '../schemas/loop-state.js';
 import { pullRequestChecks } from '../schemas/pr-checks.js';
 import type { ResponseDeclaration, RouteDeclaration } from './route.js';
@@ -101,5 +103,41 @@ export const RUN_OPS_ROUTES: readonly RouteDeclaration[] = [
     tag: 'run',
     security: runTokenOnly,
     responses: { '200': { description: 'The loop state.', body: loopState }, ...runRefusals('state') },
+  },
+  {
+    method: 'post',
+    path: '/api/run/oidc-token',
+    operationId: 'exchangeOidcToken',
+    summary: 'Exchange a workflow identity token for a run token',
+    description:
+      'For the `actions` runner (issue 35): the workflow fixloop dispatched sends the OIDC token its CI issued for the audience ' +
+      "fixloop's agent URL. Its signature is checked against the issuer's published keys (FIXLOOP_ACTIONS_OIDC_ISSUER), and its " +
+      "claims against the run: issuer, audience, time window, the Task's repository, the workflow run fixloop recorded for a run " +
+      'still queued or running, and the configured workflow file. Then a new run token is minted for that run, replacing the old ' +
+      'one, and returned once. No bearer token is taken: the identity token is the credential.',
+    tag: 'run',
+    security: [],
+    body: { name: 'OidcTokenExchange', description: 'The identity token.', schema: oidcTokenExchange },
+    invalid: 'invalid',
+    responses: {
+      '200': {
+        description: "The run's new token; the one it had before no longer works.",
+        body: z.strictObject({
+          runId: z.int().describe('The fixloop run the token acts for.'),
+          token: z.string().describe('The run token: send it as `Authorization: Bearer` to /api/run/* and /mcp.'),
+        }),
+      },
+      '400': { description: 'The body is not `{ token }` (`invalid`).', body: problem },
+      '401': {
+        description:
+          'The token was refused (`unauthorized`), its message saying why: not signed by the issuer, expired, another ' +
+          'audience, repository or workflow, or no run fixloop follows; nothing changed.',
+        body: problem,
+      },
+      '503': {
+        description: "No actions runner is configured, or the issuer's keys could not be read (`unavailable`).",
+        body: problem,
+      },
+    },
   },
 ];

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createGitHub } from '../../../src/github/client.js';
 import { createManifestConverter } from '../../../src/github/manifest-conversion.js';
+import { createWorkflowCalls } from '../../../src/github/workflows.js';
 import { FAKE_OPERATIONS } from './operations.js';
 import { startFakeGitHub } from './server.js';
 
@@ -139,6 +140,23 @@ test('zero schema violations across a scenario that reaches every operation', as
     const converted = await createManifestConverter().convert(fake.url, code);
     assert.equal(converted.slug, 'fixloop-conformance-setup');
     await assert.rejects(createManifestConverter().convert(fake.url, code), { reason: 'unknown_code' });
+
+    // Issue 35: a workflow dispatch (with and without return_run_details) and its run, through fixloop's calls.
+    const workflows = createWorkflowCalls({ apiUrl: fake.url, auth: { kind: 'token', token: userToken } });
+    const dispatched = await workflows.dispatch('acme/shop', 'fixloop-agent.yml', 'agent/x', { frame: 'fix it' });
+    assert.equal((await workflows.readRun('acme/shop', dispatched.workflowRunId)).status, 'queued');
+    fake.completeWorkflowRun(Number(dispatched.workflowRunId), 'failure');
+    assert.deepEqual(await workflows.readRun('acme/shop', dispatched.workflowRunId), {
+      status: 'completed',
+      conclusion: 'failure',
+      htmlUrl: dispatched.htmlUrl,
+    });
+    const plain = await fetch(`${fake.url}/repos/acme/shop/actions/workflows/1234/dispatches`, {
+      method: 'POST',
+      headers: { authorization: `token ${userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ref: 'main' }),
+    });
+    assert.equal(plain.status, 204);
 
     const reached = new Set(fake.requests.map((r) => r.operation));
     assert.deepEqual(

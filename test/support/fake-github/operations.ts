@@ -12,6 +12,9 @@ export const FAKE_OPERATIONS = [
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs',
+  // Issue 35 item 3: the actions runner dispatches a workflow (return_run_details) and follows its run.
+  'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
   'DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',

@@ -6,6 +6,7 @@ import type { Caller } from './credentials.js';
 import type { FakeOperation } from './operations.js';
 import * as gh from './payloads.js';
 import type { Urls } from './payloads.js';
+import { ACTIONS_RUN_ROUTES } from './actions-runs.js';
 import {
   ensureRepo,
   isoNow,
@@ -434,6 +435,8 @@ export const ROUTES: readonly Route[] = [
       };
     },
   },
+  // Issue 35 item 3: workflow dispatches and the runs they make (actions-runs.ts).
+  ...ACTIONS_RUN_ROUTES,
 ];
 
 /** The workflow run of a commit's Actions jobs that name none: one per commit, made when first asked. */

@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { appKeyPair, identify, type Caller } from './credentials.js';
 import * as gh from './payloads.js';
 import { compileRoute, ROUTES, type Answer, type Route } from './routes.js';
+import { completeWorkflowRun, dispatchedRuns, type FakeDispatchedRun } from './actions-runs.js';
 import {
   branchKey,
   createState,
@@ -131,6 +132,10 @@ export interface FakeGitHub {
    * allows it again. Accepted re-runs are recorded in `state.reruns`.
    */
   setRerunPolicy(repo: string, policy: 'forbidden' | null): void;
+  /** Issue 35: the workflow runs dispatches made (POST actions/workflows/{id}/dispatches), by id, with their inputs. */
+  workflowDispatches(): FakeDispatchedRun[];
+  /** A dispatched workflow run goes in progress (null) or completes with `conclusion`. */
+  completeWorkflowRun(id: number, conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | null): void;
   /** `login`'s role on `repo` (GET collaborators/{username}/permission); null: no collaborator (404). */
   setCollaborator(repo: string, login: string, role: FakeRole | null): void;
   /** `login` adds `label` to the pull request (as a person does on GitHub): the label, and its `labeled` event. */
@@ -608,6 +613,12 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const record: FakeCompare = { ...opts, files };
       state.compares[compareKey(repo, base, head)] = record;
       return record;
+    },
+    workflowDispatches() {
+      return Object.values(dispatchedRuns(state));
+    },
+    completeWorkflowRun(id, conclusion) {
+      completeWorkflowRun(state, id, conclusion);
     },
     setRerunPolicy(repo, policy) {
       ensureRepo(state, repo);

@@ -1,0 +1,60 @@
+// Issue 35 item 3 (SPEC R2, I2): a dispatched workflow reaches fixloop without a secret in its inputs.
+// It asks its CI for an identity token with fixloop's agent URL as audience and sends it here; once the
+// signature is checked (the adapter) and the claims bind it to a run fixloop dispatched and still follows
+// (core/workflow-claims.ts), a new run token is minted for that run, its hash replacing the old one's,
+// and returned once. Any refusal changes nothing.
+import { claimedRunId, workflowClaimsVerdict, type WorkflowClaimRefusal } from '../core/workflow-claims.js';
+import { hashToken } from './dispatch.js';
+import type { Ledger } from './ledger-port.js';
+import type { Clock, Logger, Random } from './ports.js';
+
+/** What the signature check says of a token: its claims, or why it could not be trusted. */
+export type IdentityTokenCheck =
+  | { kind: 'verified'; claims: Record<string, unknown> }
+  | { kind: 'refused'; reason: 'bad_signature' | 'expired' | 'not_yet_valid' | 'malformed'; detail: string }
+  | { kind: 'unavailable'; detail: string };
+
+export type WorkflowTokenExchange =
+  | { kind: 'minted'; runId: number; token: string }
+  | { kind: 'refused'; reason: WorkflowClaimRefusal | 'bad_signature'; message: string }
+  | { kind: 'unavailable'; message: string };
+
+export interface WorkflowTokenDeps {
+  /** Checks the token's signature against the issuer's published keys (and its time window). */
+  verify(token: string): Promise<IdentityTokenCheck>;
+  ledger: Pick<Ledger, 'unfinishedRunByExternalRef' | 'replaceRunToken'>;
+  random: Random;
+  clock: Clock;
+  logger: Logger;
+  expected: { issuer: string; audience: string; workflow: string; workflowsDir: string };
+}
+
+export function createWorkflowTokenExchange(deps: WorkflowTokenDeps) {
+  const refused = (reason: WorkflowClaimRefusal | 'bad_signature', message: string): WorkflowTokenExchange => {
+    deps.logger.warn({ reason }, 'workflow identity token refused');
+    return { kind: 'refused', reason, message };
+  };
+  return async function exchange(token: string): Promise<WorkflowTokenExchange> {
+    const checked = await deps.verify(token);
+    if (checked.kind === 'unavailable') return { kind: 'unavailable', message: checked.detail };
+    if (checked.kind === 'refused') return refused(checked.reason, checked.detail);
+    const runId = claimedRunId(checked.claims);
+    const found = runId === null ? null : await deps.ledger.unfinishedRunByExternalRef(runId);
+    if (runId === null || found === null)
+      return refused('unknown_run', 'the token names no workflow run fixloop dispatched and still follows');
+    const verdict = workflowClaimsVerdict(
+      checked.claims,
+      { ...deps.expected, repository: found.repository, workflowRunId: runId },
+      deps.clock.now(),
+    );
+    if (verdict.kind === 'refuse') return refused(verdict.reason, verdict.detail);
+    const minted = deps.random.token(32);
+    // Compare-and-set on the run's state: a run that ended meanwhile keeps its old (dead) token.
+    if (!(await deps.ledger.replaceRunToken(found.run.id, hashToken(minted))))
+      return refused('unknown_run', 'the run has ended');
+    deps.logger.info({ runId: found.run.id, taskId: found.run.taskId }, 'run token minted for a workflow');
+    return { kind: 'minted', runId: found.run.id, token: minted };
+  };
+}
+
+export type ExchangeWorkflowToken = ReturnType<typeof createWorkflowTokenExchange>;

@@ -1,0 +1,63 @@
+// Issue 35 item 3: the actions runner's configuration — which workflow, how often its run is read, and
+// whose OIDC tokens are taken (FIXLOOP_ACTIONS_OIDC_ISSUER: https, or http to this machine only).
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from './config.js';
+import { ConfigError } from './errors.js';
+import { tempDir } from '../../test/support/temp-dir.js';
+
+const dir = tempDir('fixloop-actions-');
+const base = { WEBHOOK_SECRET: 'shh' };
+let n = 0;
+function file(runner: string): string {
+  const path = join(dir, `${n++}.yaml`);
+  writeFileSync(path, `runner: ${runner}\n`);
+  return path;
+}
+
+describe('the actions runner in the config file (issue 35)', () => {
+  it("a workflow file, read every 30 s by default, with GitHub Actions' issuer", () => {
+    const c = loadConfig({ env: base, file: file('{ kind: actions, workflow: fixloop-agent.yml }') });
+    assert.deepEqual(c.runner, {
+      kind: 'actions',
+      workflow: 'fixloop-agent.yml',
+      pollMs: 30_000,
+      oidcIssuer: 'https://token.actions.githubusercontent.com',
+    });
+  });
+
+  it('a numeric workflow id, its poll interval and an issuer on loopback (tests)', () => {
+    const c = loadConfig({
+      env: { ...base, FIXLOOP_ACTIONS_OIDC_ISSUER: 'http://127.0.0.1:8123/' },
+      file: file('{ kind: actions, workflow: 161335, pollSeconds: 5 }'),
+    });
+    assert.deepEqual(c.runner, {
+      kind: 'actions',
+      workflow: '161335',
+      pollMs: 5_000,
+      oidcIssuer: 'http://127.0.0.1:8123',
+    });
+  });
+
+  it('a workflow that is neither a file name nor an id is refused', () => {
+    for (const workflow of ['"../deploy.yml"', 'deploy', '"sub/x.yml"', '0'])
+      assert.throws(
+        () => loadConfig({ env: base, file: file(`{ kind: actions, workflow: ${workflow} }`) }),
+        ConfigError,
+        workflow,
+      );
+  });
+
+  it('an issuer over plain http to another machine is refused at start-up', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          env: { ...base, FIXLOOP_ACTIONS_OIDC_ISSUER: 'http://issuer.example.com' },
+          file: file('{ kind: actions, workflow: fixloop-agent.yml }'),
+        }),
+      (err: unknown) => err instanceof ConfigError && /FIXLOOP_ACTIONS_OIDC_ISSUER/.test(err.message),
+    );
+  });
+});

@@ -1,0 +1,127 @@
+// The `actions` runner (issue 35 item 3, SPEC L1, R2): resumes an agent that runs in the repository's
+// own CI by dispatching a workflow on the Task's branch, with the run's id, fixloop's agent URL and the
+// prompt (the frame) as inputs — never the run token: the workflow exchanges its CI identity token for
+// one (POST /api/run/oidc-token). The workflow run's id is recorded for the run, then the run is
+// followed in this process until it completes: success ends the run completed, anything else failed.
+// A restart of fixloop stops the following; the run is followed again on start-up (`follow`), and in
+// any case ends at its window (core/run-window.ts).
+import type { Logger, Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
+import { boundText } from '../core/bounded-text.js';
+import { RunnerError } from './errors.js';
+
+/** GitHub's limit on a dispatch's inputs, as JSON characters (its documented maximum payload). */
+export const DISPATCH_INPUTS_MAX_CHARS = 65_535;
+
+/** What the runner asks of the CI host: dispatch a workflow, read a workflow run. */
+export interface WorkflowHost {
+  dispatch(
+    repository: string,
+    workflow: string,
+    ref: string,
+    inputs: Readonly<Record<string, string>>,
+  ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
+  readRun(repository: string, workflowRunId: string): Promise<{ status: string; conclusion: string | null }>;
+}
+
+export interface ActionsRunnerOptions {
+  workflow: string;
+  pollMs: number;
+  host: WorkflowHost;
+  /** Records the workflow run's id for the fixloop run, durably (the OIDC exchange reads it). */
+  record(runId: number, workflowRunId: string): Promise<unknown>;
+  logger?: Logger;
+}
+
+/** The dispatch's inputs: the frame cut (head and tail kept) so that the whole fits GitHub's limit. */
+export function dispatchInputs(spec: Pick<RunSpec, 'runId' | 'apiUrl' | 'prompt'>): Record<string, string> {
+  const inputs = (frame: string) => ({ fixloop_run_id: String(spec.runId), fixloop_url: spec.apiUrl, frame });
+  let max = DISPATCH_INPUTS_MAX_CHARS - JSON.stringify(inputs('')).length;
+  let out = inputs(boundText(spec.prompt, max));
+  // JSON escapes (newlines, quotes) take two characters or more: cut again by half of what is over,
+  // which is exact for text all of escapes and nears the limit from above for any other.
+  for (let over = JSON.stringify(out).length - DISPATCH_INPUTS_MAX_CHARS; over > 0 && max > 0;) {
+    max -= Math.ceil(over / 2);
+    out = inputs(boundText(spec.prompt, Math.max(0, max)));
+    over = JSON.stringify(out).length - DISPATCH_INPUTS_MAX_CHARS;
+  }
+  return out;
+}
+
+export function createActionsRunner(opts: ActionsRunnerOptions) {
+  /** The runs this process follows, by fixloop run id: the timer of the next read. */
+  const following = new Map<number, NodeJS.Timeout>();
+  let stopped = false;
+
+  /** Reads the workflow run every pollMs until it completes, then reports the fixloop run's end. */
+  function follow(runId: number, repository: string, workflowRunId: string, callbacks: RunnerCallbacks): void {
+    if (stopped || following.has(runId)) return;
+    const schedule = () => {
+      const t = setTimeout(() => void read(), opts.pollMs);
+      t.unref();
+      following.set(runId, t);
+    };
+    const read = async () => {
+      try {
+        const r = await opts.host.readRun(repository, workflowRunId);
+        if (r.status === 'completed') {
+          if (!following.delete(runId)) return; // stopped meanwhile (the run's window, a cancel)
+          callbacks.onOutput(
+            runId,
+            `\n[fixloop] workflow run ${workflowRunId} completed: ${r.conclusion ?? 'no conclusion'}\n`,
+          );
+          callbacks.onExit(runId, { state: r.conclusion === 'success' ? 'completed' : 'failed', exitCode: null });
+          return;
+        }
+      } catch (err) {
+        // A failed read is tried again on the next: the run still ends at its window if GitHub never answers.
+        opts.logger?.warn({ err, runId, workflowRunId }, 'workflow run not read; tried again');
+      }
+      if (!stopped && following.has(runId)) schedule();
+    };
+    schedule();
+  }
+
+  async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
+    let run: { workflowRunId: string; htmlUrl: string | null };
+    try {
+      run = await opts.host.dispatch(spec.repository, opts.workflow, spec.branch, dispatchInputs(spec));
+    } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      throw new RunnerError(
+        typeof status === 'number' ? 'http_status' : 'http_error',
+        `the workflow ${opts.workflow} could not be dispatched: ${(err as Error).message}`,
+        { ...(typeof status === 'number' ? { status } : {}), cause: err },
+      );
+    }
+    // The workflow runs whatever this write does: a failure is logged, and the run is still followed
+    // (its agent cannot reach fixloop without it, so the run ends as one that never called).
+    await opts
+      .record(spec.runId, run.workflowRunId)
+      .catch((err: unknown) => opts.logger?.error({ err, runId: spec.runId }, 'workflow run id not recorded'));
+    callbacks.onOutput(
+      spec.runId,
+      `[fixloop] dispatched ${opts.workflow} on ${spec.branch}: workflow run ${run.workflowRunId}${run.htmlUrl ? ` ${run.htmlUrl}` : ''}\n`,
+    );
+    follow(spec.runId, spec.repository, run.workflowRunId, callbacks);
+  }
+
+  /** Stops following a run (its window ended, a person cancelled it); the workflow run itself goes on. */
+  function kill(runId: number): boolean {
+    const t = following.get(runId);
+    if (t === undefined) return false;
+    clearTimeout(t);
+    following.delete(runId);
+    return true;
+  }
+
+  /** Shutdown: stop following; the workflow runs on, and the next start follows it again. */
+  async function stopAll(): Promise<void> {
+    stopped = true;
+    for (const t of following.values()) clearTimeout(t);
+    following.clear();
+  }
+
+  return { kind: 'actions' as const, start, follow, kill, stopAll } satisfies Runner & Record<string, unknown>;
+}
+
+export type ActionsRunner = ReturnType<typeof createActionsRunner>;
