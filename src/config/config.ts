@@ -274,6 +274,8 @@ export function loadConfig({ env = process.env, file, hosts = [] }: LoadConfigOp
       ...SECRET_FILE_VARIABLES.map(([, fileVar]) => vars[fileVar]),
       vars.PRIVATE_KEY_PATH,
       vars.FIXLOOP_API_TOKEN_FILE,
+      vars.FIXLOOP_SESSION_API_KEY_FILE,
+      vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE,
     ].flatMap((f) => (f === undefined ? [] : [resolve(f)])),
     promptTemplate: (fileConfig.runner?.kind === 'mention' ? null : fileConfig.runner?.promptTemplate) ?? null,
     github,
