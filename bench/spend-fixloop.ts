@@ -145,6 +145,8 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
       author: 'fixloop-agent',
     });
     h.fake.setBranch(SPEND_REPO_NAME, 'main', world.baseSha);
+    // The corpus's reviewer is a person who may steer the agent: write access (F1, decision 0042).
+    h.fake.setCollaborator(SPEND_REPO_NAME, 'reviewer', 'write');
     for (const r of world.baseCheckRuns()) addCheckRun(h, r);
     const created = await h.api('POST', '/api/tasks', {
       repository: SPEND_REPO_NAME,
