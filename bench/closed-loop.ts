@@ -116,25 +116,54 @@ export async function closedLoop(o: LoopOptions): Promise<LoopResult> {
   const windowEnd = exhausted ? Math.min(deadline, lastFinish) : deadline;
   const windowMs = Math.max(0, windowEnd - warmEnd);
   const sorted = latencies.slice(0, Math.min(measured, latencies.length)).sort();
-  const hist: Record<string, number> = {};
-  for (const l of sorted) {
-    const b = bucketOf(l);
-    hist[b] = (hist[b] ?? 0) + 1;
-  }
-  const cpu = process.cpuUsage(cpu0);
-  return {
+  return loopResult({
+    sorted,
     measured,
     total,
     windowMs,
-    perSecond: windowMs > 0 ? (measured * 1000) / windowMs : 0,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     results,
     resultsAll,
     exhausted,
-    firstStartAt: epoch0,
-    lastFinishAt: epoch0 + (lastFinish - t0),
+    epoch0,
+    t0,
+    lastFinish,
+    cpu0,
+  });
+}
+
+/** What both load generators report from their measured latencies and counters (closed and open loop). */
+export function loopResult(m: {
+  sorted: Float64Array;
+  measured: number;
+  total: number;
+  windowMs: number;
+  results: LoopResult['results'];
+  resultsAll: LoopResult['resultsAll'];
+  exhausted: boolean;
+  epoch0: number;
+  t0: number;
+  lastFinish: number;
+  cpu0: NodeJS.CpuUsage;
+}): LoopResult {
+  const hist: Record<string, number> = {};
+  for (const l of m.sorted) {
+    const b = bucketOf(l);
+    hist[b] = (hist[b] ?? 0) + 1;
+  }
+  const cpu = process.cpuUsage(m.cpu0);
+  return {
+    measured: m.measured,
+    total: m.total,
+    windowMs: m.windowMs,
+    perSecond: m.windowMs > 0 ? (m.measured * 1000) / m.windowMs : 0,
+    p50Ms: percentile(m.sorted, 50),
+    p99Ms: percentile(m.sorted, 99),
+    maxMs: m.sorted.length ? m.sorted[m.sorted.length - 1]! : Number.NaN,
+    results: m.results,
+    resultsAll: m.resultsAll,
+    exhausted: m.exhausted,
+    firstStartAt: m.epoch0,
+    lastFinishAt: m.epoch0 + (m.lastFinish - m.t0),
     hist,
     cpuMs: (cpu.user + cpu.system) / 1000,
   };

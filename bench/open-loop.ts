@@ -2,7 +2,7 @@
 // answer does not slow the arrivals (a closed loop would wait, and hide the queue it causes). Each
 // latency runs from the item's scheduled send time, not from when it actually left: a send that
 // is late because the process or its connections were busy counts against the server it waited on.
-import { bucketOf, percentile, type LoopResult } from './closed-loop.js';
+import { loopResult, type LoopResult } from './closed-loop.js';
 
 export interface OpenLoopOptions {
   /** Arrivals per second. */
@@ -66,26 +66,17 @@ export async function openLoop(o: OpenLoopOptions): Promise<LoopResult> {
 
   const windowMs = exhausted ? Math.max(0, Math.min(deadline, lastFinish) - warmEnd) : o.durationMs;
   const sorted = Float64Array.from(latencies).sort();
-  const hist: Record<string, number> = {};
-  for (const l of sorted) {
-    const b = bucketOf(l);
-    hist[b] = (hist[b] ?? 0) + 1;
-  }
-  const cpu = process.cpuUsage(cpu0);
-  return {
+  return loopResult({
+    sorted,
     measured,
     total,
     windowMs,
-    perSecond: windowMs > 0 ? (measured * 1000) / windowMs : 0,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     results,
     resultsAll,
     exhausted,
-    firstStartAt: epoch0,
-    lastFinishAt: epoch0 + (lastFinish - t0),
-    hist,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-  };
+    epoch0,
+    t0,
+    lastFinish,
+    cpu0,
+  });
 }

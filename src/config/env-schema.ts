@@ -72,6 +72,15 @@ export function isLoopbackHost(host: string): boolean {
   return ['127.0.0.1', '::1', 'localhost'].includes(host.toLowerCase());
 }
 
+/** A comma-separated list (secrets rotate by listing the new one beside the old), blanks dropped. */
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+);
+const secretList = commaList.pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'));
+
 /**
  * The environment, keyed by variable name so errors name the variable. Values arrive trimmed and
  * with blank ones removed (a `VAR=` in a compose file means "unset"). The budget variable is not
@@ -89,36 +98,11 @@ export const envSchema = z
      * The GitHub App's webhook secret(s), comma-separated to rotate; unset before GitHub is connected
      * (the setup page stores one, decision 0050), when the GitHub webhook answers 503.
      */
-    WEBHOOK_SECRET: z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      )
-      .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'))
-      .optional(),
+    WEBHOOK_SECRET: secretList.optional(),
     /** Q1 (decision 0032): the GitLab webhooks' secret token(s), comma-separated to rotate; unset, the GitLab route answers 404. */
-    GITLAB_WEBHOOK_SECRET: z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      )
-      .pipe(z.array(z.string()).min(1, 'must hold at least one non-empty secret'))
-      .optional(),
+    GITLAB_WEBHOOK_SECRET: secretList.optional(),
     /** Q1 (decision 0036): GitLab's webhook signing token(s) (`whsec_…`), comma-separated to rotate; each body's signature must verify. */
-    GITLAB_WEBHOOK_SIGNING_TOKEN: z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      )
+    GITLAB_WEBHOOK_SIGNING_TOKEN: commaList
       .pipe(
         z
           .array(
