@@ -18,7 +18,7 @@ import type { BaseChecks, RequestRerun } from './app/evaluate.js';
 import type { Poller } from './app/poll.js';
 import { snapshotOf } from './app/progress-check.js';
 import { createEvaluationQueue, type EvaluationQueue } from './app/evaluation-queue.js';
-import { mentionRunnerFrom } from './wiring/mention-runner.js';
+import { mentionRunnerFrom, runApproverFrom } from './wiring/mention-runner.js';
 import { actionsRunnerFrom, followAgain, workflowTokenExchangeFrom } from './wiring/actions-runner.js';
 import { createDispatcher, DISPATCH_LEASE_RENEW_MS, hashToken } from './app/dispatch.js';
 import { createDecisionWriter } from './app/decision-writer.js';
@@ -174,6 +174,9 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         ? mentionRunnerFrom(config.runner, config.github, hosts.registry)
         : (actionsRunner ?? runnerFromConfig(config, { logger, clock }));
   const github = hosts.port;
+  // Issue 35: the agent's held workflow runs, approved when the mention runner's configuration allows.
+  const approvePendingRuns =
+    config.runner?.kind === 'mention' ? runApproverFrom(config.runner, config, hosts.registry, logger) : undefined;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
   const hostOf = providerOfRepository(config.works);
@@ -251,6 +254,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     actions,
     ...(adapters.requestRerun ? { requestRerun: adapters.requestRerun } : {}),
     ...(adapters.baseChecks ? { baseChecks: adapters.baseChecks } : {}),
+    ...(approvePendingRuns ? { approvePendingRuns } : {}),
     ...(adapters.fault ? { fault: adapters.fault } : {}),
   });
   const queue = createEvaluationQueue({ evaluator, ledger, logger, decisions, classify: hosts.registry.classify });

@@ -28,4 +28,9 @@ export const mentionRunnerSchema = z.strictObject({
     .optional(),
   /** Whose comment it is: `app` (fixloop's own credentials) or `user` (FIXLOOP_MENTION_TOKEN). */
   as: z.enum(MENTION_IDENTITIES).optional(),
+  /**
+   * Approve the workflow runs of the agent's push that wait for approval (GitHub holds a Copilot
+   * push's runs until someone does). Off by default: approving runs code with the repository's secrets.
+   */
+  approveWorkflows: z.boolean().optional(),
 });

@@ -91,6 +91,8 @@ export interface MentionRunnerConfig {
   readonly agent: MentionAgent;
   readonly trigger: string;
   readonly userToken: string | null;
+  /** Whether fixloop approves the workflow runs of the agent's push that wait for approval (GitHub). */
+  readonly approveWorkflows: boolean;
 }
 
 /** L3: how a command runner isolates its agent and as whom; null = the default (src/runners/isolation.ts). */
@@ -179,6 +181,7 @@ export function resolveRunner(
         agent: runner.agent,
         trigger: runner.trigger ?? MENTION_TRIGGERS[runner.agent],
         userToken: as === 'user' ? token! : null,
+        approveWorkflows: runner.approveWorkflows ?? false,
       };
     }
     case 'session': {

@@ -62,6 +62,7 @@ export const REFUSALS = [
   'red_on_base', // T1: the check fails on the base branch's head too (triage.ts)
   'rerun_requested', // T2: transient; the failed jobs were asked to run again instead of an attempt
   'rerun_in_flight', // T2: transient; another evaluation already asked for this head's re-run
+  'runs_approved', // T3, issue 35: the agent's push waited for approval, and fixloop approved its runs (runner.approveWorkflows)
   'summary_of_jobs', // T1, T2: a suite or workflow run only sums up the head's failing jobs, each judged on its own
   'over_budget_after_claim', // C3: the claim pushed the Task past its budget
   'ledger_unavailable', // C4: fail closed

@@ -22,6 +22,11 @@ export interface WorkflowCalls {
     inputs: Readonly<Record<string, string>>,
   ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
   readRun(repository: string, workflowRunId: string): Promise<WorkflowRunState>;
+  /**
+   * Issue 35: approves every workflow run of `headSha` that waits for approval (GitHub's
+   * "Approve and run workflows"); how many it approved.
+   */
+  approvePendingRuns(repository: string, headSha: string): Promise<number>;
 }
 
 export function createWorkflowCalls(opts: {
@@ -87,6 +92,31 @@ export function createWorkflowCalls(opts: {
         };
       } catch (err) {
         throw toProviderError(err, `GET workflow run ${owner}/${repo} ${workflowRunId}`);
+      }
+    },
+    async approvePendingRuns(repository, headSha) {
+      const [owner, repo] = split(repository);
+      try {
+        const gh = await router.forRepository(owner, repo);
+        // A run held for approval is listed with the `action_required` status filter (a conclusion
+        // GitHub's filter accepts); one push makes a handful of runs, so one page is enough.
+        const { data } = await gh.rest.actions.listWorkflowRunsForRepo({
+          owner,
+          repo,
+          head_sha: headSha,
+          status: 'action_required',
+          per_page: 100,
+        });
+        let approved = 0;
+        for (const run of data.workflow_runs) {
+          if (run.head_sha !== headSha) continue;
+          // Sent once: approving twice is harmless, but a lost answer is not worth a second request.
+          await gh.rest.actions.approveWorkflowRun({ owner, repo, run_id: run.id, request: { retries: 0 } });
+          approved++;
+        }
+        return approved;
+      } catch (err) {
+        throw toProviderError(err, `approve workflow runs ${owner}/${repo} ${headSha.slice(0, 12)}`);
       }
     },
   };

@@ -11,6 +11,7 @@ import type { Dispatcher } from '../app/dispatch.js';
 import { createWorkflowTokenExchange, type ExchangeWorkflowToken } from '../app/exchange-workflow-token.js';
 import { createActionsRunner, type ActionsRunner } from '../runners/actions.js';
 import { createWorkflowCalls } from '../github/workflows.js';
+import { githubAuthOf } from './github-auth.js';
 import { ACTIONS_WORKFLOWS_DIR, createActionsOidcVerifier } from '../github/actions-oidc.js';
 
 export function actionsRunnerFrom(
@@ -19,11 +20,7 @@ export function actionsRunnerFrom(
   deps: { ledger: Pick<Ledger, 'setRunExternalRef'>; logger: Logger },
 ): ActionsRunner {
   const g = config.github;
-  const auth = g.token
-    ? ({ kind: 'token', token: g.token } as const)
-    : g.appId && g.privateKey
-      ? ({ kind: 'app', appId: g.appId, privateKey: g.privateKey } as const)
-      : null;
+  const auth = githubAuthOf(g);
   if (auth === null)
     throw ConfigError.at(
       'environment',

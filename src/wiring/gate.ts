@@ -48,6 +48,8 @@ export interface GateWiringDeps {
   /** The caller's own (tests: fakes); default from the config. */
   requestRerun?: EvaluateDeps['requestRerun'];
   baseChecks?: EvaluateDeps['baseChecks'];
+  /** Issue 35: approves the agent's held workflow runs (the mention runner's approveWorkflows). */
+  approvePendingRuns?: EvaluateDeps['approvePendingRuns'];
   fault?: EvaluateDeps['fault'];
   /** The words of each repository's host, for the notices the gate files (decision 0060). */
   wordsOf: EvaluateDeps['wordsOf'];
@@ -123,6 +125,7 @@ export function gateFromConfig(
     matrixSettleMs: config.matrixSettleMs,
     ...(requestRerun ? { requestRerun } : {}),
     ...(baseChecks ? { baseChecks } : {}),
+    ...(deps.approvePendingRuns ? { approvePendingRuns: deps.approvePendingRuns } : {}),
     dispatcher: deps.dispatcher,
     wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),

@@ -6,6 +6,11 @@ import type { HostRegistry } from '../app/hosts.js';
 import type { MentionRunnerConfig } from '../config/runner-config.js';
 import { createGitHub } from '../github/client.js';
 import { createMentionRunner } from '../runners/mention.js';
+import { createWorkflowCalls } from '../github/workflows.js';
+import type { Config } from '../config/config.js';
+import { ConfigError } from '../config/errors.js';
+import type { Logger } from '../app/ports.js';
+import { githubAuthOf } from './github-auth.js';
 
 export function mentionRunnerFrom(
   r: MentionRunnerConfig,
@@ -25,4 +30,28 @@ export function mentionRunnerFrom(
       await port.createIssueComment(repository, pullRequest, body);
     },
   });
+}
+
+/**
+ * Issue 35: the gate's approver of the agent's held workflow runs, when `runner.approveWorkflows` is
+ * set; on fixloop's own GitHub credentials (an App needs `actions: write`). GitLab holds no push's
+ * pipelines for approval, so its repositories have nothing to approve.
+ */
+export function runApproverFrom(
+  r: MentionRunnerConfig,
+  config: Pick<Config, 'github'>,
+  registry: Pick<HostRegistry, 'hostOfRepository'>,
+  logger: Logger,
+): ((repository: string, headSha: string) => Promise<number>) | undefined {
+  if (!r.approveWorkflows) return undefined;
+  const auth = githubAuthOf(config.github);
+  if (auth === null)
+    throw ConfigError.at(
+      'environment',
+      ['runner', 'approveWorkflows'],
+      "approves workflow runs with fixloop's own GitHub credentials: set GITHUB_TOKEN, or APP_ID with PRIVATE_KEY (an App needs actions: write)",
+    );
+  const calls = createWorkflowCalls({ apiUrl: config.github.apiUrl, auth, log: logger });
+  return async (repository, headSha) =>
+    registry.hostOfRepository(repository).id === 'github' ? calls.approvePendingRuns(repository, headSha) : 0;
 }

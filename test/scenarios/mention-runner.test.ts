@@ -28,6 +28,8 @@ async function start(
   fake.state.now = () => clock.now();
   const env: Record<string, string> = { GITHUB_API_URL: fake.url };
   if (personToken) env.FIXLOOP_MENTION_TOKEN = personToken(fake);
+  // Approvals are made with fixloop's own GitHub credentials, from its configuration.
+  if (runner.approveWorkflows) env.GITHUB_TOKEN = fake.addUserToken(BOT_LOGIN);
   const h = await openOnFake(
     kind,
     { fake, clock, token: fake.addUserToken(BOT_LOGIN) },
@@ -99,6 +101,95 @@ for (const kind of DATABASE_KINDS) {
           (await attemptRows(h.app, taskId)).map((r) => r.coordinate),
           [sha('a'), sha('b')],
         );
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("the agent's push whose workflows wait for approval: fixloop approves them (approveWorkflows), and the approved run's red gets the next attempt", async () => {
+      const h = await start(kind, { kind: 'mention', agent: 'copilot', approveWorkflows: true }, (fake) => {
+        fake.setCollaborator('acme/shop', 'dana-dev', 'write');
+        return fake.addUserToken('dana-dev');
+      });
+      try {
+        const taskId = await taskWithRedHead(h, PR, sha('a'), 'FAIL src/cart.test.ts: expected 3 to be 4');
+        await nextTick(h);
+        await mentionOf(h.fake);
+        const answer = await copilotAnswers(h.fake, {
+          repo: REPO,
+          pullRequest: PR,
+          newHead: sha('b'),
+          fixloopUrl: h.url,
+          webhookSecret: SECRET,
+          runsNeedApproval: true,
+        });
+        assert.equal(answer.acted, true);
+
+        const [run] = await until('the held run approved', async () => {
+          const runs = h.fake.pushRunsOf(sha('b'));
+          return runs[0]?.status === 'queued' ? runs : null;
+        });
+        assert.equal(run!.approvedBy, BOT_LOGIN, "approved with fixloop's own credentials, not the person's");
+        const approved = await until('the approval in the decision log', async () =>
+          (await decisionsOf(h, taskId)).find((d) => d.reason === 'runs_approved'),
+        );
+        assert.match(approved.detail ?? '', /fixloop approved 1 workflow run/);
+        assert.equal((await h.api('GET', `/api/tasks/${taskId}`)).body.notice, null, 'no person was asked');
+
+        // The approved run fails: its red is the agent's fix failing, and the next attempt mentions Copilot again.
+        const red = delivery(
+          'check_run',
+          checkRunPayload({
+            repo: REPO,
+            sha: sha('b'),
+            id: 7101,
+            name: 'test',
+            pr: { number: PR, headSha: sha('b') },
+            output: 'FAIL src/checkout.test.ts: the receipt has no total line',
+          }),
+        );
+        assert.equal((await post(h.url, red, SECRET)).status, 202);
+        await until('the second mention', async () => {
+          const mentions = (h.fake.state.comments[`acme/shop#${PR}`] ?? []).filter((c) =>
+            c.body.startsWith('@copilot'),
+          );
+          return mentions.length === 2 || null;
+        });
+        assert.deepEqual(
+          (await attemptRows(h.app, taskId)).map((r) => r.coordinate),
+          [sha('a'), sha('b')],
+        );
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("without approveWorkflows, the held runs of the agent's push wait for a person: one approval_required notice, nothing approved", async () => {
+      const h = await start(kind, { kind: 'mention', agent: 'copilot' }, (fake) => {
+        fake.setCollaborator('acme/shop', 'dana-dev', 'write');
+        return fake.addUserToken('dana-dev');
+      });
+      try {
+        const taskId = await taskWithRedHead(h, PR, sha('a'), 'FAIL src/cart.test.ts');
+        await nextTick(h);
+        await mentionOf(h.fake);
+        await copilotAnswers(h.fake, {
+          repo: REPO,
+          pullRequest: PR,
+          newHead: sha('b'),
+          fixloopUrl: h.url,
+          webhookSecret: SECRET,
+          runsNeedApproval: true,
+        });
+        const notice: any = await until(
+          'the approval_required notice',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+        );
+        assert.equal(notice.reason, 'approval_required');
+        const [run] = h.fake.pushRunsOf(sha('b'));
+        assert.equal(run!.conclusion, 'action_required', 'still waiting');
+        assert.equal(run!.approvedBy, undefined);
+        assert.equal((await attemptRows(h.app, taskId)).length, 1);
       } finally {
         await h.close();
       }

@@ -121,6 +121,11 @@ export interface EvaluateDeps {
   requestRerun?: RequestRerun;
   /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
   baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
+  /**
+   * Issue 35 with T3: approves the workflow runs of `headSha` that wait for a person's approval, and
+   * says how many it approved; present only when the mention runner's `approveWorkflows` allows it.
+   */
+  approvePendingRuns?(repository: string, headSha: string): Promise<number>;
 }
 
 export type EvaluationResult =

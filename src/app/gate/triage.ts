@@ -4,6 +4,7 @@
 import type { CheckResult } from '../../core/neutral-events.js';
 import { checkRunIdOf, type HeadChecks } from '../../core/head-checks.js';
 import { triage } from '../../core/triage.js';
+import { decideRunApproval } from '../../core/run-approval.js';
 import { boundCheckName } from '../../core/bounded-text.js';
 import type { RerunFallback } from '../../core/reasons.js';
 import type { Attempt } from '../../core/types.js';
@@ -11,7 +12,7 @@ import type { Outcomes } from './outcome.js';
 import type { EvaluateDeps, EvaluateLedger, EvaluationResult, Step, TaskEvaluation } from './ports.js';
 
 /** Reads the base's failing checks, keeps a base hold, asks for a re-run. */
-export type TriagePort = Pick<EvaluateDeps, 'baseChecks' | 'requestRerun'> & {
+export type TriagePort = Pick<EvaluateDeps, 'baseChecks' | 'requestRerun' | 'approvePendingRuns'> & {
   ledger: Pick<EvaluateLedger, 'heldOnBase' | 'holdOnBase'>;
   end: Outcomes;
 };
@@ -64,8 +65,11 @@ export async function triageFailure(
   switch (verdict.kind) {
     case 'agent':
       return { kind: 'go', reason: null, detail: null };
-    case 'approval_gate':
+    case 'approval_gate': {
+      const approved = await approveAgentRuns(port, red, answered);
+      if (approved !== null) return done(end.refuse(ev, 'runs_approved', approved));
       return done(end.notice(ev, 'approval_required', red.sha, verdict.detail));
+    }
     case 'red_on_base':
       await ledger.holdOnBase(task.id, red.sha, baseHoldKey(red), base?.ref ?? task.baseRef ?? 'the base');
       return done(end.refuse(ev, 'red_on_base', verdict.detail));
@@ -98,4 +102,23 @@ export async function triageFailure(
       }
     }
   }
+}
+
+/**
+ * Issue 35: the runs of the agent's own push wait for approval, and fixloop may approve them
+ * (core/run-approval.ts). Says what it approved; null when a person must (nothing approved, not
+ * allowed, or the host refused), so the notice is filed as for any approval gate.
+ */
+async function approveAgentRuns(port: TriagePort, red: CheckResult, answered: Attempt[]): Promise<string | null> {
+  if (!port.approvePendingRuns) return null;
+  const decided = decideRunApproval({
+    allowed: true,
+    fork: red.fork,
+    headSha: red.sha,
+    answeredHeads: answered.map((a) => a.headSha),
+  });
+  if (decided.kind === 'person') return null;
+  const approved = await port.approvePendingRuns(red.repository, red.sha).catch(() => 0);
+  if (approved === 0) return null;
+  return `${boundCheckName(red.name)} waited for approval on the agent's push ${red.sha.slice(0, 12)}: fixloop approved ${approved} workflow run${approved === 1 ? '' : 's'}`;
 }

@@ -2,6 +2,8 @@
 // workflow run on the ref — answered 200 with { workflow_run_id, run_url, html_url } when
 // return_run_details is true (GitHub's API since February 2026), else 204 — and GET actions/runs/{id}
 // reads it in GitHub's `workflow-run` shape. A test finishes a run with `fake.completeWorkflowRun`.
+// A push's runs can wait for approval (`fake.holdRunsForApproval`, as GitHub holds a Copilot push's):
+// GET actions/runs lists them by head_sha and status, and POST actions/runs/{id}/approve queues them.
 import * as gh from './payloads.js';
 import type { Urls } from './payloads.js';
 import type { Answer, Route, RouteInput } from './routes.js';
@@ -19,6 +21,11 @@ export interface FakeDispatchedRun {
   inputs: Record<string, unknown>;
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: string | null;
+  /** A push's run: its commit and event; a dispatch's run has neither. */
+  headSha?: string;
+  event?: string;
+  /** Who approved it, when it waited for approval and was approved. */
+  approvedBy?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -44,11 +51,11 @@ function workflowRun(urls: Urls, repo: FakeRepo, run: FakeDispatchedRun): Record
     node_id: `WFR_${run.id}`,
     name: file,
     head_branch: run.ref,
-    head_sha: 'f'.repeat(40),
+    head_sha: run.headSha ?? 'f'.repeat(40),
     path: `.github/workflows/${file}`,
     display_title: file,
     run_number: run.id,
-    event: 'workflow_dispatch',
+    event: run.event ?? 'workflow_dispatch',
     status: run.status,
     conclusion: run.conclusion,
     workflow_id: workflowId,
@@ -124,7 +131,67 @@ export const ACTIONS_RUN_ROUTES: readonly Route[] = [
       return { status: 200, body: workflowRun(input.urls, repo, run) };
     },
   },
+  {
+    operation: 'GET /repos/{owner}/{repo}/actions/runs',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const headSha = input.query.get('head_sha');
+      const status = input.query.get('status');
+      // GitHub's `status` filter takes a status or a conclusion (`action_required` is a conclusion).
+      const runs = Object.values(dispatchedRuns(input.state)).filter(
+        (r) =>
+          r.repo === repoKey(repo.fullName) &&
+          (headSha === null || r.headSha === headSha) &&
+          (status === null || r.status === status || r.conclusion === status),
+      );
+      return {
+        status: 200,
+        body: { total_count: runs.length, workflow_runs: runs.map((r) => workflowRun(input.urls, repo, r)) },
+      };
+    },
+  },
+  {
+    operation: 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
+      if (run === undefined || run.repo !== repoKey(repo.fullName))
+        return { status: 404, body: gh.error('Not Found', 404) };
+      if (run.conclusion !== 'action_required')
+        return { status: 403, body: gh.error('This run is not waiting for approval', 403) };
+      run.status = 'queued';
+      run.conclusion = null;
+      const c = input.caller;
+      run.approvedBy =
+        c.kind === 'user' ? c.login : c.kind === 'installation' ? `installation ${c.installationId}` : 'app';
+      run.updatedAt = isoNow(input.state);
+      return { status: 201, body: {} };
+    },
+  },
 ];
+
+/** A push's workflow run that waits for approval (GitHub's `action_required`), as a Copilot push's does. */
+export function holdRunForApproval(state: FakeState, repo: string, headSha: string, name: string): FakeDispatchedRun {
+  const r = ensureRepo(state, repo);
+  const at = isoNow(state);
+  const run: FakeDispatchedRun = {
+    id: nextId(state),
+    repo: repoKey(r.fullName),
+    workflow: name,
+    ref: '',
+    inputs: {},
+    status: 'completed',
+    conclusion: 'action_required',
+    headSha,
+    event: 'pull_request',
+    createdAt: at,
+    updatedAt: at,
+  };
+  dispatchedRuns(state)[run.id] = run;
+  return run;
+}
 
 /** A test moves a dispatched run on: in progress, or completed with a conclusion (success, failure …). */
 export function completeWorkflowRun(

@@ -15,6 +15,9 @@ export const FAKE_OPERATIONS = [
   // Issue 35 item 3: the actions runner dispatches a workflow (return_run_details) and follows its run.
   'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+  // Issue 35: the mention runner approves the workflow runs of its agent's push that wait for approval.
+  'GET /repos/{owner}/{repo}/actions/runs',
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
   'DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',

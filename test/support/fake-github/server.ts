@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { appKeyPair, identify, type Caller } from './credentials.js';
 import * as gh from './payloads.js';
 import { compileRoute, ROUTES, type Answer, type Route } from './routes.js';
-import { completeWorkflowRun, dispatchedRuns, type FakeDispatchedRun } from './actions-runs.js';
+import { completeWorkflowRun, dispatchedRuns, holdRunForApproval, type FakeDispatchedRun } from './actions-runs.js';
 import {
   branchKey,
   createState,
@@ -136,6 +136,10 @@ export interface FakeGitHub {
   workflowDispatches(): FakeDispatchedRun[];
   /** A dispatched workflow run goes in progress (null) or completes with `conclusion`. */
   completeWorkflowRun(id: number, conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | null): void;
+  /** Issue 35: a push's workflow run held for approval (`action_required`), as GitHub holds a Copilot push's. */
+  holdRunForApproval(repo: string, headSha: string, name: string): FakeDispatchedRun;
+  /** The workflow runs of a commit's push (held, approved, …). */
+  pushRunsOf(headSha: string): FakeDispatchedRun[];
   /** `login`'s role on `repo` (GET collaborators/{username}/permission); null: no collaborator (404). */
   setCollaborator(repo: string, login: string, role: FakeRole | null): void;
   /** `login` adds `label` to the pull request (as a person does on GitHub): the label, and its `labeled` event. */
@@ -615,7 +619,13 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       return record;
     },
     workflowDispatches() {
-      return Object.values(dispatchedRuns(state));
+      return Object.values(dispatchedRuns(state)).filter((r) => r.event === undefined);
+    },
+    holdRunForApproval(repo, headSha, name) {
+      return holdRunForApproval(state, repo, headSha, name);
+    },
+    pushRunsOf(headSha) {
+      return Object.values(dispatchedRuns(state)).filter((r) => r.headSha === headSha);
     },
     completeWorkflowRun(id, conclusion) {
       completeWorkflowRun(state, id, conclusion);

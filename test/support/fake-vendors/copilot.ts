@@ -2,9 +2,11 @@
 // 35): it acts on a comment that mentions `@copilot` only when a person with write access wrote it —
 // a bot's mention, or a reader's, is ignored — and it answers by pushing a commit to the pull
 // request's branch (the fake GitHub's head moves and GitHub's `pull_request` `synchronize` webhook is
-// sent). It never calls fixloop.
+// sent). It never calls fixloop. Where the repository makes a Copilot push's workflows wait for
+// approval (GitHub's default), `runsNeedApproval` holds the push's run and sends its `workflow_run`
+// completed with `action_required`, as GitHub does until someone approves it.
 import type { FakeGitHub } from '../fake-github/server.js';
-import { delivery, post, pullRequestPayload, type RepoSpec } from '../deliveries.js';
+import { delivery, post, pullRequestPayload, workflowRunPayload, type RepoSpec } from '../deliveries.js';
 
 const WRITERS = new Set(['write', 'maintain', 'admin']);
 
@@ -17,7 +19,14 @@ export interface CopilotAnswer {
 /** Reads the newest `@copilot` mention on the pull request and, when Copilot would, pushes `newHead`. */
 export async function copilotAnswers(
   fake: FakeGitHub,
-  o: { repo: RepoSpec; pullRequest: number; newHead: string; fixloopUrl: string; webhookSecret: string },
+  o: {
+    repo: RepoSpec;
+    pullRequest: number;
+    newHead: string;
+    fixloopUrl: string;
+    webhookSecret: string;
+    runsNeedApproval?: boolean;
+  },
 ): Promise<CopilotAnswer> {
   const full = `${o.repo.owner}/${o.repo.name}`;
   const comments = fake.state.comments[`${full}#${o.pullRequest}`] ?? [];
@@ -42,5 +51,20 @@ export async function copilotAnswers(
   );
   const answer = await post(o.fixloopUrl, d, o.webhookSecret);
   if (answer.status !== 202) throw new Error(`the push's webhook was not taken: ${answer.status}`);
+  if (o.runsNeedApproval) {
+    const run = fake.holdRunForApproval(full, o.newHead, 'ci.yml');
+    const held = delivery(
+      'workflow_run',
+      workflowRunPayload({
+        repo: o.repo,
+        sha: o.newHead,
+        id: run.id,
+        conclusion: 'action_required',
+        pr: { number: o.pullRequest, headSha: o.newHead },
+      }),
+    );
+    const told = await post(o.fixloopUrl, held, o.webhookSecret);
+    if (told.status !== 202) throw new Error(`the held run's webhook was not taken: ${told.status}`);
+  }
   return { mention: seen, acted: true };
 }
