@@ -145,3 +145,22 @@ export function checkRuleInstructions(rule: CheckRule | null, nonce: string): st
     neutralise(stripInvisible(bounded), nonce),
   ].join('\n');
 }
+
+/** The rules of the Work that holds `repository` (its name in any case); none when no Work does. */
+export function checkRulesOf(
+  works: ReadonlyArray<{ repositories: ReadonlyArray<{ name: string }>; checks?: readonly CheckRule[] | undefined }>,
+  repository: string,
+): readonly CheckRule[] {
+  const name = repository.toLowerCase();
+  return works.find((w) => w.repositories.some((r) => r.name.toLowerCase() === name))?.checks ?? [];
+}
+
+/** The rule that applies to a Task's failing check, in words (the Task page); null when none does. */
+export function checkRuleWordsFor(
+  works: Parameters<typeof checkRulesOf>[0] | undefined,
+  repository: string,
+  checkName: string | null,
+): string | null {
+  const rule = ruleForCheck(checkRulesOf(works ?? [], repository), checkName);
+  return rule ? checkRuleWords(rule) : null;
+}

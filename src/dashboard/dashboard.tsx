@@ -31,6 +31,8 @@ import { taskTimeline, type TimelineLedger } from './timeline.js';
 import { resultsPage } from './results-page.js';
 import type { ResultsAnswer } from '../app/results.js';
 import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
+import { checkRuleWordsFor as ruleWordsOf } from '../core/check-rules.js';
+import type { Work } from '../core/types.js';
 
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
 export type DashboardLedger = Pick<
@@ -62,6 +64,8 @@ export interface DashboardDeps {
   currency?: string;
   /** Issue 33: how many notice sinks are configured (`notices.sinks`); the Inbox says so when there are none. */
   sinkCount?: number;
+  /** Issue 36: the Works, whose rule for the failing check the Task page names ("rule: e2e → a person"). */
+  works?: readonly Work[];
   /** Issue 33: the Works' repositories, the board's repository filter. */
   repositories?: readonly string[];
   /** V4: the configured cap on a person's grants of one more attempt per Task (TASK_MAX_GRANTS). */
@@ -289,6 +293,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       timelinePage(await pageContext(c), timeline.task, timeline.entries, timeline.attemptsUsed, timeline.interrupted, {
         story: timeline,
         row,
+        rule: ruleWordsOf(deps.works, timeline.task.repository, timeline.failureNow?.checkName ?? null),
       }),
     );
   });

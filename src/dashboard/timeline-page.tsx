@@ -18,6 +18,8 @@ import { Layout, Action } from './layout.js';
 export interface TaskExtras {
   story?: TaskStory;
   row?: BoardRow | null;
+  /** Issue 36: the Work's rule for the failing check, in words ("rule: e2e → a person"); null when none applies. */
+  rule?: string | null;
 }
 
 /** The Task's state in words, and what happens next (issue 33: no state leaves a person guessing). */
@@ -140,6 +142,11 @@ export function timelinePage(
               <code class="failure-line">{failure.line}</code>
               {failure.headSha ? <span class="sub"> on commit {failure.headSha.slice(0, 7)}</span> : null}
             </p>
+            {extras.rule ? (
+              <p class="check-rule" data-check-rule="">
+                {extras.rule}
+              </p>
+            ) : null}
             <p>
               <a
                 href={failure.url ?? (gitlab ? `${ref.url}/pipelines` : `${ref.url}/checks`)}
