@@ -155,12 +155,16 @@ export function checkRulesOf(
   return works.find((w) => w.repositories.some((r) => r.name.toLowerCase() === name))?.checks ?? [];
 }
 
-/** The rule that applies to a Task's failing check, in words (the Task page); null when none does. */
+/** The rule that applies to the first of a Task's failing checks that has one, in words (the Task page); null when none does. */
 export function checkRuleWordsFor(
   works: Parameters<typeof checkRulesOf>[0] | undefined,
   repository: string,
-  checkName: string | null,
+  checkNames: ReadonlyArray<string | null>,
 ): string | null {
-  const rule = ruleForCheck(checkRulesOf(works ?? [], repository), checkName);
-  return rule ? checkRuleWords(rule) : null;
+  const rules = checkRulesOf(works ?? [], repository);
+  for (const name of checkNames) {
+    const rule = ruleForCheck(rules, name);
+    if (rule) return checkRuleWords(rule);
+  }
+  return null;
 }

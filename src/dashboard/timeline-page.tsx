@@ -142,11 +142,6 @@ export function timelinePage(
               <code class="failure-line">{failure.line}</code>
               {failure.headSha ? <span class="sub"> on commit {failure.headSha.slice(0, 7)}</span> : null}
             </p>
-            {extras.rule ? (
-              <p class="check-rule" data-check-rule="">
-                {extras.rule}
-              </p>
-            ) : null}
             <p>
               <a
                 href={failure.url ?? (gitlab ? `${ref.url}/pipelines` : `${ref.url}/checks`)}
@@ -157,6 +152,11 @@ export function timelinePage(
               </a>
             </p>
           </div>
+        ) : null}
+        {extras.rule ? (
+          <p class="check-rule" data-check-rule="">
+            {extras.rule}
+          </p>
         ) : null}
         <div class="actions">
           {stopped && !task.parkedAt && grants.left > 0 ? (
