@@ -128,10 +128,22 @@ async function runEnded(h: GitHubHarness, runId: number): Promise<void> {
   throw new Error(`run ${runId} never ended`);
 }
 
+/** The harness's one Work (test/support/harness.ts writeConfig), which a lifecycle's rules per check extend. */
+const SPEND_WORK = {
+  name: 'shop',
+  account: 'acme',
+  repositories: [
+    { name: SPEND_REPO_NAME, role: 'data' },
+    { name: 'acme/shop-site', role: 'website' },
+  ],
+};
+
 export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promise<FixloopResult> {
   const runner = new ScriptedAgentRunner();
   const h = await startGitHubHarness('sqlite', {
     env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: String(opts.budget) },
+    // Issue 36: the lifecycle's rules per check, on the one Work holding the corpus's repository.
+    ...(lc.checks ? { configExtra: { works: [{ ...SPEND_WORK, checks: lc.checks }] } } : {}),
     runner,
     adapters: { random: countingRandom() },
   });

@@ -117,6 +117,8 @@ export interface Lifecycle {
   reruns?: Record<string, Job[][]>;
   /** The notice the lifecycle is about, when it is about one (shown beside PASS/FAIL, not part of it). */
   notice?: { reason: RegExp; what: string };
+  /** Issue 36: the Work's rules per check (`works[].checks`); default none. */
+  checks?: unknown[];
 }
 
 // ---------------------------------------------------------------- building blocks

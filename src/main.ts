@@ -215,6 +215,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     // Issue 34: the prompt speaks the host's words; a red with no output is completed from the host's job log.
     wordsOf,
     failedJobLog: failedJobLogReader((repository) => hosts.registry.hostOfRepository(repository).port()),
+    works: config.works, // issue 36: a check's rule may add instructions to the prompt
     clock,
     // Issue 35: a run that ended without a call may have pushed; the host's head says so at once.
     headNow: async (task) => {
@@ -384,6 +385,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     currency: config.cost.currency,
     sinkCount: config.notices.sinks.length,
     repositories: config.works.flatMap((w) => w.repositories.map((r) => r.name)),
+    works: config.works, // issue 36: the Task page names the rule of its failing check
     // Issue 19: a GitLab Task links to its merge request, a GitHub one to the configured GitHub host.
     links: { githubUrl: config.notices.webUrl, gitlabUrl: config.gitlab.url, providerOf: hostOf },
     publicUrl: config.publicUrl,

@@ -21,7 +21,7 @@ import type { Clock, Logger, Random, Runner, RunExit, RunSpec } from './ports.js
 import type { Ledger } from './ledger-port.js';
 import type { DecisionWriter } from './decision-writer.js';
 import { settleUncalledRun, type UncalledRunDeps } from './settle-uncalled-run.js';
-import { promptFor } from './prompt-for-attempt.js';
+import { promptFor, type PromptDeps } from './prompt-for-attempt.js';
 import type { ReadFailedJobLog } from './failed-job-log.js';
 import { LOG_EVENTS } from '../core/events.js';
 
@@ -68,6 +68,8 @@ export interface DispatchDeps {
    * read from the host where it serves job logs itself (failed-job-log.ts); absent: nothing is read.
    */
   failedJobLog?: ReadFailedJobLog;
+  /** Issue 36: the Works, whose rules per check may add instructions to the prompt (prompt-for-attempt.ts). */
+  works?: PromptDeps['works'];
   clock: Clock;
   /** Issue 35: the pull request's head as the host has it now, for a run that ended without a call. */
   headNow?: UncalledRunDeps['headNow'];

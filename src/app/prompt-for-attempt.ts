@@ -4,10 +4,11 @@
 import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { renderPrompt } from '../core/prompt-template.js';
 import type { WordsOf } from '../core/host-words.js';
-import type { Attempt, Rejection, Task } from '../core/types.js';
+import type { Attempt, Rejection, Task, Work } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
 import type { Random, RunSpec } from './ports.js';
 import type { ReadFailedJobLog } from './failed-job-log.js';
+import { checkRuleInstructions, checkRulesOf, ruleForCheck } from '../core/check-rules.js';
 
 export interface PromptDeps {
   agent: Pick<AgentLedger, 'life'>;
@@ -16,6 +17,8 @@ export interface PromptDeps {
   promptTemplate?: string;
   wordsOf: WordsOf;
   failedJobLog?: ReadFailedJobLog;
+  /** Issue 36: the Works, whose rule for the failing check may add the operators' instructions to the frame. */
+  works?: readonly Work[];
 }
 
 /**
@@ -74,6 +77,13 @@ export async function promptFor(
     });
   } else
     frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+  // Issue 36: the rule of the check this failure was stored for (as the gate counted it) may add instructions.
+  const rule =
+    rejection.source === 'gate'
+      ? ruleForCheck(checkRulesOf(deps.works ?? [], task.repository), rejection.checkName)
+      : null;
+  const instructions = checkRuleInstructions(rule, base.nonce);
+  if (instructions !== null) frame = { ...frame, situation: `${frame.situation}\n\n${instructions}` };
   const told =
     failure.source === 'gate'
       ? { what: failure.checkName, text: failure.output }

@@ -17,8 +17,9 @@ import type { AgentLedger, AttemptLife } from './agent-port.js';
 import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } from './provider-port.js';
 import type { Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
+import { checkRulePathsVerdict, type CheckRule } from '../core/check-rules.js';
 
-export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change';
+export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths';
 
 export interface PushGuardDeps {
   host: Pick<ProviderPort, 'compareCommits'>;
@@ -29,6 +30,8 @@ export interface PushGuardDeps {
   stop(task: Task, reason: PushStopReason, detail: string): Promise<void>;
   /** The words of a repository's host (issue 34): why a cut comparison cannot be checked. Default: TRUNCATED_DETAIL. */
   wordsOf?: WordsOf;
+  /** Issue 36: the Work's rule for the check an attempt answered (its `paths` bound the push); absent: none. */
+  checkRuleOf?(task: Task, attemptId: number): Promise<CheckRule | null>;
 }
 
 export interface CheckedPush {
@@ -112,7 +115,10 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     const done: CheckedPush = { attemptId: owner.attemptId, from, to, diffHash: hash };
 
     const cut = deps.wordsOf?.(task.repository).comparisonCut ?? TRUNCATED_DETAIL;
-    const stop = judgePush(push, policy, cut) ?? judgeThrash(history, hash);
+    const stop =
+      judgePush(push, policy, cut) ??
+      judgeRulePaths(push, (await deps.checkRuleOf?.(task, owner.attemptId)) ?? null) ??
+      judgeThrash(history, hash);
     if (stop !== null) {
       // The stop is filed before the hash is written: a stop that failed is judged again next time.
       await deps.stop(task, stop.reason, stop.detail);
@@ -151,6 +157,12 @@ function judgePush(push: Comparison, policy: PathPolicy, cut: string): Stop | nu
   }
   if (push.truncated) return { reason: 'forbidden_change', detail: cut, offenses: [] };
   return null;
+}
+
+/** Issue 36: a fix for a check whose rule lists paths touches only those (a cut list cannot be checked: K4 stopped it already). */
+function judgeRulePaths(push: Comparison, rule: CheckRule | null): Stop | null {
+  const verdict = checkRulePathsVerdict(rule, push.files);
+  return verdict.kind === 'stop' ? { reason: verdict.reason, detail: verdict.detail, offenses: [] } : null;
 }
 
 /** K3 over the earlier pushes' hashes, in order. */

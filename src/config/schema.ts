@@ -15,6 +15,7 @@ import { commandRunnerSchema, httpRunnerSchema, sessionRunnerSchema } from './ru
 import { noticesSchema } from './notices-schema.js';
 import { mentionRunnerSchema } from './mention-runner-schema.js';
 import { actionsRunnerSchema } from './actions-runner-schema.js';
+import { checkRulesSchema } from './check-rules-schema.js';
 
 const REPOSITORY_ROLES = ['data', 'website', 'other'] as const;
 
@@ -56,6 +57,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
       /** F1/F2 on GitHub: the least repository permission a person needs to steer; absent → write (decision 0042). */
       minimumPermission: z.enum(MINIMUM_PERMISSIONS).optional(),
+      /** Issue 36: rules per check, by a glob over its name; the first that matches applies (core/check-rules.ts). */
+      checks: checkRulesSchema.optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

@@ -48,6 +48,9 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   cost_ceiling: 'cost ceiling reached',
   wake_cap_window: 'too many wakes in 10 minutes',
   wake_cap_since_human: 'too many wakes since a person acted',
+  check_rule_person: "the check's rule: a person",
+  check_rule_spent: "the check's attempts are spent",
+  check_rule_paths: 'a fix went outside its paths',
 };
 
 /**

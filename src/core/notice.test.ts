@@ -34,6 +34,9 @@ const WHY: Record<StopReason, RegExp> = {
   cost_ceiling: /cost ceiling/,
   wake_cap_window: /woken too often/,
   wake_cap_since_human: /since a person last acted/,
+  check_rule_person: /rule for this check hands its failures to a person/,
+  check_rule_spent: /attempts the Work's rule allows for this check are spent/,
+  check_rule_paths: /outside the paths the Work's rule allows/,
 };
 
 describe('G1: the notice message', () => {

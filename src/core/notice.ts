@@ -3,6 +3,7 @@
 import { referenceOf, type HostWords } from './host-words.js';
 import type { StopReason } from './reasons.js';
 import { GUARD_STOP_WHY } from './guards.js';
+import { CHECK_RULE_WHY } from './check-rules.js';
 
 export interface NoticeFacts {
   repository: string;
@@ -40,6 +41,7 @@ export const STOP_WHY: Record<StopReason, string> = {
   run_timeout:
     "the agent's run was still unfinished past its window, so fixloop ended it rather than let it hold the loop; a retry would most likely hang the same way",
   ...GUARD_STOP_WHY,
+  ...CHECK_RULE_WHY,
 };
 
 export function noticeMessage(f: NoticeFacts): string {

@@ -167,6 +167,17 @@ export type GuardStopReason = (typeof GUARD_STOP_REASONS)[number];
 export const GUARD_REFUSALS = ['attempt_in_flight'] as const;
 export type GuardRefusal = (typeof GUARD_REFUSALS)[number];
 
+/**
+ * Issue 36: why a Work's rule for a check (works[].checks, core/check-rules.ts) handed a failure of
+ * that check to a person.
+ */
+export const CHECK_RULE_STOP_REASONS = [
+  'check_rule_person', // the check's rule allows 0 attempts: its failures always go to a person
+  'check_rule_spent', // the check's rule allows N attempts and N were spent on it (other checks keep the budget)
+  'check_rule_paths', // a fix for the check changed a file outside the paths its rule allows
+] as const;
+export type CheckRuleStopReason = (typeof CHECK_RULE_STOP_REASONS)[number];
+
 /** Why the loop stopped for a Task and filed its one notice (G1). */
 export const STOP_REASONS = [
   'budget_spent',
@@ -180,5 +191,6 @@ export const STOP_REASONS = [
   'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer
   'run_timeout', // issue 35: an automatic run was still unfinished past its window (runTimeoutMinutes); it was ended
   ...GUARD_STOP_REASONS,
+  ...CHECK_RULE_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -2,6 +2,7 @@
 // Everything in core/ is a pure function over these shapes; adapters map rows onto them.
 // SPEC: "Words".
 import type { AttemptState, FixOutcome } from './attempt-state.js';
+import type { CheckRule } from './check-rules.js';
 
 export const TASK_STATES = ['open', 'done', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
@@ -181,4 +182,6 @@ export interface Work {
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
   /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
   minimumPermission?: MinimumPermission | undefined;
+  /** Issue 36: rules per check (check-rules.ts); the first whose glob matches a check's name applies. */
+  checks?: readonly CheckRule[] | undefined;
 }

@@ -27,10 +27,12 @@ import { timelinePage } from './timeline-page.js';
 import { createSessionBook, SESSION_COOKIE, SESSION_TTL_MS, sessionKey, type Session } from './session.js';
 import { createLiveStreams, pause } from './live-streams.js';
 import { clientOfAddress, createSignInThrottle } from './sign-in-throttle.js';
-import { taskTimeline, type TimelineLedger } from './timeline.js';
+import { taskTimeline, type TaskStory, type TimelineLedger } from './timeline.js';
 import { resultsPage } from './results-page.js';
 import type { ResultsAnswer } from '../app/results.js';
 import { RESULTS_PERIODS, type PeriodInput } from '../core/results.js';
+import { checkRuleWordsFor as ruleWordsOf } from '../core/check-rules.js';
+import type { Work } from '../core/types.js';
 
 /** The dashboard reads pages of the board and the Inbox, a Task's timeline and the stop flag. */
 export type DashboardLedger = Pick<
@@ -62,6 +64,8 @@ export interface DashboardDeps {
   currency?: string;
   /** Issue 33: how many notice sinks are configured (`notices.sinks`); the Inbox says so when there are none. */
   sinkCount?: number;
+  /** Issue 36: the Works, whose rule for the failing check the Task page names ("rule: e2e → a person"). */
+  works?: readonly Work[];
   /** Issue 33: the Works' repositories, the board's repository filter. */
   repositories?: readonly string[];
   /** V4: the configured cap on a person's grants of one more attempt per Task (TASK_MAX_GRANTS). */
@@ -89,6 +93,20 @@ export interface DashboardDeps {
 }
 
 type Env = { Variables: { session: Session } };
+
+/**
+ * Issue 36: the checks failing where the Task stands (the head that stopped the loop, else its head),
+ * for the rule the Task page names: the failure shown for it, then the green gate's failing checks.
+ */
+function failingChecksOf(story: TaskStory): Array<string | null> {
+  const at = story.notice?.headSha ?? story.task.ciHeadSha;
+  const failure = story.failureNow;
+  const gate = story.task.gate;
+  return [
+    ...(failure && failure.headSha === at ? [failure.checkName] : []),
+    ...(gate && gate.headSha === at ? gate.failing : []),
+  ];
+}
 
 const BOARD_PAGE = 50;
 const INBOX_PAGE = 50;
@@ -289,6 +307,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       timelinePage(await pageContext(c), timeline.task, timeline.entries, timeline.attemptsUsed, timeline.interrupted, {
         story: timeline,
         row,
+        rule: ruleWordsOf(deps.works, timeline.task.repository, failingChecksOf(timeline)),
       }),
     );
   });

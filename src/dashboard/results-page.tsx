@@ -35,6 +35,9 @@ const REASON_SHORT: Partial<Record<string, string>> = {
   cost_ceiling: 'cost ceiling',
   wake_cap_window: 'too many wakes',
   wake_cap_since_human: 'wakes since a person',
+  check_rule_person: 'check ruled to a person',
+  check_rule_spent: "check's attempts spent",
+  check_rule_paths: 'fix outside its paths',
 };
 
 const reasonWords = (r: string) => REASON_SHORT[r] ?? r.replace(/_/g, ' ');

@@ -18,6 +18,8 @@ import { Layout, Action } from './layout.js';
 export interface TaskExtras {
   story?: TaskStory;
   row?: BoardRow | null;
+  /** Issue 36: the Work's rule for the failing check, in words ("rule: e2e → a person"); null when none applies. */
+  rule?: string | null;
 }
 
 /** The Task's state in words, and what happens next (issue 33: no state leaves a person guessing). */
@@ -150,6 +152,11 @@ export function timelinePage(
               </a>
             </p>
           </div>
+        ) : null}
+        {extras.rule ? (
+          <p class="check-rule" data-check-rule="">
+            {extras.rule}
+          </p>
         ) : null}
         <div class="actions">
           {stopped && !task.parkedAt && grants.left > 0 ? (

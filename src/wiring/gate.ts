@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import { createEvaluator, type EvaluateDeps, type Evaluator } from '../app/evaluate.js';
 import { createGuardStop } from '../app/gate/outcome.js';
 import { createPushGuard } from '../app/push-guard.js';
+import { checkRuleOfAttempt } from '../app/gate/check-rule.js';
 import { createCommentCommands } from '../app/comment-commands.js';
 import type { createPersonActions } from '../app/person-actions.js';
 import { createBaseChecks } from '../app/base-checks.js';
@@ -82,6 +83,7 @@ export function gateFromConfig(
         agent,
         logger,
         policyFor: () => deps.pathPolicy,
+        checkRuleOf: checkRuleOfAttempt(ledger, config.works), // issue 36: a check's rule bounds its fix's paths
         stop: async (task, reason, detail) => {
           await stopLoop(task, reason, detail, task.ciHeadSha);
         },

@@ -18,6 +18,7 @@ import { checkResult } from './check.js';
 import { resumeRefusal } from './may-resume.js';
 import { judgeFailure } from './judge-failure.js';
 import { guardsBeforeClaim } from './guards.js';
+import { applyCheckRule } from './check-rule.js';
 import { claimAndDispatch, type AttemptToClaim } from './claim.js';
 import { pullRequestChanged } from './pull-request.js';
 import { reviewSubmitted } from './review.js';
@@ -119,6 +120,9 @@ export function createEvaluator(deps: EvaluateDeps) {
       // agent cannot fix, or one unchanged, is told as such rather than as a spent budget.
       const judged = c.red && c.retryOf === undefined ? await judgeFailure(gate, ev, c.red, attempts) : null;
       if (judged?.kind === 'done') return judged.result;
+      // Issue 36: the Work's rule for the failing check (a person, its own attempts, a re-run first).
+      const ruled = c.red && c.retryOf === undefined ? await applyCheckRule(gate, ev, c.red, attempts) : null;
+      if (ruled?.kind === 'done') return ruled.result;
       // Not awaited: a notice that cannot be filed rejects to the caller, whose C4 handling keeps the event pending.
       if (budget.kind === 'refuse') return end.notice(ev, 'budget_spent', c.headSha);
       const guard = await guardsBeforeClaim(gate, task);
