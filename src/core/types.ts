@@ -40,7 +40,9 @@ export const NEVER_RUN_STATUSES = [
 /** An attempt not yet dispatched nor settled otherwise: what reconciliation looks for. */
 export type UnsettledStatus = Extract<AttemptStatus, 'claimed' | 'dispatching'>;
 
-export const REJECTION_SOURCES = ['gate', 'review', 'bot'] as const;
+// Issue 36: `conflict` (the head conflicts with its base; the agent resolves it) and `branch_update`
+// (the head is only behind; fixloop updates it through the host, no model run).
+export const REJECTION_SOURCES = ['gate', 'review', 'bot', 'conflict', 'branch_update'] as const;
 export type RejectionSource = (typeof REJECTION_SOURCES)[number];
 
 export interface Task {
@@ -181,4 +183,6 @@ export interface Work {
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
   /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
   minimumPermission?: MinimumPermission | undefined;
+  /** Issue 36: a branch only behind its base is updated through the host, no model run; absent = on. */
+  updateBranch?: boolean | undefined;
 }

@@ -62,6 +62,7 @@ export type EvaluateLedger = Pick<
   | 'reopenStop'
   | 'holdOnBase'
   | 'heldOnBase'
+  | 'setAttemptStatus'
 >;
 
 export interface EvaluateDeps {
@@ -121,6 +122,12 @@ export interface EvaluateDeps {
   requestRerun?: RequestRerun;
   /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
   baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
+  /**
+   * Issue 36: brings a pull request's branch up to date with its base through the host (GitHub's
+   * update-branch, GitLab's rebase), expecting `expectedHeadSha`; rejects (a ProviderError) when the
+   * host refuses. Absent (no host access): a branch behind its base is left to a person.
+   */
+  updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
 }
 
 export type EvaluationResult =
