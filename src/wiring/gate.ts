@@ -123,6 +123,8 @@ export function gateFromConfig(
     matrixSettleMs: config.matrixSettleMs,
     ...(requestRerun ? { requestRerun } : {}),
     ...(baseChecks ? { baseChecks } : {}),
+    // Issue 36: a branch only behind its base is updated through its host, no model run.
+    ...(github?.updateBranch ? { updateBranch: github.updateBranch.bind(github) } : {}),
     dispatcher: deps.dispatcher,
     wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),
