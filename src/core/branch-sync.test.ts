@@ -21,7 +21,11 @@ const TABLE: ReadonlyArray<[string, BranchSyncInput, string]> = [
   ['GitHub behind: an update by the host', input({ mergeableState: 'behind' }), `behind update:${HEAD}`],
   ['GitLab need_rebase: a rebase by the host', input({ mergeableState: 'need_rebase' }), `behind update:${HEAD}`],
   ['behind with updates off: left alone', input({ mergeableState: 'behind', updateBranch: false }), 'update_off'],
-  ['a conflict is the agent’s whatever the switch', input({ mergeableState: 'dirty', updateBranch: false }), `conflict conflict:${HEAD}`],
+  [
+    'a conflict is the agent’s whatever the switch',
+    input({ mergeableState: 'dirty', updateBranch: false }),
+    `conflict conflict:${HEAD}`,
+  ],
   ['unknown while GitHub computes it', input({ mergeableState: 'unknown' }), 'none'],
   ['checking while GitLab computes it', input({ mergeableState: 'checking' }), 'none'],
   ['not read at all', input({ mergeableState: null }), 'none'],

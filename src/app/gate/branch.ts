@@ -107,7 +107,11 @@ async function updateBranch(
     source: 'branch_update',
     headSha,
     fingerprint: fingerprint(['branch_update'], headSha),
-    rejection: { checkName: null, body: `The head is behind ${baseBranch}, which requires up-to-date branches.`, eventId: null },
+    rejection: {
+      checkName: null,
+      body: `The head is behind ${baseBranch}, which requires up-to-date branches.`,
+      eventId: null,
+    },
     noRun: true,
   });
   if (claim.kind !== 'claimed') return end.refuse(ev, 'coordinate_claimed');
@@ -117,7 +121,12 @@ async function updateBranch(
   if (task.approveOnePending) await ledger.consumeApproveOne(task.id);
   // C3: the count re-read inside the claim decides, as for any attempt.
   if (budgetAfterClaim(claim.attemptsCounted, max).kind === 'over_budget') {
-    await ledger.setAttemptStatus(attemptId, ['dispatched'], 'over_budget', 'the claim pushed the Task past its budget');
+    await ledger.setAttemptStatus(
+      attemptId,
+      ['dispatched'],
+      'over_budget',
+      'the claim pushed the Task past its budget',
+    );
     end.log({ ...ev.base, taskId: task.id, attemptId, outcome: 'refused', reason: 'over_budget_after_claim' });
     return end.notice(ev, 'budget_spent', headSha);
   }
