@@ -131,6 +131,7 @@ for (const kind of DATABASE_KINDS) {
         const story = await taskTimeline(h.app.ledger, taskId);
         const told = story!.entries.map((e) => `${e.title}: ${e.words ?? ''}`).join('\n');
         assert.match(told, /fixloop updated the branch from main/);
+        assert.match(told, /Attempt 1: fixloop updated the branch from its base, no agent run/);
         assert.ok(!/acted/.test(told), 'not told as a person’s action');
 
         // The same (old) head reported behind again starts nothing; the new head is clean.
