@@ -151,6 +151,11 @@ for (const kind of DATABASE_KINDS) {
         await nextTick(h);
         assert.equal(h.runner.starts.length, 1);
         assert.match(h.runner.starts[0]!.prompt, /This is automatic attempt 2 of 2, the last the budget allows/);
+        // The host's merge of the base is not read as an agent's push (K3, K4 judge the agent's own).
+        assert.deepEqual(
+          h.fake.requests.filter((r) => r.operation?.includes('/compare/')).map((r) => r.path),
+          [],
+        );
       } finally {
         await h.close();
       }
