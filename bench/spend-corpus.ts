@@ -29,6 +29,7 @@ import {
   noCi,
   emptyTwice,
 } from './spend-lifecycles-triage.js';
+import { conflict, behindBranch } from './spend-lifecycles-branch.js';
 
 export type {
   Job,
@@ -59,4 +60,6 @@ export const CORPUS: readonly Lifecycle[] = [
   approvalGate,
   noCi,
   emptyTwice,
+  conflict,
+  behindBranch,
 ];
