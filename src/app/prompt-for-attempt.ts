@@ -71,7 +71,11 @@ export async function promptFor(
           ...(await ciEvidence(deps, task, rejection, base.headSha)),
         } as const)
       : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
-        ({ source: rejection.source as 'review' | 'bot', reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
+        ({
+          source: rejection.source as 'review' | 'bot',
+          reviewer: rejection.author?.login ?? null,
+          body: rejection.body,
+        } as const);
   let frame;
   if (life?.retryOf != null) {
     const previous = await deps.agent.life(life.retryOf);

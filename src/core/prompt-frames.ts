@@ -293,7 +293,9 @@ export function conflictFrame(f: ConflictFacts): PromptFrame {
       '',
       `This ${noun}'s head conflicts with ${named}: it cannot be merged until the conflict is resolved. Nothing failed in CI; there is no CI output to read.`,
       ...(f.retryOf !== undefined
-        ? [`Attempt ${f.retryOf} was started for the same conflict and did not resolve it; start from the ${noun} as it is now.`]
+        ? [
+            `Attempt ${f.retryOf} was started for the same conflict and did not resolve it; start from the ${noun} as it is now.`,
+          ]
         : []),
       '',
       `Fetch the base branch, then merge it into the ${noun}'s branch (or rebase the branch onto it, if that is how this repository works), resolve every conflicting file so that both sides' intent is kept, run the tests that cover what you touched, and push the result to the same branch. Do not resolve a conflict by dropping the base's changes or your own without reason; if a conflict cannot be resolved safely, report \`blocked\` with the reason.`,

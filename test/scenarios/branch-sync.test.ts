@@ -82,6 +82,8 @@ for (const kind of DATABASE_KINDS) {
         await nextTick(h);
         await pullRequestEvent(h, 61, 'edited');
         assert.equal(h.runner.starts.length, 1, 'a second report for the same head starts nothing');
+        // The conflict's row is no reviewer's rejection: the poll never offers it as one.
+        assert.ok(!(await decisions(h, taskId)).some((d) => d.reason === 'author_without_standing'));
         assert.equal((await attemptsOf(h, taskId)).length, 1);
       } finally {
         await h.close();

@@ -87,7 +87,10 @@ export async function reofferRejections(port: OfferPort, taskId: number): Promis
   const claimed = new Set((await ledger.listAttempts(taskId)).map((a) => a.coordinate));
   const cutoff = Date.parse(ledger.now()) - REJECTION_MAX_AGE_MS;
   const open = (await ledger.listRejections(taskId)).filter(
-    (r) => (r.source === 'review' || r.source === 'bot') && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff,
+    (r) =>
+      (r.source === 'review' || r.source === 'bot') &&
+      !claimed.has(`review:${r.id}`) &&
+      Date.parse(r.createdAt) > cutoff,
   );
   const out: EvaluationResult[] = [];
   for (const r of open) {
