@@ -202,6 +202,41 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('behind, but the head moved before GitHub was asked: refused (422), recorded in words, not asked again for that head', async () => {
+      let move: (() => void) | null = null;
+      const h = await startGitHubHarness(kind, {
+        adapters: {
+          fault: (point) => {
+            if (point !== 'before_claim' || !move) return;
+            const m = move;
+            move = null;
+            m();
+          },
+        },
+      });
+      try {
+        const taskId = await newTask(h, 67, sha('9'), 'behind');
+        // A push lands between the poll's read and its request: GitHub refuses the expected head.
+        move = () => h.fake.setHead(REPO, 67, sha('a'));
+        await h.tick();
+        assert.equal(h.fake.state.branchUpdates.length, 0);
+        const refused = (await decisions(h, taskId)).filter((d) => d.outcome === 'updated');
+        assert.deepEqual(
+          refused.map((d) => d.reason),
+          ['branch_update_refused'],
+        );
+        assert.match(refused[0]!.detail ?? '', /^fixloop could not update the branch from main: /);
+        const attempts = (await h.api('GET', `/api/tasks/${taskId}`)).body.attempts as Array<{ status: string }>;
+        assert.deepEqual(
+          attempts.map((a) => a.status),
+          ['dispatch_failed'],
+        );
+        assert.equal(h.runner.starts.length, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
     for (const state of ['dirty', 'behind'] as const) {
       test(`exactly once across concurrent evaluations (${state}): the database's claim on the head lets one act`, async () => {
         let race: (() => Promise<void>) | null = null;
