@@ -30,6 +30,7 @@ import {
   emptyTwice,
 } from './spend-lifecycles-triage.js';
 import { ruledToPerson } from './spend-lifecycles-rules.js';
+import { conflict, behindBranch } from './spend-lifecycles-branch.js';
 
 export type {
   Job,
@@ -61,4 +62,6 @@ export const CORPUS: readonly Lifecycle[] = [
   noCi,
   emptyTwice,
   ruledToPerson,
+  conflict,
+  behindBranch,
 ];

@@ -172,14 +172,23 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
 
     /** Re-runs fixloop asked for since the last look become the world's next steps. */
     let rerunsSeen = 0;
+    let updatesSeen = 0;
     const takeReruns = (): void => {
       for (const r of h.fake.state.reruns.slice(rerunsSeen)) {
         if (!world.rerun(r.runId)) throw new Error(`re-run of an unknown workflow run ${r.runId}`);
       }
       rerunsSeen = h.fake.state.reruns.length;
+      // Issue 36: a branch update fixloop asked for is the lifecycle's merge commit, with what follows it.
+      for (const u of h.fake.state.branchUpdates.slice(updatesSeen)) {
+        const update = world.branchUpdated(u.from);
+        if (!update) throw new Error(`an update of ${u.from}, which the lifecycle does not expect`);
+        h.fake.setHead(SPEND_REPO_NAME, lc.pr, world.sha(update.to));
+      }
+      updatesSeen = h.fake.state.branchUpdates.length;
     };
     const apply = async (e: Emitted): Promise<void> => {
       if (e.moved) h.fake.setHead(SPEND_REPO_NAME, lc.pr, world.sha(e.moved));
+      if (e.mergeState) h.fake.state.pulls[pullKey(SPEND_REPO_NAME, lc.pr)]!.mergeableState = e.mergeState;
       if (e.base) {
         // main moves on: the pull request's base is its new head, with its own checks.
         h.fake.state.pulls[pullKey(SPEND_REPO_NAME, lc.pr)]!.baseSha = e.base.sha;

@@ -57,7 +57,17 @@ export interface BaseStep {
   jobs: Job[];
 }
 
-export type WorldStep = CiStep | ReviewStep | PushStep | BaseStep;
+/**
+ * Issue 36: GitHub reports the head's merge state (`mergeable_state`, which the poll reads): `dirty`
+ * (it conflicts with the base), `behind` (the base requires up-to-date branches), `clean`.
+ */
+export interface MergeStateStep {
+  kind: 'merge_state';
+  head: string;
+  state: 'dirty' | 'behind' | 'clean';
+}
+
+export type WorldStep = CiStep | ReviewStep | PushStep | BaseStep | MergeStateStep;
 
 /** The agent pushes (and reports `action_taken`). */
 export interface AgentPush {
@@ -115,6 +125,11 @@ export interface Lifecycle {
    * `reruns[head][n]`, the re-run jobs only. Past the list, the same failures again.
    */
   reruns?: Record<string, Job[][]>;
+  /**
+   * Issue 36: what fixloop's update of a head behind its base (GitHub's update-branch) makes: the
+   * merge commit's label and what follows it. An update is the fix such a lifecycle is about.
+   */
+  updates?: Record<string, { to: string; then: WorldStep[] }>;
   /** The notice the lifecycle is about, when it is about one (shown beside PASS/FAIL, not part of it). */
   notice?: { reason: RegExp; what: string };
   /** Issue 36: the Work's rules per check (`works[].checks`); default none. */

@@ -68,6 +68,8 @@ export interface Emitted {
   moved: string | null;
   /** The base branch's new head and its checks, when the step moved it. */
   base?: { sha: string; checkRuns: EmittedCheckRun[] };
+  /** Issue 36: the head's merge state as GitHub reports it from now on, when the step set it. */
+  mergeState?: string;
 }
 
 export interface Tally {
@@ -191,6 +193,10 @@ export class World {
           moved: null,
           base: { sha: this.baseSha, checkRuns: this.baseCheckRuns(step.jobs) },
         };
+      case 'merge_state':
+        // A conflict is something for the agent to fix on that head (a run for it acts).
+        if (step.state === 'dirty') this.failing.add(step.head);
+        return { items: [], review: null, moved: null, mergeState: step.state };
       case 'review':
         return this.emitReview(step.head, step.state, step.body);
       case 'ci':
@@ -220,6 +226,20 @@ export class World {
       if (action.verdict === 'false_fix') this.tally.falseFixes++;
     }
     return action;
+  }
+
+  /**
+   * Issue 36: fixloop asked GitHub to update the branch whose head was `fromSha`: the lifecycle's
+   * merge commit becomes the head and what follows it is queued first. null: the lifecycle has none.
+   */
+  branchUpdated(fromSha: string): { to: string; then: WorldStep[] } | null {
+    const label = this.labelOf(fromSha);
+    const update = label === null ? undefined : this.lc.updates?.[label];
+    if (!update) return null;
+    this.moveTo(update.to);
+    this.queue.unshift(...update.then);
+    this.tally.fixes++;
+    return update;
   }
 
   private moveTo(to: string): void {

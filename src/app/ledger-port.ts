@@ -88,6 +88,11 @@ export interface ClaimInput {
   headSha: string | null;
   fingerprint: string;
   rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+  /**
+   * Issue 36: an attempt no agent runs for (fixloop's update of a branch behind its base): written
+   * `dispatched` and out of flight in the claim itself, so no reconciliation pass ever hands it to a runner.
+   */
+  noRun?: true;
 }
 
 /**

@@ -284,7 +284,15 @@ export function createPoller(deps: PollDeps) {
         // the red is offered again (issue 35), so the attempt whose push made this head is acknowledged
         // first and the red of its fix is judged on this tick, not held as in flight until the next.
         await deps.progress?.(fresh, pr, runs);
-        if (gate.verdict === 'red') {
+        // Issue 36: a head that conflicts with its base, or is only behind it (app/gate/branch.ts). What
+        // it started stands in for the red's offer on this tick: one attempt in flight, or a head about to move.
+        const branch = await deps.evaluator.syncBranch?.(
+          { identity: `poll:branch:${task.repository}#${pr.number}@${pr.headSha}`, outcome: 'refused' },
+          task.id,
+          pr.headSha,
+          pr.mergeableState,
+        );
+        if (gate.verdict === 'red' && branch?.kind !== 'claimed') {
           const red = firstRed(fresh, pr, runs, statuses);
           // E1/E2: re-offer the red head; a refused-at-a-bad-moment red is retried here, once.
           // A head already claimed, or a stopped loop, is only a read: nothing to offer.

@@ -1,7 +1,7 @@
 // What a resumed agent is told (SPEC C6, H2, I3): the CI or review frame, or the retry frame when the
 // attempt retries one, built from the stored rejection so it survives a failed dispatch — and the
 // failure in a few plain words for a runner that tells it where people read it (the mention runner).
-import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
+import { ciFailureFrame, conflictFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { renderPrompt } from '../core/prompt-template.js';
 import type { WordsOf } from '../core/host-words.js';
 import type { Attempt, Rejection, Task, Work } from '../core/types.js';
@@ -56,6 +56,15 @@ export async function promptFor(
     maxAttempts: deps.maxAttempts + task.extraAttempts,
     nonce: deps.random.token(12),
   };
+  // Issue 36: a head that conflicts with its base has no failure to quote: its own frame names the base.
+  if (rejection.source === 'conflict' || rejection.source === 'branch_update') {
+    const retryOf = life?.retryOf != null ? attempts.findIndex((a) => a.id === life.retryOf) + 1 : 0;
+    const frame = conflictFrame({ ...base, baseBranch: task.baseRef, ...(retryOf > 0 ? { retryOf } : {}) });
+    return {
+      prompt: renderPrompt(frame, deps.promptTemplate),
+      failure: { what: `a merge conflict with ${task.baseRef ?? 'the base branch'}`, text: '' },
+    };
+  }
   const failure =
     rejection.source === 'gate'
       ? ({
@@ -65,7 +74,11 @@ export async function promptFor(
           ...(await ciEvidence(deps, task, rejection, base.headSha)),
         } as const)
       : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
-        ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);
+        ({
+          source: rejection.source as 'review' | 'bot',
+          reviewer: rejection.author?.login ?? null,
+          body: rejection.body,
+        } as const);
   let frame;
   if (life?.retryOf != null) {
     const previous = await deps.agent.life(life.retryOf);

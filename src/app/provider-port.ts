@@ -200,6 +200,12 @@ export interface ProviderPort {
   workflowRunOfJob(repository: string, jobId: number): Promise<number>;
   /** Re-runs the failed jobs of a completed workflow run (needs `actions: write`; issue 17). */
   rerunFailedJobs(repository: string, runId: number): Promise<void>;
+  /**
+   * Issue 36: brings the pull request's branch up to date with its base, no model run — GitHub's
+   * update-branch (merges the base in, refused 422 when the head is no longer `expectedHeadSha`), GitLab's
+   * rebase (refused when the merge request's head moved). Absent: the host offers none to fixloop.
+   */
+  updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
   /** M4: writes a commit status on the sha (fixloop's own `fixloop` context). */
   createCommitStatus(repository: string, sha: string, status: CommitStatusWrite): Promise<void>;
   addLabels(repository: string, number: number, labels: string[]): Promise<void>;

@@ -65,6 +65,10 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
     listReviews: to((p, r, n: number) => p.listReviews(r, n)),
     compareCommits: to((p, r, base: string, head: string) => p.compareCommits(r, base, head)),
     // Optional capabilities: a host without one answers as the port documents for its absence.
+    updateBranch: to(async (p, r, n: number, sha: string) => {
+      if (!p.updateBranch) throw new ProviderError(501, `${r}: the host offers no branch update`, false);
+      return p.updateBranch(r, n, sha);
+    }),
     readJobLog: to(async (p, r, id: number, o: { lines: number }) => (p.readJobLog ? p.readJobLog(r, id, o) : null)),
     authorAssociation: to(async (p, r, login: string) => (p.authorAssociation ? p.authorAssociation(r, login) : null)),
     labelActor: to(async (p, r, n: number, label: string) => {

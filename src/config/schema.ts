@@ -59,6 +59,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       minimumPermission: z.enum(MINIMUM_PERMISSIONS).optional(),
       /** Issue 36: rules per check, by a glob over its name; the first that matches applies (core/check-rules.ts). */
       checks: checkRulesSchema.optional(),
+      /** Issue 36: update a branch only behind its base through the host (no model run); absent → true. */
+      updateBranch: z.boolean().optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

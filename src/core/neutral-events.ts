@@ -56,6 +56,11 @@ export interface PullRequestChange {
   labels: string[];
   /** The branch it merges into (T1: the base whose checks triage reads). */
   baseRef: string | null;
+  /**
+   * Issue 36: the host's merge state of the head as the event reports it (GitHub's mergeable_state,
+   * GitLab's detailed_merge_status; core/branch-sync.ts reads both); absent or null when not said.
+   */
+  mergeableState?: string | null;
 }
 
 export interface ReviewSubmitted {

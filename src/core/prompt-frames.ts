@@ -21,7 +21,7 @@ import {
   shaOrNull,
 } from './untrusted-fence.js';
 
-const FRAME_KINDS = ['ci_failure', 'review', 'retry'] as const;
+const FRAME_KINDS = ['ci_failure', 'review', 'retry', 'conflict'] as const;
 export type FrameKind = (typeof FRAME_KINDS)[number];
 
 const RETRY_REASONS = ['no_outcome', 'no_progress'] as const;
@@ -262,4 +262,44 @@ function fencedSection(what: string, body: string, nonce: string): string {
     body,
     closeMarker(nonce),
   ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 36: a head that conflicts with its base
+
+/** A head that conflicts with its base branch: no CI output, the base named (its name quoted, untrusted). */
+export interface ConflictFacts extends FrameBase {
+  /** The branch the change merges into; null when not known. */
+  baseBranch: string | null;
+  /** This attempt retries an earlier one for the same conflict, which left it unresolved. */
+  retryOf?: number;
+}
+
+/** The seed for a head that conflicts with its base: merge or rebase onto the base, resolve, push. */
+export function conflictFrame(f: ConflictFacts): PromptFrame {
+  const base = checkBase(f);
+  const noun = base.words.changeRequest;
+  const named =
+    f.baseBranch !== null && inline(f.baseBranch, f.nonce) !== ''
+      ? `its base branch ${quoteUntrusted(f.baseBranch, f.nonce)}`
+      : 'its base branch';
+  if (f.retryOf !== undefined) checkCount('retryOf', f.retryOf);
+  return frame(
+    'conflict',
+    base,
+    [
+      headline('Merge conflict on', base),
+      attemptLine(base),
+      '',
+      `This ${noun}'s head conflicts with ${named}: it cannot be merged until the conflict is resolved. Nothing failed in CI; there is no CI output to read.`,
+      ...(f.retryOf !== undefined
+        ? [
+            `Attempt ${f.retryOf} was started for the same conflict and did not resolve it; start from the ${noun} as it is now.`,
+          ]
+        : []),
+      '',
+      `Fetch the base branch, then merge it into the ${noun}'s branch (or rebase the branch onto it, if that is how this repository works), resolve every conflicting file so that both sides' intent is kept, run the tests that cover what you touched, and push the result to the same branch. Do not resolve a conflict by dropping the base's changes or your own without reason; if a conflict cannot be resolved safely, report \`blocked\` with the reason.`,
+    ].join('\n'),
+    `There is no data block: a merge conflict comes with no CI output. The conflicting files show when the base is merged in.`,
+  );
 }

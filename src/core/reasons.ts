@@ -19,6 +19,7 @@ export const OUTCOMES = [
   'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
   'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
   'reopened', // T3: the approval an `approval_required` stop waited for was given (a completed result on its head)
+  'updated', // issue 36: fixloop updated a branch behind its base through the host (no model run); the reason is one of BRANCH_UPDATE_REASONS
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -29,6 +30,14 @@ export const RERUN_REASONS = [
   'rerun_unconfirmed', // no answer, or a 5xx, to the request: GitHub may have started it, so it is never sent again
 ] as const;
 export type RerunReason = (typeof RERUN_REASONS)[number];
+
+/** What became of fixloop's update of a branch behind its base (app/gate/branch.ts): the reason of an `updated` row. */
+export const BRANCH_UPDATE_REASONS = [
+  'branch_updated', // the host accepted the update (GitHub's update-branch, GitLab's rebase): a new head follows
+  'branch_update_refused', // the host refused it (the head moved meanwhile, no permission, a conflict after all); a person or the next head decides
+  'branch_update_unavailable', // the repository's host offers no branch update to fixloop (or no host access is configured)
+] as const;
+export type BranchUpdateReason = (typeof BRANCH_UPDATE_REASONS)[number];
 
 /** Why the loop refused to resume (SPEC D plus the budget and ledger rules). */
 export const REFUSALS = [

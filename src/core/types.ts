@@ -41,7 +41,9 @@ export const NEVER_RUN_STATUSES = [
 /** An attempt not yet dispatched nor settled otherwise: what reconciliation looks for. */
 export type UnsettledStatus = Extract<AttemptStatus, 'claimed' | 'dispatching'>;
 
-export const REJECTION_SOURCES = ['gate', 'review', 'bot'] as const;
+// Issue 36: `conflict` (the head conflicts with its base; the agent resolves it) and `branch_update`
+// (the head is only behind; fixloop updates it through the host, no model run).
+export const REJECTION_SOURCES = ['gate', 'review', 'bot', 'conflict', 'branch_update'] as const;
 export type RejectionSource = (typeof REJECTION_SOURCES)[number];
 
 export interface Task {
@@ -184,4 +186,6 @@ export interface Work {
   minimumPermission?: MinimumPermission | undefined;
   /** Issue 36: rules per check (check-rules.ts); the first whose glob matches a check's name applies. */
   checks?: readonly CheckRule[] | undefined;
+  /** Issue 36: a branch only behind its base is updated through the host, no model run; absent = on. */
+  updateBranch?: boolean | undefined;
 }

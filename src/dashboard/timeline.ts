@@ -102,6 +102,8 @@ const SOURCE_WORDS: Record<string, string> = {
   gate: 'CI went red',
   review: 'A review asked for changes',
   bot: "A bot's review asked for changes",
+  conflict: 'The branch conflicts with its base',
+  branch_update: 'The branch fell behind its base',
 };
 
 /** What the poll or a delivery decided, in words (the common ones; others read as their code's words). */
@@ -118,6 +120,7 @@ const DECISION_WORDS: Record<string, string> = {
   failed: 'Something went wrong; nothing further was sent',
   rerun: "The head's failed jobs were re-run first",
   reopened: 'The approval the loop waited for was given',
+  updated: 'fixloop updated the branch from its base (no agent ran)',
   rejected: 'A delivery could not be read',
 };
 
@@ -259,7 +262,7 @@ export async function taskTimeline(ledger: TimelineLedger, id: number): Promise<
       {
         at: a.createdAt,
         kind: 'attempt',
-        title: `Attempt ${attempts.indexOf(a) + 1}: ${run ? (run.autoResume ? 'the agent was resumed automatically' : 'a person resumed the agent') : 'claimed, not yet started'}`,
+        title: `Attempt ${attempts.indexOf(a) + 1}: ${run ? (run.autoResume ? 'the agent was resumed automatically' : 'a person resumed the agent') : a.source === 'branch_update' ? 'fixloop updated the branch from its base, no agent run' : 'claimed, not yet started'}`,
         words:
           [
             ATTEMPT_STATE_WORDS[a.state] ?? a.state.replaceAll('_', ' '),

@@ -260,6 +260,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       headRepository: pr.head.repo ? lower(pr.head.repo.full_name) : null,
       labels: (pr.labels ?? []).map((l) => l.name),
       baseRef: pr.base.ref,
+      ...(pr.mergeable_state ? { mergeableState: pr.mergeable_state } : {}),
     },
   };
 }

@@ -322,6 +322,19 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
         await gh.rest.actions.reRunWorkflowFailedJobs({ owner, repo, run_id: runId, request: { retries: 0 } });
       }),
 
+    updateBranch: (repository, number, expectedHeadSha) =>
+      onRepo(repository, 'PUT update-branch', async (gh, owner, repo) => {
+        // 202 "Updating pull request branch."; 422 when the head is no longer the one expected. Sent once:
+        // a lost answer may have merged the base in already (the next head says so).
+        await gh.rest.pulls.updateBranch({
+          owner,
+          repo,
+          pull_number: number,
+          expected_head_sha: expectedHeadSha,
+          request: { retries: 0 },
+        });
+      }),
+
     addLabels: (repository, number, labels) =>
       onRepo(repository, 'POST labels', async (gh, owner, repo) => {
         if (labels.length === 0) return;

@@ -74,6 +74,7 @@ export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): Provi
     workflowRunOfJob: async (...a) => (await gh()).workflowRunOfJob(...a),
     rerunFailedJobs: async (...a) => (await gh()).rerunFailedJobs(...a),
     createCommitStatus: async (...a) => (await gh()).createCommitStatus(...a),
+    updateBranch: async (...a) => (await gh()).updateBranch!(...a),
     addLabels: async (...a) => (await gh()).addLabels(...a),
     removeLabel: async (...a) => (await gh()).removeLabel(...a),
     listIssueComments: async (...a) => (await gh()).listIssueComments(...a),

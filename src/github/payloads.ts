@@ -116,6 +116,8 @@ export const pullRequestPayload = z.object({
       repo: z.object({ id: z.number(), full_name: z.string() }).nullable(),
     }),
     base: z.object({ ref: line, repo: z.object({ id: z.number(), full_name: z.string() }) }),
+    /** Issue 36: dirty (conflicts), behind, clean, blocked, unstable, unknown (while GitHub computes it). */
+    mergeable_state: z.string().nullable().optional(),
   }),
 });
 

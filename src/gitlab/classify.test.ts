@@ -187,6 +187,8 @@ describe('Merge Request Hook', () => {
       headRepository: 'awesome_space/awesome_project',
       labels: ['API'],
       baseRef: 'master',
+      // Issue 36: the documented example's detailed_merge_status, read as the head's merge state.
+      mergeableState: 'mergeable',
     });
   });
 

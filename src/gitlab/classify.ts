@@ -233,6 +233,7 @@ function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, delivery
       headRepository: a.source ? a.source.path_with_namespace.toLowerCase() : null,
       labels: (a.labels ?? p.labels ?? []).map((l) => l.title),
       baseRef: a.target_branch ?? null,
+      ...(a.detailed_merge_status ? { mergeableState: a.detailed_merge_status } : {}),
     },
   };
 }

@@ -289,6 +289,16 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
         await api.pipelines.retry(project, pipelineId);
       }),
 
+    updateBranch: (repository, number, expectedHeadSha) =>
+      onProject(repository, 'PUT merge request rebase', async (project) => {
+        // GitLab's rebase names no head: the merge request is read first, and a head that moved since
+        // is refused here as GitHub refuses it (422), so a rebase never lands on a push it did not see.
+        const mr = (await api.mergeRequests.show(project, number)) as unknown as MergeRequestJson;
+        if (mr.sha && mr.sha.toLowerCase() !== expectedHeadSha.toLowerCase())
+          throw new GitLabHttpError(422, `the head is ${mr.sha}, not ${expectedHeadSha}`);
+        await api.mergeRequests.rebase(project, number);
+      }),
+
     createCommitStatus: (repository, sha, status) =>
       onProject(repository, 'POST commit status', async (project) => {
         try {

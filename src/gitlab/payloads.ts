@@ -90,6 +90,8 @@ export const gitlabMergeRequestPayload = z.object({
     last_commit: z.object({ id: z.string() }),
     source: z.object({ path_with_namespace: z.string() }).nullable().optional(),
     labels: z.array(label).optional(),
+    /** Issue 36: conflict, need_rebase, mergeable, checking, … (absent from older GitLab). */
+    detailed_merge_status: z.string().nullable().optional(),
   }),
   labels: z.array(label).optional(),
   changes: z

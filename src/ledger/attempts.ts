@@ -72,7 +72,10 @@ export function createAttemptStore(
             source: c.source,
             head_sha: c.headSha,
             fingerprint: c.fingerprint,
-            status: 'claimed',
+            status: c.noRun ? 'dispatched' : 'claimed',
+            // The move it makes is the host's merge of the base, not an agent's push: its diff hash is
+            // set here, so the push guard (K3, K4) never reads the base's changes as the agent's.
+            ...(c.noRun ? { state: 'acknowledged', diff_hash: 'fixloop:branch-update' } : {}),
             rejection_id: null,
             run_id: null,
             detail: null,

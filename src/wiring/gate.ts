@@ -128,6 +128,8 @@ export function gateFromConfig(
     ...(requestRerun ? { requestRerun } : {}),
     ...(baseChecks ? { baseChecks } : {}),
     ...(deps.approvePendingRuns ? { approvePendingRuns: deps.approvePendingRuns } : {}),
+    // Issue 36: a branch only behind its base is updated through its host, no model run.
+    ...(github?.updateBranch ? { updateBranch: github.updateBranch.bind(github) } : {}),
     dispatcher: deps.dispatcher,
     wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),

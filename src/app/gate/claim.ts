@@ -4,6 +4,7 @@
 import { budgetAfterClaim } from '../../core/budget.js';
 import type { CheckResult } from '../../core/neutral-events.js';
 import type { RerunFallback } from '../../core/reasons.js';
+import type { RejectionSource } from '../../core/types.js';
 import { stopNoticeInput } from '../stop-notice.js';
 import type { Outcomes } from './outcome.js';
 import type { EvaluateDeps, EvaluateLedger, EvaluationResult, TaskEvaluation } from './ports.js';
@@ -12,7 +13,7 @@ import type { EvaluateDeps, EvaluateLedger, EvaluationResult, TaskEvaluation } f
 export interface AttemptToClaim {
   coordinate: string;
   retryOf?: number;
-  source: 'gate' | 'review' | 'bot';
+  source: RejectionSource;
   headSha: string | null;
   fingerprint: string;
   /** The red result a gate attempt answers: triaged and compared with the last head first (T). */

@@ -7,6 +7,7 @@
 //   an attempt    already claimed (C2) → budget (C1) → judge the failure (T1–T3, C5, T5, T6)
 //                 → guards (K6, K7, K9) → claim and dispatch (C2, C3)
 //   people        a pull request's state (B, M4) · a review (F1) · a comment: command or doorbell (F2)
+//   its base      a head conflicting with its base → attempt · a head only behind → the host updates it (branch.ts)
 //                 → offer the stored rejection (F1: standing, D: may resume) → attempt
 import { budgetBeforeClaim } from '../../core/budget.js';
 import { fingerprint } from '../../core/fingerprint.js';
@@ -24,6 +25,8 @@ import { pullRequestChanged } from './pull-request.js';
 import { reviewSubmitted } from './review.js';
 import { commentRang } from './comment.js';
 import { offerRetry, reofferRejections } from './offer.js';
+import { syncBranch } from './branch.js';
+import type { DecisionInput } from '../ledger-port.js';
 import type { EvaluateDeps, Evaluation, EvaluationResult, StoredLoopEvent, TaskEvaluation } from './ports.js';
 
 export function createEvaluator(deps: EvaluateDeps) {
@@ -40,6 +43,9 @@ export function createEvaluator(deps: EvaluateDeps) {
       offerRetry(gate, taskId, attemptId),
     /** E2 for reviews: the week's unanswered rejections offered again (offer.ts). */
     reofferRejections: (taskId: number): Promise<EvaluationResult[]> => reofferRejections(gate, taskId),
+    /** Issue 36: a head that conflicts with its base, or is only behind it, as the host reports it (branch.ts). */
+    syncBranch: (base: DecisionInput, taskId: number, headSha: string, mergeableState: string | null | undefined) =>
+      syncBranch(gate, base, taskId, headSha, mergeableState),
     evaluate,
   };
 

@@ -61,7 +61,7 @@ export async function offerRetry(port: OfferPort, taskId: number, attemptId: num
   const refusal = await resumeRefusal(ledger, { verdict: 'red', fork: false, task });
   if (refusal) return end.refuse(ev, refusal);
   // F1: retrying a review's attempt wakes the agent again, so its author needs standing still.
-  if (previous.source !== 'gate') {
+  if (previous.source === 'review' || previous.source === 'bot') {
     const row = (await ledger.listRejections(taskId)).find((r) => r.id === previous.rejectionId);
     const unstanding = await storedRowRefusal(port, task, row);
     if (unstanding) return end.refuse(ev, unstanding.reason, unstanding.detail);
@@ -87,7 +87,10 @@ export async function reofferRejections(port: OfferPort, taskId: number): Promis
   const claimed = new Set((await ledger.listAttempts(taskId)).map((a) => a.coordinate));
   const cutoff = Date.parse(ledger.now()) - REJECTION_MAX_AGE_MS;
   const open = (await ledger.listRejections(taskId)).filter(
-    (r) => r.source !== 'gate' && !claimed.has(`review:${r.id}`) && Date.parse(r.createdAt) > cutoff,
+    (r) =>
+      (r.source === 'review' || r.source === 'bot') &&
+      !claimed.has(`review:${r.id}`) &&
+      Date.parse(r.createdAt) > cutoff,
   );
   const out: EvaluationResult[] = [];
   for (const r of open) {

@@ -62,6 +62,7 @@ export type EvaluateLedger = Pick<
   | 'reopenStop'
   | 'holdOnBase'
   | 'heldOnBase'
+  | 'setAttemptStatus'
 >;
 
 export interface EvaluateDeps {
@@ -126,6 +127,12 @@ export interface EvaluateDeps {
    * says how many it approved; present only when the mention runner's `approveWorkflows` allows it.
    */
   approvePendingRuns?(repository: string, headSha: string): Promise<number>;
+  /**
+   * Issue 36: brings a pull request's branch up to date with its base through the host (GitHub's
+   * update-branch, GitLab's rebase), expecting `expectedHeadSha`; rejects (a ProviderError) when the
+   * host refuses. Absent (no host access): a branch behind its base is left to a person.
+   */
+  updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
 }
 
 export type EvaluationResult =

@@ -6,6 +6,7 @@ import { decidePullRequestHead } from '../../core/head-order.js';
 import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { adoptPullRequest } from '../../core/adoption.js';
 import { mirrorSkipLabel } from '../skip-label.js';
+import { syncBranch, type BranchPort } from './branch.js';
 import type { Outcomes } from './outcome.js';
 import type { EvaluateDeps, EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
@@ -16,7 +17,7 @@ export type PullRequestPort = Pick<EvaluateDeps, 'works' | 'newHead'> & {
     'findTaskByPullRequest' | 'createTask' | 'markAdopted' | 'updatePullRequest' | 'setSkipLabel' | 'advanceHead'
   >;
   end: Outcomes;
-};
+} & BranchPort;
 
 export async function pullRequestChanged(
   port: PullRequestPort,
@@ -79,5 +80,7 @@ export async function pullRequestChanged(
     reason: 'pull_request_state',
     detail: `${e.action}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
   });
+  // Issue 36: the head against its base, as the event reports it (the poll reads it again each tick).
+  if (e.prState === 'open' && e.mergeableState) await syncBranch(port, ev.base, task.id, e.headSha, e.mergeableState);
   return { kind: 'recorded', taskId: task.id };
 }

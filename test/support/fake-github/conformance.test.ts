@@ -120,6 +120,12 @@ test('zero schema violations across a scenario that reaches every operation', as
       type: 'Bot',
     });
     assert.equal(await asApp.labelActor!('acme/shop', 7, 'never-added'), null);
+    // Issue 36: a branch behind its base updated (a new head), and refused once the head moved on.
+    const before = fake.state.pulls['acme/shop#7']!.headSha;
+    await asApp.updateBranch!('acme/shop', 7, before);
+    assert.notEqual(fake.state.pulls['acme/shop#7']!.headSha, before);
+    await assert.rejects(asApp.updateBranch!('acme/shop', 7, before), { status: 422 });
+    fake.setHead('acme/shop', 7, before);
     await asApp.selfLogin();
     await asUser.selfLogin();
     await asApp.getPullRequest('acme/shop', 404).catch(() => undefined);

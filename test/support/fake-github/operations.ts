@@ -33,6 +33,8 @@ export const FAKE_OPERATIONS = [
   'POST /app/installations/{installation_id}/access_tokens',
   // V3: the manifest flow's last step (no credentials: the one-hour code is the credential).
   'POST /app-manifests/{code}/conversions',
+  // Issue 36: a branch behind its base brought up to date (merges the base in, a new head).
+  'PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch',
 ] as const;
 
 export type FakeOperation = (typeof FAKE_OPERATIONS)[number];

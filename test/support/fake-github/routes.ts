@@ -213,6 +213,33 @@ export const ROUTES: readonly Route[] = [
     },
   },
   {
+    // Issue 36: GitHub merges the base into the head branch (a new merge commit is the head) and answers
+    // 202; 422 when expected_head_sha is not the head any more. The merge state is `clean` after it.
+    operation: 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const key = pullKey(repo.fullName, Number(input.params.pull_number));
+      const pull = input.state.pulls[key];
+      if (pull === undefined) return notFound();
+      const expected = (input.body as { expected_head_sha?: unknown } | null)?.expected_head_sha;
+      if (typeof expected === 'string' && expected !== pull.headSha)
+        return { status: 422, body: gh.error("expected head sha didn't match current head ref.", 422) };
+      const to = randomBytes(20).toString('hex');
+      input.state.branchUpdates.push({ pull: key, from: pull.headSha, to, at: isoNow(input.state) });
+      pull.headSha = to;
+      pull.mergeableState = 'clean';
+      pull.updatedAt = isoNow(input.state);
+      return {
+        status: 202,
+        body: {
+          message: 'Updating pull request branch.',
+          url: `${input.urls.web}/${repo.fullName}/pull/${input.params.pull_number}`,
+        },
+      };
+    },
+  },
+  {
     operation: 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
     access: 'repo',
     handle(input) {

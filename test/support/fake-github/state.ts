@@ -130,6 +130,15 @@ export interface FakeInstallationToken {
   expiresAt: string;
 }
 
+/** Issue 36: an accepted PUT pulls/{n}/update-branch: the head it replaced and the merge commit it made. */
+export interface FakeBranchUpdate {
+  /** 'acme/shop#7' */
+  pull: string;
+  from: string;
+  to: string;
+  at: string;
+}
+
 /** Who added a label to a pull request, as GET issues/{n}/events reports it (a `labeled` event). */
 export interface FakeLabelEvent {
   id: number;
@@ -193,6 +202,8 @@ export interface FakeState {
   installations: Record<string, number>;
   /** installation token → what it may act on. */
   installationTokens: Record<string, FakeInstallationToken>;
+  /** Issue 36: branch updates accepted, in order (each moved its pull request's head). */
+  branchUpdates: FakeBranchUpdate[];
   /** Ids handed out to new records. */
   nextId: number;
   /** Timestamps given to new records and mutations; tests may move it. */
@@ -223,6 +234,7 @@ export function createState(): FakeState {
     manifests: [],
     installations: {},
     installationTokens: {},
+    branchUpdates: [],
     nextId: 1000,
     now: () => new Date(),
   };

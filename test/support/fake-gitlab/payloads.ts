@@ -460,6 +460,8 @@ export function mergeRequest(ctx: MrContext): Record<string, unknown> {
           : pipeline(web, sourcePath, ctx.headPipeline, state.users[ctx.headPipeline.userId ?? -1] ?? null),
       diff_refs: { base_sha: mr.baseSha, head_sha: mr.headSha, start_sha: mr.baseSha },
       merge_error: null,
+      // Issue 36: commits the source lacks of the target (the single read answers it): some when it needs a rebase.
+      diverged_commits_count: detailed === 'need_rebase' ? 1 : 0,
       first_contribution: false,
       user: { can_merge: ctx.callerLevel >= 30 },
     });

@@ -546,6 +546,21 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     return { status: 200, body: mrBody(p, mr, ctx.caller, true) };
   });
 
+  // Issue 36: GitLab rebases the source branch onto the target (a Developer may): 202, the rebase
+  // runs in the background; here it is done at once — a new head, and the merge status derived again.
+  route('PUT /projects/:id/merge_requests/:iid/rebase', (ctx) => {
+    const p = resolveProject(ctx);
+    const mr = resolveMr(ctx, p);
+    requireLevel(p, ctx.caller, 30, mr);
+    const to = createHash('sha1').update(`rebase:${mr.headSha}:${mr.baseSha}`).digest('hex');
+    state.rebases.push({ path: p.path, iid: mr.iid, from: mr.headSha, to });
+    mr.headSha = to;
+    if (!mr.shas.includes(to)) mr.shas.push(to);
+    delete mr.detailedMergeStatus;
+    touchMr(mr);
+    return { status: 202, body: { rebase_in_progress: true } };
+  });
+
   route('GET /projects/:id/merge_requests/:iid/pipelines', (ctx) => {
     const p = resolveProject(ctx);
     const mr = resolveMr(ctx, p);

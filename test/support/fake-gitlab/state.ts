@@ -188,6 +188,8 @@ export interface FakeGitLabState {
   jobRetries: Array<{ path: string; jobId: number; newJobId: number }>;
   /** Notes created through the API (POST), not by addNote. */
   createdNotes: number;
+  /** Issue 36: PUT …/merge_requests/:iid/rebase accepted, in order: the head it replaced and the rebased head. */
+  rebases: Array<{ path: string; iid: number; from: string; to: string }>;
   /** 'group/project@from...to' → diffs; absent = 404. */
   compares: Record<string, GlCompareDiff[]>;
   nextId: number;
@@ -212,6 +214,7 @@ export function createState(): FakeGitLabState {
     pipelineRetries: [],
     jobRetries: [],
     createdNotes: 0,
+    rebases: [],
     compares: {},
     nextId: 1000,
     now: () => new Date(),
