@@ -94,6 +94,9 @@ export interface ComparedFile {
   previousPath?: string;
   /** The blob SHA GitHub names for the file (tells two binary or patch-less changes apart); null when none. */
   blobSha: string | null;
+  /** Lines added and removed, where the host counts them (GitHub does, even without a patch); else read from the patch. */
+  additions?: number;
+  deletions?: number;
 }
 
 export interface Comparison {

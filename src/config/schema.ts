@@ -56,6 +56,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
       /** F1/F2 on GitHub: the least repository permission a person needs to steer; absent → write (decision 0042). */
       minimumPermission: z.enum(MINIMUM_PERMISSIONS).optional(),
+      /** Issue 36: the most the agent's changes since the loop began may touch; absent → 1,000 lines, 50 files (decision 0070). */
+      diffBound: z.strictObject({ lines: z.int().min(1).optional(), files: z.int().min(1).optional() }).optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

@@ -48,6 +48,8 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   cost_ceiling: 'cost ceiling reached',
   wake_cap_window: 'too many wakes in 10 minutes',
   wake_cap_since_human: 'too many wakes since a person acted',
+  diff_too_large: 'the fix grew too large',
+  bot_repeats_findings: 'a review bot repeats itself',
 };
 
 /**

@@ -34,6 +34,8 @@ const WHY: Record<StopReason, RegExp> = {
   cost_ceiling: /cost ceiling/,
   wake_cap_window: /woken too often/,
   wake_cap_since_human: /since a person last acted/,
+  diff_too_large: /grew past this Work's bound on changed lines or files/,
+  bot_repeats_findings: /review bot repeated the findings of a round the agent already answered/,
 };
 
 describe('G1: the notice message', () => {

@@ -181,4 +181,6 @@ export interface Work {
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
   /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
   minimumPermission?: MinimumPermission | undefined;
+  /** Issue 36: the bound on the agent's diff growth; absent (or a count absent) = DEFAULT_DIFF_BOUND (diff-bound.ts). */
+  diffBound?: { lines?: number | undefined; files?: number | undefined } | undefined;
 }

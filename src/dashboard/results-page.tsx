@@ -35,6 +35,8 @@ const REASON_SHORT: Partial<Record<string, string>> = {
   cost_ceiling: 'cost ceiling',
   wake_cap_window: 'too many wakes',
   wake_cap_since_human: 'wakes since a person',
+  diff_too_large: 'diff too large',
+  bot_repeats_findings: 'bot repeats findings',
 };
 
 const reasonWords = (r: string) => REASON_SHORT[r] ?? r.replace(/_/g, ' ');
