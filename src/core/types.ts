@@ -139,6 +139,8 @@ export interface Rejection {
   /** F1: who wrote the review, so a later wake re-checks their standing; null for a gate row (or one stored before). */
   author: Author | null;
   createdAt: string;
+  /** Issue 36: for an allow-listed bot's round, the fingerprint of its findings (bot-findings.ts). */
+  findings?: string;
 }
 
 export interface Notice {
