@@ -115,6 +115,7 @@ export function gateFromConfig(
     decisions: deps.decisions,
     classify: deps.classify,
     reviewBots: config.reviewBots,
+    ...(github?.reviewComments ? { reviewComments: github.reviewComments.bind(github) } : {}), // issue 36
     selfLogin: deps.selfLogin,
     ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
     // F1/F2 on GitHub (decision 0042): standing is the person's permission on the repository.

@@ -2,12 +2,14 @@
 // allow-listed bot (coderabbitai[bot]) reviews, the agent answers; the bot's next round repeats the
 // same findings on the agent's new head — other line numbers, other SHAs — and the loop stops with
 // one notice naming the bot, even across a restart of fixloop (the fingerprint is in the ledger). A
-// bot whose findings change keeps the loop going.
+// bot whose findings change keeps the loop going. The findings are the review's body and its inline
+// comments, which fixloop reads from GitHub's review-comments endpoint.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS, createTestDatabase } from '../support/databases.js';
 import { BOT_LOGIN, FakeClock, openOnFake, sha, type GitHubHarness } from '../support/github-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
+import type { FakeReviewComment } from '../support/fake-github/state.js';
 import { delivery, post, reviewPayload } from '../support/deliveries.js';
 import { REPO, SECRET } from '../support/harness.js';
 
@@ -15,18 +17,42 @@ const REPO_NAME = 'acme/shop';
 const BOT = 'coderabbitai[bot]';
 const config = { configExtra: { reviewBots: [BOT] }, env: { TASK_CI_AUTO_RESUME_MAX_ATTEMPTS: '5' } };
 
-/** A CodeRabbit-like round: a summary naming the commits it reviewed, findings with line numbers. */
-const round = (head: string, lines: [number, number], findings = ['Potential null dereference of `cart.items`']) =>
+/** A CodeRabbit-like summary: it names the commits it reviewed, so it differs on every head. */
+const summary = (head: string, posted: number) =>
   [
-    `**Actionable comments posted: ${findings.length}**`,
+    `**Actionable comments posted: ${posted}**`,
     `Reviewing files that changed from the base of the PR and between ${head.slice(0, 7)} and ${head.slice(0, 12)}.`,
-    ...findings.map((f, i) => `- src/cart.ts line ${lines[0] + i}: ${f}.`),
-    `- src/price.ts lines ${lines[1]}-${lines[1] + 3}: \`total\` is never rounded.`,
     `<!-- review round ${head.slice(0, 4)} -->`,
   ].join('\n');
 
-async function botReview(h: GitHubHarness, pr: number, head: string, body: string) {
+/** The inline findings, on lines that move when the code above them moves. */
+const nullCheck = (line: number): FakeReviewComment => ({
+  path: 'src/cart.ts',
+  line,
+  body: `Potential null dereference of \`cart.items\` (line ${line}).`,
+});
+const rounding = (line: number): FakeReviewComment => ({
+  path: 'src/price.ts',
+  line,
+  body: `\`total\` is never rounded; see src/price.ts:${line}.`,
+});
+const doubleTax = (line: number): FakeReviewComment => ({ path: 'src/tax.ts', line, body: 'Tax is applied twice.' });
+
+let nextReviewId = 80_000;
+
+/** The bot submits a review round on `head`: GitHub holds it (with its inline comments) and sends the webhook. */
+async function botReview(h: GitHubHarness, pr: number, head: string, body: string, comments: FakeReviewComment[]) {
   h.clock.advance(60_000);
+  const id = nextReviewId++;
+  h.fake.addReview(REPO_NAME, pr, {
+    id,
+    state: 'COMMENTED',
+    body,
+    author: BOT,
+    authorType: 'Bot',
+    commitId: head,
+    comments,
+  });
   const p = reviewPayload({
     repo: REPO,
     number: pr,
@@ -36,6 +62,7 @@ async function botReview(h: GitHubHarness, pr: number, head: string, body: strin
     author: BOT,
     authorType: 'Bot',
   });
+  p.review.id = id;
   p.review.commit_id = head;
   const res = await post(h.url, delivery('pull_request_review', p), SECRET);
   assert.ok(res.status < 300, JSON.stringify(res.body));
@@ -85,7 +112,7 @@ for (const kind of DATABASE_KINDS) {
             });
             taskId = task.id;
             fake.addPull(REPO_NAME, 71, { headSha: sha('1'), headRef: 'agent/bot' });
-            await botReview(h, 71, sha('1'), round(sha('1'), [42, 10]));
+            await botReview(h, 71, sha('1'), summary(sha('1'), 2), [nullCheck(42), rounding(10)]);
             assert.equal(h.runner.starts.length, 1, "the bot's first round is answered");
             await agentAnswers(h, 71, sha('2'));
           } finally {
@@ -94,7 +121,7 @@ for (const kind of DATABASE_KINDS) {
           // fixloop restarts; the next round repeats the findings on the new head, lines moved.
           h = await openOnFake(kind, { fake, clock, token }, { ...config, db });
           try {
-            await botReview(h, 71, sha('2'), round(sha('2'), [57, 31]));
+            await botReview(h, 71, sha('2'), summary(sha('2'), 2), [rounding(31), nullCheck(57)]);
             assert.equal(h.runner.starts.length, 0, 'the repeated round wakes nobody');
             const notices = await noticesOf(h, taskId!);
             assert.deepEqual(
@@ -112,7 +139,7 @@ for (const kind of DATABASE_KINDS) {
             const view = (await h.api('GET', `/api/tasks/${taskId!}`)).body;
             assert.equal(view.attempts.length, 1);
             // A third round, the same again: still the one notice, still no run.
-            await botReview(h, 71, sha('2'), round(sha('2'), [60, 33]));
+            await botReview(h, 71, sha('2'), summary(sha('2'), 2), [nullCheck(60), rounding(33)]);
             assert.equal(h.runner.starts.length, 0);
             assert.equal((await noticesOf(h, taskId!)).length, 1);
           } finally {
@@ -134,12 +161,17 @@ for (const kind of DATABASE_KINDS) {
             branch: 'agent/bot2',
           });
           fake.addPull(REPO_NAME, 72, { headSha: sha('1'), headRef: 'agent/bot2' });
-          await botReview(h, 72, sha('1'), round(sha('1'), [42, 10]));
+          await botReview(h, 72, sha('1'), summary(sha('1'), 2), [nullCheck(42), rounding(10)]);
           assert.equal(h.runner.starts.length, 1);
           await agentAnswers(h, 72, sha('2'));
-          // The null dereference is fixed; the bot now finds something else.
-          await botReview(h, 72, sha('2'), round(sha('2'), [42, 10], ['Tax is applied twice']));
+          // The null dereference is fixed; the bot now finds something else — its summary reads the same.
+          await botReview(h, 72, sha('2'), summary(sha('2'), 2), [rounding(10), doubleTax(3)]);
           assert.equal(h.runner.starts.length, 2, 'the changed round is answered');
+          assert.equal(
+            fake.requestsTo(/\/reviews\/\d+\/comments$/).length,
+            2,
+            "each round's inline comments were read",
+          );
           assert.deepEqual(await noticesOf(h, task.id), []);
         } finally {
           await h.close();
