@@ -167,11 +167,7 @@ for (const kind of DATABASE_KINDS) {
           // The null dereference is fixed; the bot now finds something else — its summary reads the same.
           await botReview(h, 72, sha('2'), summary(sha('2'), 2), [rounding(10), doubleTax(3)]);
           assert.equal(h.runner.starts.length, 2, 'the changed round is answered');
-          assert.equal(
-            fake.requestsTo(/\/reviews\/\d+\/comments$/).length,
-            2,
-            "each round's inline comments were read",
-          );
+          assert.equal(fake.requestsTo(/\/reviews\/\d+\/comments/).length, 2, "each round's inline comments were read");
           assert.deepEqual(await noticesOf(h, task.id), []);
         } finally {
           await h.close();
