@@ -50,6 +50,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0024_task_people_facts',
       '0025_neutral_event_kinds',
       '0026_run_external_ref',
+      '0029_rejection_findings',
     ]);
   } finally {
     await a.close();
@@ -296,3 +297,53 @@ test('0025: a CI result an older replica writes after the migration is still rea
     await db.drop();
   }
 });
+
+// Issue 36 item 6 (decision 0070): a bot round's findings fingerprint is kept on its rejection row, so
+// a repeated round is seen after a restart; a row stored before 0029 reads as one without a fingerprint.
+for (const kind of ['sqlite', 'postgres'] as const) {
+  test(`0029: a rejection row keeps its findings fingerprint; one stored before reads without (${kind})`, async () => {
+    const db = await createTestDatabase(kind);
+    const a = openDatabase(db.url);
+    try {
+      await migrateTo(a.kysely, kind, '0026_run_external_ref');
+      const ledger = createLedger(a, { now: () => new Date('2026-12-05T10:00:00Z') });
+      const { task } = (await ledger.createTask({
+        work: 'shop',
+        repository: 'acme/shop',
+        pullRequest: 7,
+        branch: 'agent/x',
+        resumeRef: null,
+      })) as { task: { id: number } };
+      const row = { taskId: task.id, source: 'bot' as const, headSha: null, checkName: null, eventId: null };
+      const author = { login: 'coderabbitai[bot]', type: 'Bot', association: 'NONE' };
+      await a.kysely
+        .insertInto('rejections')
+        .values({
+          task_id: task.id,
+          source: 'bot',
+          head_sha: null,
+          check_name: null,
+          body: 'before',
+          event_id: null,
+          author: JSON.stringify(author),
+          created_at: '2026-12-05T09:00:00Z',
+        } as never)
+        .execute();
+      await migrateToLatest(a.kysely, kind);
+      await ledger.createRejection({ ...row, body: 'round 2', author, findings: 'f'.repeat(32) });
+      await ledger.createRejection({ ...row, body: 'a person', author: null });
+      const rows = await ledger.listRejections(task.id);
+      assert.deepEqual(
+        rows.map((r) => [r.body, r.findings]),
+        [
+          ['before', undefined],
+          ['round 2', 'f'.repeat(32)],
+          ['a person', undefined],
+        ],
+      );
+    } finally {
+      await a.close();
+      await db.drop();
+    }
+  });
+}

@@ -431,6 +431,8 @@ export interface RejectionStore {
     eventId: number | null;
     /** F1: the review's author, re-checked for standing whenever the row is offered again. */
     author: Author | null;
+    /** Issue 36: a bot round's findings fingerprint (core/bot-findings.ts). */
+    findings?: string | null;
   }): Promise<Rejection>;
   listRejections(taskId: number): Promise<Rejection[]>;
 }

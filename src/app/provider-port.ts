@@ -94,6 +94,15 @@ export interface ComparedFile {
   previousPath?: string;
   /** The blob SHA GitHub names for the file (tells two binary or patch-less changes apart); null when none. */
   blobSha: string | null;
+  /** Lines added and removed, where the host counts them (GitHub does, even without a patch); else read from the patch. */
+  additions?: number;
+  deletions?: number;
+}
+
+/** One inline comment of a review, as far as a bot round's fingerprint needs it (issue 36). */
+export interface ReviewComment {
+  path: string;
+  body: string;
 }
 
 export interface Comparison {
@@ -215,6 +224,11 @@ export interface ProviderPort {
   /** Edits one of fixloop's own comments on the pull request (GitLab addresses a note through its merge request). */
   updateIssueComment(repository: string, number: number, commentId: number, body: string): Promise<IssueCommentInfo>;
   listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
+  /**
+   * Issue 36: a review's inline comments, the file and the text of each (the first 100), for the
+   * fingerprint of a bot's findings. Absent: the host has none apart from the review (its body alone counts).
+   */
+  reviewComments?(repository: string, number: number, reviewId: number): Promise<ReviewComment[]>;
   /** The files changed from `base` to `head` (three-dot: from their merge base), as one comparison. */
   compareCommits(repository: string, base: string, head: string): Promise<Comparison>;
   /**

@@ -75,6 +75,8 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
       if (!p.labelActor) throw new ProviderError(501, `${r}: the host reports no label events`, false);
       return p.labelActor(r, n, label);
     }),
+    // Issue 36: a host without inline review comments has the review's body alone.
+    reviewComments: to(async (p, r, n: number, id: number) => (p.reviewComments ? p.reviewComments(r, n, id) : [])),
     // F1/F2 (decision 0042): GitHub's repository permission; a host without one cannot say (throws).
     repositoryPermission: to(async (p, r, login: string) => {
       if (!p.repositoryPermission)

@@ -226,6 +226,64 @@ describe('K3/K4: the push guard', () => {
     assert.match(s.stops[0]!.detail, /src\/cart\.test\.ts \(skip_marker: "it\.skip\('totals the cart'/);
   });
 
+  test('issue 36: a push past the Work’s bound stops with diff_too_large, measured since the loop began', async () => {
+    const s = setup();
+    const bounds: string[] = [];
+    s.deps.boundFor = (repository) => (bounds.push(repository), { lines: 1000, files: 3 });
+    const file = (n: number, added: number): ComparedFile => ({
+      path: `src/m${n}.ts`,
+      status: 'modified',
+      patch: null,
+      blobSha: `m${n}`,
+      additions: added,
+      deletions: 0,
+    });
+    s.agent.add(H1);
+    s.agent.add(H2);
+    // Push 1 (1 → 2) touches 2 files: within 3. Push 2 (2 → 3) touches 2 others: 4 since the loop began.
+    s.github.set(H1, H2, [file(1, 5), file(2, 5)]);
+    s.github.set(H2, H3, [file(3, 5), file(4, 5)]);
+    s.github.set(H1, H3, [file(1, 5), file(2, 5), file(3, 5), file(4, 5)]);
+    const r = await checkAgentPush(s.deps, task(), H3);
+    assert.equal(r.kind === 'stopped' && r.reason, 'diff_too_large');
+    assert.deepEqual(
+      s.stops.map((x) => [x.reason, x.detail]),
+      [
+        [
+          'diff_too_large',
+          "the agent's changes since the loop began touch 4 files and 20 changed lines, over this Work's bound of 3 files or 1,000 changed lines",
+        ],
+      ],
+    );
+    assert.deepEqual(bounds, ['acme/shop', 'acme/shop']);
+  });
+
+  test('issue 36: without a bound for the Work the defaults hold, and a forbidden change is named first', async () => {
+    const s = setup();
+    const many = Array.from({ length: 60 }, (_, i): ComparedFile => ({
+      path: `src/f${i}.ts`,
+      status: 'modified',
+      patch: '@@ -1 +1 @@\n-a\n+b',
+      blobSha: null,
+    }));
+    s.agent.add(H1);
+    s.github.set(H1, H2, many);
+    assert.equal((await checkAgentPush(s.deps, task(), H2)).kind === 'stopped', true);
+    assert.match(s.stops[0]!.detail, /touch 60 files and 120 changed lines, over this Work's bound of 50 files/);
+
+    const t = setup();
+    t.agent.add(H1);
+    t.github.set(H1, H2, [
+      ...many,
+      { path: '.github/workflows/ci.yml', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: null },
+    ]);
+    await checkAgentPush(t.deps, task(), H2);
+    assert.deepEqual(
+      t.stops.map((x) => x.reason),
+      ['forbidden_change'],
+    );
+  });
+
   test('K4: the path policy is the repository’s own', async () => {
     const s = setup({ policy: { ...DEFAULT_PATH_POLICY, workflows: [] } });
     s.agent.add(H1);

@@ -8,9 +8,11 @@
 // (the head of the Task's first attempt), so "the code came back to where an earlier attempt left it"
 // is a repeat, and X, then Y, then X again is an A-B-A — whether the agent's commits toggle a line or
 // revert one fix to redo another. What the path policy reads (K4) is the push itself: the attempt's
-// head to the new head.
+// head to the new head. The bound on diff growth (issue 36) reads the same diff as the thrash hash: the
+// agent's changes since the loop began, so a runaway grown over several pushes is caught as well as one.
 import { pathPolicyVerdict, type ChangedFile, type ForbiddenChange, type PathPolicy } from '../core/path-policy.js';
 import { diffHash, thrashVerdict } from '../core/thrash.js';
+import { DEFAULT_DIFF_BOUND, diffBoundVerdict, diffSize, type DiffBound } from '../core/diff-bound.js';
 import type { Task } from '../core/types.js';
 import type { WordsOf } from '../core/host-words.js';
 import type { AgentLedger, AttemptLife } from './agent-port.js';
@@ -19,13 +21,15 @@ import type { Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 import { checkRulePathsVerdict, type CheckRule } from '../core/check-rules.js';
 
-export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths';
+export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths' | 'diff_too_large';
 
 export interface PushGuardDeps {
   host: Pick<ProviderPort, 'compareCommits'>;
   agent: Pick<AgentLedger, 'lives' | 'setDiffHash'>;
   /** The path policy of a repository (owner/name, lower-case): configured globs, or DEFAULT_PATH_POLICY. */
   policyFor(repository: string): PathPolicy;
+  /** Issue 36: the bound on a repository's diff growth (its Work's `diffBound`). Default: DEFAULT_DIFF_BOUND. */
+  boundFor?(repository: string): DiffBound;
   /** Stop the loop for the Task: file its one notice with this reason, and hand the pull request off. */
   stop(task: Task, reason: PushStopReason, detail: string): Promise<void>;
   /** The words of a repository's host (issue 34): why a cut comparison cannot be checked. Default: TRUNCATED_DETAIL. */
@@ -115,9 +119,11 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     const done: CheckedPush = { attemptId: owner.attemptId, from, to, diffHash: hash };
 
     const cut = deps.wordsOf?.(task.repository).comparisonCut ?? TRUNCATED_DETAIL;
+    const bound = deps.boundFor?.(task.repository) ?? DEFAULT_DIFF_BOUND;
     const stop =
       judgePush(push, policy, cut) ??
       judgeRulePaths(push, (await deps.checkRuleOf?.(task, owner.attemptId)) ?? null) ??
+      judgeGrowth(sinceBase, bound) ??
       judgeThrash(history, hash);
     if (stop !== null) {
       // The stop is filed before the hash is written: a stop that failed is judged again next time.
@@ -162,6 +168,12 @@ function judgePush(push: Comparison, policy: PathPolicy, cut: string): Stop | nu
 /** Issue 36: a fix for a check whose rule lists paths touches only those (a cut list cannot be checked: K4 stopped it already). */
 function judgeRulePaths(push: Comparison, rule: CheckRule | null): Stop | null {
   const verdict = checkRulePathsVerdict(rule, push.files);
+  return verdict.kind === 'stop' ? { reason: verdict.reason, detail: verdict.detail, offenses: [] } : null;
+}
+
+/** Issue 36: the agent's changes since the loop began, against the Work's bound. */
+function judgeGrowth(sinceBase: Comparison, bound: DiffBound): Stop | null {
+  const verdict = diffBoundVerdict(diffSize(sinceBase.files), bound);
   return verdict.kind === 'stop' ? { reason: verdict.reason, detail: verdict.detail, offenses: [] } : null;
 }
 

@@ -61,6 +61,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       checks: checkRulesSchema.optional(),
       /** Issue 36: update a branch only behind its base through the host (no model run); absent → true. */
       updateBranch: z.boolean().optional(),
+      /** Issue 36: the most the agent's changes since the loop began may touch; absent → 1,000 lines, 50 files (decision 0070). */
+      diffBound: z.strictObject({ lines: z.int().min(1).optional(), files: z.int().min(1).optional() }).optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

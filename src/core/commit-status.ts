@@ -51,6 +51,8 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   check_rule_person: "the check's rule: a person",
   check_rule_spent: "the check's attempts are spent",
   check_rule_paths: 'a fix went outside its paths',
+  diff_too_large: 'the fix grew too large',
+  bot_repeats_findings: 'a review bot repeats itself',
 };
 
 /**

@@ -5,10 +5,18 @@ import { GUARD_STOP_WHY } from './guards.js';
 import { GUARD_REFUSALS, GUARD_STOP_REASONS } from './reasons.js';
 
 describe("G1: the guards' reasons", () => {
-  test('G1: the stop reasons are the six the guards give', () => {
+  test('G1: the stop reasons are the seven the guards give (issue 36: the bound on diff growth)', () => {
     assert.deepEqual(
       [...GUARD_STOP_REASONS],
-      ['thrash_repeat', 'thrash_aba', 'forbidden_change', 'cost_ceiling', 'wake_cap_window', 'wake_cap_since_human'],
+      [
+        'thrash_repeat',
+        'thrash_aba',
+        'forbidden_change',
+        'cost_ceiling',
+        'wake_cap_window',
+        'wake_cap_since_human',
+        'diff_too_large',
+      ],
     );
   });
 

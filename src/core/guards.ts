@@ -16,4 +16,6 @@ export const GUARD_STOP_WHY: Record<GuardStopReason, string> = {
   cost_ceiling: "the next attempt would pass the Task's cost ceiling",
   wake_cap_window: 'the agent was woken too often in a short time',
   wake_cap_since_human: 'the agent was woken too many times since a person last acted on the Task',
+  diff_too_large:
+    "the agent's changes grew past this Work's bound on changed lines or files, more than a fix for a failing check should need",
 };

@@ -37,6 +37,8 @@ const WHY: Record<StopReason, RegExp> = {
   check_rule_person: /rule for this check hands its failures to a person/,
   check_rule_spent: /attempts the Work's rule allows for this check are spent/,
   check_rule_paths: /outside the paths the Work's rule allows/,
+  diff_too_large: /grew past this Work's bound on changed lines or files/,
+  bot_repeats_findings: /review bot repeated the findings of a round the agent already answered/,
 };
 
 describe('G1: the notice message', () => {

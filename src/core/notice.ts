@@ -42,6 +42,8 @@ export const STOP_WHY: Record<StopReason, string> = {
     "the agent's run was still unfinished past its window, so fixloop ended it rather than let it hold the loop; a retry would most likely hang the same way",
   ...GUARD_STOP_WHY,
   ...CHECK_RULE_WHY,
+  bot_repeats_findings:
+    'a review bot repeated the findings of a round the agent already answered, so answering it again would change nothing',
 };
 
 export function noticeMessage(f: NoticeFacts): string {

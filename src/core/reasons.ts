@@ -169,6 +169,7 @@ export const GUARD_STOP_REASONS = [
   'cost_ceiling', // K6: spend plus the next attempt's expected cost passes the Task's ceiling
   'wake_cap_window', // K9: 5 automatic wakes in 10 minutes
   'wake_cap_since_human', // K9: 20 automatic wakes since a person last acted on the Task
+  'diff_too_large', // issue 36: the agent's changes since the loop began pass the Work's bound on lines or files (diff-bound.ts)
 ] as const;
 export type GuardStopReason = (typeof GUARD_STOP_REASONS)[number];
 
@@ -201,5 +202,6 @@ export const STOP_REASONS = [
   'run_timeout', // issue 35: an automatic run was still unfinished past its window (runTimeoutMinutes); it was ended
   ...GUARD_STOP_REASONS,
   ...CHECK_RULE_STOP_REASONS,
+  'bot_repeats_findings', // issue 36: an allow-listed bot's review repeats the findings of a round the agent already answered (bot-findings.ts)
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

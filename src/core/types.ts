@@ -142,6 +142,8 @@ export interface Rejection {
   /** F1: who wrote the review, so a later wake re-checks their standing; null for a gate row (or one stored before). */
   author: Author | null;
   createdAt: string;
+  /** Issue 36: for an allow-listed bot's round, the fingerprint of its findings (bot-findings.ts). */
+  findings?: string;
 }
 
 export interface Notice {
@@ -188,4 +190,6 @@ export interface Work {
   checks?: readonly CheckRule[] | undefined;
   /** Issue 36: a branch only behind its base is updated through the host, no model run; absent = on. */
   updateBranch?: boolean | undefined;
+  /** Issue 36: the bound on the agent's diff growth; absent (or a count absent) = DEFAULT_DIFF_BOUND (diff-bound.ts). */
+  diffBound?: { lines?: number | undefined; files?: number | undefined } | undefined;
 }

@@ -38,6 +38,8 @@ const REASON_SHORT: Partial<Record<string, string>> = {
   check_rule_person: 'check ruled to a person',
   check_rule_spent: "check's attempts spent",
   check_rule_paths: 'fix outside its paths',
+  diff_too_large: 'diff too large',
+  bot_repeats_findings: 'bot repeats findings',
 };
 
 const reasonWords = (r: string) => REASON_SHORT[r] ?? r.replace(/_/g, ' ');

@@ -391,6 +391,19 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
         return pages.flat();
       }),
 
+    reviewComments: (repository, number, reviewId) =>
+      onRepo(repository, 'GET review comments', async (gh, owner, repo) => {
+        // One page of 100 comments tells two rounds apart; a round with more is told by its first hundred.
+        const { data } = await gh.rest.pulls.listCommentsForReview({
+          owner,
+          repo,
+          pull_number: number,
+          review_id: reviewId,
+          per_page: PER_PAGE,
+        });
+        return data.map((c) => ({ path: c.path, body: c.body }));
+      }),
+
     compareCommits: (repository, base, head) =>
       onRepo(repository, 'GET compare', async (gh, owner, repo) => {
         if (!isRef(base) || !isRef(head))

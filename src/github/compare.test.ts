@@ -28,7 +28,7 @@ describe('GitHub adapter: compareCommits', () => {
     await fake.close();
   });
 
-  test('K4: the files of base...head with status, patch and the path a rename came from', async () => {
+  test('K4: the files of base...head with status, patch, the path a rename came from and the lines counted (issue 36)', async () => {
     fake.setCompare('Acme/Shop', BASE, HEAD, [
       { path: 'src/a.ts', patch: '@@ -1 +1 @@\n-a\n+b' },
       { path: 'src/new.ts', status: 'added', patch: '@@ -0,0 +1 @@\n+n' },
@@ -44,13 +44,50 @@ describe('GitHub adapter: compareCommits', () => {
     assert.deepEqual(
       c.files.map(({ blobSha, ...f }) => ({ ...f, blobSha: typeof blobSha })),
       [
-        { path: 'src/a.ts', status: 'modified', patch: '@@ -1 +1 @@\n-a\n+b', blobSha: 'string' },
-        { path: 'src/new.ts', status: 'added', patch: '@@ -0,0 +1 @@\n+n', blobSha: 'string' },
-        { path: 'test/old.test.ts', status: 'removed', patch: '@@ -1 +0,0 @@\n-t', blobSha: 'string' },
-        { path: 'src/b.ts', status: 'renamed', patch: null, previousPath: 'src/old-b.ts', blobSha: 'string' },
-        { path: 'src/copy.ts', status: 'added', patch: '', previousPath: 'src/a.ts', blobSha: 'string' },
-        { path: 'bin/run', status: 'modified', patch: null, blobSha: 'string' },
-        { path: 'logo.png', status: 'modified', patch: null, blobSha: 'string' },
+        {
+          path: 'src/a.ts',
+          status: 'modified',
+          patch: '@@ -1 +1 @@\n-a\n+b',
+          blobSha: 'string',
+          additions: 1,
+          deletions: 1,
+        },
+        {
+          path: 'src/new.ts',
+          status: 'added',
+          patch: '@@ -0,0 +1 @@\n+n',
+          blobSha: 'string',
+          additions: 1,
+          deletions: 0,
+        },
+        {
+          path: 'test/old.test.ts',
+          status: 'removed',
+          patch: '@@ -1 +0,0 @@\n-t',
+          blobSha: 'string',
+          additions: 0,
+          deletions: 1,
+        },
+        {
+          path: 'src/b.ts',
+          status: 'renamed',
+          patch: null,
+          previousPath: 'src/old-b.ts',
+          blobSha: 'string',
+          additions: 0,
+          deletions: 0,
+        },
+        {
+          path: 'src/copy.ts',
+          status: 'added',
+          patch: '',
+          previousPath: 'src/a.ts',
+          blobSha: 'string',
+          additions: 0,
+          deletions: 0,
+        },
+        { path: 'bin/run', status: 'modified', patch: null, blobSha: 'string', additions: 0, deletions: 0 },
+        { path: 'logo.png', status: 'modified', patch: null, blobSha: 'string', additions: 0, deletions: 0 },
       ],
     );
     // One request, no paging parameter (with one, GitHub lists files on the first page only).

@@ -148,6 +148,8 @@ export interface DiffEntryJson {
   patch?: string;
   previous_filename?: string;
   sha: string | null;
+  additions?: number;
+  deletions?: number;
 }
 
 export interface CommitComparisonJson {
@@ -169,6 +171,11 @@ export function toComparedFile(data: DiffEntryJson): ComparedFile {
           : 'modified';
   const file: ComparedFile = { path: data.filename, status, patch: data.patch ?? null, blobSha: data.sha ?? null };
   if (data.previous_filename !== undefined && data.previous_filename !== '') file.previousPath = data.previous_filename;
+  // Issue 36: GitHub counts the lines even of a file it shows no patch for, so the bound on diff growth sees them.
+  if (typeof data.additions === 'number' && typeof data.deletions === 'number') {
+    file.additions = data.additions;
+    file.deletions = data.deletions;
+  }
   return file;
 }
 

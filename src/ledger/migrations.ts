@@ -535,6 +535,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('runs_external_ref').ifNotExists().on('runs').column('external_ref').execute();
       },
     },
+    '0029_rejection_findings': {
+      async up(db: AnyDb) {
+        // Issue 36 item 6: the fingerprint of an allow-listed bot's findings in the round this row
+        // stores, so a later round repeating an answered one is seen after any restart (decision 0070).
+        await addColumnOnce(db, dialect, 'rejections', 'findings', 'text');
+      },
+    },
   };
 }
 

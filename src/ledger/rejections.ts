@@ -24,6 +24,7 @@ export function createRejectionStore(k: Kysely<Database>, now: () => string): Re
           event_id: r.eventId,
           author: r.author === null ? null : JSON.stringify(r.author),
           created_at: now(),
+          findings: r.findings ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

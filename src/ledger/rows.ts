@@ -84,6 +84,7 @@ export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
     body: r.body,
     author: authorOf(r.author),
     createdAt: r.created_at,
+    ...(r.findings != null ? { findings: r.findings } : {}),
   };
 }
 

@@ -163,6 +163,8 @@ export interface RejectionsTable {
   /** JSON of the review's Author (core/standing.ts); null for a gate row or one stored before 0009. */
   author: string | null;
   created_at: string;
+  /** Issue 36: a bot round's findings fingerprint (core/bot-findings.ts); null for any other row, or one stored before 0029. */
+  findings: string | null;
 }
 
 export interface NoticesTable {

@@ -15,6 +15,8 @@ import type { Clock, Logger } from '../app/ports.js';
 import type { Ledger } from '../app/ledger-port.js';
 import type { ProviderPort } from '../app/provider-port.js';
 import type { PathPolicy } from '../core/path-policy.js';
+import { boundOfWork } from '../core/diff-bound.js';
+import { routeRepository } from '../core/route.js';
 import type { Task } from '../core/types.js';
 import { rerunFromConfig } from '../wiring.js';
 
@@ -84,6 +86,7 @@ export function gateFromConfig(
         logger,
         policyFor: () => deps.pathPolicy,
         checkRuleOf: checkRuleOfAttempt(ledger, config.works), // issue 36: a check's rule bounds its fix's paths
+        boundFor: (repository) => boundOfWork(routeRepository(config.works, repository).work), // issue 36
         stop: async (task, reason, detail) => {
           await stopLoop(task, reason, detail, task.ciHeadSha);
         },
@@ -116,6 +119,7 @@ export function gateFromConfig(
     decisions: deps.decisions,
     classify: deps.classify,
     reviewBots: config.reviewBots,
+    ...(github?.reviewComments ? { reviewComments: github.reviewComments.bind(github) } : {}), // issue 36
     selfLogin: deps.selfLogin,
     ...(github?.authorAssociation ? { associationOf: github.authorAssociation.bind(github) } : {}),
     // F1/F2 on GitHub (decision 0042): standing is the person's permission on the repository.
@@ -138,6 +142,10 @@ export function gateFromConfig(
     // A run that ends with its agent's push (the mention runner) ends here first.
     newHead: async (taskId: number, head: string) => {
       await deps.dispatcher.pushSeen(taskId, head);
+      // K3/K4 and the bound on diff growth (issue 36): the push is judged before it counts as progress,
+      // as the poll does, so a push that stops the loop never acknowledges the attempt it answered.
+      const task = pushGuard ? await ledger.getTask(taskId) : null;
+      if (task && task.ciHeadSha === head && (await pushGuard!(task, head))) return 0;
       return progressWithoutPoll({ agent, logger }, taskId, head);
     },
   });

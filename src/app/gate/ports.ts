@@ -88,6 +88,12 @@ export interface EvaluateDeps {
   judgePush?: (task: Task, headSha: string) => Promise<boolean>;
   /** Allow-listed reviewer bots (F1, F2), lower-case logins. */
   reviewBots?: readonly string[];
+  /** Issue 36: a review's inline comments (path and text), for a bot round's fingerprint; absent: the body alone. */
+  reviewComments?: (
+    repository: string,
+    number: number,
+    reviewId: number,
+  ) => Promise<ReadonlyArray<{ path: string; body: string }>>;
   /** B5 where a CI delivery names no head (GitLab): the pull request's head as the host reports it now. */
   pullRequestHead?: (repository: string, number: number) => Promise<string | null>;
   /**

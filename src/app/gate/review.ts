@@ -6,12 +6,16 @@ import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { rejectionFromReview } from '../../core/doorbell.js';
 import { judgeAuthor, whoSays } from './author-standing.js';
 import { offerRejection, type OfferPort } from './offer.js';
+import { judgeBotRound, type BotConvergencePort } from './bot-convergence.js';
 import type { EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
 /** Finds the Task, stores the rejection, marks when a person acted, then offers it. */
-export type ReviewPort = OfferPort & {
-  ledger: OfferPort['ledger'] & Pick<EvaluateLedger, 'findTaskByPullRequest' | 'createRejection'>;
-};
+export type ReviewPort = OfferPort &
+  BotConvergencePort & {
+    ledger: OfferPort['ledger'] &
+      BotConvergencePort['ledger'] &
+      Pick<EvaluateLedger, 'findTaskByPullRequest' | 'createRejection'>;
+  };
 
 export async function reviewSubmitted(
   port: ReviewPort,
@@ -68,6 +72,8 @@ export async function reviewSubmitted(
   if (!candidate) return end.refuse(ev, 'not_a_rejection', by);
   // K9: a person spoke (one whose standing is still unknown counts once it is read: offerRejection).
   if (candidate.source === 'review' && !unknown) await port.agent.markHuman(task.id, ledger.now());
+  // Issue 36: a bot's round is fingerprinted; one repeating a round the agent already answered stops the loop.
+  const round = candidate.source === 'bot' ? await judgeBotRound(port, task, e) : null;
   const rejection = await ledger.createRejection({
     taskId: task.id,
     source: candidate.source,
@@ -76,6 +82,9 @@ export async function reviewSubmitted(
     body: e.body,
     eventId,
     author, // so every later wake re-checks the author's standing (poll re-offer, doorbell, retry)
+    ...(round ? { findings: round.findings } : {}),
   });
+  if (round?.verdict.kind === 'repeat' && task.noticeAt === null && task.parkedAt === null)
+    return end.notice(known, 'bot_repeats_findings', e.headSha, round.verdict.detail);
   return offerRejection(port, known, rejection);
 }

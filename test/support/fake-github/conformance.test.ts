@@ -61,6 +61,15 @@ test('zero schema violations across a scenario that reaches every operation', as
     fake.addComment('acme/shop', 7, { body: 'hello', author: 'alice' });
     fake.addReview('acme/shop', 7, { state: 'CHANGES_REQUESTED', body: 'fix', author: 'bob', commitId: HEAD });
     fake.addReview('acme/shop', 7, { state: 'PENDING', author: 'carol' });
+    // Issue 36: a bot's review with inline comments.
+    const botReview = fake.addReview('acme/shop', 7, {
+      state: 'COMMENTED',
+      body: 'Actionable comments posted: 1',
+      author: 'coderabbitai[bot]',
+      authorType: 'Bot',
+      commitId: HEAD,
+      comments: [{ path: 'src/a.ts', body: 'Possible null dereference.', line: 12 }],
+    });
     fake.setCompare('acme/shop', HEAD, '2'.repeat(40), [
       { path: 'src/a.ts', patch: '@@ -1 +1 @@\n-a\n+b' },
       { path: 'src/new.ts', status: 'added', patch: '@@ -0,0 +1 @@\n+x' },
@@ -109,6 +118,10 @@ test('zero schema violations across a scenario that reaches every operation', as
     await asApp.updateIssueComment('acme/shop', 7, comment.id, '<!-- fixloop-state -->\n{}');
     await asApp.listIssueComments('acme/shop', 7);
     await asApp.listReviews('acme/shop', 7);
+    assert.deepEqual(await asApp.reviewComments!('acme/shop', 7, botReview.id), [
+      { path: 'src/a.ts', body: 'Possible null dereference.' },
+    ]);
+    await assert.rejects(asApp.reviewComments!('acme/shop', 7, 999_999), { status: 404 });
     // F1/F2 (decision 0042): a collaborator's role, a non-collaborator's 404, and who added a label.
     fake.setCollaborator('acme/shop', 'keeper', 'maintain');
     assert.equal(await asApp.repositoryPermission!('acme/shop', 'keeper'), 'maintain');

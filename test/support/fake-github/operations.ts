@@ -24,6 +24,8 @@ export const FAKE_OPERATIONS = [
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+  // Issue 36: a bot review's inline comments, for the fingerprint of its findings.
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
   'GET /repos/{owner}/{repo}/compare/{basehead}',
   'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
   'GET /repos/{owner}/{repo}/issues/{issue_number}/events',

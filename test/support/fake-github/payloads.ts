@@ -10,6 +10,7 @@ import type {
   FakeRepo,
   FakeLabelEvent,
   FakeReview,
+  FakeReviewComment,
   FakeRole,
   FakeState,
   FakeStatus,
@@ -495,6 +496,47 @@ export function review(urls: Urls, repo: FakeRepo, number: number, r: FakeReview
     ...(r.state === 'PENDING' ? {} : { submitted_at: r.submittedAt ?? EPOCH }),
     commit_id: r.commitId === undefined ? null : r.commitId,
     author_association: r.authorType === 'Bot' ? 'NONE' : 'MEMBER',
+  };
+}
+
+/** GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments: one `review-comment`. */
+export function reviewComment(
+  urls: Urls,
+  repo: FakeRepo,
+  number: number,
+  r: FakeReview,
+  c: FakeReviewComment,
+  index: number,
+): Record<string, unknown> {
+  const id = r.id * 1000 + index + 1;
+  const url = `${urls.api}/repos/${repo.fullName}/pulls/comments/${id}`;
+  const html = `${urls.web}/${repo.fullName}/pull/${number}#discussion_r${id}`;
+  const pr = `${urls.api}/repos/${repo.fullName}/pulls/${number}`;
+  const line = c.line ?? 1;
+  const commit = r.commitId ?? '0'.repeat(40);
+  return {
+    url,
+    pull_request_review_id: r.id,
+    id,
+    node_id: `PRRC_${id}`,
+    diff_hunk: `@@ -${line},1 +${line},1 @@`,
+    path: c.path,
+    position: 1,
+    original_position: 1,
+    commit_id: commit,
+    original_commit_id: commit,
+    user: simpleUser(urls, r.author ?? 'reviewer', r.authorType),
+    body: c.body,
+    created_at: r.submittedAt ?? EPOCH,
+    updated_at: r.submittedAt ?? EPOCH,
+    html_url: html,
+    pull_request_url: pr,
+    author_association: r.authorType === 'Bot' ? 'NONE' : 'MEMBER',
+    _links: { self: { href: url }, html: { href: html }, pull_request: { href: pr } },
+    side: 'RIGHT',
+    line,
+    original_line: line,
+    subject_type: 'line',
   };
 }
 

@@ -343,6 +343,22 @@ export const ROUTES: readonly Route[] = [
     },
   },
   {
+    operation: 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const number = Number(input.params.pull_number);
+      const review = (input.state.reviews[pullKey(repo.fullName, number)] ?? []).find(
+        (r) => r.id === Number(input.params.review_id),
+      );
+      if (review === undefined) return notFound();
+      return {
+        status: 200,
+        list: (review.comments ?? []).map((c, i) => gh.reviewComment(input.urls, repo, number, review, c, i)),
+      };
+    },
+  },
+  {
     operation: 'GET /repos/{owner}/{repo}/compare/{basehead}',
     access: 'repo',
     handle(input) {

@@ -81,6 +81,16 @@ export interface FakeReview {
   authorType?: 'User' | 'Bot';
   commitId?: string | null;
   submittedAt?: string;
+  /** Issue 36: the review's inline comments (GET …/reviews/{review_id}/comments). */
+  comments?: FakeReviewComment[];
+}
+
+/** One inline comment of a review: the file and line it sits on, and its text. */
+export interface FakeReviewComment {
+  path: string;
+  body: string;
+  /** The line of the file it is on; default 1. */
+  line?: number;
 }
 
 /** One file of a comparison, as a test names it (payloads.ts adds counts, URLs and the blob SHA). */
