@@ -20,6 +20,9 @@ export const FAKE_OPERATIONS = [
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  // Issue 36 item 4: an issue for a red base (the Work's `baseIssue`), closed when the base heals.
+  'POST /repos/{owner}/{repo}/issues',
+  'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'GET /repos/{owner}/{repo}/compare/{basehead}',
   'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
