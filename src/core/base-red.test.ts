@@ -35,13 +35,19 @@ describe('baseHealed: the base passes the round’s checks again', () => {
 
 describe('the words', () => {
   test('the notice names the check, the commit and what happens next', () => {
-    const m = baseRedMessage({ repository: 'acme/shop', baseRef: 'main', checks: ['test'], baseSha: 'a'.repeat(40), words: WORDS });
+    const m = baseRedMessage({
+      repository: 'acme/shop',
+      baseRef: 'main',
+      checks: ['test'],
+      baseSha: 'a'.repeat(40),
+      words: WORDS,
+    });
     assert.match(m, /^main of acme\/shop is failing `test` \(commit aaaaaaaaaaaa\)/);
     assert.match(m, /holds the pull requests that fail the same check/);
     assert.match(m, /when it passes again this notice closes/);
   });
   test('a check name cannot break out of its code span or its line', () => {
-    assert.equal(checkWords('x`](http://evil)\n@team'), "x ](http://evil) @team");
+    assert.equal(checkWords('x`](http://evil)\n@team'), 'x ](http://evil) @team');
     assert.ok(checkWords('n'.repeat(1000)).length <= 256);
   });
   test('the issue lists the pull requests held, in the host’s words', () => {
@@ -50,7 +56,13 @@ describe('the words', () => {
       baseRef: 'main',
       checks: ['unit'],
       baseSha: null,
-      words: { ...WORDS, changeRequest: 'merge request', changeRequests: 'merge requests', referenceMark: '!', check: 'job' },
+      words: {
+        ...WORDS,
+        changeRequest: 'merge request',
+        changeRequests: 'merge requests',
+        referenceMark: '!',
+        check: 'job',
+      },
       pullRequests: [3, 4],
     });
     assert.match(body, /held so far: acme\/shop-gl!3, acme\/shop-gl!4/);

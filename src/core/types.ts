@@ -181,4 +181,6 @@ export interface Work {
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
   /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
   minimumPermission?: MinimumPermission | undefined;
+  /** Issue 36 item 4: a red base that holds pull requests files one issue on the repository too. */
+  baseIssue?: boolean | undefined;
 }

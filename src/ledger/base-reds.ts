@@ -83,7 +83,11 @@ export function createBaseRedStore(k: Kysely<Database>, now: () => string): Base
         } else {
           const checks = [...new Set([...checksOf(row.checks), ...input.checks])].sort();
           if (checks.length !== checksOf(row.checks).length) {
-            await trx.updateTable('base_reds').set({ checks: JSON.stringify(checks) }).where('id', '=', row.id).execute();
+            await trx
+              .updateTable('base_reds')
+              .set({ checks: JSON.stringify(checks) })
+              .where('id', '=', row.id)
+              .execute();
             row = { ...row, checks: JSON.stringify(checks) };
           }
         }

@@ -17,6 +17,8 @@ import type { AgentLedger } from '../agent-port.js';
 export interface BaseChecks {
   ref: string;
   failing: readonly string[];
+  /** The commit the base's checks ran on, where the host says (issue 36: the base notice names it). */
+  sha?: string | null;
 }
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
@@ -121,6 +123,13 @@ export interface EvaluateDeps {
   requestRerun?: RequestRerun;
   /** T1: the pull request's base branch and what fails on its head; absent, or null, when not known. */
   baseChecks?(repository: string, pullRequest: number, baseRef: string | null): Promise<BaseChecks | null>;
+  /**
+   * Issue 36 item 4: the names of the failing jobs of a head as the host lists them now, so a suite or
+   * workflow run that fails before its jobs are stored is judged by its jobs; null when not known.
+   */
+  failingJobsOf?(repository: string, sha: string): Promise<string[] | null>;
+  /** Issue 36 item 4: a pull request held by a red base files the base's one notice or joins it (base-red-notice.ts). */
+  baseRedHeld?(task: Task, base: BaseChecks, checks: readonly string[]): Promise<unknown>;
 }
 
 export type EvaluationResult =
