@@ -2,7 +2,7 @@
 // repository, base branch and round: the first pull request held opens the next round, and of two
 // replicas opening it at once the database keeps one (the other joins it). Closing is a
 // compare-and-set on closed_at, so the base healing is told once too.
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { BaseRed, BaseRedStore } from '../app/ledger-port.js';
 import type { BaseRedsTable, Database } from './schema.js';
 
@@ -57,6 +57,15 @@ export function createBaseRedStore(k: Kysely<Database>, now: () => string): Base
       k.transaction().execute(async (trx) => {
         const at = now();
         let filed = false;
+        // A write first, so the transaction takes the write lock before it reads (on SQLite a read that
+        // later writes could not wait for another replica's lock: SQLITE_BUSY); it changes nothing.
+        await trx
+          .updateTable('base_reds')
+          .set({ round: sql`round` })
+          .where('repository', '=', input.repository)
+          .where('base_ref', '=', input.baseRef)
+          .where('closed_at', 'is', null)
+          .execute();
         let row = await latest(trx, input.repository, input.baseRef);
         if (!row || row.closed_at !== null) {
           const round = (row ? Number(row.round) : 0) + 1;
