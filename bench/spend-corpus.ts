@@ -29,6 +29,7 @@ import {
   noCi,
   emptyTwice,
 } from './spend-lifecycles-triage.js';
+import { redBaseManyPulls } from './spend-lifecycles-base.js';
 
 export type {
   Job,
@@ -59,4 +60,5 @@ export const CORPUS: readonly Lifecycle[] = [
   approvalGate,
   noCi,
   emptyTwice,
+  redBaseManyPulls,
 ];

@@ -117,6 +117,11 @@ export interface Lifecycle {
   reruns?: Record<string, Job[][]>;
   /** The notice the lifecycle is about, when it is about one (shown beside PASS/FAIL, not part of it). */
   notice?: { reason: RegExp; what: string };
+  /**
+   * Issue 36: this many more pull requests of other agents on the same base, each head failing what the
+   * first head fails (the poll reads them; their runs count with the lifecycle's). Default none.
+   */
+  alsoHeld?: number;
 }
 
 // ---------------------------------------------------------------- building blocks
