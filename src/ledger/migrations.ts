@@ -4,6 +4,7 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.js';
 import { addColumnOnce, withId, type AnyDb } from './migration-helpers.js';
+import { baseRedsMigration } from './migrations-base-reds.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
   const id = withId(dialect);
@@ -535,34 +536,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('runs_external_ref').ifNotExists().on('runs').column('external_ref').execute();
       },
     },
-    '0028_base_reds': {
-      async up(db: AnyDb) {
-        // Issue 36 item 4 (decision 0069): a red base told once. One row per repository, base branch and
-        // red round, unique, so two replicas holding pull requests on the same red file one notice (and
-        // one issue); the pull requests it holds join it; its closing is a compare-and-set on closed_at.
-        // `if not exists` throughout (see 0005).
-        await id(db.schema.createTable('base_reds').ifNotExists())
-          .addColumn('repository', 'text', (c) => c.notNull())
-          .addColumn('base_ref', 'text', (c) => c.notNull())
-          .addColumn('round', 'integer', (c) => c.notNull())
-          .addColumn('checks', 'text', (c) => c.notNull())
-          .addColumn('base_sha', 'text')
-          .addColumn('message', 'text', (c) => c.notNull())
-          .addColumn('issue_number', 'integer')
-          .addColumn('opened_at', 'text', (c) => c.notNull())
-          .addColumn('closed_at', 'text')
-          .addUniqueConstraint('base_reds_round', ['repository', 'base_ref', 'round'])
-          .execute();
-        await db.schema
-          .createTable('base_red_pulls')
-          .ifNotExists()
-          .addColumn('red_id', 'integer', (c) => c.notNull())
-          .addColumn('task_id', 'integer', (c) => c.notNull())
-          .addColumn('joined_at', 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint('base_red_pulls_pk', ['red_id', 'task_id'])
-          .execute();
-      },
-    },
+    '0028_base_reds': baseRedsMigration(dialect),
   };
 }
 
