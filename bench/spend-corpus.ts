@@ -31,6 +31,7 @@ import {
 } from './spend-lifecycles-triage.js';
 import { ruledToPerson } from './spend-lifecycles-rules.js';
 import { conflict, behindBranch } from './spend-lifecycles-branch.js';
+import { redBaseManyPulls } from './spend-lifecycles-base.js';
 
 export type {
   Job,
@@ -64,4 +65,5 @@ export const CORPUS: readonly Lifecycle[] = [
   ruledToPerson,
   conflict,
   behindBranch,
+  redBaseManyPulls,
 ];

@@ -167,6 +167,25 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
     });
     if (created.status !== 201) throw new Error(`task not created: ${JSON.stringify(created.body)}`);
     const taskId = created.body.id as number;
+    // Issue 36: other agents' pull requests on the same base, each head failing what the first fails.
+    for (let i = 1; i <= (lc.alsoHeld ?? 0); i++) {
+      const head = world.sha(`held#${i}`);
+      h.fake.addPull(SPEND_REPO_NAME, lc.pr + i, { headSha: head, headRef: `agent/held-${i}`, baseRef: 'main' });
+      const failing = lc.world.find((s) => s.kind === 'ci' && s.head === lc.firstHead);
+      for (const job of failing?.kind === 'ci' ? failing.jobs : [])
+        h.fake.addCheckRun(SPEND_REPO_NAME, head, {
+          name: job.name,
+          status: 'completed',
+          conclusion: job.conclusion,
+          outputSummary: job.output ?? null,
+        });
+      const other = await h.api('POST', '/api/tasks', {
+        repository: SPEND_REPO_NAME,
+        pullRequest: lc.pr + i,
+        branch: `agent/held-${i}`,
+      });
+      if (other.status !== 201) throw new Error(`task not created: ${JSON.stringify(other.body)}`);
+    }
     const interval = h.app.config.pollIntervalMs;
     let deliveries = 0;
 
@@ -263,7 +282,12 @@ export async function runFixloop(lc: Lifecycle, opts: { budget: number }): Promi
     const refusals: Record<string, number> = {};
     for (const d of decisions)
       if (d.outcome === 'refused' && d.reason) refusals[d.reason] = (refusals[d.reason] ?? 0) + 1;
-    const stop = notice?.reason ?? null;
+    // Issue 36: where other pull requests were held too, what the base notice told (one round, all of them).
+    const reds = lc.alsoHeld ? await h.app.ledger.openBaseReds(10) : [];
+    const told = reds.length
+      ? `base notice ×${reds.length} (${reds.reduce((n, r) => n + r.pullRequests.length, 0)} pull requests held)`
+      : null;
+    const stop = notice?.reason ?? told;
     return {
       budget: opts.budget,
       pollIntervalMs: interval,

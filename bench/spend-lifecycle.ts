@@ -134,6 +134,11 @@ export interface Lifecycle {
   notice?: { reason: RegExp; what: string };
   /** Issue 36: the Work's rules per check (`works[].checks`); default none. */
   checks?: unknown[];
+  /**
+   * Issue 36: this many more pull requests of other agents on the same base, each head failing what the
+   * first head fails (the poll reads them; their runs count with the lifecycle's). Default none.
+   */
+  alsoHeld?: number;
 }
 
 // ---------------------------------------------------------------- building blocks

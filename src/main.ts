@@ -240,7 +240,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
       : {}),
   });
   // The gate, with the push guard (K3/K4) and the comment commands (F2) it calls built first.
-  const { evaluator, pushGuard } = gateFromConfig(config, {
+  const { evaluator, pushGuard, baseReds } = gateFromConfig(config, {
     ledger,
     logger,
     clock,
@@ -296,6 +296,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
         metrics,
         evaluator,
         pushGuard,
+        ...(baseReds ? { baseReds } : {}),
         wordsOf,
         hostIdOf: (repository) => hosts.registry.hostOfRepository(repository).id,
         selfLogin,

@@ -50,6 +50,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0024_task_people_facts',
       '0025_neutral_event_kinds',
       '0026_run_external_ref',
+      '0028_base_reds',
       '0029_rejection_findings',
     ]);
   } finally {

@@ -100,18 +100,23 @@ export function createBaseChecks(deps: BaseChecksDeps) {
     for (const r of runs)
       if (r.status === 'completed' && verdictOfConclusion(r.conclusion) === 'red') failing.add(r.name);
     for (const s of statuses) if (verdictOfStatusState(s.state) === 'red') failing.add(s.context);
-    return { ref: baseRef, failing: [...failing].sort() };
+    // Issue 36: the commit those checks ran on, for the base notice (where the host says).
+    const sha = runs.find((r) => r.headSha)?.headSha ?? null;
+    return { ref: baseRef, failing: [...failing].sort(), ...(sha ? { sha } : {}) };
+  }
+
+  /** A base branch's failing checks by its name (issue 36: a red base's round, read to see it heal). */
+  function ofBranch(repository: string, baseRef: string): Promise<BaseChecks | null> {
+    return cached(cache, `${repository}\u0000${baseRef}`, `the checks of ${repository}@${baseRef}`, () =>
+      readBase(repository, baseRef),
+    ).catch(() => null);
   }
 
   /**
    * The base's failing checks; null when the pull request or its base cannot be read within the
    * timeout (not known). Never waits longer than timeoutMs per read, and never throws.
    */
-  return async function baseChecks(
-    repository: string,
-    pullRequest: number,
-    known: string | null,
-  ): Promise<BaseChecks | null> {
+  async function baseChecks(repository: string, pullRequest: number, known: string | null): Promise<BaseChecks | null> {
     try {
       // The Task's base as the poll or a webhook last showed it; read from GitHub only when never told.
       const baseRef =
@@ -129,5 +134,6 @@ export function createBaseChecks(deps: BaseChecksDeps) {
     } catch {
       return null;
     }
-  };
+  }
+  return Object.assign(baseChecks, { ofBranch });
 }

@@ -1,6 +1,7 @@
 // The ledger port: fixloop's durable state as the use-cases see it, one interface per aggregate
 // (deliveries, tasks, runs, attempts, rejections, notices, the stop flag). Implemented by
 // src/ledger/ (one file per aggregate); each use-case picks the few methods it needs.
+import type { BaseRedStore } from './base-red-port.js';
 import type {
   Attempt,
   AttemptStatus,
@@ -553,6 +554,8 @@ export interface BaseHoldStore {
   heldOnBase(taskId: number, headSha: string): Promise<string[]>;
 }
 
+export type { BaseRed, BaseRedStore } from './base-red-port.js';
+
 /** The global stop flag (D): read fail-closed by the gate, written by a person. */
 export interface StopFlag {
   readStopFlag(): Promise<boolean>;
@@ -575,6 +578,7 @@ export interface Ledger
     OutboxStore,
     RerunStore,
     BaseHoldStore,
+    BaseRedStore,
     StopFlag,
     BoardStore,
     PollStateStore,

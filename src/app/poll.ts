@@ -97,6 +97,8 @@ export interface PollDeps {
   writes?: WriteQueue;
   /** Conditional-request answers not used for this long are forgotten (default two days). */
   etagMaxAgeMs?: number;
+  /** Issue 36 item 4: run once each tick after its Tasks (a red base's round closed once it heals). Must not throw. */
+  afterTick?: () => Promise<unknown>;
 }
 
 export interface PollReport {
@@ -473,6 +475,7 @@ export function createPoller(deps: PollDeps) {
       await pollSlice(slice, leaseUntil, report);
       if (slice.length < sliceSize) break;
     }
+    await deps.afterTick?.().catch((err: unknown) => logger.warn({ err }, 'poll: the pass after the tick failed'));
     await ledger
       .pruneEtags(new Date(now - (deps.etagMaxAgeMs ?? 2 * 86_400_000)).toISOString())
       .catch((err: unknown) => logger.warn({ err }, 'poll: forgetting old conditional-request answers failed'));

@@ -46,6 +46,8 @@ export interface CheckRunInfo {
    * allowed to fail"; skipped), shown by pr checks; absent for a run that simply passed.
    */
   passedAs?: string;
+  /** The commit it ran on, where the host says (a base branch's red is told with its commit; issue 36). */
+  headSha?: string;
 }
 
 export interface CommitStatusInfo {
@@ -242,4 +244,8 @@ export interface ProviderPort {
   rateLimits?(): RateLimitState[];
   /** The login fixloop acts as on the repository's host (its own identity never rings a doorbell, F2). */
   selfLogin(repository?: string): Promise<string | null>;
+  /** Issue 36 item 4: files an issue on the repository (a red base, where the Work sets `baseIssue`). */
+  createIssue?(repository: string, title: string, body: string): Promise<{ number: number }>;
+  /** Issue 36 item 4: closes an issue fixloop filed, after one last comment saying why. */
+  closeIssue?(repository: string, number: number, comment: string): Promise<void>;
 }

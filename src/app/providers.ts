@@ -93,6 +93,15 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
       const p = hostOf(r).port;
       return p?.readPullRequests ? p.readPullRequests(r, ns) : new Map();
     },
+    // Issue 36 item 4: an issue for a red base, on a host that files issues.
+    createIssue: to(async (p, r, title: string, body: string) => {
+      if (!p.createIssue) throw new ProviderError(501, `${r}: the host files no issues`, false);
+      return p.createIssue(r, title, body);
+    }),
+    closeIssue: to(async (p, r, n: number, comment: string) => {
+      if (!p.closeIssue) throw new ProviderError(501, `${r}: the host files no issues`, false);
+      return p.closeIssue(r, n, comment);
+    }),
     rateLimits: () => configured.flatMap((p) => p.rateLimits?.() ?? []),
     // The identity that never rings a doorbell (F2), on the repository's host.
     selfLogin: async (r) => {

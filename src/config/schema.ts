@@ -63,6 +63,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       updateBranch: z.boolean().optional(),
       /** Issue 36: the most the agent's changes since the loop began may touch; absent → 1,000 lines, 50 files (decision 0070). */
       diffBound: z.strictObject({ lines: z.int().min(1).optional(), files: z.int().min(1).optional() }).optional(),
+      /** Issue 36 item 4: a red base that holds pull requests files one issue on the repository too. */
+      baseIssue: z.boolean().optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

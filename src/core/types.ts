@@ -192,4 +192,6 @@ export interface Work {
   updateBranch?: boolean | undefined;
   /** Issue 36: the bound on the agent's diff growth; absent (or a count absent) = DEFAULT_DIFF_BOUND (diff-bound.ts). */
   diffBound?: { lines?: number | undefined; files?: number | undefined } | undefined;
+  /** Issue 36 item 4: a red base that holds pull requests files one issue on the repository too. */
+  baseIssue?: boolean | undefined;
 }

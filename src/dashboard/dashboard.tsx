@@ -48,7 +48,9 @@ export type DashboardLedger = Pick<
   | 'liveMark'
   | 'lastRedEvent'
 > &
-  TimelineLedger;
+  TimelineLedger &
+  // Issue 36 item 4: the red bases holding pull requests, at the top of the Inbox.
+  Partial<Pick<Ledger, 'openBaseReds'>>;
 
 export interface DashboardDeps {
   ledger: DashboardLedger;
@@ -339,6 +341,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
       ...(Number.isSafeInteger(after) && after > 0 ? { after } : {}),
     });
     const deliveries = await ledger.listOutbox({ states: ['failed', 'pending'], limit: 50 });
+    const baseReds = ledger.openBaseReds ? await ledger.openBaseReds(INBOX_PAGE) : [];
     return c.html(
       inboxPage(
         await pageContext(c),
@@ -346,6 +349,7 @@ export function createDashboard(deps: DashboardDeps): { app: Hono<Env>; close():
         page.nextAfter,
         // Pending ones only once they have failed a try: a delivery on its way is not news.
         deliveries.filter((d) => d.state === 'failed' || d.lastError !== null),
+        baseReds,
       ),
     );
   });

@@ -1,6 +1,6 @@
 // The Inbox (SPEC M4, G1): the Tasks waiting for a person, with why and what to do, and the notice
 // deliveries a sink never took.
-import type { InboxRow, OutboxDelivery } from '../app/ledger-port.js';
+import type { BaseRed, InboxRow, OutboxDelivery } from '../app/ledger-port.js';
 import { STOP_WHY } from '../core/notice.js';
 import { changeRef, GITHUB_LINKS } from '../core/change-link.js';
 import type { PageContext } from './page-context.js';
@@ -12,12 +12,14 @@ export function inboxPage(
   rows: InboxRow[],
   nextAfter: number | null,
   deliveries: OutboxDelivery[] = [],
+  baseReds: BaseRed[] = [],
 ) {
   return (
     <Layout title="Inbox" page={page}>
       <h1>Inbox</h1>
       <div id="live">
-        {rows.length === 0 ? <p>Nothing needs a person.</p> : null}
+        {baseReds.length > 0 ? <BaseRedList reds={baseReds} page={page} /> : null}
+        {rows.length === 0 && baseReds.length === 0 ? <p>Nothing needs a person.</p> : null}
         <ol class="inbox">
           {rows.map((n) => (
             <li data-notice={String(n.id)}>
@@ -81,5 +83,38 @@ export function inboxPage(
         </ol>
       </div>
     </Layout>
+  );
+}
+
+/** Issue 36 item 4: each red base holding pull requests, told once, with the pull requests it holds. */
+function BaseRedList({ reds, page }: { reds: BaseRed[]; page: PageContext }) {
+  return (
+    <>
+      <h2 id="base-reds">Base branches failing</h2>
+      <ol class="inbox base-reds">
+        {reds.map((r) => (
+          <li data-base-red={String(r.id)}>
+            <strong>
+              {r.repository} {r.baseRef}
+            </strong>{' '}
+            <When at={r.openedAt} page={page} /> — <span class="reason">{r.message}</span>
+            {r.pullRequests.length > 0 ? (
+              <div>
+                Held:{' '}
+                {r.pullRequests.map((n, i) => (
+                  <>
+                    {i > 0 ? ', ' : ''}
+                    {changeRef(page.links ?? GITHUB_LINKS, r.repository, n).label}
+                  </>
+                ))}
+                {r.issueNumber !== null
+                  ? ` · issue ${changeRef(page.links ?? GITHUB_LINKS, r.repository, r.issueNumber).label}`
+                  : ''}
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

@@ -371,6 +371,18 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
         return toIssueComment(data);
       }),
 
+    createIssue: (repository, title, body) =>
+      onRepo(repository, 'POST issue', async (gh, owner, repo) => {
+        const { data } = await gh.rest.issues.create({ owner, repo, title, body });
+        return { number: data.number };
+      }),
+
+    closeIssue: (repository, number, comment) =>
+      onRepo(repository, 'PATCH issue', async (gh, owner, repo) => {
+        await gh.rest.issues.createComment({ owner, repo, issue_number: number, body: comment });
+        await gh.rest.issues.update({ owner, repo, issue_number: number, state: 'closed', state_reason: 'completed' });
+      }),
+
     updateIssueComment: (repository, _number, commentId, body) =>
       onRepo(repository, 'PATCH issue comment', async (gh, owner, repo) => {
         const { data } = await gh.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });

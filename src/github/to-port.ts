@@ -63,6 +63,7 @@ export interface CheckRunJson {
   details_url: string | null;
   app: { slug?: string } | null;
   output: { title: string | null; summary: string | null };
+  head_sha?: string;
 }
 
 export function toCheckRun(data: CheckRunJson): CheckRunInfo {
@@ -77,6 +78,8 @@ export function toCheckRun(data: CheckRunJson): CheckRunInfo {
     appSlug: data.app?.slug ?? null,
     outputTitle: untrustedLineOrNull(data.output.title),
     outputSummary: untrustedTextOrNull(data.output.summary),
+    // Issue 36 item 4: the commit a branch's checks ran on, named by a red base's notice.
+    ...(data.head_sha ? { headSha: data.head_sha } : {}),
   };
 }
 

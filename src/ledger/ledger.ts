@@ -17,6 +17,7 @@ import { createOutboxStore } from './outbox.js';
 import { createRejectionStore } from './rejections.js';
 import { createRerunStore } from './reruns.js';
 import { createBaseHoldStore } from './base-holds.js';
+import { createBaseRedStore } from './base-reds.js';
 import { createRunStore } from './runs.js';
 import { createStopFlag } from './stop-flag.js';
 import { createTaskStore } from './tasks.js';
@@ -45,6 +46,7 @@ export function createLedger(
     ...createOutboxStore(k, now),
     ...createRerunStore(k, now),
     ...createBaseHoldStore(k, now),
+    ...createBaseRedStore(k, now),
     ...createStopFlag(k),
     ...createBoardStore(k),
     ...createPollStateStore(k, now, db.dialect),

@@ -4,6 +4,7 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.js';
 import { addColumnOnce, withId, type AnyDb } from './migration-helpers.js';
+import { baseRedsMigration } from './migrations-base-reds.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
   const id = withId(dialect);
@@ -535,6 +536,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('runs_external_ref').ifNotExists().on('runs').column('external_ref').execute();
       },
     },
+    '0028_base_reds': baseRedsMigration(dialect),
     '0029_rejection_findings': {
       async up(db: AnyDb) {
         // Issue 36 item 6: the fingerprint of an allow-listed bot's findings in the round this row

@@ -231,6 +231,8 @@ export interface Database {
   github_etags: GithubEtagsTable;
   base_holds: BaseHoldsTable;
   dashboard_sessions: DashboardSessionsTable;
+  base_reds: BaseRedsTable;
+  base_red_pulls: BaseRedPullsTable;
 }
 
 /** Migration 0022: a dashboard sign-in (M4, decision 0046), keyed by a hash of its cookie's secret. */
@@ -257,4 +259,27 @@ export interface GithubEtagsTable {
   /** The answer as the adapter maps it, JSON. */
   value: string;
   stored_at: string;
+}
+
+/** Migration 0028: one red round of a repository's base branch, told once (issue 36, decision 0069). */
+export interface BaseRedsTable {
+  id: Generated<number>;
+  repository: string; // unique with base_ref and round
+  base_ref: string;
+  round: number;
+  /** JSON list of the checks failing on the base that held pull requests. */
+  checks: string;
+  base_sha: string | null;
+  message: string;
+  /** The issue filed on the repository for it (the Work's `baseIssue`); null for none. */
+  issue_number: number | null;
+  opened_at: string;
+  closed_at: string | null;
+}
+
+/** Migration 0028: a pull request (its Task) held by a red base round. */
+export interface BaseRedPullsTable {
+  red_id: number;
+  task_id: number;
+  joined_at: string;
 }

@@ -9,6 +9,9 @@ import { checkRuleOfAttempt } from '../app/gate/check-rule.js';
 import { createCommentCommands } from '../app/comment-commands.js';
 import type { createPersonActions } from '../app/person-actions.js';
 import { createBaseChecks } from '../app/base-checks.js';
+import { createBaseRedNotice, type BaseRedNotice } from '../app/base-red-notice.js';
+import { verdictOfConclusion } from '../core/verdict.js';
+import { routeRepository } from '../core/route.js';
 import { progressWithoutPoll } from '../app/progress-from-head.js';
 import type { Dispatcher } from '../app/dispatch.js';
 import type { Clock, Logger } from '../app/ports.js';
@@ -16,7 +19,6 @@ import type { Ledger } from '../app/ledger-port.js';
 import type { ProviderPort } from '../app/provider-port.js';
 import type { PathPolicy } from '../core/path-policy.js';
 import { boundOfWork } from '../core/diff-bound.js';
-import { routeRepository } from '../core/route.js';
 import type { Task } from '../core/types.js';
 import { rerunFromConfig } from '../wiring.js';
 
@@ -67,7 +69,7 @@ export type JudgePush = (task: Task, headSha: string) => Promise<boolean>;
 export function gateFromConfig(
   config: GateConfig,
   deps: GateWiringDeps,
-): { evaluator: Evaluator; pushGuard: JudgePush | null } {
+): { evaluator: Evaluator; pushGuard: JudgePush | null; baseReds: BaseRedNotice | null } {
   const { ledger, logger, clock, agent, github } = deps;
   // K3/K4: every push after an automatic attempt is judged (thrash, forbidden changes) by the poll and
   // by the gate; a stop files the Task's one notice the way the gate files its own.
@@ -104,11 +106,32 @@ export function gateFromConfig(
   // T2: a transient failure's failed jobs are re-run once per head before the agent is paid to look.
   const requestRerun = deps.requestRerun ?? rerunFromConfig(config, ledger, github, logger);
   // T1: what fails on the base branch, read when a red is judged, cached for a poll interval.
-  const baseChecks =
-    deps.baseChecks ??
-    (github && config.redOnBase
+  const branchChecks =
+    github && config.redOnBase
       ? createBaseChecks({ host: github, clock, ttlMs: config.pollIntervalMs, logger })
-      : undefined);
+      : undefined;
+  const baseChecks = deps.baseChecks ?? branchChecks;
+  // Issue 36 item 4: a red base told once (a notice, and an issue where the Work sets `baseIssue`),
+  // closed when a read of the base shows it healed; a suite red before its jobs is judged by them.
+  const baseReds = branchChecks
+    ? createBaseRedNotice({
+        ledger,
+        host: github,
+        wordsOf: deps.wordsOf,
+        issueFor: (repository) => {
+          const route = routeRepository(config.works, repository);
+          return route.kind === 'data' && route.work.baseIssue === true;
+        },
+        readBranch: branchChecks.ofBranch,
+        logger,
+      })
+    : null;
+  const failingJobsOf = github
+    ? async (repository: string, sha: string) =>
+        (await github.listCheckRuns(repository, sha))
+          .filter((r) => r.status === 'completed' && verdictOfConclusion(r.conclusion) === 'red')
+          .map((r) => r.name)
+    : null;
   const evaluator = createEvaluator({
     command,
     ...(pushGuard ? { judgePush: pushGuard } : {}),
@@ -134,6 +157,17 @@ export function gateFromConfig(
     ...(deps.approvePendingRuns ? { approvePendingRuns: deps.approvePendingRuns } : {}),
     // Issue 36: a branch only behind its base is updated through its host, no model run.
     ...(github?.updateBranch ? { updateBranch: github.updateBranch.bind(github) } : {}),
+    ...(failingJobsOf ? { failingJobsOf } : {}),
+    ...(baseReds
+      ? {
+          baseRedHeld: (task: Task, base: { ref: string; failing: readonly string[] }, checks: readonly string[]) =>
+            baseReds
+              .held(task, base, checks)
+              .catch((err: unknown) =>
+                logger.warn({ err, taskId: task.id }, 'base red: the notice could not be filed'),
+              ),
+        }
+      : {}),
     dispatcher: deps.dispatcher,
     wordsOf: deps.wordsOf,
     ...(deps.fault ? { fault: deps.fault } : {}),
@@ -149,5 +183,5 @@ export function gateFromConfig(
       return progressWithoutPoll({ agent, logger }, taskId, head);
     },
   });
-  return { evaluator, pushGuard };
+  return { evaluator, pushGuard, baseReds };
 }

@@ -44,6 +44,8 @@ export interface PollWiringDeps {
   metrics: Pick<Metrics, 'hostWriteBackedOff' | 'pollTick' | 'pollDeferred'>;
   evaluator: Evaluator;
   pushGuard: JudgePush | null;
+  /** Issue 36 item 4: the open red rounds of base branches, closed each tick once their base heals. */
+  baseReds?: { heal(): Promise<unknown> };
   wordsOf: WordsOf;
   /** The id of a repository's host (the registry's), carried by the reds the poll reads. */
   hostIdOf?: (repository: string) => string;
@@ -127,6 +129,7 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
     ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
     observeTick: (seconds) => metrics.pollTick(seconds),
     observeDeferred: () => metrics.pollDeferred(),
+    ...(deps.baseReds ? { afterTick: () => deps.baseReds!.heal() } : {}),
     concurrency: config.poll.concurrency,
     reserveFraction: config.poll.rateLimitReserve,
   });

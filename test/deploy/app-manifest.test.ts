@@ -52,6 +52,9 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   listIssueComments: { permission: 'issues', level: 'read' },
   createIssueComment: { permission: 'issues', level: 'write' },
   updateIssueComment: { permission: 'issues', level: 'write' },
+  // Issue 36 item 4: an issue for a red base (the Work's `baseIssue`), closed with a comment when it heals.
+  createIssue: { permission: 'issues', level: 'write' },
+  closeIssue: { permission: 'issues', level: 'write' },
   // F1/F2 (decision 0042): a person's permission on the repository (every App's metadata), and who
   // added the approve-one label (the pull request's issue events).
   repositoryPermission: { permission: 'metadata', level: 'read' },

@@ -17,6 +17,8 @@ import type { AgentLedger } from '../agent-port.js';
 export interface BaseChecks {
   ref: string;
   failing: readonly string[];
+  /** The commit the base's checks ran on, where the host says (issue 36: the base notice names it). */
+  sha?: string | null;
 }
 
 export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
@@ -139,6 +141,13 @@ export interface EvaluateDeps {
    * host refuses. Absent (no host access): a branch behind its base is left to a person.
    */
   updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
+  /**
+   * Issue 36 item 4: the names of the failing jobs of a head as the host lists them now, so a suite or
+   * workflow run that fails before its jobs are stored is judged by its jobs; null when not known.
+   */
+  failingJobsOf?(repository: string, sha: string): Promise<string[] | null>;
+  /** Issue 36 item 4: a pull request held by a red base files the base's one notice or joins it (base-red-notice.ts). */
+  baseRedHeld?(task: Task, base: BaseChecks, checks: readonly string[]): Promise<unknown>;
 }
 
 export type EvaluationResult =

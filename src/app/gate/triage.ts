@@ -5,6 +5,7 @@ import type { CheckResult } from '../../core/neutral-events.js';
 import { checkRunIdOf, type HeadChecks } from '../../core/head-checks.js';
 import { triage } from '../../core/triage.js';
 import { decideRunApproval } from '../../core/run-approval.js';
+import { summaryOnBase } from '../../core/base-red.js';
 import { boundCheckName } from '../../core/bounded-text.js';
 import type { RerunFallback } from '../../core/reasons.js';
 import type { Attempt } from '../../core/types.js';
@@ -12,7 +13,10 @@ import type { Outcomes } from './outcome.js';
 import type { EvaluateDeps, EvaluateLedger, EvaluationResult, Step, TaskEvaluation } from './ports.js';
 
 /** Reads the base's failing checks, keeps a base hold, asks for a re-run. */
-export type TriagePort = Pick<EvaluateDeps, 'baseChecks' | 'requestRerun' | 'approvePendingRuns'> & {
+export type TriagePort = Pick<
+  EvaluateDeps,
+  'baseChecks' | 'requestRerun' | 'approvePendingRuns' | 'failingJobsOf' | 'baseRedHeld'
+> & {
   ledger: Pick<EvaluateLedger, 'heldOnBase' | 'holdOnBase'>;
   end: Outcomes;
 };
@@ -54,6 +58,24 @@ export async function triageFailure(
   const base = port.baseChecks
     ? await port.baseChecks(task.repository, task.pullRequest, task.baseRef).catch(() => null)
     : null;
+  // T1, issue 36: the red is held because the base fails `checks` too; the base's one notice is filed
+  // or joined (base-red-notice.ts), only while the base is read failing them.
+  const holdOnBase = async (checks: readonly string[], detail: string): Promise<Triaged> => {
+    await ledger.holdOnBase(task.id, red.sha, baseHoldKey(red), base?.ref ?? task.baseRef ?? 'the base');
+    if (base && port.baseRedHeld && checks.every((c) => base.failing.some((f) => f.trim() === c)))
+      await port.baseRedHeld(task, base, checks).catch(() => undefined);
+    return done(end.refuse(ev, 'red_on_base', detail));
+  };
+  // Issue 36: a suite or workflow run that failed before its jobs were stored is judged by its jobs,
+  // read from the host, so the base hold holds in any order of arrival.
+  if ((red.ciKind === 'suite' || red.ciKind === 'workflow') && port.failingJobsOf && base) {
+    const jobs = summaryOnBase((await port.failingJobsOf(task.repository, red.sha).catch(() => null)) ?? [], base);
+    if (jobs)
+      return holdOnBase(
+        jobs,
+        `${boundCheckName(red.name)}: its failing jobs (${jobs.map(boundCheckName).join(', ')}) are failing on ${base.ref} too`,
+      );
+  }
   const verdict = triage({
     result: { name: red.name, conclusion: red.conclusion, output: red.output },
     flakyChecks: [...flaky],
@@ -71,8 +93,7 @@ export async function triageFailure(
       return done(end.notice(ev, 'approval_required', red.sha, verdict.detail));
     }
     case 'red_on_base':
-      await ledger.holdOnBase(task.id, red.sha, baseHoldKey(red), base?.ref ?? task.baseRef ?? 'the base');
-      return done(end.refuse(ev, 'red_on_base', verdict.detail));
+      return holdOnBase([red.name.trim()], verdict.detail);
     case 'transient': {
       // T2: a re-run answers this for much less than a model run; when none can be had, the agent does.
       // A red only the poll saw has no stored deliveries: its own check run id is what can be re-run.

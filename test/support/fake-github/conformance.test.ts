@@ -117,6 +117,12 @@ test('zero schema violations across a scenario that reaches every operation', as
     const comment = await asApp.createIssueComment('acme/shop', 7, '<!-- fixloop-state -->');
     await asApp.updateIssueComment('acme/shop', 7, comment.id, '<!-- fixloop-state -->\n{}');
     await asApp.listIssueComments('acme/shop', 7);
+    // Issue 36 item 4: an issue for a red base, numbered after the pull requests, closed with a comment.
+    const filed = await asApp.createIssue!('acme/shop', 'main is failing test', 'body');
+    assert.equal(filed.number, 9);
+    await asApp.closeIssue!('acme/shop', filed.number, 'main passes test again');
+    assert.equal(fake.state.issues['acme/shop#9']?.state, 'closed');
+    assert.equal(fake.state.comments['acme/shop#9']?.length, 1);
     await asApp.listReviews('acme/shop', 7);
     assert.deepEqual(await asApp.reviewComments!('acme/shop', 7, botReview.id), [
       { path: 'src/a.ts', body: 'Possible null dereference.' },

@@ -23,6 +23,9 @@ export const FAKE_OPERATIONS = [
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  // Issue 36 item 4: an issue for a red base (the Work's `baseIssue`), closed when the base heals.
+  'POST /repos/{owner}/{repo}/issues',
+  'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   // Issue 36: a bot review's inline comments, for the fingerprint of its findings.
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',

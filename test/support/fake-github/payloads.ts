@@ -6,6 +6,7 @@ import type {
   FakeComment,
   FakeCompare,
   FakeCompareFile,
+  FakeIssue,
   FakePull,
   FakeRepo,
   FakeLabelEvent,
@@ -478,6 +479,37 @@ export function issueComment(
     created_at: comment.createdAt ?? EPOCH,
     updated_at: comment.updatedAt ?? comment.createdAt ?? EPOCH,
     author_association: comment.authorType === 'Bot' ? 'NONE' : 'MEMBER',
+  };
+}
+
+/** An issue as GitHub answers POST /issues and PATCH /issues/{n} (the `issue` schema). */
+export function issue(urls: Urls, repo: FakeRepo, i: FakeIssue, comments: number): Record<string, unknown> {
+  const url = `${urls.api}/repos/${repo.fullName}/issues/${i.number}`;
+  return {
+    id: 500_000 + i.number,
+    node_id: `I_${i.number}`,
+    url,
+    repository_url: `${urls.api}/repos/${repo.fullName}`,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    html_url: `${urls.web}/${repo.fullName}/issues/${i.number}`,
+    number: i.number,
+    state: i.state,
+    state_reason: i.stateReason,
+    title: i.title,
+    body: i.body,
+    user: simpleUser(urls, i.author, i.authorType),
+    labels: [],
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    locked: false,
+    comments,
+    closed_at: i.closedAt,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    author_association: i.authorType === 'Bot' ? 'NONE' : 'MEMBER',
   };
 }
 

@@ -19,6 +19,7 @@ import {
   resolveRef,
   type FakeCheckRun,
   type FakeComment,
+  type FakeIssue,
   type FakeRepo,
   type FakeState,
   type FakeStatus,
@@ -330,6 +331,64 @@ export const ROUTES: readonly Route[] = [
         return { status: 200, body: gh.issueComment(input.urls, repo, Number(key.slice(prefix.length)), comment) };
       }
       return notFound();
+    },
+  },
+  {
+    // Issue 36 item 4: an issue on the repository; its number follows the pull requests' and issues'.
+    operation: 'POST /repos/{owner}/{repo}/issues',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const b = (input.body ?? {}) as { title?: unknown; body?: unknown };
+      if (typeof b.title !== 'string' || b.title === '') return invalid('title is required');
+      const prefix = `${repoKey(repo.fullName)}#`;
+      const taken = [...Object.keys(input.state.pulls), ...Object.keys(input.state.issues)]
+        .filter((k) => k.startsWith(prefix))
+        .map((k) => Number(k.slice(prefix.length)));
+      const actor = actorOf(input);
+      const now = isoNow(input.state);
+      const issue: FakeIssue = {
+        number: Math.max(0, ...taken) + 1,
+        title: b.title,
+        body: typeof b.body === 'string' ? b.body : null,
+        state: 'open',
+        stateReason: null,
+        author: actor.login,
+        authorType: actor.type,
+        createdAt: now,
+        updatedAt: now,
+        closedAt: null,
+      };
+      input.state.issues[pullKey(repo.fullName, issue.number)] = issue;
+      const json = gh.issue(input.urls, repo, issue, 0);
+      return { status: 201, body: json, headers: { location: String(json.url) } };
+    },
+  },
+  {
+    operation: 'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const key = pullKey(repo.fullName, Number(input.params.issue_number));
+      const issue = input.state.issues[key];
+      if (issue === undefined) return notFound();
+      const b = (input.body ?? {}) as { state?: unknown; state_reason?: unknown; title?: unknown; body?: unknown };
+      if (b.state !== undefined && b.state !== 'open' && b.state !== 'closed') return invalid('state is invalid');
+      const now = isoNow(input.state);
+      if (typeof b.title === 'string') issue.title = b.title;
+      if (typeof b.body === 'string') issue.body = b.body;
+      if (b.state === 'closed' && issue.state === 'open') {
+        issue.state = 'closed';
+        issue.closedAt = now;
+        issue.stateReason = typeof b.state_reason === 'string' ? b.state_reason : 'completed';
+      } else if (b.state === 'open') {
+        issue.state = 'open';
+        issue.closedAt = null;
+        issue.stateReason = 'reopened';
+      }
+      issue.updatedAt = now;
+      const comments = input.state.comments[key]?.length ?? 0;
+      return { status: 200, body: gh.issue(input.urls, repo, issue, comments) };
     },
   },
   {

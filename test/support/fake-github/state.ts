@@ -157,6 +157,20 @@ export interface FakeLabelEvent {
   createdAt: string;
 }
 
+/** An issue filed through POST /repos/{owner}/{repo}/issues. */
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  stateReason: string | null;
+  author: string;
+  authorType: 'User' | 'Bot';
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+}
+
 /** A person's role on a repository (GET collaborators/{username}/permission answers it as role_name). */
 export type FakeRole = 'read' | 'triage' | 'write' | 'maintain' | 'admin';
 
@@ -201,6 +215,8 @@ export interface FakeState {
    * repository's owner account, which is admin as on GitHub.
    */
   collaborators: Record<string, Record<string, FakeRole>>;
+  /** 'acme/shop#12' → an issue filed through the API (issue 36: a red base); numbered after the pulls. */
+  issues: Record<string, FakeIssue>;
   /** personal token → login. */
   userTokens: Record<string, string>;
   app: FakeApp | null;
@@ -238,6 +254,7 @@ export function createState(): FakeState {
     branches: {},
     collaborators: {},
     labelEvents: {},
+    issues: {},
     userTokens: {},
     app: null,
     manifestCodes: {},
