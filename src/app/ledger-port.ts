@@ -18,6 +18,7 @@ import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 import type { AttemptState } from '../core/attempt-state.js';
 import type { HeadMove } from '../core/head-order.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 import type { Author } from '../core/standing.js';
 import type { CiState } from '../core/types.js';
 import type { LoopState } from '../core/loop-state.js';
@@ -87,7 +88,15 @@ export interface ClaimInput {
   source: RejectionSource;
   headSha: string | null;
   fingerprint: string;
-  rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+  rejection:
+    | {
+        checkName: string | null;
+        body: string;
+        eventId: number | null;
+        /** Issue 36: the merge queue a red of the queue's commit failed in. */
+        queue?: MergeQueueContext;
+      }
+    | { existingId: number };
 }
 
 /**

@@ -139,6 +139,8 @@ export interface Rejection {
   /** F1: who wrote the review, so a later wake re-checks their standing; null for a gate row (or one stored before). */
   author: Author | null;
   createdAt: string;
+  /** Issue 36: the merge queue a red of the queue's commit failed in; absent for any other row. */
+  queue?: MergeQueueContext | null;
 }
 
 export interface Notice {
@@ -154,6 +156,7 @@ export interface Notice {
 }
 
 import type { StopReason } from './reasons.js';
+import type { MergeQueueContext } from './merge-queue.js';
 import type { Author, AuthorAssociation, MinimumPermission } from './standing.js';
 
 export interface RepositoryRef {

@@ -17,6 +17,7 @@ import {
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from '../core/verdict.js';
 import type { z } from 'zod';
 import { commentCommand, type CommentCommand } from '../core/comment-command.js';
+import { ejectionOf, queueOfBranch } from './merge-queue.js';
 
 export type {
   CiKind,
@@ -27,6 +28,7 @@ export type {
   CommentRang,
   Classification,
 } from '../core/neutral-events.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 import type {
   CiKind,
   HeadPointer,
@@ -58,6 +60,15 @@ export function classifyDelivery(eventName: string, body: unknown, deliveryId: s
     case 'pull_request_review_comment':
     case 'issue_comment':
       return fromComment(eventName, p, deliveryId);
+    case 'merge_group':
+      // Issue 36: the queue's checks arrive as check runs on its branch and the ejection as a
+      // `dequeued` pull request; the group itself carries nothing more for the loop.
+      return {
+        kind: 'ignored',
+        reason: 'not_actionable_event',
+        identity: deliveryIdentity(eventName, deliveryId),
+        repository: lower((p as { repository: { full_name: string } }).repository.full_name),
+      };
     case 'ping':
       return { kind: 'ignored', reason: 'ping', identity: deliveryIdentity(eventName, deliveryId), repository: null };
     case 'installation':
@@ -90,6 +101,15 @@ function pointersOf(prs: Pointer[]): HeadPointer[] {
     headSha: pr.head.sha,
     fork: pr.head.repo?.id != null && pr.base.repo?.id != null && pr.head.repo.id !== pr.base.repo.id,
   }));
+}
+
+/**
+ * Issue 36: a result on the merge queue's branch, pointing at no pull request, is of the queue's
+ * commit built for the pull request its branch names.
+ */
+function queueOf(branch: string | null | undefined, pointers: HeadPointer[]): { queue?: MergeQueueContext } {
+  const queue = pointers.length === 0 ? queueOfBranch(branch) : null;
+  return queue ? { queue } : {};
 }
 
 function outputText(
@@ -130,6 +150,7 @@ function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
       branch: r.check_suite?.head_branch ?? null,
       output: outputText(r.output),
       url: r.html_url ?? r.details_url ?? null,
+      ...queueOf(r.check_suite?.head_branch, pointers),
     },
   };
 }
@@ -166,6 +187,7 @@ function fromCheckSuite(p: z.infer<typeof checkSuitePayload>): Classification {
       branch: s.head_branch ?? null,
       output: '', // a suite carries the aggregate verdict only
       url: null,
+      ...queueOf(s.head_branch, pointers),
     },
   };
 }
@@ -204,6 +226,7 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
       branch: w.head_branch ?? null,
       output: '',
       url: w.html_url ?? null,
+      ...queueOf(w.head_branch, pointers),
     },
   };
 }
@@ -233,6 +256,7 @@ function fromStatus(p: z.infer<typeof statusPayload>): Classification {
       branch: branches.length === 1 ? branches[0]!.name : null,
       output: p.description ?? '',
       url: p.target_url ?? null,
+      ...queueOf(branches.length === 1 ? branches[0]!.name : null, []),
     },
   };
 }
@@ -260,6 +284,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       headRepository: pr.head.repo ? lower(pr.head.repo.full_name) : null,
       labels: (pr.labels ?? []).map((l) => l.name),
       baseRef: pr.base.ref,
+      ...(p.action === 'dequeued' ? { dequeued: ejectionOf(p.reason) } : {}),
     },
   };
 }

@@ -535,6 +535,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('runs_external_ref').ifNotExists().on('runs').column('external_ref').execute();
       },
     },
+    '0031_rejection_merge_queue': {
+      async up(db: AnyDb) {
+        // Issue 36 item 1: a red of a merge queue's commit keeps the queue it failed in (its base and the
+        // pull requests merged with it, JSON), so the attempt's frame says it fails only combined with them.
+        await addColumnOnce(db, dialect, 'rejections', 'merge_queue', 'text');
+      },
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task } from '../core/types.js';
 import type { AttemptsTable, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
 import type { Author } from '../core/standing.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 
 export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
   return {
@@ -84,7 +85,21 @@ export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
     body: r.body,
     author: authorOf(r.author),
     createdAt: r.created_at,
+    ...(r.merge_queue ? { queue: mergeQueueOf(r.merge_queue) } : {}),
   };
+}
+
+/** A stored merge queue that cannot be read is none: the frame is then the plain CI frame. */
+function mergeQueueOf(json: string): MergeQueueContext | null {
+  try {
+    const q = JSON.parse(json) as Partial<MergeQueueContext> | null;
+    if (!q || typeof q.baseRef !== 'string' || typeof q.pullRequest !== 'number' || typeof q.headSha !== 'string')
+      return null;
+    const others = Array.isArray(q.others) ? q.others.filter((n): n is number => Number.isSafeInteger(n)) : null;
+    return { baseRef: q.baseRef, pullRequest: q.pullRequest, headSha: q.headSha, others };
+  } catch {
+    return null;
+  }
 }
 
 /** A stored author that cannot be read is no author at all: it has no standing (fail closed). */

@@ -163,6 +163,8 @@ export interface RejectionsTable {
   /** JSON of the review's Author (core/standing.ts); null for a gate row or one stored before 0009. */
   author: string | null;
   created_at: string;
+  /** JSON of the merge queue a red of the queue's commit failed in (core/merge-queue.ts); null otherwise (0031). */
+  merge_queue?: string | null;
 }
 
 export interface NoticesTable {
