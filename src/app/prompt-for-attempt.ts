@@ -3,6 +3,7 @@
 // failure in a few plain words for a runner that tells it where people read it (the mention runner).
 import { ciFailureFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { renderPrompt } from '../core/prompt-template.js';
+import { queueFailureFrame } from '../core/prompt-frames-queue.js';
 import type { WordsOf } from '../core/host-words.js';
 import type { Attempt, Rejection, Task } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
@@ -72,8 +73,12 @@ export async function promptFor(
       previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
       failure,
     });
-  } else
-    frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+  } else if (failure.source === 'gate')
+    // Issue 36: a red of the merge queue's commit says first that it fails only combined with the queue.
+    frame = rejection.queue
+      ? queueFailureFrame({ ...base, ...failure, queue: rejection.queue })
+      : ciFailureFrame({ ...base, ...failure });
+  else frame = reviewFrame({ ...base, ...failure });
   const told =
     failure.source === 'gate'
       ? { what: failure.checkName, text: failure.output }

@@ -178,6 +178,7 @@ export const STOP_REASONS = [
   'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
   'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer
   'run_timeout', // issue 35: an automatic run was still unfinished past its window (runTimeoutMinutes); it was ended
+  'queue_ejected', // issue 36: the merge queue removed the pull request for a reason no agent can fix (a conflict with a queued change, a timeout, a person)
   ...GUARD_STOP_REASONS,
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

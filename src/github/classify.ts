@@ -60,15 +60,6 @@ export function classifyDelivery(eventName: string, body: unknown, deliveryId: s
     case 'pull_request_review_comment':
     case 'issue_comment':
       return fromComment(eventName, p, deliveryId);
-    case 'merge_group':
-      // Issue 36: the queue's checks arrive as check runs on its branch and the ejection as a
-      // `dequeued` pull request; the group itself carries nothing more for the loop.
-      return {
-        kind: 'ignored',
-        reason: 'not_actionable_event',
-        identity: deliveryIdentity(eventName, deliveryId),
-        repository: lower((p as { repository: { full_name: string } }).repository.full_name),
-      };
     case 'ping':
       return { kind: 'ignored', reason: 'ping', identity: deliveryIdentity(eventName, deliveryId), repository: null };
     case 'installation':

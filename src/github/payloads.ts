@@ -164,19 +164,6 @@ const issueCommentPayload = z.object({
   }),
 });
 
-/** Issue 36: a merge queue's group (`checks_requested`, `destroyed`); acknowledged, its checks arrive on their own. */
-const mergeGroupPayload = z.object({
-  action: z.string(),
-  repository: repo,
-  merge_group: z.object({
-    head_sha: z.string(),
-    head_ref: line,
-    base_sha: z.string().optional(),
-    base_ref: line.optional(),
-  }),
-  reason: z.string().nullable().optional(),
-});
-
 const pingPayload = z.object({ zen: z.string().optional(), hook_id: z.number().optional() });
 const installationPayload = z.object({
   action: z.string().optional(),
@@ -193,7 +180,6 @@ export const HANDLED_EVENTS = {
   pull_request_review: pullRequestReviewPayload,
   pull_request_review_comment: reviewCommentPayload,
   issue_comment: issueCommentPayload,
-  merge_group: mergeGroupPayload,
   ping: pingPayload,
   installation: installationPayload,
   installation_repositories: installationPayload,

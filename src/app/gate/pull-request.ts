@@ -7,6 +7,7 @@ import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { adoptPullRequest } from '../../core/adoption.js';
 import { mirrorSkipLabel } from '../skip-label.js';
 import type { Outcomes } from './outcome.js';
+import { queueEjected, type QueueEjectionPort } from './queue-ejection.js';
 import type { EvaluateDeps, EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
 /** Creates and adopts Tasks, records the pull request's state and label, moves the head. */
@@ -16,7 +17,7 @@ export type PullRequestPort = Pick<EvaluateDeps, 'works' | 'newHead'> & {
     'findTaskByPullRequest' | 'createTask' | 'markAdopted' | 'updatePullRequest' | 'setSkipLabel' | 'advanceHead'
   >;
   end: Outcomes;
-};
+} & { ledger: QueueEjectionPort['ledger'] };
 
 export async function pullRequestChanged(
   port: PullRequestPort,
@@ -77,7 +78,8 @@ export async function pullRequestChanged(
     taskId: task.id,
     outcome: 'stored',
     reason: 'pull_request_state',
-    detail: `${e.action}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
+    detail: `${e.action}${e.dequeued ? ` (${e.dequeued})` : ''}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
   });
-  return { kind: 'recorded', taskId: task.id };
+  // Issue 36: a merge queue's ejection for a reason no agent can fix goes to a person.
+  return (await queueEjected(port, ev, task, e)) ?? { kind: 'recorded', taskId: task.id };
 }
