@@ -29,6 +29,7 @@ import {
   noCi,
   emptyTwice,
 } from './spend-lifecycles-triage.js';
+import { queueEjection, queueConflict } from './spend-lifecycles-queue.js';
 
 export type {
   Job,
@@ -59,4 +60,6 @@ export const CORPUS: readonly Lifecycle[] = [
   approvalGate,
   noCi,
   emptyTwice,
+  queueEjection,
+  queueConflict,
 ];
