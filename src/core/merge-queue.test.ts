@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { QUEUE_EJECTIONS, decideQueueHead, routeEjection, type QueueEjection } from './merge-queue.js';
+import { QUEUE_EJECTIONS, routeEjection, type QueueEjection } from './merge-queue.js';
 
 test('routeEjection: a failed check is the agent’s (by its red), merged is nothing, the rest go to a person', () => {
   const table: [QueueEjection, 'agent' | 'person' | 'none'][] = [
@@ -25,23 +25,4 @@ test('routeEjection: a person is told why in words, naming the queue', () => {
   if (r.kind === 'person') assert.match(r.why, /a person removed it from the merge queue/);
   const c = routeEjection('conflict');
   if (c.kind === 'person') assert.match(c.why, /conflicts with a pull request ahead of it/);
-});
-
-test('decideQueueHead: the queue of the current head is current and moves nothing; of an older head, superseded', () => {
-  const head = 'b'.repeat(40);
-  const older = 'c'.repeat(40);
-  const t = '2026-12-05T10:00:00Z';
-  assert.deepEqual(decideQueueHead({ headSha: head }, { ciHeadSha: head }, t), {
-    kind: 'current',
-    advance: false,
-    seenAt: t,
-  });
-  assert.deepEqual(decideQueueHead({ headSha: head }, { ciHeadSha: null }, null), {
-    kind: 'current',
-    advance: false,
-    seenAt: null,
-  });
-  const r = decideQueueHead({ headSha: older }, { ciHeadSha: head }, t);
-  assert.equal(r.kind, 'refuse');
-  if (r.kind === 'refuse') assert.equal(r.reason, 'superseded_head');
 });

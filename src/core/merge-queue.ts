@@ -2,7 +2,6 @@
 // of the queue's commit is a result on the Task like any other red, framed as failing only combined
 // with the queue; an ejection for a reason no agent can fix goes to a person; some ejections need
 // nothing at all. Hosts translate their own reasons into the neutral kinds below. Pure.
-import type { HeadDecision } from './head-order.js';
 
 /** The queue's commit a check ran on: the base and the pull requests merged together for it. */
 export interface MergeQueueContext {
@@ -54,23 +53,4 @@ export function routeEjection(reason: QueueEjection): EjectionRoute {
   if (reason === 'check_failed') return { kind: 'agent' };
   if (reason === 'merged') return { kind: 'none' };
   return { kind: 'person', why: PERSON_WHY[reason] };
-}
-
-/**
- * B5 for a result of the queue's commit: it is about the pull request's head the queue was built
- * from, which moves no head of its own. A queue built from an earlier head is superseded; a Task
- * whose head is not known yet takes the queue's word for it.
- */
-export function decideQueueHead(
-  queue: Pick<MergeQueueContext, 'headSha'>,
-  task: { ciHeadSha: string | null },
-  completedAt: string | null,
-): HeadDecision {
-  if (task.ciHeadSha !== null && task.ciHeadSha !== queue.headSha)
-    return {
-      kind: 'refuse',
-      reason: 'superseded_head',
-      detail: `the merge queue tested ${queue.headSha.slice(0, 12)}, the pull request's head is ${task.ciHeadSha.slice(0, 12)}`,
-    };
-  return { kind: 'current', advance: false, seenAt: completedAt };
 }

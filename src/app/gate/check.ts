@@ -4,7 +4,7 @@
 // that a waiting judgement of the head's matrix needed, which sends that head's newest red on.
 import type { CheckResult } from '../../core/neutral-events.js';
 import { decideHead } from '../../core/head-order.js';
-import { decideQueueHead } from '../../core/merge-queue.js';
+import { decideQueueHead } from '../../core/queue-head.js';
 import { verdictRefusal } from '../../core/refusal.js';
 import { headChecksOf } from '../../core/head-checks.js';
 import { boundCheckName } from '../../core/bounded-text.js';
