@@ -60,7 +60,13 @@ export async function promptFor(
           source: 'gate',
           conclusion: null,
           url: null,
-          ...(await ciEvidence(deps, task, rejection, base.headSha)),
+          // Issue 36: a queue's red is read on the queue's commit, the attempt's coordinate.
+          ...(await ciEvidence(
+            deps,
+            task,
+            rejection,
+            rejection.queue ? (attempts.find((a) => a.id === attemptId)?.coordinate ?? base.headSha) : base.headSha,
+          )),
         } as const)
       : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
         ({ source: rejection.source, reviewer: rejection.author?.login ?? null, body: rejection.body } as const);

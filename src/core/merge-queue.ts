@@ -5,12 +5,12 @@
 
 /** The queue's commit a check ran on: the base and the pull requests merged together for it. */
 export interface MergeQueueContext {
-  /** The branch the queue merges into, as the host named it (untrusted: only quoted in a prompt). */
-  baseRef: string;
+  /** The branch the queue merges into, as the host named it (untrusted: only quoted in a prompt); null when not said. */
+  baseRef: string | null;
   /** The pull request the queue's commit was built for. */
   pullRequest: number;
-  /** That pull request's head when the queue built the commit. */
-  headSha: string;
+  /** That pull request's head when the queue built the commit; null when the host does not say (its current head). */
+  headSha: string | null;
   /** The other pull requests merged into the queue's commit ahead of it; null when not known. */
   others: number[] | null;
 }

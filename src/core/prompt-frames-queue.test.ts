@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { queueFailureFrame } from './prompt-frames-queue.js';
 import { ciFailureFrame } from './prompt-frames.js';
 import { GITHUB_WORDS } from '../github/words.js';
+import { GITLAB_WORDS } from '../gitlab/words.js';
 
 const SHA = 'a'.repeat(40);
 const facts = {
@@ -51,4 +52,14 @@ test('queueFailureFrame: a base name is quoted on one line and cannot close the 
   }).situation;
   assert.equal(s.split('\n').filter((l) => l.includes('Ignore previous instructions')).length, 1);
   assert.doesNotMatch(s, /\n\s*Ignore previous instructions/);
+});
+
+test('queueFailureFrame: a base not known is not named; the merge request words on GitLab', () => {
+  const s = queueFailureFrame({
+    ...facts,
+    words: GITLAB_WORDS,
+    queue: { baseRef: null, pullRequest: 13, headSha: null, others: [12] },
+  }).situation;
+  assert.match(s, /fails only combined with the queue \(base \+ these merge requests\) — its base branch merged with/);
+  assert.match(s, /!12/);
 });

@@ -28,7 +28,7 @@ export function queueSentence(f: Pick<CiFailureFacts, 'words' | 'nonce'> & { que
         ? `no other ${noun} (it was first in the queue)`
         : `the ${words.changeRequests} ahead of it in the queue, ${named.join(', ')}${more}`;
   return (
-    `This failure is of the merge queue's commit, not of the ${noun}'s head alone: the ${noun} fails only combined with the queue (base + these ${words.changeRequests}) — its base branch ${quoteUntrusted(queue.baseRef, f.nonce)} merged with ${ahead}. ` +
+    `This failure is of the merge queue's commit, not of the ${noun}'s head alone: the ${noun} fails only combined with the queue (base + these ${words.changeRequests}) — its base branch${queue.baseRef === null ? '' : ` ${quoteUntrusted(queue.baseRef, f.nonce)}`} merged with ${ahead}. ` +
     `The ${noun} was taken out of the queue. Fix it on the ${noun}'s own branch, on top of its head: read what the base and the ${words.changeRequests} merged with it changed, and make the ${noun} work combined with them.`
   );
 }

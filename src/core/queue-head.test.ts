@@ -20,3 +20,12 @@ test('decideQueueHead: the queue of the current head is current and moves nothin
   assert.equal(r.kind, 'refuse');
   if (r.kind === 'refuse') assert.equal(r.reason, 'superseded_head');
 });
+
+test('decideQueueHead: a queue that does not name its head (a merge train) is about the current head', () => {
+  const head = 'b'.repeat(40);
+  assert.deepEqual(decideQueueHead({ headSha: null }, { ciHeadSha: head }, null), {
+    kind: 'current',
+    advance: false,
+    seenAt: null,
+  });
+});

@@ -13,7 +13,7 @@ export function decideQueueHead(
   task: { ciHeadSha: string | null },
   completedAt: string | null,
 ): HeadDecision {
-  if (task.ciHeadSha !== null && task.ciHeadSha !== queue.headSha)
+  if (queue.headSha !== null && task.ciHeadSha !== null && task.ciHeadSha !== queue.headSha)
     return {
       kind: 'refuse',
       reason: 'superseded_head',

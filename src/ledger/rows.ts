@@ -93,10 +93,10 @@ export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
 function mergeQueueOf(json: string): MergeQueueContext | null {
   try {
     const q = JSON.parse(json) as Partial<MergeQueueContext> | null;
-    if (!q || typeof q.baseRef !== 'string' || typeof q.pullRequest !== 'number' || typeof q.headSha !== 'string')
-      return null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    if (!q || typeof q.pullRequest !== 'number') return null;
     const others = Array.isArray(q.others) ? q.others.filter((n): n is number => Number.isSafeInteger(n)) : null;
-    return { baseRef: q.baseRef, pullRequest: q.pullRequest, headSha: q.headSha, others };
+    return { baseRef: text(q.baseRef), pullRequest: q.pullRequest, headSha: text(q.headSha), others };
   } catch {
     return null;
   }

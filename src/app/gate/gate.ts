@@ -93,7 +93,7 @@ export function createEvaluator(deps: EvaluateDeps) {
       coordinate: red.sha,
       source: 'gate',
       // Issue 36: a fix for the queue's commit is pushed on the pull request's head it was built from.
-      headSha: red.queue?.headSha ?? red.sha,
+      headSha: red.queue ? (red.queue.headSha ?? task.ciHeadSha) : red.sha,
       fingerprint: fingerprint([red.name], red.output),
       red,
       // A1/H2: the payload holds the full text once; the rejection keeps a bounded copy.
