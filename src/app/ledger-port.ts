@@ -180,6 +180,8 @@ export interface TaskStore {
   ): Promise<boolean>;
   /** B2: the webhook writes red only, and only for the commit that is still the head. */
   markRed(id: number, sha: string): Promise<void>;
+  /** Issue 36: the right to put `headSha` back in the merge queue, won once per head; false when taken. */
+  claimRequeue(taskId: number, headSha: string): Promise<boolean>;
   /** Take the per-PR poll lease until `until` if nobody holds it; false when another replica does. */
   leasePoll(taskId: number, until: string): Promise<boolean>;
   markPolled(taskId: number): Promise<void>;

@@ -200,6 +200,11 @@ export interface ProviderPort {
   workflowRunOfJob(repository: string, jobId: number): Promise<number>;
   /** Re-runs the failed jobs of a completed workflow run (needs `actions: write`; issue 17). */
   rerunFailedJobs(repository: string, runId: number): Promise<void>;
+  /**
+   * Issue 36: puts the pull request back in its base's merge queue, only while its head is still
+   * `expectedHeadSha`. Optional: a host without a merge queue has none.
+   */
+  enqueuePullRequest?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
   /** M4: writes a commit status on the sha (fixloop's own `fixloop` context). */
   createCommitStatus(repository: string, sha: string, status: CommitStatusWrite): Promise<void>;
   addLabels(repository: string, number: number, labels: string[]): Promise<void>;

@@ -56,6 +56,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       trustedAssociations: z.array(z.enum(AUTHOR_ASSOCIATIONS)).optional(),
       /** F1/F2 on GitHub: the least repository permission a person needs to steer; absent → write (decision 0042). */
       minimumPermission: z.enum(MINIMUM_PERMISSIONS).optional(),
+      /** Issue 36: put a pull request back in the merge queue once the fix of its queue failure is green. */
+      requeueAfterFix: z.boolean().optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

@@ -54,3 +54,16 @@ export function routeEjection(reason: QueueEjection): EjectionRoute {
   if (reason === 'merged') return { kind: 'none' };
   return { kind: 'person', why: PERSON_WHY[reason] };
 }
+
+/**
+ * Whether a green head goes back in the merge queue (issue 36, per Work): only when the Work asks for
+ * it, the Task's last attempt answered a red of the queue, and the head is a new one since that
+ * attempt (its fix). Once per head is the ledger's compare-and-set, not this rule's.
+ */
+export function shouldRequeue(f: {
+  enabled: boolean;
+  lastAttempt: { headSha: string | null; answeredQueue: boolean } | null;
+  greenHead: string;
+}): boolean {
+  return f.enabled && f.lastAttempt !== null && f.lastAttempt.answeredQueue && f.lastAttempt.headSha !== f.greenHead;
+}

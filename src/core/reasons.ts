@@ -19,6 +19,7 @@ export const OUTCOMES = [
   'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
   'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
   'reopened', // T3: the approval an `approval_required` stop waited for was given (a completed result on its head)
+  'requeued', // issue 36: a fixed head was put back in the merge queue, or the host refused; the reason says which
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 

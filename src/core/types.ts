@@ -184,4 +184,6 @@ export interface Work {
   trustedAssociations?: readonly AuthorAssociation[] | undefined;
   /** F1/F2 on GitHub: the least repository permission a person needs; absent = write (standing.ts, decision 0042). */
   minimumPermission?: MinimumPermission | undefined;
+  /** Issue 36: put the pull request back in the merge queue once the fix of its queue failure is green. */
+  requeueAfterFix?: boolean | undefined;
 }

@@ -540,6 +540,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // Issue 36 item 1: a red of a merge queue's commit keeps the queue it failed in (its base and the
         // pull requests merged with it, JSON), so the attempt's frame says it fails only combined with them.
         await addColumnOnce(db, dialect, 'rejections', 'merge_queue', 'text');
+        // …and the head fixloop put back in the queue after a fix, so it does so once per head.
+        await addColumnOnce(db, dialect, 'tasks', 'requeued_head', 'text');
       },
     },
   };
