@@ -50,6 +50,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0024_task_people_facts',
       '0025_neutral_event_kinds',
       '0026_run_external_ref',
+      '0031_rejection_merge_queue',
     ]);
   } finally {
     await a.close();
