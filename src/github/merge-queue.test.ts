@@ -7,7 +7,10 @@ const SHA = 'a'.repeat(40);
 test('queueOfBranch: the queue branch names its base, pull request and head; any other branch is not a queue', () => {
   const table: [string | null, ReturnType<typeof queueOfBranch>][] = [
     [`gh-readonly-queue/main/pr-13-${SHA}`, { baseRef: 'main', pullRequest: 13, headSha: SHA, others: null }],
-    [`refs/heads/gh-readonly-queue/main/pr-13-${SHA}`, { baseRef: 'main', pullRequest: 13, headSha: SHA, others: null }],
+    [
+      `refs/heads/gh-readonly-queue/main/pr-13-${SHA}`,
+      { baseRef: 'main', pullRequest: 13, headSha: SHA, others: null },
+    ],
     [
       `gh-readonly-queue/release/1.x/pr-7-${SHA}`,
       { baseRef: 'release/1.x', pullRequest: 7, headSha: SHA, others: null },
