@@ -32,6 +32,7 @@ import {
 import { ruledToPerson } from './spend-lifecycles-rules.js';
 import { conflict, behindBranch } from './spend-lifecycles-branch.js';
 import { redBaseManyPulls } from './spend-lifecycles-base.js';
+import { queueEjection, queueConflict } from './spend-lifecycles-queue.js';
 
 export type {
   Job,
@@ -66,4 +67,6 @@ export const CORPUS: readonly Lifecycle[] = [
   conflict,
   behindBranch,
   redBaseManyPulls,
+  queueEjection,
+  queueConflict,
 ];

@@ -67,7 +67,20 @@ export interface MergeStateStep {
   state: 'dirty' | 'behind' | 'clean';
 }
 
-export type WorldStep = CiStep | ReviewStep | PushStep | BaseStep | MergeStateStep;
+/**
+ * Issue 36: the merge queue tests `head` combined with the base and the pull requests ahead of it. Its
+ * jobs run on the queue's own commit (branch `gh-readonly-queue/main/pr-<n>-<head>`, no pull request
+ * pointer); the pull request then leaves the queue (`dequeued`) with `dequeued` as its reason — by
+ * default `CI_FAILURE` when a job failed, and none (merged) when all passed.
+ */
+export interface QueueStep {
+  kind: 'queue';
+  head: string;
+  jobs: Job[];
+  dequeued?: string;
+}
+
+export type WorldStep = CiStep | ReviewStep | PushStep | BaseStep | MergeStateStep | QueueStep;
 
 /** The agent pushes (and reports `action_taken`). */
 export interface AgentPush {

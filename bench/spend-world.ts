@@ -16,6 +16,8 @@ import {
   type RepoSpec,
 } from '../test/support/deliveries.js';
 import type { AgentAction, AgentPush, CiStep, Job, Lifecycle, WorldStep } from './spend-corpus.js';
+import type { QueueStep } from './spend-lifecycle.js';
+import { queueDeliveries } from './spend-lifecycles-queue.js';
 
 export const SPEND_REPO: RepoSpec = { owner: 'acme', name: 'shop', id: 4242 };
 export const SPEND_REPO_NAME = `${SPEND_REPO.owner}/${SPEND_REPO.name}`;
@@ -30,7 +32,9 @@ export type StreamEvent =
       conclusion: string | null;
     }
   | { kind: 'check_suite' | 'workflow_run'; sha: string; name: string; conclusion: string }
-  | { kind: 'review'; sha: string; state: 'changes_requested' | 'approved' };
+  | { kind: 'review'; sha: string; state: 'changes_requested' | 'approved' }
+  /** Issue 36: the merge queue let the pull request go (never red itself: its queue's checks are). */
+  | { kind: 'dequeued'; sha: string; reason: string };
 
 export interface StreamItem {
   event: StreamEvent;
@@ -201,6 +205,8 @@ export class World {
         return this.emitReview(step.head, step.state, step.body);
       case 'ci':
         return this.emitCi(step);
+      case 'queue':
+        return this.emitQueue(step);
     }
   }
 
@@ -251,6 +257,20 @@ export class World {
     // Fixed ids, shaped like GitHub's (a GUID), distinct per lifecycle.
     const h = createHash('sha1').update(`${this.lc.id}#${this.nextDelivery++}`).digest('hex');
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  }
+
+  /** Issue 36: the queue's commit for `head`: its jobs' check runs (no pointer), then the ejection. */
+  private emitQueue(step: QueueStep): Emitted {
+    if (step.jobs.some((j) => j.conclusion === 'failure')) this.failing.add(step.head);
+    const items = queueDeliveries(step, {
+      pr: this.lc.pr,
+      headSha: this.sha(step.head),
+      queueSha: this.sha(`queue:${step.head}`),
+      now: this.now(),
+      nextCheckRun: () => this.nextCheckRun++,
+      deliveryId: () => this.deliveryId(),
+    });
+    return { items, review: null, moved: null };
   }
 
   private emitReview(head: string, state: 'changes_requested' | 'approved', body: string): Emitted {
@@ -389,6 +409,7 @@ export class World {
 /** A red verdict, as both fixloop (B3) and the naive policies read a delivery. */
 export function isRed(e: StreamEvent): boolean {
   if (e.kind === 'review') return e.state === 'changes_requested';
+  if (e.kind === 'dequeued') return false;
   if (e.kind === 'check_run' && e.status !== 'completed') return false;
   return ['failure', 'timed_out', 'action_required', 'startup_failure'].includes(e.conclusion ?? '');
 }

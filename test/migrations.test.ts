@@ -52,6 +52,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0026_run_external_ref',
       '0028_base_reds',
       '0029_rejection_findings',
+      '0031_rejection_merge_queue',
     ]);
   } finally {
     await a.close();

@@ -19,6 +19,7 @@ import type { Outcome } from '../core/reasons.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 import type { AttemptState } from '../core/attempt-state.js';
 import type { HeadMove } from '../core/head-order.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 import type { Author } from '../core/standing.js';
 import type { CiState } from '../core/types.js';
 import type { LoopState } from '../core/loop-state.js';
@@ -88,7 +89,15 @@ export interface ClaimInput {
   source: RejectionSource;
   headSha: string | null;
   fingerprint: string;
-  rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+  rejection:
+    | {
+        checkName: string | null;
+        body: string;
+        eventId: number | null;
+        /** Issue 36: the merge queue a red of the queue's commit failed in. */
+        queue?: MergeQueueContext;
+      }
+    | { existingId: number };
   /**
    * Issue 36: an attempt no agent runs for (fixloop's update of a branch behind its base): written
    * `dispatched` and out of flight in the claim itself, so no reconciliation pass ever hands it to a runner.
@@ -177,6 +186,8 @@ export interface TaskStore {
   ): Promise<boolean>;
   /** B2: the webhook writes red only, and only for the commit that is still the head. */
   markRed(id: number, sha: string): Promise<void>;
+  /** Issue 36: the right to put `headSha` back in the merge queue, won once per head; false when taken. */
+  claimRequeue(taskId: number, headSha: string): Promise<boolean>;
   /** Take the per-PR poll lease until `until` if nobody holds it; false when another replica does. */
   leasePoll(taskId: number, until: string): Promise<boolean>;
   markPolled(taskId: number): Promise<void>;

@@ -79,6 +79,8 @@ export interface PollDeps {
    * before the head's red is offered, so a stopped loop spends nothing on it. Must not throw.
    */
   pushGuard?: (task: Task, headSha: string) => Promise<unknown>;
+  /** Issue 36: a head found passing goes back in the merge queue when its Work asks (requeue-after-fix.ts). */
+  requeue?: (task: Task, greenHead: string) => Promise<void>;
   /** K6: record the billable CI minutes of a head. */
   ciMinutes?: (taskId: number, headSha: string, minutes: number) => Promise<void>;
   /** I3: progress of attempts awaiting it, and retries (progress-check.ts). */
@@ -279,8 +281,10 @@ export function createPoller(deps: PollDeps) {
         // Written when the verdict for the head changed: `at` is when the gate first read it so.
         if (!sameGate(fresh.gate, pr.headSha, gate))
           await ledger.setGate(task.id, { headSha: pr.headSha, at: now.toISOString(), ...gate });
-        if (gate.verdict === 'passing') await ledger.setCiStateForHead(task.id, pr.headSha, 'passing');
-        else if (gate.verdict === 'red') await ledger.markRed(task.id, pr.headSha);
+        if (gate.verdict === 'passing') {
+          await ledger.setCiStateForHead(task.id, pr.headSha, 'passing');
+          await deps.requeue?.(fresh, pr.headSha);
+        } else if (gate.verdict === 'red') await ledger.markRed(task.id, pr.headSha);
         else await ledger.setCiStateForHead(task.id, pr.headSha, 'pending');
         // I3: outcomes waiting for progress, and retries of attempts that ended without one — before
         // the red is offered again (issue 35), so the attempt whose push made this head is acknowledged

@@ -3,6 +3,7 @@
 // failure in a few plain words for a runner that tells it where people read it (the mention runner).
 import { ciFailureFrame, conflictFrame, retryFrame, reviewFrame } from '../core/prompt-frames.js';
 import { renderPrompt } from '../core/prompt-template.js';
+import { queueFailureFrame } from '../core/prompt-frames-queue.js';
 import type { WordsOf } from '../core/host-words.js';
 import type { Attempt, Rejection, Task, Work } from '../core/types.js';
 import type { AgentLedger } from './agent-port.js';
@@ -71,7 +72,13 @@ export async function promptFor(
           source: 'gate',
           conclusion: null,
           url: null,
-          ...(await ciEvidence(deps, task, rejection, base.headSha)),
+          // Issue 36: a queue's red is read on the queue's commit, the attempt's coordinate.
+          ...(await ciEvidence(
+            deps,
+            task,
+            rejection,
+            rejection.queue ? (attempts.find((a) => a.id === attemptId)?.coordinate ?? base.headSha) : base.headSha,
+          )),
         } as const)
       : // F1: the reviewer's login, untrusted: the frame quotes it on one line.
         ({
@@ -88,8 +95,12 @@ export async function promptFor(
       previousAttempt: attempts.findIndex((a) => a.id === life.retryOf) + 1,
       failure,
     });
-  } else
-    frame = failure.source === 'gate' ? ciFailureFrame({ ...base, ...failure }) : reviewFrame({ ...base, ...failure });
+  } else if (failure.source === 'gate')
+    // Issue 36: a red of the merge queue's commit says first that it fails only combined with the queue.
+    frame = rejection.queue
+      ? queueFailureFrame({ ...base, ...failure, queue: rejection.queue })
+      : ciFailureFrame({ ...base, ...failure });
+  else frame = reviewFrame({ ...base, ...failure });
   // Issue 36: the rule of the check this failure was stored for (as the gate counted it) may add instructions.
   const rule =
     rejection.source === 'gate'

@@ -217,6 +217,11 @@ export interface ProviderPort {
    * rebase (refused when the merge request's head moved). Absent: the host offers none to fixloop.
    */
   updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
+  /**
+   * Issue 36: puts the pull request back in its base's merge queue, only while its head is still
+   * `expectedHeadSha`. Optional: a host without a merge queue has none.
+   */
+  enqueuePullRequest?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
   /** M4: writes a commit status on the sha (fixloop's own `fixloop` context). */
   createCommitStatus(repository: string, sha: string, status: CommitStatusWrite): Promise<void>;
   addLabels(repository: string, number: number, labels: string[]): Promise<void>;

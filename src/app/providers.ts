@@ -54,6 +54,12 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
     jobLogUrl: to((p, r, id: number) => p.jobLogUrl(r, id)),
     workflowRunOfJob: to((p, r, id: number) => p.workflowRunOfJob(r, id)),
     rerunFailedJobs: to((p, r, id: number) => p.rerunFailedJobs(r, id)),
+    // Issue 36: a host without a merge queue cannot put a pull request back in one.
+    enqueuePullRequest: to(async (p, r, n: number, head: string) => {
+      if (!p.enqueuePullRequest)
+        throw new ProviderError(501, `${r}: the host has no merge queue fixloop can use`, false);
+      return p.enqueuePullRequest(r, n, head);
+    }),
     createCommitStatus: to((p, r, sha: string, st: Parameters<ProviderPort['createCommitStatus']>[2]) =>
       p.createCommitStatus(r, sha, st),
     ),

@@ -65,6 +65,8 @@ const workSchemaFor = (providers: readonly string[]) =>
       diffBound: z.strictObject({ lines: z.int().min(1).optional(), files: z.int().min(1).optional() }).optional(),
       /** Issue 36 item 4: a red base that holds pull requests files one issue on the repository too. */
       baseIssue: z.boolean().optional(),
+      /** Issue 36: put a pull request back in the merge queue once the fix of its queue failure is green. */
+      requeueAfterFix: z.boolean().optional(),
     })
     .superRefine((work, ctx) => {
       const data = work.repositories.filter((r) => r.role === 'data').length;

@@ -42,6 +42,7 @@ export const STOP_SHORT: Partial<Record<StopReason, string>> = {
   no_ci: 'no CI ran on the new head',
   interrupted_twice: 'restarts stopped the agent twice',
   run_timeout: 'the agent ran past its window',
+  queue_ejected: 'the merge queue removed it',
   thrash_repeat: 'the fixes repeat',
   thrash_aba: 'the fixes go round in circles',
   forbidden_change: 'a push changed what judges the fix',

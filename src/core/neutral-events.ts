@@ -2,6 +2,7 @@
 // result, a pull request's change, a submitted review, a comment. Each host's classifier produces them.
 import type { Verdict } from './verdict.js';
 import type { CommentCommand } from './comment-command.js';
+import type { MergeQueueContext, QueueEjection } from './merge-queue.js';
 
 export type CiKind = 'run' | 'suite' | 'workflow' | 'status';
 
@@ -34,6 +35,8 @@ export interface CheckResult {
   branch: string | null;
   output: string; // the only failing text a webhook carries (title, summary, text)
   url: string | null;
+  /** Issue 36: the result is of a merge queue's commit built for one pull request, not of its head. */
+  queue?: MergeQueueContext;
 }
 
 export interface PullRequestChange {
@@ -61,6 +64,8 @@ export interface PullRequestChange {
    * GitLab's detailed_merge_status; core/branch-sync.ts reads both); absent or null when not said.
    */
   mergeableState?: string | null;
+  /** Issue 36: the merge queue let it go (action `dequeued`), and why. */
+  dequeued?: QueueEjection;
 }
 
 export interface ReviewSubmitted {

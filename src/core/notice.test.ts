@@ -28,6 +28,7 @@ const WHY: Record<StopReason, RegExp> = {
   no_ci: /no CI ran on the new head/,
   interrupted_twice: /restart of fixloop stopped the agent's run twice for the same attempt/,
   run_timeout: /still unfinished past its window/,
+  queue_ejected: /merge queue removed it for a reason no agent's push can fix/,
   thrash_repeat: /repeats an earlier attempt/,
   thrash_aba: /alternate between two changes/,
   forbidden_change: /changed what judges the fix/,

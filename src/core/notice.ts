@@ -40,6 +40,7 @@ export const STOP_WHY: Record<StopReason, string> = {
     "a restart of fixloop stopped the agent's run twice for the same attempt (it was offered again once, free, after the first), so it is not offered again on its own",
   run_timeout:
     "the agent's run was still unfinished past its window, so fixloop ended it rather than let it hold the loop; a retry would most likely hang the same way",
+  queue_ejected: "the merge queue removed it for a reason no agent's push can fix",
   ...GUARD_STOP_WHY,
   ...CHECK_RULE_WHY,
   bot_repeats_findings:

@@ -20,6 +20,7 @@ export const OUTCOMES = [
   'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
   'reopened', // T3: the approval an `approval_required` stop waited for was given (a completed result on its head)
   'updated', // issue 36: fixloop updated a branch behind its base through the host (no model run); the reason is one of BRANCH_UPDATE_REASONS
+  'requeued', // issue 36: a fixed head was put back in the merge queue, or the host refused; the reason says which
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -200,6 +201,7 @@ export const STOP_REASONS = [
   'no_ci', // T4: no check run or status appeared on the new head after an attempt within the wait
   'interrupted_twice', // V4: a restart interrupted the same attempt's run again after its one free re-offer
   'run_timeout', // issue 35: an automatic run was still unfinished past its window (runTimeoutMinutes); it was ended
+  'queue_ejected', // issue 36: the merge queue removed the pull request for a reason no agent can fix (a conflict with a queued change, a timeout, a person)
   ...GUARD_STOP_REASONS,
   ...CHECK_RULE_STOP_REASONS,
   'bot_repeats_findings', // issue 36: an allow-listed bot's review repeats the findings of a round the agent already answered (bot-findings.ts)

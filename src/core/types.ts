@@ -144,6 +144,8 @@ export interface Rejection {
   createdAt: string;
   /** Issue 36: for an allow-listed bot's round, the fingerprint of its findings (bot-findings.ts). */
   findings?: string;
+  /** Issue 36: the merge queue a red of the queue's commit failed in; absent for any other row. */
+  queue?: MergeQueueContext | null;
 }
 
 export interface Notice {
@@ -159,6 +161,7 @@ export interface Notice {
 }
 
 import type { StopReason } from './reasons.js';
+import type { MergeQueueContext } from './merge-queue.js';
 import type { Author, AuthorAssociation, MinimumPermission } from './standing.js';
 
 export interface RepositoryRef {
@@ -194,4 +197,6 @@ export interface Work {
   diffBound?: { lines?: number | undefined; files?: number | undefined } | undefined;
   /** Issue 36 item 4: a red base that holds pull requests files one issue on the repository too. */
   baseIssue?: boolean | undefined;
+  /** Issue 36: put the pull request back in the merge queue once the fix of its queue failure is green. */
+  requeueAfterFix?: boolean | undefined;
 }

@@ -29,6 +29,7 @@ const REASON_SHORT: Partial<Record<string, string>> = {
   no_ci: 'no CI on new commit',
   interrupted_twice: 'interrupted twice',
   run_timeout: 'ran past its window',
+  queue_ejected: 'out of the merge queue',
   thrash_repeat: 'fix repeated',
   thrash_aba: 'fixes alternate',
   forbidden_change: 'forbidden change',

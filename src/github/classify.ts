@@ -17,6 +17,7 @@ import {
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from '../core/verdict.js';
 import type { z } from 'zod';
 import { commentCommand, type CommentCommand } from '../core/comment-command.js';
+import { ejectionOf, queueOfBranch } from './merge-queue.js';
 
 export type {
   CiKind,
@@ -27,6 +28,7 @@ export type {
   CommentRang,
   Classification,
 } from '../core/neutral-events.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 import type {
   CiKind,
   HeadPointer,
@@ -92,6 +94,15 @@ function pointersOf(prs: Pointer[]): HeadPointer[] {
   }));
 }
 
+/**
+ * Issue 36: a result on the merge queue's branch, pointing at no pull request, is of the queue's
+ * commit built for the pull request its branch names.
+ */
+function queueOf(branch: string | null | undefined, pointers: HeadPointer[]): { queue?: MergeQueueContext } {
+  const queue = pointers.length === 0 ? queueOfBranch(branch) : null;
+  return queue ? { queue } : {};
+}
+
 function outputText(
   o: { title?: string | null; summary?: string | null; text?: string | null } | null | undefined,
 ): string {
@@ -130,6 +141,7 @@ function fromCheckRun(p: z.infer<typeof checkRunPayload>): Classification {
       branch: r.check_suite?.head_branch ?? null,
       output: outputText(r.output),
       url: r.html_url ?? r.details_url ?? null,
+      ...queueOf(r.check_suite?.head_branch, pointers),
     },
   };
 }
@@ -166,6 +178,7 @@ function fromCheckSuite(p: z.infer<typeof checkSuitePayload>): Classification {
       branch: s.head_branch ?? null,
       output: '', // a suite carries the aggregate verdict only
       url: null,
+      ...queueOf(s.head_branch, pointers),
     },
   };
 }
@@ -204,6 +217,7 @@ function fromWorkflowRun(p: z.infer<typeof workflowRunPayload>): Classification 
       branch: w.head_branch ?? null,
       output: '',
       url: w.html_url ?? null,
+      ...queueOf(w.head_branch, pointers),
     },
   };
 }
@@ -233,6 +247,7 @@ function fromStatus(p: z.infer<typeof statusPayload>): Classification {
       branch: branches.length === 1 ? branches[0]!.name : null,
       output: p.description ?? '',
       url: p.target_url ?? null,
+      ...queueOf(branches.length === 1 ? branches[0]!.name : null, []),
     },
   };
 }
@@ -261,6 +276,7 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       labels: (pr.labels ?? []).map((l) => l.name),
       baseRef: pr.base.ref,
       ...(pr.mergeable_state ? { mergeableState: pr.mergeable_state } : {}),
+      ...(p.action === 'dequeued' ? { dequeued: ejectionOf(p.reason) } : {}),
     },
   };
 }

@@ -335,6 +335,22 @@ export function createGitHub(opts: CreateGitHubOptions): ProviderPort {
         });
       }),
 
+    enqueuePullRequest: (repository, number, expectedHeadSha) =>
+      onRepo(repository, 'POST graphql (enqueue pull request)', async (gh, owner, repo) => {
+        // Issue 36: the merge queue takes a pull request by its node id; the expected head makes GitHub
+        // refuse it when the branch moved since fixloop judged it green.
+        const found = await gh.graphql<{ repository: { pullRequest: { id: string } | null } | null }>(
+          'query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { id } } }',
+          { owner, name: repo, number },
+        );
+        const id = found.repository?.pullRequest?.id;
+        if (!id) throw new ProviderError(404, `pull request ${owner}/${repo}#${number} not found`, false);
+        await gh.graphql(
+          'mutation($input: EnqueuePullRequestInput!) { enqueuePullRequest(input: $input) { mergeQueueEntry { position } } }',
+          { input: { pullRequestId: id, expectedHeadOid: expectedHeadSha } },
+        );
+      }),
+
     addLabels: (repository, number, labels) =>
       onRepo(repository, 'POST labels', async (gh, owner, repo) => {
         if (labels.length === 0) return;

@@ -73,6 +73,11 @@ export function createGitHubFromEnv(env: NodeJS.ProcessEnv = process.env): Provi
     jobLogUrl: async (...a) => (await gh()).jobLogUrl(...a),
     workflowRunOfJob: async (...a) => (await gh()).workflowRunOfJob(...a),
     rerunFailedJobs: async (...a) => (await gh()).rerunFailedJobs(...a),
+    enqueuePullRequest: async (...a) => {
+      const client = await gh();
+      if (!client.enqueuePullRequest) throw new Error('this GitHub client cannot enqueue a pull request');
+      return client.enqueuePullRequest(...a);
+    },
     createCommitStatus: async (...a) => (await gh()).createCommitStatus(...a),
     updateBranch: async (...a) => (await gh()).updateBranch!(...a),
     addLabels: async (...a) => (await gh()).addLabels(...a),

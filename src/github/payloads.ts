@@ -101,6 +101,8 @@ export const pullRequestPayload = z.object({
   number: z.number(),
   /** synchronize: the head the push replaced (B1, decision 0019). */
   before: z.string().optional(),
+  /** dequeued: why the merge queue let it go (issue 36: CI_FAILURE, MERGE_CONFLICT, MANUAL, …). */
+  reason: z.string().nullable().optional(),
   repository: repo,
   pull_request: z.object({
     number: z.number(),

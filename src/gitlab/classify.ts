@@ -3,6 +3,7 @@
 // pull-request change, a Note on a merge request a comment. Pure: the event name, the parsed body and
 // the delivery's id (its Idempotency-Key) in, a value out; never throws. Decision 0032.
 import type { Classification, CheckResult, HeadPointer } from '../core/neutral-events.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 import { ciIdentity, deliveryIdentity } from '../core/identity.js';
 import { shapeMismatch } from '../core/shape-mismatch.js';
 import { boundCheckName } from '../core/bounded-text.js';
@@ -84,13 +85,23 @@ function placement(
   mr: {
     iid: number;
     source_branch?: string;
+    target_branch?: string | undefined;
     source_project_id?: number | undefined;
     target_project_id?: number | undefined;
   } | null,
-): { pointers: HeadPointer[]; branch: string | null; fork: boolean } {
+): { pointers: HeadPointer[]; branch: string | null; fork: boolean; queue?: MergeQueueContext } {
   const fork =
     mr?.source_project_id != null && mr.target_project_id != null && mr.source_project_id !== mr.target_project_id;
   const byRef = mergeRequestRef(ref);
+  // Issue 36: a merge train's commit is the merge request's red combined with the train; the hook
+  // names neither the head it was built from nor the merge requests ahead of it.
+  if (byRef?.kind === 'train')
+    return {
+      pointers: [],
+      branch: null,
+      fork,
+      queue: { baseRef: mr?.target_branch ?? null, pullRequest: byRef.iid, headSha: null, others: null },
+    };
   if (byRef && byRef.kind !== 'head') return { pointers: [], branch: null, fork };
   const iid = mr?.iid ?? byRef?.iid ?? null;
   const pointers: HeadPointer[] = iid === null ? [] : [{ number: iid, headSha: sha, fork, unconfirmed: true }];

@@ -60,6 +60,8 @@ export const gitlabPipelinePayload = z.object({
     .object({
       iid: z.number(),
       source_branch: line,
+      /** Issue 36: a merge train's base, named in its pipeline's frame. */
+      target_branch: line.optional(),
       source_project_id: z.number().optional(),
       target_project_id: z.number().optional(),
     })

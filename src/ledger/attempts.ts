@@ -100,6 +100,7 @@ export function createAttemptStore(
               body: c.rejection.body,
               event_id: c.rejection.eventId,
               created_at: at,
+              ...(c.rejection.queue ? { merge_queue: JSON.stringify(c.rejection.queue) } : {}),
             })
             .returning('id')
             .executeTakeFirstOrThrow();

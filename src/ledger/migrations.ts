@@ -4,6 +4,7 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.js';
 import { addColumnOnce, withId, type AnyDb } from './migration-helpers.js';
+import { mergeQueueMigration, rejectionFindingsMigration } from './migrations-issue-36.js';
 import { baseRedsMigration } from './migrations-base-reds.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -537,13 +538,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0028_base_reds': baseRedsMigration(dialect),
-    '0029_rejection_findings': {
-      async up(db: AnyDb) {
-        // Issue 36 item 6: the fingerprint of an allow-listed bot's findings in the round this row
-        // stores, so a later round repeating an answered one is seen after any restart (decision 0070).
-        await addColumnOnce(db, dialect, 'rejections', 'findings', 'text');
-      },
-    },
+    '0029_rejection_findings': rejectionFindingsMigration(dialect),
+    '0031_rejection_merge_queue': mergeQueueMigration(dialect),
   };
 }
 

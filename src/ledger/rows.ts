@@ -4,6 +4,7 @@ import type { AttemptState, FixOutcome } from '../core/attempt-state.js';
 import type { Attempt, AttemptStatus, Notice, Rejection, RejectionSource, Run, RunState, Task } from '../core/types.js';
 import type { AttemptsTable, NoticesTable, RejectionsTable, RunsTable, TasksTable } from './schema.js';
 import type { Author } from '../core/standing.js';
+import type { MergeQueueContext } from '../core/merge-queue.js';
 
 export function attemptOf(r: Selectable<AttemptsTable>): Attempt {
   return {
@@ -85,7 +86,21 @@ export function rejectionOf(r: Selectable<RejectionsTable>): Rejection {
     author: authorOf(r.author),
     createdAt: r.created_at,
     ...(r.findings != null ? { findings: r.findings } : {}),
+    ...(r.merge_queue ? { queue: mergeQueueOf(r.merge_queue) } : {}),
   };
+}
+
+/** A stored merge queue that cannot be read is none: the frame is then the plain CI frame. */
+function mergeQueueOf(json: string): MergeQueueContext | null {
+  try {
+    const q = JSON.parse(json) as Partial<MergeQueueContext> | null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    if (!q || typeof q.pullRequest !== 'number') return null;
+    const others = Array.isArray(q.others) ? q.others.filter((n): n is number => Number.isSafeInteger(n)) : null;
+    return { baseRef: text(q.baseRef), pullRequest: q.pullRequest, headSha: text(q.headSha), others };
+  } catch {
+    return null;
+  }
 }
 
 /** A stored author that cannot be read is no author at all: it has no standing (fail closed). */

@@ -71,6 +71,8 @@ export interface TasksTable {
   loop_off: Generated<number>;
   /** Migration 0013: the pull request carries `fixloop:skip`. */
   skip_label: Generated<number>;
+  /** Migration 0031: the head fixloop last put back in the merge queue (issue 36), at most once each. */
+  requeued_head?: string | null;
   /** Migration 0014: the `fixloop` commit status last written, `sha state:description`. */
   commit_status: string | null;
   /** Migration 0016: what the poll last saw of the pull request (src/ledger/poll-state.ts). */
@@ -165,6 +167,8 @@ export interface RejectionsTable {
   created_at: string;
   /** Issue 36: a bot round's findings fingerprint (core/bot-findings.ts); null for any other row, or one stored before 0029. */
   findings: string | null;
+  /** JSON of the merge queue a red of the queue's commit failed in (core/merge-queue.ts); null otherwise (0031). */
+  merge_queue?: string | null;
 }
 
 export interface NoticesTable {

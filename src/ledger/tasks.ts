@@ -188,6 +188,17 @@ export function createTaskStore(k: Kysely<Database>, now: () => string): TaskSto
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async claimRequeue(taskId, headSha) {
+      // Issue 36: one re-queue per head, across replicas: the compare-and-set on the Task decides.
+      const r = await k
+        .updateTable('tasks')
+        .set({ requeued_head: headSha })
+        .where('id', '=', taskId)
+        .where((eb) => eb.or([eb('requeued_head', 'is', null), eb('requeued_head', '!=', headSha)]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     async markRed(id, sha) {
       await k
         .updateTable('tasks')

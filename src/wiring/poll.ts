@@ -2,6 +2,7 @@
 // commit status on its own lane (P3, decision 0047), the push guard (K3, K4, built with the gate:
 // wiring/gate.ts), and the progress and no-CI checks (I3, T4). Only with host access: the poll reads
 // the hosts, and is then the safety net, or the whole ingress without webhooks (E3).
+import { createRequeueAfterFix } from '../app/requeue-after-fix.js';
 import { createHmac } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { createPoller, type Poller } from '../app/poll.js';
@@ -127,6 +128,7 @@ export function pollFromConfig(config: PollConfig, deps: PollWiringDeps): PollWi
       await noCi(task, pr, runs);
     },
     ciMinutes: (taskId, head, minutes) => agent.setCiMinutes(taskId, head, minutes),
+    requeue: createRequeueAfterFix({ works: config.works, ledger, host: github, logger }),
     observeTick: (seconds) => metrics.pollTick(seconds),
     observeDeferred: () => metrics.pollDeferred(),
     ...(deps.baseReds ? { afterTick: () => deps.baseReds!.heal() } : {}),

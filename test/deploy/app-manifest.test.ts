@@ -46,6 +46,9 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   jobLogUrl: { permission: 'actions', level: 'read' },
   workflowRunOfJob: { permission: 'actions', level: 'read' },
   rerunFailedJobs: { permission: 'actions', level: 'write' },
+  // Issue 36: re-queueing is a per-Work option; without the merge queues permission GitHub refuses it
+  // and the refusal is logged (docs/configuration.md), so the manifest does not ask for it.
+  enqueuePullRequest: { permission: 'merge_queues', level: 'write', optional: true },
   compareCommits: { permission: 'contents', level: 'read' },
   addLabels: { permission: 'issues', level: 'write' },
   removeLabel: { permission: 'issues', level: 'write' },

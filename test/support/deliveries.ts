@@ -180,6 +180,8 @@ export function pullRequestPayload(s: {
   branch?: string;
   /** The pull request's labels' names; the example's own when absent. */
   labels?: string[];
+  /** `dequeued`: why the merge queue let it go (GitHub's documented values, e.g. `MANUAL`). */
+  reason?: string;
 }): any {
   const p = example('pull_request', (e) => e.action === (s.action === 'synchronize' ? 'synchronize' : 'opened'));
   setRepository(p, s.repo);
@@ -196,6 +198,7 @@ export function pullRequestPayload(s: {
   p.pull_request.base.repo.full_name = `${s.repo.owner}/${s.repo.name}`;
   p.pull_request.updated_at = payloadTime();
   if (s.labels) p.pull_request.labels = s.labels.map((name, i) => ({ id: 9000 + i, name, color: 'ededed' }));
+  if (s.reason !== undefined) p.reason = s.reason;
   return p;
 }
 

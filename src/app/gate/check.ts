@@ -4,6 +4,7 @@
 // that a waiting judgement of the head's matrix needed, which sends that head's newest red on.
 import type { CheckResult } from '../../core/neutral-events.js';
 import { decideHead } from '../../core/head-order.js';
+import { decideQueueHead } from '../../core/queue-head.js';
 import { verdictRefusal } from '../../core/refusal.js';
 import { headChecksOf } from '../../core/head-checks.js';
 import { boundCheckName } from '../../core/bounded-text.js';
@@ -63,7 +64,8 @@ export async function checkResult(
   ev.task = task;
 
   // B5, B1: which commit is this about, and may it move the head?
-  const head = decideHead(await withHostHeads(port, r), task);
+  // Issue 36: a merge queue's commit is about the head the queue was built from, and moves no head.
+  const head = r.queue ? decideQueueHead(r.queue, task, r.completedAt) : decideHead(await withHostHeads(port, r), task);
   if (head.kind === 'refuse') return done(end.refuse(ev, head.reason, head.detail));
   if (head.advance) {
     const moved = await ledger.advanceHead(task.id, r.sha, head.seenAt, r.verdict === 'red' ? 'red' : 'pending');
@@ -85,7 +87,7 @@ export async function checkResult(
   }
   // B2: red only, never passing — and after the head CAS, so a concurrent green for the same
   // new head (which may have won the move) can never leave the Task looking not red.
-  if (head.advance || current.ciState !== 'red') await ledger.markRed(current.id, r.sha);
+  if (!r.queue && (head.advance || current.ciState !== 'red')) await ledger.markRed(current.id, r.sha);
   port.logger.info({ taskId: current.id, sha: r.sha, check: boundCheckName(r.name) }, LOG_EVENTS.CI_CHECK_FAILED);
   return unanswered(port, ev, { eventId, red: r, task: current }, head.advance || current !== task, found?.claimed);
 }
@@ -119,7 +121,7 @@ async function unanswered(
  */
 async function taskOfResult(port: CheckPort, r: CheckResult): Promise<{ task: Task; claimed?: boolean } | null> {
   const { ledger } = port;
-  const numbers = r.pointers.map((p) => p.number);
+  const numbers = r.queue ? [r.queue.pullRequest] : r.pointers.map((p) => p.number);
   let found: { task: Task; claimed?: boolean } | null;
   try {
     found = await ledger.findTaskWithClaim(r.repository, numbers, r.sha);

@@ -7,6 +7,7 @@ import type { RerunFallback } from '../../core/reasons.js';
 import type { RejectionSource } from '../../core/types.js';
 import { stopNoticeInput } from '../stop-notice.js';
 import type { Outcomes } from './outcome.js';
+import type { ClaimInput } from '../ledger-port.js';
 import type { EvaluateDeps, EvaluateLedger, EvaluationResult, TaskEvaluation } from './ports.js';
 
 /** What an attempt would answer: a red of the head, a stored rejection, or a retry of an attempt. */
@@ -18,7 +19,7 @@ export interface AttemptToClaim {
   fingerprint: string;
   /** The red result a gate attempt answers: triaged and compared with the last head first (T). */
   red?: CheckResult;
-  rejection: { checkName: string | null; body: string; eventId: number | null } | { existingId: number };
+  rejection: ClaimInput['rejection'];
 }
 
 /** Claims the attempt, settles a claim past the budget with its notice, and hands it to the runner. */

@@ -99,7 +99,8 @@ export function createEvaluator(deps: EvaluateDeps) {
     return attempt(known, {
       coordinate: red.sha,
       source: 'gate',
-      headSha: red.sha,
+      // Issue 36: a fix for the queue's commit is pushed on the pull request's head it was built from.
+      headSha: red.queue ? (red.queue.headSha ?? task.ciHeadSha) : red.sha,
       fingerprint: fingerprint([red.name], red.output),
       red,
       // A1/H2: the payload holds the full text once; the rejection keeps a bounded copy.
@@ -107,6 +108,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         checkName: boundCheckName(red.name),
         body: boundRejectionBody(red.output),
         eventId: checked.eventId,
+        ...(red.queue ? { queue: red.queue } : {}),
       },
     });
   }

@@ -8,6 +8,7 @@ import { adoptPullRequest } from '../../core/adoption.js';
 import { mirrorSkipLabel } from '../skip-label.js';
 import { syncBranch, type BranchPort } from './branch.js';
 import type { Outcomes } from './outcome.js';
+import { queueEjected, type QueueEjectionPort } from './queue-ejection.js';
 import type { EvaluateDeps, EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
 /** Creates and adopts Tasks, records the pull request's state and label, moves the head. */
@@ -17,7 +18,7 @@ export type PullRequestPort = Pick<EvaluateDeps, 'works' | 'newHead'> & {
     'findTaskByPullRequest' | 'createTask' | 'markAdopted' | 'updatePullRequest' | 'setSkipLabel' | 'advanceHead'
   >;
   end: Outcomes;
-} & BranchPort;
+} & BranchPort & { ledger: QueueEjectionPort['ledger'] };
 
 export async function pullRequestChanged(
   port: PullRequestPort,
@@ -78,9 +79,10 @@ export async function pullRequestChanged(
     taskId: task.id,
     outcome: 'stored',
     reason: 'pull_request_state',
-    detail: `${e.action}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
+    detail: `${e.action}${e.dequeued ? ` (${e.dequeued})` : ''}: ${e.prState}${head.kind === 'refuse' ? `; head kept (${head.reason}: ${head.detail})` : ''}`,
   });
   // Issue 36: the head against its base, as the event reports it (the poll reads it again each tick).
   if (e.prState === 'open' && e.mergeableState) await syncBranch(port, ev.base, task.id, e.headSha, e.mergeableState);
-  return { kind: 'recorded', taskId: task.id };
+  // Issue 36: a merge queue's ejection for a reason no agent can fix goes to a person.
+  return (await queueEjected(port, ev, task, e)) ?? { kind: 'recorded', taskId: task.id };
 }

@@ -40,7 +40,11 @@ function tokenize(source: string): Array<{ t: string; line: number }> {
   return out;
 }
 
-export function parseQuery(source: string): { variables: string[]; selections: Selection[] } {
+export function parseQuery(source: string): {
+  variables: string[];
+  selections: Selection[];
+  operation: 'query' | 'mutation';
+} {
   const tokens = tokenize(source);
   let i = 0;
   const peek = () => tokens[i]?.t;
@@ -93,8 +97,9 @@ export function parseQuery(source: string): { variables: string[]; selections: S
     return out;
   };
   const variables: string[] = [];
-  if (peek() === 'query') {
-    take('query');
+  let operation: 'query' | 'mutation' = 'query';
+  if (peek() === 'query' || peek() === 'mutation') {
+    operation = take().t as 'query' | 'mutation';
     if (peek() !== '(' && peek() !== '{') take(); // the operation's name
     if (peek() === '(') {
       take('(');
@@ -109,7 +114,7 @@ export function parseQuery(source: string): { variables: string[]; selections: S
   }
   const selections = selectionSet();
   if (i !== tokens.length) throw new ParseError(`Parse error on "${peek()}"`);
-  return { variables, selections };
+  return { variables, selections, operation };
 }
 
 // ---- cost ---------------------------------------------------------------------------------------------
@@ -245,6 +250,16 @@ function commitOf(ctx: Context, repo: string, sha: string): Obj {
   };
 }
 
+/** A pull request's node id, opaque as GitHub's (`PR_…`), and the pull request it names. */
+function pullNodeId(repo: string, number: number): string {
+  return `PR_${Buffer.from(`${repo.toLowerCase()}#${number}`).toString('base64url')}`;
+}
+function pullOfNodeId(id: unknown): { repo: string; number: number } | null {
+  if (typeof id !== 'string' || !id.startsWith('PR_')) return null;
+  const m = /^(.+)#(\d+)$/.exec(Buffer.from(id.slice(3), 'base64url').toString());
+  return m ? { repo: m[1]!, number: Number(m[2]) } : null;
+}
+
 function pullRequestOf(ctx: Context, repo: string, number: number): Obj | null {
   const pull = ctx.state.pulls[pullKey(repo, number)];
   if (pull === undefined) return null;
@@ -259,6 +274,7 @@ function pullRequestOf(ctx: Context, repo: string, number: number): Obj | null {
     title: pull.title ?? `Pull request ${number}`,
     state: merged ? 'MERGED' : (pull.state ?? 'open').toUpperCase(),
     merged,
+    id: pullNodeId(repo, number),
     headRefOid: pull.headSha,
     headRefName: pull.headRef ?? `agent/pr-${number}`,
     baseRefName: pull.baseRef ?? ctx.state.repos[repo.toLowerCase()]?.defaultBranch ?? 'main',
@@ -281,9 +297,14 @@ function pullRequestOf(ctx: Context, repo: string, number: number): Obj | null {
 /** Fields each type has (a field missing here is refused, as GitHub refuses a field its schema lacks). */
 const FIELDS: Record<string, readonly string[]> = {
   Query: ['repository', 'rateLimit'],
+  // Issue 36: putting a pull request back in the merge queue.
+  Mutation: ['enqueuePullRequest'],
+  EnqueuePullRequestPayload: ['mergeQueueEntry', 'clientMutationId'],
+  MergeQueueEntry: ['position', 'state'],
   RateLimit: ['cost', 'remaining', 'resetAt', 'limit', 'used', 'nodeCount'],
   Repository: ['pullRequest', 'nameWithOwner'],
   PullRequest: [
+    'id',
     'number',
     'title',
     'state',
@@ -328,6 +349,8 @@ const FIELDS: Record<string, readonly string[]> = {
 /** The type a field's value has, for checking selections before anything is resolved. */
 const FIELD_TYPES: Record<string, Record<string, string | string[]>> = {
   Query: { repository: 'Repository', rateLimit: 'RateLimit' },
+  Mutation: { enqueuePullRequest: 'EnqueuePullRequestPayload' },
+  EnqueuePullRequestPayload: { mergeQueueEntry: 'MergeQueueEntry' },
   Repository: { pullRequest: 'PullRequest' },
   PullRequest: {
     author: 'User',
@@ -425,7 +448,7 @@ export function answerGraphQL(
     return { status: 200, body: { errors: [{ message: (err as Error).message }] }, cost: 0 };
   }
   const errors: GraphQLError[] = [];
-  validate(parsed.selections, ['Query'], [], errors, vars);
+  validate(parsed.selections, [parsed.operation === 'mutation' ? 'Mutation' : 'Query'], [], errors, vars);
   for (const v of parsed.variables)
     if (!(v in vars)) errors.push({ message: `Variable $${v} of type String! was provided invalid value` });
   if (errors.length > 0) return { status: 200, body: { errors }, cost: 0 };
@@ -439,6 +462,7 @@ export function answerGraphQL(
     resetAt: limits.resetAt,
   };
   const notFound: GraphQLError[] = [];
+  if (parsed.operation === 'mutation') return mutate(parsed.selections, vars, state, caller);
   const root: Obj = {
     __typename: 'Query',
     rateLimit: {
@@ -480,4 +504,48 @@ export function answerGraphQL(
     for (const e of notFound.slice(before)) e.path = [s.alias];
   }
   return { status: 200, body: notFound.length > 0 ? { data, errors: notFound } : { data }, cost };
+}
+
+/**
+ * Issue 36: `enqueuePullRequest(input: {pullRequestId, expectedHeadOid})` puts a pull request back in
+ * the merge queue: recorded in the state. A head other than the expected one is refused, as GitHub
+ * refuses it; an unknown id is NOT_FOUND.
+ */
+function mutate(
+  selections: Selection[],
+  vars: Record<string, unknown>,
+  state: FakeState,
+  caller: { account: string | null },
+): { status: number; body: unknown; cost: number } {
+  const errors: GraphQLError[] = [];
+  const root: Obj = {
+    __typename: 'Mutation',
+    enqueuePullRequest: (_p: Obj, args: Record<string, unknown>) => {
+      const input = (args.input ?? {}) as { pullRequestId?: unknown; expectedHeadOid?: unknown };
+      const named = pullOfNodeId(input.pullRequestId);
+      const pull = named && state.pulls[pullKey(named.repo, named.number)];
+      if (!named || !pull || (caller.account !== null && !named.repo.startsWith(`${caller.account}/`))) {
+        errors.push({
+          type: 'NOT_FOUND',
+          message: `Could not resolve to a node with the global id of '${String(input.pullRequestId)}'`,
+        });
+        return null;
+      }
+      const expected = typeof input.expectedHeadOid === 'string' ? input.expectedHeadOid : null;
+      if (expected !== null && expected !== pull.headSha) {
+        errors.push({ type: 'UNPROCESSABLE', message: 'Head sha was modified since the expected head oid' });
+        return null;
+      }
+      (state.enqueued ??= []).push({ repository: named.repo, number: named.number, expectedHeadOid: expected });
+      const position = state.enqueued.length;
+      return {
+        __typename: 'EnqueuePullRequestPayload',
+        clientMutationId: null,
+        mergeQueueEntry: { __typename: 'MergeQueueEntry', position, state: 'QUEUED' },
+      };
+    },
+  };
+  const data: Record<string, unknown> = {};
+  for (const s of selections) Object.assign(data, resolve(root, [s], vars));
+  return { status: 200, body: errors.length > 0 ? { data, errors } : { data }, cost: 1 };
 }

@@ -196,6 +196,8 @@ export interface FakeState {
   compares: Record<string, FakeCompare>;
   /** Re-runs of failed jobs asked for and accepted, in order. */
   reruns: FakeRerun[];
+  /** Issue 36: pull requests put back in the merge queue (GraphQL `enqueuePullRequest`), in order. */
+  enqueued?: Array<{ repository: string; number: number; expectedHeadOid: string | null }>;
   /** 'acme/shop' → 'forbidden': rerun-failed-jobs answers 403, as for a token without actions: write. */
   rerunPolicy: Record<string, 'forbidden'>;
   /** 'acme/shop@<sha>' → the workflow run id the commit's Actions jobs belong to unless they name one. */
