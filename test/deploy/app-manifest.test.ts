@@ -39,6 +39,11 @@ const ALWAYS_DELIVERED = ['ping', 'installation', 'installation_repositories'];
 const USES: Record<string, { permission: string; level: Level; optional?: true } | null> = {
   getPullRequest: { permission: 'pull_requests', level: 'read' },
   listReviews: { permission: 'pull_requests', level: 'read' },
+  // Issue 36 item 6: a bot review's inline findings, fingerprinted per round.
+  reviewComments: { permission: 'pull_requests', level: 'read' },
+  // Issue 36 item 2: GitHub's update-branch asks for pull requests: write, which the manifest does not
+  // ask for; without it GitHub refuses and the refusal is recorded (`branch_update_refused`).
+  updateBranch: { permission: 'pull_requests', level: 'write', optional: true },
   listCheckRuns: { permission: 'checks', level: 'read' },
   listStatuses: { permission: 'statuses', level: 'read' },
   createCommitStatus: { permission: 'statuses', level: 'write' },

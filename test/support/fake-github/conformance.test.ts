@@ -182,6 +182,12 @@ test('zero schema violations across a scenario that reaches every operation', as
       body: JSON.stringify({ ref: 'main' }),
     });
     assert.equal(plain.status, 204);
+    // Issue 35: a push's run held for approval, listed and approved; one not waiting is refused.
+    const held = fake.holdRunForApproval('acme/shop', 'b'.repeat(40), 'ci.yml');
+    assert.equal(await workflows.approvePendingRuns('acme/shop', 'b'.repeat(40)), 1);
+    assert.equal(fake.pushRunsOf('b'.repeat(40))[0]?.status, 'queued');
+    assert.equal(await workflows.approvePendingRuns('acme/shop', 'b'.repeat(40)), 0, 'nothing waits any more');
+    assert.equal(held.approvedBy !== undefined, true);
 
     const reached = new Set(fake.requests.map((r) => r.operation));
     assert.deepEqual(
