@@ -21,7 +21,8 @@ import type { Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 import { checkRulePathsVerdict, type CheckRule } from '../core/check-rules.js';
 
-export type PushStopReason = 'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths' | 'diff_too_large';
+export type PushStopReason =
+  'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths' | 'diff_too_large';
 
 export interface PushGuardDeps {
   host: Pick<ProviderPort, 'compareCommits'>;
