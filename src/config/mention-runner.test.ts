@@ -25,8 +25,22 @@ describe('the mention runner in the config file (issue 35)', () => {
       env: { ...base, FIXLOOP_MENTION_TOKEN_FILE: token },
       file: file('{ kind: mention, agent: copilot }'),
     });
-    assert.deepEqual(c.runner, { kind: 'mention', agent: 'copilot', trigger: '@copilot', userToken: 'ghp_person' });
+    assert.deepEqual(c.runner, {
+      kind: 'mention',
+      agent: 'copilot',
+      trigger: '@copilot',
+      userToken: 'ghp_person',
+      approveWorkflows: false,
+    });
     assert.ok(c.secretFiles.includes(token), 'the token file is hidden from agents like every secret file');
+  });
+
+  it("approveWorkflows is read from the runner (fixloop approves its agent's held workflow runs)", () => {
+    const c = loadConfig({
+      env: base,
+      file: file('{ kind: mention, agent: claude, approveWorkflows: true }'),
+    });
+    assert.equal(c.runner?.kind === 'mention' && c.runner.approveWorkflows, true);
   });
 
   it('Copilot and Codex without a person’s token are refused at start-up, saying why', () => {
@@ -44,7 +58,13 @@ describe('the mention runner in the config file (issue 35)', () => {
 
   it("Claude is mentioned as fixloop itself by default (the bot in claude-code-action's allowed_bots), with its own handle if set", () => {
     const c = loadConfig({ env: base, file: file('{ kind: mention, agent: claude, trigger: "@acme-claude" }') });
-    assert.deepEqual(c.runner, { kind: 'mention', agent: 'claude', trigger: '@acme-claude', userToken: null });
+    assert.deepEqual(c.runner, {
+      kind: 'mention',
+      agent: 'claude',
+      trigger: '@acme-claude',
+      userToken: null,
+      approveWorkflows: false,
+    });
   });
 
   it('a handle that is not one @handle, an unknown agent or an unknown key is a ConfigError', () => {

@@ -102,6 +102,7 @@ describe('GitHub adapter: port methods (token auth)', () => {
         appSlug: 'github-actions',
         outputTitle: 'rerun',
         outputSummary: null,
+        headSha: sha, // issue 36: the commit each run is about, so a suite's failing jobs are read by head
       },
     );
     const pages = fake.requestsTo(/\/check-runs/);
