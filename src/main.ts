@@ -235,9 +235,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     markHuman,
     maxGrants: config.maxGrants, // V4: a person's grants of one more attempt, capped per Task
     resumeByPerson: (taskId, message) => dispatcher.resumeByPerson(taskId, message),
-    ...(runner && 'kill' in runner && typeof runner.kill === 'function'
-      ? { killRun: (runId: number) => (runner as { kill(id: number): boolean }).kill(runId) }
-      : {}),
+    ...(runner?.kill ? { killRun: (runId: number) => runner.kill?.(runId) ?? false } : {}),
   });
   // The gate, with the push guard (K3/K4) and the comment commands (F2) it calls built first.
   const { evaluator, pushGuard, baseReds } = gateFromConfig(config, {

@@ -518,8 +518,7 @@ export function createDispatcher(deps: DispatchDeps) {
     if (!now || (now.state !== 'queued' && now.state !== 'running')) return false;
     // Said in its log before its agent is stopped: a stopped agent's exit may end the run first.
     await ledger.appendRunLog(run.id, `\n[fixloop] ${why}; fixloop stops it\n`, RUN_LOG_MAX_CHARS);
-    const runner = deps.runner as (Runner & { kill?(runId: number): boolean }) | null;
-    const stopped = runner?.kill?.(run.id) ?? false;
+    const stopped = deps.runner?.kill?.(run.id) ?? false;
     await runEnded(run.id, run.attemptId, { state: 'failed', exitCode: null }, false);
     await decide(run.attemptId, run.taskId, 'failed', 'run_timeout', why);
     logger.warn({ taskId: run.taskId, runId: run.id, attemptId: run.attemptId, stopped }, LOG_EVENTS.RUN_TIMED_OUT);
@@ -532,7 +531,7 @@ export function createDispatcher(deps: DispatchDeps) {
    * outcome from the push (settle-uncalled-run.ts). Nothing for any other runner, or an unmoved head.
    */
   async function pushSeen(taskId: number, headSha: string): Promise<void> {
-    if (!(deps.runner as { endsOnPush?: boolean } | null)?.endsOnPush) return;
+    if (!deps.runner?.endsOnPush) return;
     const run = await ledger.latestRun(taskId);
     if (!run || run.attemptId === null || (run.state !== 'queued' && run.state !== 'running')) return;
     const life = await deps.agent.life(run.attemptId);

@@ -65,6 +65,16 @@ export interface Runner {
    * Runners whose agents report through fixloop's API omit it.
    */
   receiveWebhook?(raw: Buffer, headers: Readonly<Record<string, string | undefined>>): Promise<RunnerWebhookAnswer>;
+  /**
+   * Stop one run's agent (its window ended, a person cancelled it); true when this process was running
+   * or following it. Runners with nothing of a run's to stop in this process omit it.
+   */
+  kill?(runId: number): boolean;
+  /**
+   * Issue 35: the run's agent never calls fixloop, and a new head of the Task is its end (the mention
+   * runner); the outcome is then inferred from the push.
+   */
+  readonly endsOnPush?: boolean;
 }
 
 /** A runner webhook's answer: its HTTP status and a short text for the sender's delivery log. */
