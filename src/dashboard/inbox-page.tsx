@@ -20,6 +20,7 @@ export function inboxPage(
       <div id="live">
         {baseReds.length > 0 ? <BaseRedList reds={baseReds} page={page} /> : null}
         {rows.length === 0 && baseReds.length === 0 ? <p>Nothing needs a person.</p> : null}
+        {rows.length > 0 && baseReds.length > 0 ? <h2 id="waiting">Pull requests waiting for you</h2> : null}
         <ol class="inbox">
           {rows.map((n) => (
             <li data-notice={String(n.id)}>
@@ -61,7 +62,7 @@ export function inboxPage(
           {deliveries.map((d) => (
             <li data-delivery={String(d.id)} data-state={d.state}>
               <a href={`/tasks/${d.taskId}`}>
-                {d.repository}#{d.pullRequest}
+                {changeRef(page.links ?? GITHUB_LINKS, d.repository, d.pullRequest).label}
               </a>{' '}
               to <strong>{d.sink}</strong>: {d.state === 'failed' ? 'given up' : `trying again at ${d.nextAt}`} after{' '}
               {d.attempts} {d.attempts === 1 ? 'try' : 'tries'}
@@ -89,7 +90,7 @@ export function inboxPage(
 /** Issue 36 item 4: each red base holding pull requests, told once, with the pull requests it holds. */
 function BaseRedList({ reds, page }: { reds: BaseRed[]; page: PageContext }) {
   return (
-    <>
+    <section aria-labelledby="base-reds">
       <h2 id="base-reds">Base branches failing</h2>
       <ol class="inbox base-reds">
         {reds.map((r) => (
@@ -97,16 +98,19 @@ function BaseRedList({ reds, page }: { reds: BaseRed[]; page: PageContext }) {
             <strong>
               {r.repository} {r.baseRef}
             </strong>{' '}
-            <When at={r.openedAt} page={page} /> — <span class="reason">{r.message}</span>
+            <When at={r.openedAt} page={page} /> — <span class="reason">{withCode(r.message)}</span>
             {r.pullRequests.length > 0 ? (
               <div>
                 Held:{' '}
-                {r.pullRequests.map((n, i) => (
-                  <>
-                    {i > 0 ? ', ' : ''}
-                    {changeRef(page.links ?? GITHUB_LINKS, r.repository, n).label}
-                  </>
-                ))}
+                {r.pullRequests.map((n, i) => {
+                  const ref = changeRef(page.links ?? GITHUB_LINKS, r.repository, n);
+                  return (
+                    <>
+                      {i > 0 ? ', ' : ''}
+                      <a href={ref.url}>{ref.label}</a>
+                    </>
+                  );
+                })}
                 {r.issueNumber !== null
                   ? ` · issue ${changeRef(page.links ?? GITHUB_LINKS, r.repository, r.issueNumber).label}`
                   : ''}
@@ -115,6 +119,13 @@ function BaseRedList({ reds, page }: { reds: BaseRed[]; page: PageContext }) {
           </li>
         ))}
       </ol>
-    </>
+    </section>
   );
+}
+
+/** A notice's text carries check names and commits in `backticks` (Slack and issues render them); here too. */
+function withCode(text: string) {
+  const parts = text.split('`');
+  if (parts.length % 2 === 0) return text; // an unpaired backtick: the text as it is
+  return parts.map((part, i) => (i % 2 === 1 ? <code>{part}</code> : part));
 }
