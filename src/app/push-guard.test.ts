@@ -258,6 +258,73 @@ describe('K3/K4: the push guard', () => {
     assert.deepEqual(bounds, ['acme/shop', 'acme/shop']);
   });
 
+  describe('issue 36: the base branch merged or rebased in is not the agent’s change', () => {
+    const testGone: ComparedFile = {
+      path: 'src/legacy.test.ts',
+      status: 'removed',
+      patch: "@@ -1,3 +0,0 @@\n-test('legacy', () => {\n-  expect(1).toBe(1);\n-});",
+      blobSha: null,
+    };
+    const baseFile = (n: number): ComparedFile => ({
+      path: `lib/b${n}.ts`,
+      status: 'modified',
+      patch: null,
+      blobSha: `b${n}`,
+      additions: 40,
+      deletions: 0,
+    });
+
+    test('a test file the base deleted, merged in with the fix: allowed, read against the base', async () => {
+      const s = setup();
+      s.agent.add(H1);
+      s.github.set(H1, H2, [...sourceFix, testGone]);
+      s.github.set(H1, 'main', [testGone]);
+      const r = await checkAgentPush(s.deps, task({ baseRef: 'main' }), H2);
+      assert.equal(r.kind, 'allowed');
+      assert.deepEqual(s.stops, []);
+      assert.deepEqual(s.github.calls, ['acme/shop 1...2', 'acme/shop 1...m']);
+    });
+
+    test('the agent’s own test deletion beside the merge still stops it', async () => {
+      const s = setup();
+      s.agent.add(H1);
+      const mine: ComparedFile = { ...testGone, path: 'src/cart.test.ts' };
+      s.github.set(H1, H2, [...sourceFix, testGone, mine]);
+      s.github.set(H1, 'main', [testGone]);
+      const r = await checkAgentPush(s.deps, task({ baseRef: 'main' }), H2);
+      assert.equal(r.kind === 'stopped' && r.reason, 'forbidden_change');
+      assert.deepEqual(r.kind === 'stopped' && r.offenses.map((o) => o.path), ['src/cart.test.ts']);
+    });
+
+    test('a diff grown by the base’s own changes is within the bound', async () => {
+      const s = setup();
+      s.deps.boundFor = () => ({ lines: 1000, files: 3 });
+      s.agent.add(H1);
+      s.agent.add(H2);
+      s.github.set(H1, H2, sourceFix);
+      const merged = [...sourceFix, baseFile(1), baseFile(2), baseFile(3)];
+      s.github.set(H2, H3, [baseFile(1), baseFile(2), baseFile(3)]);
+      s.github.set(H1, H3, merged);
+      s.github.set(H2, 'main', [baseFile(1), baseFile(2), baseFile(3)]);
+      s.github.set(H1, 'main', [baseFile(1), baseFile(2), baseFile(3)]);
+      const r = await checkAgentPush(s.deps, task({ baseRef: 'main' }), H3);
+      assert.equal(r.kind, 'allowed', JSON.stringify(s.stops));
+    });
+
+    test('the base’s changes unreadable: the stop stands (fail closed); a plain push reads nothing more', async () => {
+      const s = setup();
+      s.agent.add(H1);
+      s.github.set(H1, H2, [...sourceFix, testGone]);
+      const r = await checkAgentPush(s.deps, task({ baseRef: 'main' }), H2);
+      assert.equal(r.kind === 'stopped' && r.reason, 'forbidden_change');
+      const plain = setup();
+      plain.agent.add(H1);
+      plain.github.set(H1, H2, sourceFix);
+      assert.equal((await checkAgentPush(plain.deps, task({ baseRef: 'main' }), H2)).kind, 'allowed');
+      assert.deepEqual(plain.github.calls, ['acme/shop 1...2'], 'an allowed push costs no read of the base');
+    });
+  });
+
   test('issue 36: without a bound for the Work the defaults hold, and a forbidden change is named first', async () => {
     const s = setup();
     const many = Array.from({ length: 60 }, (_, i): ComparedFile => ({

@@ -10,6 +10,8 @@
 // revert one fix to redo another. What the path policy reads (K4) is the push itself: the attempt's
 // head to the new head. The bound on diff growth (issue 36) reads the same diff as the thrash hash: the
 // agent's changes since the loop began, so a runaway grown over several pushes is caught as well as one.
+// A push those rules would stop is judged again without the base branch's own changes merged or rebased
+// in (core/changes-from-base.ts): answering a conflict brings them, and they are not the agent's.
 import { pathPolicyVerdict, type ChangedFile, type ForbiddenChange, type PathPolicy } from '../core/path-policy.js';
 import { diffHash, thrashVerdict } from '../core/thrash.js';
 import { DEFAULT_DIFF_BOUND, diffBoundVerdict, diffSize, type DiffBound } from '../core/diff-bound.js';
@@ -20,6 +22,7 @@ import { ProviderError, type ComparedFile, type Comparison, type ProviderPort } 
 import type { Logger } from './ports.js';
 import { LOG_EVENTS } from '../core/events.js';
 import { checkRulePathsVerdict, type CheckRule } from '../core/check-rules.js';
+import { withoutBaseChanges } from '../core/changes-from-base.js';
 
 export type PushStopReason =
   'thrash_repeat' | 'thrash_aba' | 'forbidden_change' | 'check_rule_paths' | 'diff_too_large';
@@ -121,11 +124,16 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
 
     const cut = deps.wordsOf?.(task.repository).comparisonCut ?? TRUNCATED_DETAIL;
     const bound = deps.boundFor?.(task.repository) ?? DEFAULT_DIFF_BOUND;
-    const stop =
-      judgePush(push, policy, cut) ??
-      judgeRulePaths(push, (await deps.checkRuleOf?.(task, owner.attemptId)) ?? null) ??
-      judgeGrowth(sinceBase, bound) ??
-      judgeThrash(history, hash);
+    const rule = (await deps.checkRuleOf?.(task, owner.attemptId)) ?? null;
+    const judgeChanges = (p: Comparison, since: Comparison) =>
+      judgePush(p, policy, cut) ?? judgeRulePaths(p, rule) ?? judgeGrowth(since, bound);
+    let stop = judgeChanges(push, sinceBase);
+    // The base branch's own changes, merged or rebased in, are not the agent's: judged again without them.
+    if (stop !== null && task.baseRef !== null) {
+      const own = await withoutTheBase(deps.host, task.repository, task.baseRef, { from, push, loopBase, sinceBase });
+      if (own !== null) stop = judgeChanges(own.push, own.sinceBase);
+    }
+    stop ??= judgeThrash(history, hash);
     if (stop !== null) {
       // The stop is filed before the hash is written: a stop that failed is judged again next time.
       await deps.stop(task, stop.reason, stop.detail);
@@ -144,6 +152,29 @@ export async function checkAgentPush(deps: PushGuardDeps, task: Task, newHead: s
     checked.push(done);
   }
   return { kind: 'allowed', checked, unreadable };
+}
+
+/**
+ * The push and the changes since the loop began without the files the base branch changed to the same
+ * result (core/changes-from-base.ts); null when the base's changes cannot be read (the stop stands).
+ */
+async function withoutTheBase(
+  host: PushGuardDeps['host'],
+  repository: string,
+  baseRef: string,
+  c: { from: string; push: Comparison; loopBase: string; sinceBase: Comparison },
+): Promise<{ push: Comparison; sinceBase: Comparison } | null> {
+  try {
+    const sinceFrom = await host.compareCommits(repository, c.from, baseRef);
+    const sinceLoop = c.loopBase === c.from ? sinceFrom : await host.compareCommits(repository, c.loopBase, baseRef);
+    return {
+      push: { ...c.push, files: withoutBaseChanges(c.push.files, sinceFrom.files) },
+      sinceBase: { ...c.sinceBase, files: withoutBaseChanges(c.sinceBase.files, sinceLoop.files) },
+    };
+  } catch (err) {
+    if (err instanceof ProviderError || err instanceof TypeError) return null;
+    throw err;
+  }
 }
 
 interface Stop {

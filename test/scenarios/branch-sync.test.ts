@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { startGitHubHarness, nextTick, sha, type GitHubHarness } from '../support/github-harness.js';
+import { startGitHubHarness, nextTick, redHead, sha, type GitHubHarness } from '../support/github-harness.js';
 import { SECRET } from '../support/harness.js';
 import { delivery, post, pullRequestPayload } from '../support/deliveries.js';
 import { pullKey } from '../support/fake-github/state.js';
@@ -85,6 +85,39 @@ for (const kind of DATABASE_KINDS) {
         // The conflict's row is no reviewer's rejection: the poll never offers it as one.
         assert.ok(!(await decisions(h, taskId)).some((d) => d.reason === 'author_without_standing'));
         assert.equal((await attemptsOf(h, taskId)).length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('a conflict resolved by merging main, which had deleted a test file: the merge is not the agent’s change, the loop goes on', async () => {
+      const h = await startGitHubHarness(kind);
+      try {
+        const taskId = await newTask(h, 65, sha('1'), 'dirty');
+        await h.tick();
+        assert.equal(h.runner.starts.length, 1, 'the conflict attempt');
+        h.runner.finish(h.runner.starts[0]!.runId);
+        await h.app.settle();
+        // main deleted src/legacy.test.ts; the agent merged main and resolved src/price.ts.
+        const gone = {
+          path: 'src/legacy.test.ts',
+          status: 'removed' as const,
+          patch: "@@ -1,3 +0,0 @@\n-test('legacy', () => {\n-  expect(1).toBe(1);\n-});",
+        };
+        h.fake.state.pulls[pullKey(REPO, 65)]!.mergeableState = 'clean';
+        h.fake.setCompare(REPO, sha('1'), sha('2'), [
+          { path: 'src/price.ts', patch: '@@ -12,1 +12,1 @@\n-  return total;\n+  return round(total);' },
+          gone,
+        ]);
+        h.fake.setCompare(REPO, sha('1'), 'main', [gone]);
+        await redHead(h, 65, '2', 'price total is not rounded');
+        assert.deepEqual(
+          (await h.api('GET', '/api/inbox')).body.notices.filter((n: { taskId: number }) => n.taskId === taskId),
+          [],
+          'no forbidden_change for the base’s own deletion',
+        );
+        assert.equal(h.runner.starts.length, 2, 'the red after the merge gets the next attempt');
+        assert.match(h.runner.starts[1]!.prompt, /price total is not rounded/);
       } finally {
         await h.close();
       }
