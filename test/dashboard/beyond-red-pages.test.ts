@@ -4,14 +4,11 @@
 // without sideways scroll and with no serious or critical axe-core violation.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startGitHubHarness, sha, type GitHubHarness } from '../support/github-harness.js';
 import { API_TOKEN } from '../support/harness.js';
-import { artifactPath, launchBrowser } from '../support/browser.js';
+import { artifactPath, axeViolations, launchBrowser, signIn } from '../support/browser.js';
 
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const REPO = 'acme/shop';
 
 const WORKS = [
@@ -36,26 +33,13 @@ async function openTask(h: GitHubHarness, pr: number, head: string): Promise<num
   return body.id as number;
 }
 
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return (await page.evaluate(() =>
-    (window as any).axe
-      .run(document, { resultTypes: ['violations'] })
-      .then((r: any) =>
-        r.violations
-          .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`),
-      ),
-  )) as string[];
-}
-
 async function readsAtBothWidths(page: Page, url: string, shot: string): Promise<void> {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(url);
     const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     assert.ok(o.scroll <= o.inner, `at ${width} px ${url} is ${o.scroll} px wide`);
-    assert.deepEqual(await seriousViolations(page), [], `${url} at ${width} px`);
+    assert.deepEqual(await axeViolations(page), [], `${url} at ${width} px`);
     await page.screenshot({ path: artifactPath(`${shot}-${width}.png`), fullPage: true });
   }
 }
@@ -93,9 +77,7 @@ describe('issue 36 on the Inbox and the Task page, in Chromium (sqlite)', () => 
 
     browser = await launchBrowser();
     page = await browser.context.newPage();
-    await page.goto(`${h.url}/sign-in`);
-    await page.fill('input[name=token]', API_TOKEN);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await signIn(page, h.url, API_TOKEN);
   });
   after(async () => {
     await browser?.close();

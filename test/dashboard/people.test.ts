@@ -5,14 +5,11 @@
 // or critical violation on the board, a Task page, the Inbox, Results (when it exists) and sign-in.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startHarness, API_TOKEN, REPO, SECRET, type Harness } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { artifactPath, launchBrowser } from '../support/browser.js';
+import { artifactPath, axeViolations, launchBrowser, signIn } from '../support/browser.js';
 
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const sha = (n: number) => n.toString(16).padStart(40, 'c');
 const FIRST_RED = 'FAIL test/sum.test.ts > adds\nexpected sum(2, 2) to be 4, got 5';
 const STOPPING_RED = 'FAIL test/sum.test.ts > negatives\nexpected sum(-1, 1) to be 0, got 2';
@@ -35,21 +32,6 @@ async function redPush(h: Harness, pr: number, n: number, output: string) {
 
 async function act(page: Page, label: string) {
   await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: label }).first().click()]);
-}
-
-/** axe-core's serious and critical violations on the page as it is (injected past the CSP by evaluate). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = (await page.evaluate(() =>
-    (window as any).axe
-      .run(document, { resultTypes: ['violations'] })
-      .then((r: any) =>
-        r.violations
-          .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`),
-      ),
-  )) as string[];
-  return found;
 }
 
 const overflow = (page: Page) =>
@@ -98,9 +80,7 @@ describe('the dashboard made for people, in Chromium (issue 33, sqlite)', () => 
     browser = await launchBrowser();
     page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${h.url}/sign-in`);
-    await page.fill('input[name=token]', API_TOKEN);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await signIn(page, h.url, API_TOKEN);
   });
   after(async () => {
     await browser?.close();

@@ -5,16 +5,13 @@
 // critical axe-core violation. `GET /api/results` answers the same figures.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startHarness, API_TOKEN, REPO, SECRET, type Harness } from '../support/harness.js';
 import { checkRunPayload, delivery, post } from '../support/deliveries.js';
-import { artifactPath, launchBrowser } from '../support/browser.js';
+import { artifactPath, axeViolations, launchBrowser, signIn } from '../support/browser.js';
 import { openDatabase, type Db } from '../../src/ledger/db.js';
 import { createLedger } from '../../src/ledger/ledger.js';
 
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const sha = (n: number) => n.toString(16).padStart(40, 'e');
 
 async function redPush(h: Harness, pr: number, n: number, name: string) {
@@ -74,9 +71,7 @@ describe('Results in Chromium (V1, sqlite)', () => {
     }
     browser = await launchBrowser();
     page = await browser.context.newPage();
-    await page.goto(`${h.url}/sign-in`);
-    await page.fill('input[name=token]', API_TOKEN);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await signIn(page, h.url, API_TOKEN);
   });
   after(async () => {
     await browser?.close();
@@ -158,16 +153,7 @@ describe('Results in Chromium (V1, sqlite)', () => {
       await page.goto(`${h.url}/results`);
       const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
       assert.ok(o.scroll <= o.inner, `at ${width} px the page is ${o.scroll} px wide`);
-      await page.evaluate(AXE);
-      const found = (await page.evaluate(() =>
-        (window as any).axe
-          .run(document, { resultTypes: ['violations'] })
-          .then((r: any) =>
-            r.violations
-              .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-              .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`),
-          ),
-      )) as string[];
+      const found = await axeViolations(page);
       assert.deepEqual(found, [], `at ${width} px`);
     }
     await page.screenshot({ path: artifactPath('results-390.png'), fullPage: true });
