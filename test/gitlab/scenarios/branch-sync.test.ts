@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../../support/databases.js';
-import { GL_PROJECT, sha, startGitLabHarness, type GitLabHarness } from '../../support/gitlab-harness.js';
+import { GL_PROJECT, redHead, sha, startGitLabHarness, type GitLabHarness } from '../../support/gitlab-harness.js';
 import { mrKey } from '../../support/fake-gitlab/state.js';
 
 async function newTask(h: GitLabHarness, iid: number, head: string, status: string): Promise<number> {
@@ -49,6 +49,41 @@ for (const kind of DATABASE_KINDS) {
           (await view(h, taskId)).attempts.map((a: { source: string }) => a.source),
           ['conflict'],
         );
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('a conflict resolved by merging main, which had deleted a test file: not the agent’s change, the loop goes on', async () => {
+      const h = await startGitLabHarness(kind);
+      try {
+        const taskId = await newTask(h, 35, sha('a'), 'conflict');
+        await h.tick();
+        assert.equal(h.runner.starts.length, 1, 'the conflict attempt');
+        h.runner.finish(h.runner.starts[0]!.runId);
+        await h.app.settle();
+        // main deleted src/legacy.test.ts; the agent merged main and resolved src/price.ts. GitLab names
+        // no blob in a comparison: the same patch on both sides is the same change.
+        const gone = {
+          old_path: 'src/legacy.test.ts',
+          new_path: 'src/legacy.test.ts',
+          deleted_file: true,
+          diff: "@@ -1,3 +0,0 @@\n-test('legacy', () => {\n-  expect(1).toBe(1);\n-});\n",
+        };
+        h.fake.state.mergeRequests[mrKey(GL_PROJECT, 35)]!.detailedMergeStatus = 'mergeable';
+        h.fake.setCompare(GL_PROJECT, sha('a'), sha('b'), [
+          {
+            old_path: 'src/price.ts',
+            new_path: 'src/price.ts',
+            diff: '@@ -12,1 +12,1 @@\n-  return total;\n+  return round(total);\n',
+          },
+          gone,
+        ]);
+        h.fake.setCompare(GL_PROJECT, sha('a'), 'main', [gone]);
+        await redHead(h, 35, 'b', 'price total is not rounded');
+        assert.equal((await view(h, taskId)).notice, null, 'no forbidden_change for the base’s own deletion');
+        assert.equal(h.runner.starts.length, 2, 'the red after the merge gets the next attempt');
+        assert.match(h.runner.starts[1]!.prompt, /price total is not rounded/);
       } finally {
         await h.close();
       }
