@@ -44,11 +44,13 @@ export interface PipelineRunState {
 export function pipelineVariables(
   inputs: Readonly<Record<string, string>>,
 ): Array<{ key: string; value: string; variable_type: 'env_var' }> {
-  let frame = inputs.frame ?? '';
-  // Cut by characters (head and tail kept) until the UTF-8 bytes fit: each pass removes what is over.
-  for (let max = frame.length; Buffer.byteLength(frame, 'utf8') > FRAME_VARIABLE_MAX_BYTES && max > 0;) {
-    max -= Math.max(1, Math.ceil((Buffer.byteLength(frame, 'utf8') - FRAME_VARIABLE_MAX_BYTES) / 2));
-    frame = boundText(inputs.frame ?? '', Math.max(0, max));
+  const whole = inputs.frame ?? '';
+  let frame = whole;
+  // Cut by characters (head and tail kept) in proportion to the bytes over, until the UTF-8 bytes fit.
+  for (let max = whole.length, bytes = Buffer.byteLength(frame, 'utf8'); bytes > FRAME_VARIABLE_MAX_BYTES && max > 0;) {
+    max = Math.min(max - 1, Math.floor((max * FRAME_VARIABLE_MAX_BYTES) / bytes));
+    frame = boundText(whole, Math.max(0, max));
+    bytes = Buffer.byteLength(frame, 'utf8');
   }
   return [
     { key: 'FIXLOOP_RUN_ID', value: inputs.fixloop_run_id ?? '', variable_type: 'env_var' },
