@@ -1,9 +1,17 @@
-// Issue 35 item 3 (SPEC R2, I2): a dispatched workflow reaches fixloop without a secret in its inputs.
-// It asks its CI for an identity token with fixloop's agent URL as audience and sends it here; once the
-// signature is checked (the adapter) and the claims bind it to a run fixloop dispatched and still follows
-// (core/workflow-claims.ts), a new run token is minted for that run, its hash replacing the old one's,
-// and returned once. Any refusal changes nothing.
-import { claimedRunId, workflowClaimsVerdict, type WorkflowClaimRefusal } from '../core/workflow-claims.js';
+// Issue 35 items 3 and 6 (SPEC R2, I2): a dispatched workflow (or started pipeline) reaches fixloop
+// without a secret in its inputs. It asks its CI for an identity token with fixloop's agent URL as
+// audience and sends it here. The token's `iss` picks which of the configured issuers checks it (each
+// with its own keys and claim names, given by the wiring); once its signature is checked (the adapter)
+// and its claims bind it to a run fixloop dispatched and still follows (core/workflow-claims.ts), a new
+// run token is minted for that run, its hash replacing the old one's, and returned once. Any refusal
+// changes nothing.
+import {
+  claimedRunId,
+  unverifiedIssuer,
+  workflowClaimsVerdict,
+  type ClaimNames,
+  type WorkflowClaimRefusal,
+} from '../core/workflow-claims.js';
 import { hashToken } from './dispatch.js';
 import type { Ledger } from './ledger-port.js';
 import type { Clock, Logger, Random } from './ports.js';
@@ -19,14 +27,27 @@ export type WorkflowTokenExchange =
   | { kind: 'refused'; reason: WorkflowClaimRefusal | 'bad_signature'; message: string }
   | { kind: 'unavailable'; message: string };
 
-export interface WorkflowTokenDeps {
+/** One CI whose identity tokens are taken: its issuer, its keys, its claim names, how its runs are recorded. */
+export interface IdentityIssuer {
+  issuer: string;
   /** Checks the token's signature against the issuer's published keys (and its time window). */
   verify(token: string): Promise<IdentityTokenCheck>;
+  claims: ClaimNames;
+  /** The run's external reference as the runner recorded it, from the run id the token claims. */
+  recordedRef(claimedRun: string): string;
+  /** The configured workflow and where the CI keeps workflow files (read only with a workflow-file claim). */
+  workflow: string;
+  workflowsDir: string;
+}
+
+export interface WorkflowTokenDeps {
+  /** The issuers taken, each a distinct URL; a token from any other is refused. */
+  issuers: readonly IdentityIssuer[];
+  audience: string;
   ledger: Pick<Ledger, 'unfinishedRunByExternalRef' | 'replaceRunToken'>;
   random: Random;
   clock: Clock;
   logger: Logger;
-  expected: { issuer: string; audience: string; workflow: string; workflowsDir: string };
 }
 
 export function createWorkflowTokenExchange(deps: WorkflowTokenDeps) {
@@ -35,16 +56,34 @@ export function createWorkflowTokenExchange(deps: WorkflowTokenDeps) {
     return { kind: 'refused', reason, message };
   };
   return async function exchange(token: string): Promise<WorkflowTokenExchange> {
-    const checked = await deps.verify(token);
+    const iss = unverifiedIssuer(token);
+    const issuer = deps.issuers.find((i) => i.issuer === iss);
+    if (issuer === undefined) {
+      // Checked by the first issuer's keys, so a token that is no JWT at all says so as before.
+      if (iss === null && deps.issuers[0]) {
+        const checked = await deps.issuers[0].verify(token);
+        if (checked.kind === 'refused') return refused(checked.reason, checked.detail);
+      }
+      return refused('wrong_issuer', 'the token was issued by no CI fixloop takes tokens from');
+    }
+    const checked = await issuer.verify(token);
     if (checked.kind === 'unavailable') return { kind: 'unavailable', message: checked.detail };
     if (checked.kind === 'refused') return refused(checked.reason, checked.detail);
-    const runId = claimedRunId(checked.claims);
-    const found = runId === null ? null : await deps.ledger.unfinishedRunByExternalRef(runId);
+    const runId = claimedRunId(checked.claims, issuer.claims.run);
+    const found = runId === null ? null : await deps.ledger.unfinishedRunByExternalRef(issuer.recordedRef(runId));
     if (runId === null || found === null)
       return refused('unknown_run', 'the token names no workflow run fixloop dispatched and still follows');
     const verdict = workflowClaimsVerdict(
       checked.claims,
-      { ...deps.expected, repository: found.repository, workflowRunId: runId },
+      {
+        claims: issuer.claims,
+        issuer: issuer.issuer,
+        audience: deps.audience,
+        workflow: issuer.workflow,
+        workflowsDir: issuer.workflowsDir,
+        repository: found.repository,
+        workflowRunId: runId,
+      },
       deps.clock.now(),
     );
     if (verdict.kind === 'refuse') return refused(verdict.reason, verdict.detail);

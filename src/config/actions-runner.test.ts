@@ -25,6 +25,7 @@ describe('the actions runner in the config file (issue 35)', () => {
       workflow: 'fixloop-agent.yml',
       pollMs: 30_000,
       oidcIssuer: 'https://token.actions.githubusercontent.com',
+      gitlabOidcIssuer: 'https://gitlab.com',
     });
   });
 
@@ -38,7 +39,33 @@ describe('the actions runner in the config file (issue 35)', () => {
       workflow: '161335',
       pollMs: 5_000,
       oidcIssuer: 'http://127.0.0.1:8123',
+      gitlabOidcIssuer: 'https://gitlab.com',
     });
+  });
+
+  it("issue 35 item 6: GitLab CI's ID tokens are GITLAB_URL's, unless FIXLOOP_GITLAB_OIDC_ISSUER names another", () => {
+    const own = loadConfig({
+      env: { ...base, GITLAB_URL: 'https://gitlab.example.com/' },
+      file: file('{ kind: actions, workflow: fixloop-agent.yml }'),
+    });
+    assert.equal(own.runner?.kind === 'actions' && own.runner.gitlabOidcIssuer, 'https://gitlab.example.com');
+    const other = loadConfig({
+      env: {
+        ...base,
+        GITLAB_URL: 'https://gitlab.internal:8443',
+        FIXLOOP_GITLAB_OIDC_ISSUER: 'https://gitlab.example.com',
+      },
+      file: file('{ kind: actions, workflow: fixloop-agent.yml }'),
+    });
+    assert.equal(other.runner?.kind === 'actions' && other.runner.gitlabOidcIssuer, 'https://gitlab.example.com');
+    assert.throws(
+      () =>
+        loadConfig({
+          env: { ...base, FIXLOOP_GITLAB_OIDC_ISSUER: 'http://gitlab.example.com' },
+          file: file('{ kind: actions, workflow: fixloop-agent.yml }'),
+        }),
+      (err: unknown) => err instanceof ConfigError && /FIXLOOP_GITLAB_OIDC_ISSUER/.test(err.message),
+    );
   });
 
   it('a workflow that is neither a file name nor an id is refused', () => {

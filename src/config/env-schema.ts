@@ -137,6 +137,8 @@ export const envSchema = z
     FIXLOOP_MENTION_TOKEN: z.string().optional(),
     /** Issue 35 item 3: the OIDC issuer whose tokens the actions runner's workflows exchange for a run token. */
     FIXLOOP_ACTIONS_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+    /** Issue 35 item 6: the issuer of GitLab CI's ID tokens (a gitlab Work's pipelines); unset → GITLAB_URL. */
+    FIXLOOP_GITLAB_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
     /** G1/P4: the Slack incoming webhook of the one `slack` notice sink (one is added when none is configured). */
     FIXLOOP_SLACK_WEBHOOK_URL: sinkUrl.optional(),
     /** G1/P4: the signing secret of the one `webhook` notice sink. */

@@ -83,6 +83,8 @@ export interface ActionsRunnerConfig {
   readonly pollMs: number;
   /** The issuer of the workflow's OIDC tokens (FIXLOOP_ACTIONS_OIDC_ISSUER; GitHub Actions' by default). */
   readonly oidcIssuer: string;
+  /** Issue 35 item 6: the issuer of GitLab CI's ID tokens, for a gitlab Work's pipelines (FIXLOOP_GITLAB_OIDC_ISSUER; GITLAB_URL by default). */
+  readonly gitlabOidcIssuer: string;
 }
 
 /** Issue 35: the agent mentioned on the pull request, its handle, and the token of the person who mentions it (null: fixloop's own). */
@@ -208,14 +210,26 @@ export function resolveRunner(
     }
     case 'actions': {
       const issuer = (vars.FIXLOOP_ACTIONS_OIDC_ISSUER ?? DEFAULT_ACTIONS_OIDC_ISSUER).replace(/\/+$/, '');
-      const url = new URL(issuer);
-      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname)))
-        throw ConfigError.at(
-          'environment',
-          ['FIXLOOP_ACTIONS_OIDC_ISSUER'],
-          'must be an https URL (plain http only to this machine, for tests): the keys read from it decide who gets a run token',
-        );
-      return { kind: 'actions', workflow: runner.workflow, pollMs: runner.pollSeconds * 1000, oidcIssuer: issuer };
+      const secureIssuer = (name: string, value: string) => {
+        const url = new URL(value);
+        if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname)))
+          throw ConfigError.at(
+            'environment',
+            [name],
+            'must be an https URL (plain http only to this machine, for tests): the keys read from it decide who gets a run token',
+          );
+      };
+      secureIssuer('FIXLOOP_ACTIONS_OIDC_ISSUER', issuer);
+      // GitLab's ID tokens name the instance's own URL as their issuer; an override is held to the same rule.
+      const gitlabIssuer = (vars.FIXLOOP_GITLAB_OIDC_ISSUER ?? vars.GITLAB_URL).replace(/\/+$/, '');
+      if (vars.FIXLOOP_GITLAB_OIDC_ISSUER !== undefined) secureIssuer('FIXLOOP_GITLAB_OIDC_ISSUER', gitlabIssuer);
+      return {
+        kind: 'actions',
+        workflow: runner.workflow,
+        pollMs: runner.pollSeconds * 1000,
+        oidcIssuer: issuer,
+        gitlabOidcIssuer: gitlabIssuer,
+      };
     }
     default: {
       const never: never = runner;

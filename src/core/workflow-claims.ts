@@ -1,7 +1,9 @@
-// Issue 35 item 3 (SPEC R2, I2): whether a CI workflow's identity token may be exchanged for the run
-// token of the fixloop run that dispatched it. The signature is checked before this (the adapter, with
+// Issue 35 items 3 and 6 (SPEC R2, I2): whether a CI workflow's identity token may be exchanged for the
+// run token of the fixloop run that dispatched it. The signature is checked before this (the adapter, with
 // the issuer's keys); this decides on the claims alone: the issuer, the audience (fixloop's agent URL),
-// the token's time window, the repository, the workflow run and the workflow file. Pure: time is a parameter.
+// the token's time window, the repository, the workflow run and, where the CI names one, the workflow
+// file. Which claim carries the repository, the run and the workflow file is the CI's own vocabulary:
+// the adapter passes the names in (ClaimNames), so this rule serves every CI. Pure: time is a parameter.
 
 /** Why an identity token was refused; one closed list, each said to the caller with its detail. */
 export const WORKFLOW_CLAIM_REFUSALS = [
@@ -19,8 +21,20 @@ export type WorkflowClaimRefusal = (typeof WORKFLOW_CLAIM_REFUSALS)[number];
 export type WorkflowClaimsVerdict =
   { kind: 'accept' } | { kind: 'refuse'; reason: WorkflowClaimRefusal; detail: string };
 
+/** Which claims of a CI's identity token say what: each CI names them its own way (the adapter says). */
+export interface ClaimNames {
+  /** The repository's `owner/name` (or `group/subgroup/project`). */
+  repository: string;
+  /** The id of the workflow run (or pipeline) the token was issued in. */
+  run: string;
+  /** The workflow file's reference (`<repository>/<dir>/<file>@<ref>`); null: the CI has no such claim. */
+  workflowRef: string | null;
+}
+
 /** What the token must say, read from fixloop's own state and config — never from the token. */
 export interface ExpectedWorkflow {
+  /** The names of the claims read (the adapter's). */
+  claims: ClaimNames;
   issuer: string;
   /** fixloop's agent URL (FIXLOOP_AGENT_URL), what the workflow asked its token for. */
   audience: string;
@@ -43,9 +57,9 @@ const refuse = (reason: WorkflowClaimRefusal, detail: string): WorkflowClaimsVer
   detail,
 });
 
-/** The workflow run id a token claims (`run_id`), or null when it names none in a usable form. */
-export function claimedRunId(claims: Readonly<Record<string, unknown>>): string | null {
-  const id = claims.run_id;
+/** The workflow run id a token claims (in the claim `name`), or null when it names none in a usable form. */
+export function claimedRunId(claims: Readonly<Record<string, unknown>>, name: string): string | null {
+  const id = claims[name];
   if (typeof id === 'string' && /^[1-9]\d{0,19}$/.test(id)) return id;
   if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return String(id);
   return null;
@@ -57,9 +71,11 @@ export function workflowClaimsVerdict(
   expected: ExpectedWorkflow,
   now: Date,
 ): WorkflowClaimsVerdict {
-  const { iss, aud, exp, nbf, repository, workflow_ref: workflowRef } = claims;
+  const names = expected.claims;
+  const { iss, aud, exp, nbf } = claims;
+  const repository = claims[names.repository];
   if (typeof iss !== 'string' || typeof exp !== 'number' || typeof repository !== 'string')
-    return refuse('malformed', 'the token lacks iss, exp or repository');
+    return refuse('malformed', `the token lacks iss, exp or ${names.repository}`);
   if (iss !== expected.issuer) return refuse('wrong_issuer', `the token was issued by ${iss}, not ${expected.issuer}`);
   const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
   if (!audiences.includes(expected.audience))
@@ -68,12 +84,15 @@ export function workflowClaimsVerdict(
   if (exp + CLOCK_TOLERANCE_SECONDS <= seconds) return refuse('expired', 'the token has expired');
   if (typeof nbf === 'number' && nbf - CLOCK_TOLERANCE_SECONDS > seconds)
     return refuse('not_yet_valid', 'the token is not valid yet');
-  const runId = claimedRunId(claims);
+  const runId = claimedRunId(claims, names.run);
   if (runId === null || runId !== expected.workflowRunId)
     return refuse('unknown_run', 'the token names no workflow run fixloop dispatched and still follows');
   if (repository.toLowerCase() !== expected.repository.toLowerCase())
     return refuse('wrong_repository', `the token is for ${repository}, not the run's repository`);
-  if (typeof workflowRef !== 'string') return refuse('malformed', 'the token lacks workflow_ref');
+  // A CI with no workflow-file claim (one pipeline file per repository): the run id binds the pipeline.
+  if (names.workflowRef === null) return { kind: 'accept' };
+  const workflowRef = claims[names.workflowRef];
+  if (typeof workflowRef !== 'string') return refuse('malformed', `the token lacks ${names.workflowRef}`);
   const file = workflowFileOf(workflowRef, expected.repository, expected.workflowsDir);
   if (file === null) return refuse('wrong_workflow', "the token's workflow is not a workflow of the run's repository");
   if (/^\d+$/.test(expected.workflow)) return { kind: 'accept' }; // an id: the run id above binds the workflow
@@ -93,4 +112,20 @@ export function workflowFileOf(workflowRef: string, repository: string, dir: str
   if (!path.toLowerCase().startsWith(prefix)) return null;
   const file = path.slice(prefix.length);
   return /^[\w.-]+\.ya?ml$/.test(file) ? file : null;
+}
+
+/**
+ * The issuer a token says it is from (`iss` of its payload), read without checking anything: only to
+ * pick whose keys check it. Null when the token is not a JWT with a string `iss`.
+ */
+export function unverifiedIssuer(token: string): string | null {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[1]!.length > 16_384) return null;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    const iss = (payload as { iss?: unknown } | null)?.iss;
+    return typeof iss === 'string' ? iss : null;
+  } catch {
+    return null;
+  }
 }

@@ -4,7 +4,9 @@
 // one (POST /api/run/oidc-token). The workflow run's id is recorded for the run, then the run is
 // followed in this process until it completes: success ends the run completed, anything else failed.
 // A restart of fixloop stops the following; the run is followed again on start-up (`follow`), and in
-// any case ends at its window (core/run-window.ts).
+// any case ends at its window (core/run-window.ts). On a gitlab Work the same runner starts a pipeline
+// on the merge request's source branch instead (wiring/actions-runner.ts routes each repository to its
+// CI; `words` says what was started in that CI's words).
 import type { Logger, Runner, RunnerCallbacks, RunSpec } from '../app/ports.js';
 import { boundText } from '../core/bounded-text.js';
 import { RunnerError } from './errors.js';
@@ -21,6 +23,11 @@ export interface WorkflowHost {
     inputs: Readonly<Record<string, string>>,
   ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
   readRun(repository: string, workflowRunId: string): Promise<{ status: string; conclusion: string | null }>;
+  /**
+   * How a person reads what is started for `repository`: `start` (what could not be started, e.g. "a
+   * pipeline") and the run a recorded id names (e.g. "pipeline 42"). Default: the workflow and its run.
+   */
+  words?(repository: string, workflowRunId: string | null): { start: string; run: string };
 }
 
 export interface ActionsRunnerOptions {
@@ -48,6 +55,11 @@ export function dispatchInputs(spec: Pick<RunSpec, 'runId' | 'apiUrl' | 'prompt'
 }
 
 export function createActionsRunner(opts: ActionsRunnerOptions) {
+  const words = (repository: string, workflowRunId: string | null) =>
+    opts.host.words?.(repository, workflowRunId) ?? {
+      start: `the workflow ${opts.workflow}`,
+      run: `workflow run ${workflowRunId ?? ''}`,
+    };
   /** The runs this process follows, by fixloop run id: the timer of the next read. */
   const following = new Map<number, NodeJS.Timeout>();
   let stopped = false;
@@ -67,7 +79,7 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
           if (!following.delete(runId)) return; // stopped meanwhile (the run's window, a cancel)
           callbacks.onOutput(
             runId,
-            `\n[fixloop] workflow run ${workflowRunId} completed: ${r.conclusion ?? 'no conclusion'}\n`,
+            `\n[fixloop] ${words(repository, workflowRunId).run} completed: ${r.conclusion ?? 'no conclusion'}\n`,
           );
           callbacks.onExit(runId, { state: r.conclusion === 'success' ? 'completed' : 'failed', exitCode: null });
           return;
@@ -89,7 +101,7 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
       const status = (err as { status?: unknown }).status;
       throw new RunnerError(
         typeof status === 'number' ? 'http_status' : 'http_error',
-        `the workflow ${opts.workflow} could not be dispatched: ${(err as Error).message}`,
+        `${words(spec.repository, null).start} could not be started: ${(err as Error).message}`,
         { ...(typeof status === 'number' ? { status } : {}), cause: err },
       );
     }
@@ -100,7 +112,7 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
       .catch((err: unknown) => opts.logger?.error({ err, runId: spec.runId }, 'workflow run id not recorded'));
     callbacks.onOutput(
       spec.runId,
-      `[fixloop] dispatched ${opts.workflow} on ${spec.branch}: workflow run ${run.workflowRunId}${run.htmlUrl ? ` ${run.htmlUrl}` : ''}\n`,
+      `[fixloop] started ${words(spec.repository, null).start} on ${spec.branch}: ${words(spec.repository, run.workflowRunId).run}${run.htmlUrl ? ` ${run.htmlUrl}` : ''}\n`,
     );
     follow(spec.runId, spec.repository, run.workflowRunId, callbacks);
   }

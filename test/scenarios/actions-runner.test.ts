@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { DATABASE_KINDS, createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { BOT_LOGIN, FakeClock, openOnFake, type GitHubHarness } from '../support/github-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github/server.js';
+import { startFakeGitLab } from '../support/fake-gitlab/server.js';
 import { startFakeOidcIssuer, type FakeOidcIssuer, type WorkflowClaims } from '../support/fake-vendors/oidc-issuer.js';
 import { until } from '../support/server-process.js';
 import { attemptRows, decisionsOf, nextTick, runApi, sha, taskWithRedHead } from '../support/loop-driver.js';
@@ -24,6 +25,7 @@ type Setup = GitHubHarness & { fake: FakeGitHub; issuer: FakeOidcIssuer; tokens:
 async function start(
   kind: 'sqlite' | 'postgres',
   on?: { fake: FakeGitHub; issuer: FakeOidcIssuer; db: TestDatabase },
+  extraEnv: Record<string, string> = {},
 ): Promise<Setup> {
   const fake = on?.fake ?? (await startFakeGitHub());
   const issuer = on?.issuer ?? (await startFakeOidcIssuer());
@@ -36,7 +38,7 @@ async function start(
     { fake, clock, token },
     {
       ...(on ? { db: on.db } : {}),
-      env: { GITHUB_API_URL: fake.url, GITHUB_TOKEN: token, FIXLOOP_ACTIONS_OIDC_ISSUER: issuer.url },
+      env: { GITHUB_API_URL: fake.url, GITHUB_TOKEN: token, FIXLOOP_ACTIONS_OIDC_ISSUER: issuer.url, ...extraEnv },
       configExtra: { runner: { kind: 'actions', workflow: WORKFLOW, pollSeconds: 1 }, runTimeoutMinutes: 30 },
       adapters: {
         runner: undefined,
@@ -171,6 +173,27 @@ for (const kind of DATABASE_KINDS) {
         assert.equal((await runApi(h, first.body.token, 'GET', '/api/run/state')).status, 401);
       } finally {
         await h.close();
+      }
+    });
+
+    test('R2, I2 (issue 35 item 6): a GitLab CI ID token naming the workflow run id as its pipeline is refused: the two CIs never act for each other', async () => {
+      const gitlab = await startFakeGitLab();
+      const h = await start(kind, undefined, { FIXLOOP_GITLAB_OIDC_ISSUER: gitlab.url });
+      try {
+        const { wf, runId } = await dispatched(h, 'g');
+        const before = await tokenHashOf(h, runId);
+        const token = await gitlab.issueIdToken(
+          { aud: h.app.config.agentUrl, project_path: 'acme/shop', pipeline_id: String(wf.id) },
+          { now: h.clock.now() },
+        );
+        const r = await exchange(h, token);
+        assert.equal(r.status, 401, JSON.stringify(r.body));
+        assert.match(r.body.message, /unknown_run/);
+        assert.ok(gitlab.idTokenKeyReads > 0, "the token was checked with GitLab's keys first");
+        assert.equal(await tokenHashOf(h, runId), before);
+      } finally {
+        await h.close();
+        await gitlab.close();
       }
     });
 

@@ -113,7 +113,9 @@ export const RUN_OPS_ROUTES: readonly RouteDeclaration[] = [
       'For the `actions` runner (issue 35): the workflow fixloop dispatched sends the OIDC token its CI issued for the audience ' +
       "fixloop's agent URL. Its signature is checked against the issuer's published keys (FIXLOOP_ACTIONS_OIDC_ISSUER), and its " +
       "claims against the run: issuer, audience, time window, the Task's repository, the workflow run fixloop recorded for a run " +
-      'still queued or running, and the configured workflow file. Then a new run token is minted for that run, replacing the old ' +
+      'still queued or running, and the configured workflow file. On a gitlab Work, the job of the pipeline fixloop started sends ' +
+      'a GitLab CI ID token: keys from `<GITLAB_URL>/oauth/discovery/keys` (FIXLOOP_GITLAB_OIDC_ISSUER), `project_path` and ' +
+      '`pipeline_id` checked against the run. Then a new run token is minted for that run, replacing the old ' +
       'one, and returned once. No bearer token is taken: the identity token is the credential.',
     tag: 'run',
     security: [],

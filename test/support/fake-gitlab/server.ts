@@ -9,6 +9,8 @@ import { randomBytes, createHash } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as gl from './payloads.js';
+import { createPipeline, pipelineVariables, type FakePipelineVariable } from './ci-pipelines.js';
+import { fakeIdTokens, type IdTokenClaims } from './id-tokens.js';
 import {
   compareKey,
   createState,
@@ -107,6 +109,20 @@ export interface FakeGitLab {
   setCompare(path: string, from: string, to: string, diffs: GlCompareDiff[]): void;
   /** The next requests whose 'METHOD /path' (path with or without query) matches answer these statuses, one each. */
   failNext(pattern: RegExp, statuses: number[]): void;
+  /** Issue 35 item 6: the pipelines `POST /projects/:id/pipeline` created, oldest first, with their variables. */
+  createdPipelines(): Array<{
+    id: number;
+    path: string;
+    ref: string;
+    status: string;
+    variables: FakePipelineVariable[];
+  }>;
+  /** A pipeline's status moves (created, pending, running, manual, success, failed, canceled, skipped …). */
+  setPipelineStatus(path: string, pipelineId: number, status: string): void;
+  /** A CI ID token issued by this instance (issuer: `url`), as a job's `id_tokens:` holds it (id-tokens.ts). */
+  issueIdToken(claims: IdTokenClaims, opts?: { ttlSeconds?: number; now?: Date; stranger?: boolean }): Promise<string>;
+  /** How often its key set (`/oauth/discovery/keys`) was read. */
+  readonly idTokenKeyReads: number;
   close(): Promise<void>;
 }
 
@@ -658,6 +674,16 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     return { status: 200, list: list.map((x) => gl.pipelineBasic(web, p.path, x)) };
   });
 
+  // Issue 35 item 6: a pipeline started on a ref with variables (ci-pipelines.ts); Developer or more.
+  route('POST /projects/:id/pipeline', (ctx) => {
+    const p = resolveProject(ctx);
+    requireLevel(p, ctx.caller, 30);
+    return createPipeline(state, p, ctx.caller, ctx.input, {
+      iid: nextPipelineIid(p.id),
+      body: (pipeline) => pipelineBody(p, pipeline),
+    });
+  });
+
   route('GET /projects/:id/pipelines/:pipeline_id', (ctx) => {
     const p = resolveProject(ctx);
     return { status: 200, body: pipelineBody(p, resolvePipeline(ctx, p)) };
@@ -1065,10 +1091,20 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     return out;
   }
 
+  const idTokens = fakeIdTokens(() => web);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      // The instance as an OIDC issuer (id-tokens.ts): its key set and discovery, outside the API.
+      const oidcPath = new URL(req.url ?? '/', 'http://x').pathname;
+      if (req.method === 'GET' && (oidcPath === '/oauth/discovery/keys' || oidcPath.startsWith('/.well-known/'))) {
+        void idTokens.answer(oidcPath).then((a) => {
+          res.writeHead(a?.status ?? 404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(a?.body ?? { error: '404 Not Found' }));
+        });
+        return;
+      }
       const raw = Buffer.concat(chunks).toString('utf8');
       const entry: RecordedGitLabRequest = {
         method: req.method ?? 'GET',
@@ -1283,6 +1319,27 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
 
     failNext(pattern, statuses) {
       if (statuses.length > 0) faults.push({ pattern, statuses: [...statuses] });
+    },
+
+    createdPipelines() {
+      const vars = pipelineVariables(state);
+      return Object.values(state.pipelines)
+        .filter((x) => vars[x.id] !== undefined)
+        .sort((a, b) => a.id - b.id)
+        .map((x) => ({ id: x.id, path: pathOf(x.projectId), ref: x.ref, status: x.status, variables: vars[x.id]! }));
+    },
+
+    setPipelineStatus(path, pipelineId, status) {
+      const p = projectOrThrow(path);
+      const pipeline = state.pipelines[pipelineId];
+      if (pipeline === undefined || pipeline.projectId !== p.id)
+        throw new Error(`no pipeline ${pipelineId} in ${path}`);
+      setPipelineStatus(pipeline, status);
+    },
+
+    issueIdToken: (claims, tokenOpts) => idTokens.issue(claims, tokenOpts),
+    get idTokenKeyReads() {
+      return idTokens.jwksReads;
     },
 
     close() {
