@@ -60,11 +60,7 @@ function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHost
 }
 
 /** The delivery classified by the host that received it (decision 0060); null when the name is not its. */
-function classifyByHost(
-  host: ReturnType<IngestHosts['byId']>,
-  d: Delivery,
-  body: unknown,
-): Classification | null {
+function classifyByHost(host: ReturnType<IngestHosts['byId']>, d: Delivery, body: unknown): Classification | null {
   if (!host?.ownsEvent(d.eventName)) return null;
   return host.classify(d.eventName, body, d.deliveryId);
 }
