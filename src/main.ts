@@ -37,7 +37,7 @@ import { createWebhookRoutes } from './http/webhook.js';
 import { hostsFromConfig } from './wiring/hosts.js';
 import type { Host } from './app/hosts.js';
 import { githubSetupFromConfig } from './wiring/github-setup.js';
-import { providerOfRepository } from './wiring/provider-of-repository.js';
+import { changeLinksOf } from './wiring/change-links.js';
 import { failedJobLogReader } from './app/failed-job-log.js';
 import { createApi } from './http/api.js';
 import { sameSecret } from './http/auth.js';
@@ -179,7 +179,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     config.runner?.kind === 'mention' ? runApproverFrom(config.runner, config, hosts.registry, logger) : undefined;
   const fetchLog = jobLogReader(adapters.logFetch);
   const selves = new Map<string, Promise<string | null>>();
-  const hostOf = providerOfRepository(config.works);
+  const links = changeLinksOf(hosts.registry); // each change written and linked by its own host
   const wordsOf = (repository: string) => hosts.registry.hostOfRepository(repository).words;
   const selfLogin = async (repository?: string) => {
     if (!github) return null;
@@ -385,8 +385,8 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     sinkCount: config.notices.sinks.length,
     repositories: config.works.flatMap((w) => w.repositories.map((r) => r.name)),
     works: config.works, // issue 36: the Task page names the rule of its failing check
-    // Issue 19: a GitLab Task links to its merge request, a GitHub one to the configured GitHub host.
-    links: { githubUrl: config.notices.webUrl, gitlabUrl: config.gitlab.url, providerOf: hostOf },
+    // Issues 19, 34: a Task links to its change on its own host (a merge request on GITLAB_URL, …).
+    links,
     publicUrl: config.publicUrl,
     sessions: createDashboardSessions(db.kysely), // issue 31: sign-out ends the row on every replica
     proxyTrust: trustedHops,
@@ -437,7 +437,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
   // G1/P4: deliveries to the notice sinks, apart from ingest and evaluation (decision 0025).
   const outbox = createOutboxWorker({
     outbox: ledger,
-    sinks: noticeSinksFromConfig(config),
+    sinks: noticeSinksFromConfig(config, undefined, links),
     schedule: config.notices.retry,
     clock,
     random,

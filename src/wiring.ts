@@ -32,6 +32,8 @@ import type { NoticeSink } from './app/notice-sink-port.js';
 import { createSlackSink, createWebhookSink } from './sinks/http-sinks.js';
 import { createRerun, type RerunLedger, type RequestRerun } from './app/rerun.js';
 import { providerOfRepository } from './wiring/provider-of-repository.js';
+import { configuredChangeLinks } from './wiring/change-links.js';
+import type { ChangeLinks } from './core/change-link.js';
 import { gitlabWorkspaceTokensFrom } from './wiring/gitlab-workspace-token.js';
 
 /** The GitHub port fixloop's credentials describe: a token, or a GitHub App; null without either. */
@@ -279,10 +281,11 @@ export function scopedTokensFrom(github: GitHubConfig): ScopedTokens | null {
 export function noticeSinksFromConfig(
   config: Pick<Config, 'notices' | 'gitlab' | 'works'>,
   fetchImpl?: typeof fetch,
+  /** How each repository's change is linked (the host registry's, wiring/change-links.ts); default: the built-in hosts'. */
+  links: ChangeLinks = configuredChangeLinks(config),
 ): NoticeSink[] {
-  const { sinks, webUrl, timeoutMs } = config.notices;
-  // Issue 31: a GitLab project's notice links its merge request on GITLAB_URL, not a GitHub page.
-  const links = { githubUrl: webUrl, gitlabUrl: config.gitlab.url, providerOf: providerOfRepository(config.works) };
+  const { sinks, timeoutMs } = config.notices;
+  // Issues 31, 34: a notice links the change on its own host (a merge request on GITLAB_URL, …).
   return sinks.map((s) => {
     const base = { name: s.name, url: s.url, links, timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) };
     return s.kind === 'slack' ? createSlackSink(base) : createWebhookSink({ ...base, secret: s.secret });

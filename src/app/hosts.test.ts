@@ -11,6 +11,8 @@ function host(id: string, event: string): Host {
   return {
     id,
     words: { ...GITHUB_WORDS, name: id },
+    webUrl: `https://${id}.example.com`,
+    noWorkReason: `no_${id}_work`,
     webhook: { path: `/api/${id}/webhooks`, receiver: () => async () => undefined },
     ownsEvent: (name) => name === event,
     classify: () => ({ kind: 'ignored', reason: 'ping', identity: `${id}:ping`, repository: null }),

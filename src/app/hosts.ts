@@ -45,6 +45,17 @@ export interface Host {
   ownsEvent(eventName: string): boolean;
   /** A delivery's body as neutral events (ci.result, pr.changed, review.submitted, comment). */
   classify(eventName: string, body: unknown, deliveryId: string): Classification;
+  /**
+   * Its web address, under which a change's page is its words' `changePath` (core/change-link.ts):
+   * the dashboard and the notices sent to sinks link a change there.
+   */
+  webUrl: string;
+  /**
+   * Q1 (decisions 0032, 0076): the reason a delivery it sent is ignored with at the edge when it is
+   * about a repository that is not its Works' (core/route.ts hostMismatch). Stored in the decision
+   * log and said in the webhook's answer, so a host's value never changes once released.
+   */
+  noWorkReason: string;
   /** This host's half of the provider port; null when it is not configured (its repositories then read as 404). */
   port(): ProviderPort | null;
   /**
@@ -57,7 +68,7 @@ export interface Host {
 export interface HostRegistry {
   readonly hosts: readonly Host[];
   byId(id: string): Host | undefined;
-  /** The host a repository's Work names; a repository no Work names is the first host's (GitHub). */
+  /** The host a repository's Work names; a repository no Work names is the first host's (the default). */
   hostOfRepository(repository: string): Host;
   /** The receiver of a webhook path, or undefined for a path no host delivers to. */
   byWebhookPath(path: string): Host | undefined;

@@ -1,10 +1,9 @@
 // Ingest a verified delivery (SPEC A1–A4): classify it, then commit its event and decision row
 // together with every other delivery that arrived in the same turn or while the previous commit was
 // in flight (group commit, decision 0005). The promise a caller awaits resolves only after that
-// commit: a 2xx to GitHub always means stored.
+// commit: a 2xx to the host always means stored.
 import type { Classification } from '../core/neutral-events.js';
 import { hostMismatch } from '../core/route.js';
-import type { HostMismatchReason } from '../core/reasons.js';
 import type { Work } from '../core/types.js';
 import type { Logger } from './ports.js';
 import type { DeliveryLog, DecisionInput, IncomingDelivery, StoreResult } from './ledger-port.js';
@@ -25,7 +24,7 @@ export interface Delivery {
 type Reading =
   | { kind: 'malformed'; detail: string }
   | Classification
-  | { kind: 'ignored'; reason: HostMismatchReason; identity: string; repository: string };
+  | { kind: 'ignored'; reason: string; identity: string; repository: string };
 
 /** What ingest asks of the code hosts (app/hosts.ts's registry): the receiving host's classification. */
 export interface IngestHosts {
@@ -35,6 +34,8 @@ export interface IngestHosts {
     | {
         ownsEvent(eventName: string): boolean;
         classify(eventName: string, body: unknown, deliveryId: string): Classification;
+        /** Q1: the reason a delivery it sent is ignored with, about a repository not its Works'. */
+        noWorkReason: string;
       }
     | undefined;
 }
@@ -48,19 +49,18 @@ function read(d: Delivery, works: readonly Work[] | undefined, hosts: IngestHost
   }
   const defaultHost = hosts.hosts[0]?.id ?? '';
   const provider = d.provider ?? defaultHost;
-  // Each receiver classifies only its own host's events: a GitLab name on the GitHub route is unknown.
-  const c = classifyByHost(hosts, provider, d, body);
-  if (c === null) return { kind: 'unknown_event' };
+  // Each receiver classifies only its own host's events: another host's event name on its route is unknown.
+  const host = hosts.byId(provider);
+  const c = classifyByHost(host, d, body);
+  if (c === null || host === undefined) return { kind: 'unknown_event' };
   const about = c.kind === 'event' ? c.event : c.kind === 'dropped' ? c : null;
-  const mismatch = about && works ? hostMismatch(works, about.repository, provider, defaultHost) : null;
-  return mismatch && about
-    ? { kind: 'ignored', reason: mismatch, identity: about.identity, repository: about.repository }
+  return about && works && hostMismatch(works, about.repository, provider, defaultHost)
+    ? { kind: 'ignored', reason: host.noWorkReason, identity: about.identity, repository: about.repository }
     : c;
 }
 
 /** The delivery classified by the host that received it (decision 0060); null when the name is not its. */
-function classifyByHost(hosts: IngestHosts, provider: string, d: Delivery, body: unknown): Classification | null {
-  const host = hosts.byId(provider);
+function classifyByHost(host: ReturnType<IngestHosts['byId']>, d: Delivery, body: unknown): Classification | null {
   if (!host?.ownsEvent(d.eventName)) return null;
   return host.classify(d.eventName, body, d.deliveryId);
 }
@@ -129,7 +129,7 @@ export function createIngestor(deps: {
         );
       results = await (deps.decisions ? deps.decisions.carry(store) : store([], []));
     } catch (err) {
-      // Nothing was committed: every caller in the batch answers 5xx so GitHub may redeliver.
+      // Nothing was committed: every caller in the batch answers 5xx so the host may redeliver.
       deps.logger.error({ err, size: batch.length }, 'group commit failed');
       for (const p of batch) p.reject(err);
       return;

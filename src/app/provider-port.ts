@@ -1,11 +1,12 @@
 // The part of a code host fixloop reads and writes, declared by the use-cases that need it (poll,
-// green gate, pr checks, hand-off), in GitHub's vocabulary: a pull request, check runs, commit
-// statuses, issue comments, reviews. Two adapters implement it side by side: src/github/ (Octokit)
-// and src/gitlab/ (gitbeaker), which maps a merge request, its pipeline's jobs, notes and reviewer
-// states onto the same records; app/providers.ts routes each repository to its Work's provider.
-// Tests use real fake servers behind the same adapters. SPEC B4, E1–E4, J1–J2, K5, K8, Q1.
+// green gate, pr checks, hand-off), in one vocabulary whatever the host: a change under review
+// ("pull request"), check runs, commit statuses, comments, reviews. Each host's folder implements
+// its half and maps its own records onto these (its to-port.ts says how); app/providers.ts routes
+// each repository to its Work's host. Tests use real fake servers behind the same adapters.
+// SPEC B4, E1–E4, J1–J2, K5, K8, Q1.
 
 import type { LabelActor, RepositoryPermission } from '../core/standing.js';
+import { CI_JOB_APPS as DEFAULT_CI_JOB_APPS, DEFAULT_HOST } from '../hosts/defaults.js';
 
 export interface PullRequestInfo {
   repository: string; // owner/name, lower-case
@@ -35,14 +36,14 @@ export interface CheckRunInfo {
   completedAt: string | null;
   detailsUrl: string | null;
   /**
-   * The GitHub App that ran it ("github-actions" for Actions jobs, whose job id is the check run id);
-   * "gitlab-ci" for a GitLab pipeline's job (its id is the job id).
+   * The app that ran it, as the host names it; for a CI job with a readable log (CI_JOB_APPS) the
+   * run's id is the job's id.
    */
   appSlug: string | null;
   outputTitle: string | null;
   outputSummary: string | null;
   /**
-   * What a run that is not red really was, when the host says (a GitLab job allowed to fail: "failed,
+   * What a run that is not red really was, when the host says (a job allowed to fail: "failed,
    * allowed to fail"; skipped), shown by pr checks; absent for a run that simply passed.
    */
   passedAs?: string;
@@ -84,19 +85,19 @@ export interface ReviewInfo {
   commitId: string | null;
 }
 
-/** One file of a comparison (SPEC K3, K4): what a push changed, as GitHub's compare lists it. */
+/** One file of a comparison (SPEC K3, K4): what a push changed, as the host's comparison lists it. */
 export interface ComparedFile {
   /** The path after the change. */
   path: string;
-  /** GitHub's `copied` is reported as `added` (a new file), `changed`/`unchanged` as `modified`. */
+  /** A host's other kinds map onto these (a copy is `added`, a file changed in mode only `modified`). */
   status: 'added' | 'modified' | 'removed' | 'renamed';
-  /** The file's unified-diff hunks; null for binary files and diffs too large for GitHub to show. */
+  /** The file's unified-diff hunks; null for binary files and diffs too large for the host to show. */
   patch: string | null;
   /** For a rename or a copy: the path it came from. */
   previousPath?: string;
-  /** The blob SHA GitHub names for the file (tells two binary or patch-less changes apart); null when none. */
+  /** The blob SHA the host names for the file (tells two binary or patch-less changes apart); null when none. */
   blobSha: string | null;
-  /** Lines added and removed, where the host counts them (GitHub does, even without a patch); else read from the patch. */
+  /** Lines added and removed, where the host counts them (even without a patch); else read from the patch. */
   additions?: number;
   deletions?: number;
 }
@@ -109,7 +110,7 @@ export interface ReviewComment {
 
 export interface Comparison {
   files: ComparedFile[];
-  /** GitHub lists at most 300 files of a comparison: true when the list is at that cap (some may be missing). */
+  /** True when the host cut the list of files short at its cap (some may be missing). */
   truncated: boolean;
 }
 
@@ -132,7 +133,7 @@ export interface PullRequestReading {
   statuses: CommitStatusInfo[];
 }
 
-/** The rate limit of one of GitHub's resources (core, graphql, …) as its last answer said. */
+/** The rate limit of one of the host's resources (e.g. its REST and GraphQL APIs) as its last answer said. */
 export interface RateLimitState {
   resource: string;
   remaining: number;
@@ -141,10 +142,10 @@ export interface RateLimitState {
 }
 
 /**
- * The name of the default host (the registry's first, GitHub), said where no host is known: an error
- * raised without its host, and a request that finds no host port configured at all.
+ * The name of the default host (the registry's first; src/hosts/defaults.ts), said where no host is
+ * known: an error raised without its host, and a request that finds no host port configured at all.
  */
-export const DEFAULT_HOST_NAME = 'GitHub';
+export const DEFAULT_HOST_NAME: string = DEFAULT_HOST.name;
 
 /** A code host's answer fixloop can act on: its status, and whether trying again later may help. */
 export class ProviderError extends Error {
@@ -152,21 +153,23 @@ export class ProviderError extends Error {
     readonly status: number,
     message: string,
     readonly retryable: boolean,
-    /** The id of the host that answered (a Work's `provider`). */
-    readonly provider: string = 'github',
+    /** The id of the host that answered (a Work's `provider`); absent: the default host's. */
+    readonly provider: string = DEFAULT_HOST.id,
+    /** The host's name as people know it (its words' `name`); absent: the default host's. */
+    private readonly hostName?: string,
   ) {
     super(message);
     this.name = 'ProviderError';
   }
 
-  /** The host's name as a person reads it ("GitHub answered 404 …"). */
+  /** The host's name as a person reads it ("<host> answered 404 …"). */
   get host(): string {
-    return this.provider === 'gitlab' ? 'GitLab' : DEFAULT_HOST_NAME;
+    return this.hostName ?? DEFAULT_HOST_NAME;
   }
 }
 
-/** The apps whose check runs are CI jobs with a readable log: GitHub Actions, and GitLab CI's jobs. */
-export const CI_JOB_APPS: readonly string[] = ['github-actions', 'gitlab-ci'];
+/** The apps whose check runs are CI jobs with a readable log (src/hosts/defaults.ts). */
+export const CI_JOB_APPS: readonly string[] = DEFAULT_CI_JOB_APPS;
 
 export interface ProviderPort {
   getPullRequest(repository: string, number: number): Promise<PullRequestInfo>;
@@ -179,8 +182,8 @@ export interface ProviderPort {
   /** The signed URL the jobs-logs endpoint redirects to (302 Location); never followed with credentials. */
   jobLogUrl(repository: string, jobId: number): Promise<string>;
   /**
-   * J2 where the host serves a job's log itself (GitLab's job trace, read with the API token): the
-   * tail under the same bounds as a signed URL's. null (or absent): read it through jobLogUrl.
+   * J2 where the host serves a job's log itself (read with the API token): the tail under the same
+   * bounds as a signed URL's. null (or absent): read it through jobLogUrl.
    */
   readJobLog?(
     repository: string,
@@ -188,15 +191,15 @@ export interface ProviderPort {
     opts: { lines: number },
   ): Promise<{ text: string; truncated: boolean } | null>;
   /**
-   * F1/F2 where webhooks carry no author association (GitLab): the login's standing with the
-   * repository, in GitHub's association words (GitLab: Owner → OWNER, Maintainer → MEMBER,
-   * Developer → COLLABORATOR, less → NONE); null when it cannot be read.
+   * F1/F2 where webhooks carry no author association: the login's standing with the repository, in
+   * the association words OWNER, MEMBER, COLLABORATOR, NONE (the adapter maps its host's roles onto
+   * them); null when it cannot be read.
    */
   authorAssociation?(repository: string, login: string): Promise<string | null>;
   /**
-   * F1/F2 on GitHub (decision 0042): the login's role on the repository, from the collaborator-
-   * permission endpoint (kept briefly by the adapter); `none` when they are no collaborator (404).
-   * Throws (a ProviderError) when it cannot be read: a 5xx, the network, a 403 to fixloop itself.
+   * F1/F2 (decision 0042): the login's role on the repository, as the host reports it (kept briefly
+   * by the adapter); `none` when they have none (404). Throws (a ProviderError) when it cannot be
+   * read: a 5xx, the network, a 403 to fixloop itself.
    */
   repositoryPermission?(repository: string, login: string): Promise<RepositoryPermission>;
   /**
@@ -205,16 +208,15 @@ export interface ProviderPort {
    */
   labelActor?(repository: string, number: number, label: string): Promise<LabelActor | null>;
   /**
-   * The workflow run an Actions job belongs to (an Actions check run's id is its job id), from the
-   * jobs API; a 404 (ProviderError) when the check run is no Actions job (issue 17).
+   * The workflow run a CI job belongs to (a CI job's check run id is its job id); a 404
+   * (ProviderError) when the check run is no CI job (issue 17).
    */
   workflowRunOfJob(repository: string, jobId: number): Promise<number>;
-  /** Re-runs the failed jobs of a completed workflow run (needs `actions: write`; issue 17). */
+  /** Re-runs the failed jobs of a completed workflow run (the token needs the right to; issue 17). */
   rerunFailedJobs(repository: string, runId: number): Promise<void>;
   /**
-   * Issue 36: brings the pull request's branch up to date with its base, no model run — GitHub's
-   * update-branch (merges the base in, refused 422 when the head is no longer `expectedHeadSha`), GitLab's
-   * rebase (refused when the merge request's head moved). Absent: the host offers none to fixloop.
+   * Issue 36: brings the pull request's branch up to date with its base, no model run, refused when
+   * the head is no longer `expectedHeadSha`. Absent: the host offers none to fixloop.
    */
   updateBranch?(repository: string, number: number, expectedHeadSha: string): Promise<void>;
   /**
@@ -228,7 +230,7 @@ export interface ProviderPort {
   removeLabel(repository: string, number: number, label: string): Promise<void>;
   listIssueComments(repository: string, number: number): Promise<IssueCommentInfo[]>;
   createIssueComment(repository: string, number: number, body: string): Promise<IssueCommentInfo>;
-  /** Edits one of fixloop's own comments on the pull request (GitLab addresses a note through its merge request). */
+  /** Edits one of fixloop's own comments on the pull request. */
   updateIssueComment(repository: string, number: number, commentId: number, body: string): Promise<IssueCommentInfo>;
   listReviews(repository: string, number: number): Promise<ReviewInfo[]>;
   /**
@@ -239,13 +241,13 @@ export interface ProviderPort {
   /** The files changed from `base` to `head` (three-dot: from their merge base), as one comparison. */
   compareCommits(repository: string, base: string, head: string): Promise<Comparison>;
   /**
-   * N3: many pull requests of one repository in one GraphQL query, by number; a pull request the
-   * answer lacks (not found) is absent from the map. Optional: without it the poll reads by REST.
+   * N3: many pull requests of one repository in one bulk read, by number; a pull request the
+   * answer lacks (not found) is absent from the map. Optional: without it the poll reads one by one.
    */
   glancePullRequests?(repository: string, numbers: number[]): Promise<Map<number, PullRequestGlance>>;
   /** N3: as glancePullRequests, with each head's check runs and statuses; one that did not fit is absent. */
   readPullRequests?(repository: string, numbers: number[]): Promise<Map<number, PullRequestReading>>;
-  /** What GitHub's answers last said of each rate limit (x-ratelimit-*). */
+  /** What the host's answers last said of each rate limit. */
   rateLimits?(): RateLimitState[];
   /** The login fixloop acts as on the repository's host (its own identity never rings a doorbell, F2). */
   selfLogin(repository?: string): Promise<string | null>;

@@ -37,7 +37,7 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
   const portFor = (repository: string): ProviderPort => {
     const host = hostOf(repository);
     if (host.port === null)
-      throw new ProviderError(404, `${repository}: no ${host.name} access is configured`, false, host.id);
+      throw new ProviderError(404, `${repository}: no ${host.name} access is configured`, false, host.id, host.name);
     return host.port;
   };
 

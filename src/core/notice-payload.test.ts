@@ -3,14 +3,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { idempotencyKey, pullRequestUrl, slackMessage, webhookBody } from './notice-payload.js';
 import type { Notice } from './types.js';
-import { GITHUB_LINKS, type ChangeLinks } from './change-link.js';
+import type { ChangeLinks } from './change-link.js';
+import { builtInChangeLinks, GITHUB_LINKS } from '../wiring/change-links.js';
 
 /** acme/shop on GitHub, acme/platform/shop on a self-managed GitLab (issue 31). */
-const links = (githubUrl: string): ChangeLinks => ({
-  githubUrl,
-  gitlabUrl: 'https://gitlab.example.com/',
-  providerOf: (repository) => (repository === 'acme/platform/shop' ? 'gitlab' : 'github'),
-});
+const links = (githubUrl: string): ChangeLinks =>
+  builtInChangeLinks({
+    githubUrl,
+    gitlabUrl: 'https://gitlab.example.com/',
+    providerOf: (repository) => (repository === 'acme/platform/shop' ? 'gitlab' : 'github'),
+  });
 
 const notice: Notice = {
   id: 41,

@@ -1,12 +1,12 @@
 // What a notice sink is sent (SPEC G1, P4): a Slack incoming-webhook message for people, and the
 // JSON body of a signed webhook for machines. Pure: the notice and where its change lives in, the
-// body out; the sink adapters (src/sinks/) only POST it. The link is the change's on its own host: a
-// GitHub pull request, or a GitLab merge request (change-link.ts, the dashboard's one copy; issue 31).
+// body out; the sink adapters (src/sinks/) only POST it. The link is the change's on its own host,
+// written and linked as that host does (change-link.ts, the dashboard's one copy; issues 31, 34).
 import { changeRef, type ChangeLinks } from './change-link.js';
 import { STOP_WHY } from './notice.js';
 import type { Notice } from './types.js';
 
-/** The change's page: the pull request on GitHub's web host, or the merge request on GITLAB_URL. */
+/** The change's page on its host's web address. */
 export function pullRequestUrl(links: ChangeLinks, n: Pick<Notice, 'repository' | 'pullRequest'>): string {
   return changeRef(links, n.repository, n.pullRequest).url;
 }
@@ -23,7 +23,7 @@ export interface SlackMessage {
 
 /** `text` is the fallback (notifications, screen readers); the blocks say the same, with the link. */
 export function slackMessage(n: Notice, links: ChangeLinks): SlackMessage {
-  // `owner/repo#7` for a pull request, `group/project!7` for a merge request.
+  // The change as its host writes it: `owner/repo#7`, `group/project!7`, ….
   const { label: pr, url } = changeRef(links, n.repository, n.pullRequest);
   const why = STOP_WHY[n.reason];
   const head = n.headSha ? n.headSha.slice(0, 12) : 'unknown';

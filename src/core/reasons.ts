@@ -17,7 +17,7 @@ export const OUTCOMES = [
   'noticed', // the one Inbox notice was filed (G1)
   'failed', // dispatch or evaluation failed; nothing further was sent
   'acted', // a person acted from the dashboard or the API (M4, H1); the reason is one of PERSON_ACTIONS
-  'rerun', // the head's failed jobs were re-run through GitHub, or GitHub refused; the reason is one of RERUN_REASONS
+  'rerun', // the head's failed jobs were re-run through the host, or the host refused; the reason is one of RERUN_REASONS
   'reopened', // T3: the approval an `approval_required` stop waited for was given (a completed result on its head)
   'updated', // issue 36: fixloop updated a branch behind its base through the host (no model run); the reason is one of BRANCH_UPDATE_REASONS
   'requeued', // issue 36: a fixed head was put back in the merge queue, or the host refused; the reason says which
@@ -26,15 +26,15 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 /** What became of a re-run of a head's failed jobs (app/rerun.ts): the reason of a `rerun` decision row. */
 export const RERUN_REASONS = [
-  'rerun_requested', // GitHub accepted rerun-failed-jobs for every workflow run asked
-  'rerun_refused', // not re-run: GitHub refused (403: no actions: write; not an Actions job), or the job was unreadable
-  'rerun_unconfirmed', // no answer, or a 5xx, to the request: GitHub may have started it, so it is never sent again
+  'rerun_requested', // the host accepted the re-run of the failed jobs for every workflow run asked
+  'rerun_refused', // not re-run: the host refused (403: the token may not re-run; not a CI job), or the job was unreadable
+  'rerun_unconfirmed', // no answer, or a 5xx, to the request: the host may have started it, so it is never sent again
 ] as const;
 export type RerunReason = (typeof RERUN_REASONS)[number];
 
 /** What became of fixloop's update of a branch behind its base (app/gate/branch.ts): the reason of an `updated` row. */
 export const BRANCH_UPDATE_REASONS = [
-  'branch_updated', // the host accepted the update (GitHub's update-branch, GitLab's rebase): a new head follows
+  'branch_updated', // the host accepted the update (a merge of the base, or a rebase, as the host does it): a new head follows
   'branch_update_refused', // the host refused it (the head moved meanwhile, no permission, a conflict after all); a person or the next head decides
   'branch_update_unavailable', // the repository's host offers no branch update to fixloop (or no host access is configured)
 ] as const;
@@ -89,7 +89,7 @@ export const REFUSALS = [
   // F1/F2 standing (core/standing.ts): who may steer. A review's, or a stored rejection's, author…
   'author_without_standing', // …is a person whose association the Work does not trust, or whose permission on the repository is below its minimum
   'bot_lookalike', // …is not of type Bot but carries an allow-listed bot's login
-  'standing_unreadable', // …is a person whose permission (GitHub) or access level (GitLab) the host could not say; a kept review is asked again on the next poll
+  'standing_unreadable', // …is a person whose permission or access level the host could not say; a kept review is asked again on the next poll
   // …and the same for a comment's author, and for the row a comment rings for.
   'doorbell_author_without_standing',
   'doorbell_bot_lookalike',
@@ -113,7 +113,7 @@ export type Refusal = (typeof REFUSALS)[number];
 export const RERUN_FALLBACKS = [
   'rerun_unavailable', // no re-run mechanism, or no check run to re-run
   'rerun_budget_spent', // the head's re-run budget is used, or configured 0
-  'rerun_refused', // GitHub refused the re-run (e.g. 403 without `actions: write`)
+  'rerun_refused', // the host refused the re-run (e.g. 403: the token may not re-run jobs)
 ] as const;
 export type RerunFallback = (typeof RERUN_FALLBACKS)[number];
 
@@ -143,21 +143,10 @@ export const EDGE_REASONS = [
   'installation',
   'not_actionable_event',
   'own_status', // M4: fixloop's own `fixloop` commit status
-  'no_gitlab_work', // Q1: a GitLab delivery for a project no gitlab Work lists (decision 0032)
-  'no_github_work', // Q1: a GitHub delivery for a repository a gitlab Work lists
 ] as const;
-
-/**
- * Q1's two edge reasons for a delivery from the wrong host (core/route.ts hostMismatch), by what
- * happened; their stored values keep the names they had when GitHub and GitLab were the only hosts.
- */
-export const HOST_MISMATCH_REASONS = {
-  /** From a host other than the default (GitLab, a third) for a repository no Work of that host lists. */
-  noWorkOfItsHost: 'no_gitlab_work',
-  /** From the default host (GitHub) for a repository another host's Work lists. */
-  heldByAnotherHost: 'no_github_work',
-} as const satisfies Record<string, (typeof EDGE_REASONS)[number]>;
-export type HostMismatchReason = (typeof HOST_MISMATCH_REASONS)[keyof typeof HOST_MISMATCH_REASONS];
+// Q1 (decisions 0032, 0076): a delivery from a host about a repository that is not its Works' is
+// ignored at the edge (core/route.ts hostMismatch) with the receiving host's own reason, which its
+// folder defines (`Host.noWorkReason`, app/hosts.ts): stored values that never change.
 
 /**
  * Why a K guard stops the loop (K3, K4, K6, K9). K7 (one attempt in flight) is a refusal, not a

@@ -1,6 +1,5 @@
 // Route a repository to the Work that holds it, from fixloop's own configuration (SPEC A5, A6).
 // Nothing in a webhook body chooses an account: only the repository name is looked up.
-import { HOST_MISMATCH_REASONS, type HostMismatchReason } from './reasons.js';
 import type { Work } from './types.js';
 
 export type Route =
@@ -21,11 +20,12 @@ export function routeRepository(works: readonly Work[], repository: string): Rou
 }
 
 /**
- * Q1 (decisions 0032, 0060): a delivery is for a Work of its own host. A delivery from a host other
- * than the default whose repository no Work of that host lists is ignored at the edge, so it never
- * reaches a Work of the same name on another host; a delivery from the default host (a Work with no
- * `provider`) for a repository another host's Work lists is ignored likewise. Any other delivery from
- * the default host goes on to the gate, which routes it as before (A5).
+ * Q1 (decisions 0032, 0060, 0076): a delivery is for a Work of its own host. A delivery from a host
+ * other than the default whose repository no Work of that host lists is ignored at the edge, so it
+ * never reaches a Work of the same name on another host; a delivery from the default host (a Work
+ * with no `provider`) for a repository another host's Work lists is ignored likewise. Any other
+ * delivery from the default host goes on to the gate, which routes it as before (A5). True when the
+ * delivery is to be ignored; the reason recorded is the receiving host's own (`Host.noWorkReason`).
  */
 export function hostMismatch(
   works: readonly Work[],
@@ -34,12 +34,12 @@ export function hostMismatch(
   provider: string,
   /** The id of the default host: a Work naming no host is its. */
   defaultHost: string,
-): HostMismatchReason | null {
+): boolean {
   const name = repository.toLowerCase();
   const holder = works.find((w) => w.repositories.some((r) => r.name.toLowerCase() === name));
   const held = holder?.provider ?? defaultHost;
-  if (provider !== defaultHost) return holder && held === provider ? null : HOST_MISMATCH_REASONS.noWorkOfItsHost;
-  return holder && held !== defaultHost ? HOST_MISMATCH_REASONS.heldByAnotherHost : null;
+  if (provider !== defaultHost) return !(holder && held === provider);
+  return holder !== undefined && held !== defaultHost;
 }
 
 /** The config key a Work's repositories go under (src/config/schema.ts), named in refusals. */

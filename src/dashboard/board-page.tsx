@@ -5,7 +5,8 @@ import type { BoardFilter, BoardRow, BoardSummary } from '../app/ledger-port.js'
 import { LOOP_STATES, LOOP_STATE_WORDS } from '../core/loop-state.js';
 import { TASK_STATES } from '../core/types.js';
 import { DEFAULT_MAX_GRANTS, grantAllowance, grantWords } from '../core/grant-cap.js';
-import { changeRef, GITHUB_LINKS } from '../core/change-link.js';
+import { changeRef } from '../core/change-link.js';
+import { GITHUB_LINKS } from '../wiring/change-links.js';
 import type { PageContext, Onboarding } from './page-context.js';
 import { When, money, Dot, External } from './shown-as.js';
 import { Layout } from './layout.js';
@@ -26,7 +27,7 @@ export function boardPage(
 ) {
   const links = page.links ?? GITHUB_LINKS;
   // Q1: a board that lists merge requests says so in its header.
-  const anyGitLab = rows.some((r) => links.providerOf(r.repository) === 'gitlab');
+  const anyGitLab = rows.some((r) => links.hostOf(r.repository).id === 'gitlab');
   const query = (extra: Record<string, string>) =>
     new URLSearchParams(
       Object.entries({
@@ -122,7 +123,7 @@ export function boardPage(
           <tbody>
             {rows.map((r) => {
               const ref = changeRef(links, r.repository, r.pullRequest);
-              const host = links.providerOf(r.repository) === 'gitlab' ? 'GitLab' : 'GitHub';
+              const host = links.hostOf(r.repository).words.name;
               return (
                 <tr data-task={String(r.id)} data-loop={r.loopState} class={`row-${r.loopState}`}>
                   <td class="pr" data-label={anyGitLab ? 'Pull or merge request' : 'Pull request'}>

@@ -2,7 +2,8 @@
 // deliveries a sink never took.
 import type { BaseRed, InboxRow, OutboxDelivery } from '../app/ledger-port.js';
 import { STOP_WHY } from '../core/notice.js';
-import { changeRef, GITHUB_LINKS } from '../core/change-link.js';
+import { changeRef } from '../core/change-link.js';
+import { GITHUB_LINKS } from '../wiring/change-links.js';
 import type { PageContext } from './page-context.js';
 import { When } from './shown-as.js';
 import { Layout, Action } from './layout.js';

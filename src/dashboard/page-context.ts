@@ -11,7 +11,7 @@ export interface PageContext {
   /** V4: the configured cap on a person's grants of one more attempt per Task; default 3. */
   maxGrants?: number;
   costCeiling: number | null;
-  /** How a Task's pull or merge request is named and linked; default GITHUB_LINKS. */
+  /** How a Task's change is written and linked, by its host; default GITHUB_LINKS (wiring/change-links.ts). */
   links?: ChangeLinks;
   /** Issue 32: what an empty board tells a new install to do next (absent: the steps without the state). */
   onboarding?: Onboarding;

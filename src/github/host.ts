@@ -17,6 +17,15 @@ export const WEBHOOK_PATH = '/api/github/webhooks';
 /** K4: GitHub Actions' workflows and its local actions (core/path-policy.ts). */
 export const GITHUB_CI_FILES: readonly string[] = ['.github/workflows/**', '.github/actions/**'];
 
+/**
+ * Q1 (decision 0032): a GitHub delivery about a repository another host's Work lists is ignored with
+ * this reason. A stored value, documented in docs/configuration.md: never renamed (decision 0076).
+ */
+export const NO_GITHUB_WORK = 'no_github_work';
+
+/** github.com: where a pull request's page is when no other web address is configured. */
+export const GITHUB_WEB_URL = 'https://github.com';
+
 export interface GitHubHostOptions {
   /** WEBHOOK_SECRET's entries; none yet: the receiver answers 503 and points at /setup (decision 0050). */
   secrets: readonly string[];
@@ -24,12 +33,16 @@ export interface GitHubHostOptions {
   setupUrl: string;
   /** GitHub's half of the provider port; null when GitHub access is not configured. */
   port: ProviderPort | null;
+  /** The web address pull requests are linked at (GHE_HOST's, or github.com: config.notices.webUrl). */
+  webUrl?: string;
 }
 
 export function githubHost(o: GitHubHostOptions): Host {
   return {
     id: 'github',
     words: GITHUB_WORDS,
+    webUrl: o.webUrl ?? GITHUB_WEB_URL,
+    noWorkReason: NO_GITHUB_WORK,
     webhook: {
       path: WEBHOOK_PATH,
       receiver: (deps) =>

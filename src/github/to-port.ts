@@ -2,6 +2,14 @@
 // repository names lower-cased (GitHub treats them case-insensitively, fixloop compares them);
 // names, refs, logins and bodies cleaned of control and bidirectional characters (issue 31).
 // SPEC B4, E1, F1–F2, J1, K3–K4, K8.
+// What GitHub's half of the provider port (app/provider-port.ts) means in GitHub's terms:
+// - A check run of the `github-actions` app is an Actions job: its id is the job id, whose log
+//   jobLogUrl signs and workflowRunOfJob / rerunFailedJobs re-run (`actions: write`).
+// - A comparison is the compare API's: `copied` reads as `added`, `changed`/`unchanged` as
+//   `modified`; a patch is null where GitHub shows none; at most 300 files (then `truncated`).
+// - repositoryPermission is the collaborator-permission endpoint (decision 0042); updateBranch is
+//   update-branch (merges the base in, 422 when the head moved); the bulk reads are one GraphQL
+//   query (graphql-poll.ts); rate limits are the x-ratelimit-* headers, per resource.
 import type {
   CheckRunInfo,
   CommitStatusInfo,

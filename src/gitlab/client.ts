@@ -24,6 +24,7 @@ import { isOwnStatusContext } from '../core/commit-status.js';
 import { GitLabHttpError, statusOf, toProviderError } from './errors.js';
 import { memoryGitLabEtagStore, type GitLabEtagStore } from './etag-store.js';
 import { readJobTrace } from './job-trace.js';
+import { GITLAB_WORDS } from './words.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
   associationOf,
@@ -265,6 +266,7 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
         `${projectPath(repository)} job ${jobId}: GitLab serves the job trace itself (readJobLog), there is no log URL`,
         false,
         'gitlab',
+        GITLAB_WORDS.name,
       );
     },
 

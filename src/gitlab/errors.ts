@@ -1,8 +1,9 @@
 // What GitLab refuses, typed once at the edge: the requester throws GitLabHttpError (an answer) or
 // GitLabNetworkError (none, or too late), and every port method maps them to the port's
-// ProviderError with provider 'gitlab': the status, a message naming the call but never a header
-// (the token), and whether trying again later may help (5xx, 429, no answer). SPEC E4.
+// ProviderError with provider 'gitlab' and GitLab's name: the status, a message naming the call but
+// never a header (the token), and whether trying again later may help (5xx, 429, no answer). SPEC E4.
 import { ProviderError } from '../app/provider-port.js';
+import { GITLAB_WORDS } from './words.js';
 
 /** GitLab answered with a status other than 2xx. */
 export class GitLabHttpError extends Error {
@@ -48,11 +49,17 @@ export function toProviderError(err: unknown, what: string): unknown {
   if (err instanceof GitLabHttpError) {
     // GitLab's own messages often start with the status ("404 Project Not Found"): said once.
     const said = err.message.startsWith(`${err.status} `) ? err.message : `${err.status} ${err.message}`;
-    return new ProviderError(err.status, `${what}: ${said}`, isRetryableStatus(err.status), 'gitlab');
+    return new ProviderError(
+      err.status,
+      `${what}: ${said}`,
+      isRetryableStatus(err.status),
+      'gitlab',
+      GITLAB_WORDS.name,
+    );
   }
   if (err instanceof GitLabNetworkError)
     // As Octokit reports a request without an answer: a 500, worth trying again later.
-    return new ProviderError(err.timedOut ? 504 : 500, `${what}: ${err.message}`, true, 'gitlab');
+    return new ProviderError(err.timedOut ? 504 : 500, `${what}: ${err.message}`, true, 'gitlab', GITLAB_WORDS.name);
   return err;
 }
 

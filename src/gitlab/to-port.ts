@@ -11,6 +11,11 @@
 // - Reviews are the reviewers' states: GitLab keeps one current state per reviewer, not a history.
 // - Standing (author association) is the member's access level, inherited from groups included.
 // - Names, refs, usernames and bodies are cleaned of control and bidirectional characters (issue 31).
+// And what the port's optional methods mean on GitLab (client.ts): a job's log is its trace, read
+// with the API token (readJobLog; there is no signed jobLogUrl); authorAssociation is the member's
+// access level in the port's words (Owner → OWNER, Maintainer → MEMBER, Developer → COLLABORATOR,
+// less → NONE), since GitLab's hooks carry none; updateBranch is the merge request's rebase (refused
+// when its head moved); a comment is edited as a note through its merge request.
 import type {
   CheckRunInfo,
   CommitStatusInfo,

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { createSlackSink, createWebhookSink } from './http-sinks.js';
 import type { Notice } from '../core/types.js';
 import { closeServer, listenLoopback } from '../../test/support/loopback.js';
-import { GITHUB_LINKS } from '../core/change-link.js';
+import { GITHUB_LINKS } from '../wiring/change-links.js';
 
 const notice: Notice = {
   id: 3,

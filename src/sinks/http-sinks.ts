@@ -11,7 +11,7 @@ export interface HttpSinkOptions {
   name: string;
   /** https, or http only for a loopback host (checked here too, not only in the config). */
   url: string;
-  /** Where each repository's changes live on the web (GitHub's web origin, GITLAB_URL), for the link. */
+  /** Where each repository's changes live on the web, by its host (core/change-link.ts), for the link. */
   links: ChangeLinks;
   timeoutMs: number;
   fetch?: typeof fetch;

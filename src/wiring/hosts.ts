@@ -39,11 +39,13 @@ export function hostsFromConfig(
           adapters.github !== undefined
             ? adapters.github
             : githubFromConfig(config, deps.logger, deps.observeGitHub, deps.etags),
+        webUrl: config.notices.webUrl,
       }),
       gitlabHost({
         secrets: config.gitlabWebhookSecrets,
         signingTokens: config.gitlabWebhookSigningTokens,
         port: adapters.gitlab !== undefined ? adapters.gitlab : gitlabFromConfig(config, deps.logger, deps.etags),
+        webUrl: config.gitlab.url,
       }),
       ...(adapters.hosts ?? []),
     ],

@@ -5,14 +5,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BoardRow, InboxRow } from '../../src/app/ledger-port.js';
 import { providerOfRepository } from '../../src/wiring/provider-of-repository.js';
-import { changeRef, GITHUB_LINKS, type ChangeLinks } from '../../src/core/change-link.js';
+import { changeRef, type ChangeLinks } from '../../src/core/change-link.js';
+import { builtInChangeLinks, GITHUB_LINKS } from '../../src/wiring/change-links.js';
 import { boardPage } from '../../src/dashboard/board-page.js';
 import { inboxPage } from '../../src/dashboard/inbox-page.js';
 import { timelinePage } from '../../src/dashboard/timeline-page.js';
 import type { PageContext } from '../../src/dashboard/page-context.js';
 import { taskFixture } from '../support/fixtures.js';
 
-const links: ChangeLinks = {
+const links: ChangeLinks = builtInChangeLinks({
   githubUrl: 'https://ghe.example.com',
   gitlabUrl: 'https://gitlab.example.com/',
   providerOf: providerOfRepository([
@@ -24,7 +25,7 @@ const links: ChangeLinks = {
     },
     { name: 'widgets', account: 'acme', repositories: [{ name: 'acme/widgets', role: 'data' }] },
   ]),
-};
+});
 const page = (over: Partial<PageContext> = {}): PageContext => ({
   csrf: 'csrf',
   stopped: false,

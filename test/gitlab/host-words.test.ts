@@ -20,13 +20,14 @@ import { stopNoticeInput } from '../../src/app/stop-notice.js';
 import { GITHUB_WORDS } from '../../src/github/words.js';
 import { GITLAB_WORDS } from '../../src/gitlab/words.js';
 import type { ChangeLinks } from '../../src/core/change-link.js';
+import { builtInChangeLinks } from '../../src/wiring/change-links.js';
 import type { Notice, Task } from '../../src/core/types.js';
 
-const LINKS: ChangeLinks = {
+const LINKS: ChangeLinks = builtInChangeLinks({
   githubUrl: 'https://github.com',
   gitlabUrl: 'https://gitlab.example.com',
   providerOf: (repository) => (repository === 'acme/app' ? 'gitlab' : 'github'),
-};
+});
 
 /** The notice the ledger would file for `task`, its message written by stop-notice.ts. */
 function filed(task: Pick<Task, 'id' | 'repository' | 'pullRequest' | 'extraAttempts'>, words?: typeof GITHUB_WORDS) {

@@ -13,10 +13,18 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
+import { createHostRegistry } from '../../src/app/hosts.js';
+import { changeRef } from '../../src/core/change-link.js';
+import type { Notice, Work } from '../../src/core/types.js';
+import { boardPage } from '../../src/dashboard/board-page.js';
+import { githubHost } from '../../src/github/host.js';
+import { gitlabHost } from '../../src/gitlab/host.js';
 import { createFixloop, type Fixloop } from '../../src/main.js';
+import { noticeSinksFromConfig } from '../../src/wiring.js';
+import { changeLinksOf } from '../../src/wiring/change-links.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { API_TOKEN, RecordingRunner, SECRET, silentLogger } from '../support/harness.js';
-import { acmeHost, ACME_WEBHOOK_PATH } from '../support/hosts/acme/host.js';
+import { acmeHost, ACME_WEBHOOK_PATH, NO_ACME_WORK } from '../support/hosts/acme/host.js';
 import { acmeSignature } from '../support/hosts/acme/webhook.js';
 import { createAcmeClient } from '../support/hosts/acme/client.js';
 import { startFakeAcme, changeKey, type FakeAcme } from '../support/hosts/acme/fake-api.js';
@@ -35,6 +43,103 @@ test('no source file under src/ knows Acme: its id, name, event, headers and fol
     /'acme'|Acme Forge|ACME_|acmeHost|x-acme-|build\.finished|support\/hosts/.test(readFileSync(join(src, f), 'utf8')),
   );
   assert.deepEqual(known, []);
+});
+
+test('a change on Acme is written and linked in its own form, through the registry, on the board and in a notice', async () => {
+  const works: Work[] = [
+    { name: 'shop', account: 'acme', repositories: [{ name: 'acme/shop', role: 'data' }] },
+    { name: 'lab', account: 'acme', provider: 'gitlab', repositories: [{ name: 'acme/lab', role: 'data' }] },
+    { name: 'app', account: 'acme', provider: 'acme', repositories: [{ name: REPOSITORY, role: 'data' }] },
+  ];
+  const links = changeLinksOf(
+    createHostRegistry(
+      [
+        githubHost({ secrets: [], setupUrl: 'http://127.0.0.1/setup', port: null, webUrl: 'https://ghe.example.com' }),
+        gitlabHost({ secrets: [], signingTokens: [], port: null, webUrl: 'https://gitlab.example.com/' }),
+        acmeHost({ secret: ACME_SECRET, port: null, webUrl: 'https://forge.example.com/' }),
+      ],
+      works,
+    ),
+  );
+  assert.deepEqual(changeRef(links, REPOSITORY, 7), {
+    label: 'acme/app~7',
+    url: 'https://forge.example.com/acme/app/changes/7',
+  });
+  // The two built-in hosts keep their forms beside it.
+  assert.deepEqual(changeRef(links, 'acme/shop', 7), {
+    label: 'acme/shop#7',
+    url: 'https://ghe.example.com/acme/shop/pull/7',
+  });
+  assert.deepEqual(changeRef(links, 'acme/lab', 7), {
+    label: 'acme/lab!7',
+    url: 'https://gitlab.example.com/acme/lab/-/merge_requests/7',
+  });
+
+  // The board names the host and links the change request on Acme.
+  const board = String(
+    await (
+      boardPage(
+        { csrf: 'c', stopped: false, failedDeliveries: 0, maxAttempts: 2, costCeiling: null, links },
+        {},
+        [
+          {
+            id: 1,
+            repository: REPOSITORY,
+            pullRequest: 7,
+            branch: 'agent/7',
+            state: 'open',
+            ciState: 'red',
+            attemptsUsed: 1,
+            extraAttempts: 0,
+            maxGrants: null,
+            spend: 0,
+            loopState: 'idle',
+            lastFailure: null,
+            triage: null,
+            createdAt: '2026-12-01T10:00:00.000Z',
+          },
+        ],
+        null,
+      ) as { toString(): string | Promise<string> }
+    ).toString(),
+  );
+  assert.ok(board.includes('href="https://forge.example.com/acme/app/changes/7"'), board);
+  assert.ok(board.includes('acme/app~7'));
+  assert.ok(board.includes('Acme Forge'), 'the link names its host');
+  assert.ok(!/acme\/app[#!]7|\/pull\/7|merge_requests\/7/.test(board));
+
+  // A notice sent to Slack links it there too.
+  const dir = mkdtempSync(join(tmpdir(), 'fixloop-acme-links-'));
+  try {
+    const file = join(dir, 'fixloop.json');
+    writeFileSync(file, JSON.stringify({ works, notices: { sinks: [{ kind: 'slack' }] } }));
+    const config = loadConfig({
+      env: { WEBHOOK_SECRET: SECRET, FIXLOOP_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x' },
+      file,
+      hosts: ['acme'],
+    });
+    const sent: string[] = [];
+    const fakeFetch = (async (_url: string | URL, init?: RequestInit) => {
+      sent.push(String(init?.body));
+      return new Response(null, { status: 204 });
+    }) as typeof fetch;
+    const notice: Notice = {
+      id: 1,
+      taskId: 1,
+      reason: 'budget_spent',
+      headSha: sha('a'),
+      attemptsUsed: 1,
+      repository: REPOSITORY,
+      pullRequest: 7,
+      message: 'fixloop stopped for acme/app~7',
+      createdAt: '2026-12-05T10:00:00.000Z',
+    };
+    const [slack] = noticeSinksFromConfig(config, fakeFetch, links);
+    await slack!.send(notice, 'k', new AbortController().signal);
+    assert.match(sent[0]!, /<https:\/\/forge\.example\.com\/acme\/app\/changes\/7\|acme\/app~7>/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 for (const kind of DATABASE_KINDS) {
@@ -162,6 +267,17 @@ for (const kind of DATABASE_KINDS) {
       const env = { WEBHOOK_SECRET: SECRET, FIXLOOP_API_TOKEN: API_TOKEN, DATABASE_URL: db.url, LOG_LEVEL: 'silent' };
       assert.throws(() => loadConfig({ env, file }), /must be one of github, gitlab: the code hosts fixloop knows/);
       assert.equal(loadConfig({ env, file, hosts: ['acme'] }).works[0]!.provider, 'acme');
+    });
+
+    test("an Acme delivery about a repository no acme Work lists is ignored with Acme's own reason", async () => {
+      const elsewhere = { ...failedBuild(399, sha('9'), 'FAIL'), repository: 'acme/elsewhere' };
+      const sent = await deliver(elsewhere);
+      assert.deepEqual([sent.status, sent.body.outcome, sent.body.reason], [200, 'ignored', NO_ACME_WORK]);
+      const trail = (await api('GET', `/api/deliveries?delivery=${sent.key}`)).body.decisions;
+      assert.deepEqual(
+        trail.map((d: any) => [d.outcome, d.reason]),
+        [['ignored', NO_ACME_WORK]],
+      );
     });
 
     test('the three hosts each take their own webhook path; a body Acme did not sign is refused', async () => {

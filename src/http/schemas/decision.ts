@@ -3,12 +3,13 @@
 import { z } from 'zod';
 import type { Decision as StoredDecision } from '../../app/ledger-port.js';
 import { EDGE_REASONS, OUTCOMES, PERSON_ACTIONS, REFUSALS, STOP_REASONS } from '../../core/reasons.js';
+import { BUILT_IN_HOST_EDGE_REASONS } from '../../wiring/host-reasons.js';
 import { codeList, describes, id, nullableId, timestamp } from './common.js';
 
 const reasonWords =
   'Why the outcome happened, or null. When `outcome` is `refused` it is one of the closed refusal list: ' +
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
-  `${codeList(EDGE_REASONS)} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
+  `${codeList([...EDGE_REASONS, ...BUILT_IN_HOST_EDGE_REASONS])} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
   `(${codeList(STOP_REASONS)}). When it is \`acted\` (a person, from the dashboard or the API) it is the action: ${codeList(PERSON_ACTIONS)}. When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
   '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it), `run_interrupted` (a shutdown stopped the agent after its grace; its attempt is offered again once, free) or `pull_request_state`.';
 

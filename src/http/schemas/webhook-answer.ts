@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { IngestAnswer } from '../../app/ingest.js';
 import { EDGE_REASONS } from '../../core/reasons.js';
+import { BUILT_IN_HOST_EDGE_REASONS } from '../../wiring/host-reasons.js';
 import { codeList, describes, id } from './common.js';
 
 export const webhookStored = z
@@ -28,7 +29,7 @@ export const webhookNotStored = z
       .string()
       .optional()
       .describe(
-        `Why nothing new was stored, e.g. ${codeList(EDGE_REASONS.filter((r) => !(rejectedReasons as readonly string[]).includes(r)))}, \`unknown_event\`.`,
+        `Why nothing new was stored, e.g. ${codeList([...EDGE_REASONS, ...BUILT_IN_HOST_EDGE_REASONS].filter((r) => !(rejectedReasons as readonly string[]).includes(r)))}, \`unknown_event\`.`,
       ),
   })
   .describe(

@@ -10,10 +10,18 @@ import { ACME_WORDS } from './words.js';
 
 export const ACME_WEBHOOK_PATH = '/api/acme/webhooks';
 
-export function acmeHost(o: { secret: string; port: ProviderPort | null }): Host {
+/** Where Acme Forge's change pages live unless told otherwise: `<webUrl>/<owner>/<repo>/changes/<n>`. */
+export const ACME_WEB_URL = 'https://forge.acme.example';
+
+/** Q1: the reason an Acme delivery about a repository no acme Work lists is ignored with. */
+export const NO_ACME_WORK = 'no_acme_work';
+
+export function acmeHost(o: { secret: string; port: ProviderPort | null; webUrl?: string }): Host {
   return {
     id: ACME_HOST_ID,
     words: ACME_WORDS,
+    webUrl: o.webUrl ?? ACME_WEB_URL,
+    noWorkReason: NO_ACME_WORK,
     webhook: { path: ACME_WEBHOOK_PATH, receiver: (deps) => createAcmeReceiver(o.secret, deps) },
     ownsEvent: isAcmeEvent,
     classify: classifyAcmeDelivery,
