@@ -28,6 +28,8 @@ import { GitLabHttpError, statusOf, toProviderError } from './errors.js';
 import { memoryGitLabEtagStore, type GitLabEtagStore } from './etag-store.js';
 import { readJobTrace } from './job-trace.js';
 import { GITLAB_WORDS } from './words.js';
+import { ejectionOfWords, TRAIN_NOTE } from './merge-train.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
   associationOf,
@@ -406,6 +408,20 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
       void answer.then((a) => (a === null ? standing.delete(key) : undefined));
       return answer;
     },
+
+    // Decision 0075: why the merge train let the merge request go, from its latest train system note.
+    queueDrop: (repository, number) =>
+      onProject(repository, 'GET merge request notes', async (project) => {
+        const notes = (await api.notes.all(project, number, {
+          sort: 'desc',
+          orderBy: 'created_at',
+          perPage: PER_PAGE,
+          maxPages: 1,
+        })) as unknown as NoteJson[];
+        const latest = notes.find((n) => n.system && TRAIN_NOTE.test(n.body ?? ''));
+        const drop = ejectionOfWords(latest?.body ?? null);
+        return drop && { reason: drop.reason, said: untrustedLine(drop.said) };
+      }),
 
     // Issue 36 item 4 (decision 0075): a red base's issue on the project, closed after a last note.
     createIssue: (repository, title, body) =>
