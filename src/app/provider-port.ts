@@ -254,7 +254,7 @@ export interface ProviderPort {
   selfLogin(repository?: string): Promise<string | null>;
   /**
    * Decision 0075: why the host's merge queue let the pull request go, when its queue run was cancelled
-   * with no check failing (GitLab: the latest merge-train system note); null when it is queued again,
+   * with no check failing, from what the host recorded of it; null when it is queued again,
    * nothing says, or the host has no such record. `said` is the host's own words, for the notice.
    */
   queueDrop?(repository: string, number: number): Promise<{ reason: QueueEjection; said: string } | null>;

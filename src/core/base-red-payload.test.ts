@@ -9,10 +9,20 @@ import {
 } from './base-red-payload.js';
 import type { ChangeLinks } from './change-link.js';
 
+/** Two hosts of a test's own: one writes `#n` under /pull/, the other `!n` under /-/merge_requests/. */
 const links: ChangeLinks = {
-  githubUrl: 'https://github.example',
-  gitlabUrl: 'https://gitlab.example/',
-  providerOf: (r) => (r.startsWith('gl/') ? 'gitlab' : 'github'),
+  hostOf: (r) =>
+    r.startsWith('gl/')
+      ? {
+          id: 'other',
+          webUrl: 'https://other.example/',
+          words: { name: 'Other', referenceMark: '!', changePath: (repo, n) => `${repo}/-/merge_requests/${n}` },
+        }
+      : {
+          id: 'forge',
+          webUrl: 'https://forge.example',
+          words: { name: 'Forge', referenceMark: '#', changePath: (repo, n) => `${repo}/pull/${n}` },
+        },
 };
 
 const red = (repository: string): BaseRedFacts => ({
@@ -30,8 +40,8 @@ const red = (repository: string): BaseRedFacts => ({
 
 test('the webhook body says the event, the round and links each held change on its host', () => {
   for (const [repository, url] of [
-    ['acme/shop', 'https://github.example/acme/shop/pull/7'],
-    ['gl/shop', 'https://gitlab.example/gl/shop/-/merge_requests/7'],
+    ['acme/shop', 'https://forge.example/acme/shop/pull/7'],
+    ['gl/shop', 'https://other.example/gl/shop/-/merge_requests/7'],
   ] as const) {
     for (const [event, name] of [
       ['opened', 'base_red.opened'],
@@ -55,7 +65,7 @@ test('the Slack message: a title per event, the message escaped, the checks, the
   const blocks = JSON.stringify(opened.blocks);
   assert.match(blocks, /a &lt;b&gt; &amp; c/);
   assert.match(blocks, /checks: lint, test · commit cccccccccccc/);
-  assert.match(blocks, /<https:\/\/gitlab\.example\/gl\/shop\/-\/merge_requests\/9\|gl\/shop!9>/);
+  assert.match(blocks, /<https:\/\/other\.example\/gl\/shop\/-\/merge_requests\/9\|gl\/shop!9>/);
   const healed = slackBaseRedMessage('healed', { ...red('acme/shop'), baseSha: null, pullRequests: [] }, 'ok', links);
   assert.match(healed.text, /^fixloop: main of acme\/shop passes again\./);
   assert.match(JSON.stringify(healed.blocks), /commit unknown/);

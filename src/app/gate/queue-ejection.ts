@@ -18,8 +18,8 @@ export type QueueDropPort = QueueEjectionPort & {
 };
 
 /**
- * Decision 0075: a queue's run was cancelled with no check failing (a GitLab-like merge train drops a
- * merge request and cancels its pipeline, and says why only in its history). The host is asked; a
+ * Decision 0075: a queue's run was cancelled with no check failing (a host that drops a change from its
+ * queue may cancel its run and say why only in its history). The host is asked; a
  * reason no agent can fix goes to a person as a `dequeued` one does. Null: nothing to tell (it is
  * queued again, its run only restarted behind another's removal, a failed check answered by its red).
  */
