@@ -179,6 +179,31 @@ describe('the CLI for people against a real server (M1)', () => {
     assert.deepEqual([elsewhere.code, elsewhere.stdout], [0, 'Nothing needs a person.\n']);
   });
 
+  test('issue 36: `inbox` names the base branches failing above the notices; --repo filters them too', async () => {
+    const { red } = await h.app.ledger.joinBaseRed({
+      repository: 'acme/shop',
+      baseRef: 'main',
+      checks: ['test'],
+      baseSha: null,
+      taskId: ids.red,
+      message: 'main of acme/shop is failing `test`',
+    });
+    try {
+      const r = await cli(['inbox'], env);
+      assert.equal(r.code, 0, r.stderr);
+      const [title, line, blank, header] = r.stdout.split('\n');
+      assert.deepEqual(
+        [title, line, blank],
+        ['Base branches failing:', '  main of acme/shop is failing test (1 held)', ''],
+      );
+      assert.match(header!, /^TASK\s+PULL REQUEST/);
+      const elsewhere = await cli(['inbox', '--repo', 'acme/tools'], env);
+      assert.deepEqual([elsewhere.code, elsewhere.stdout], [0, 'Nothing needs a person.\n']);
+    } finally {
+      await h.app.ledger.closeBaseRed(red.id);
+    }
+  });
+
   test("M1: `runs` lists the agents' runs; --task and --state filter", async () => {
     const r = await cli(['runs', '--task', String(ids.red)], env);
     assert.equal(r.code, 0, r.stderr);

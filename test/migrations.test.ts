@@ -53,6 +53,7 @@ test('N1: two replicas migrating one PostgreSQL database at the same moment both
       '0028_base_reds',
       '0029_rejection_findings',
       '0031_rejection_merge_queue',
+      '0033_base_red_outbox',
     ]);
   } finally {
     await a.close();

@@ -5,10 +5,12 @@
 // base branch and round, so replicas holding pull requests at once file one. A pass (the poll's, each
 // tick) reads the base of each open round and closes it when the base passes its checks again, with
 // the issue closed after a comment; the held pull requests are judged again on their next result, as
-// before this notice existed (the poll re-offers their reds; a held result stays held).
+// before this notice existed (the poll re-offers their reds; a held result stays held). The notice
+// sinks (Slack, webhooks) are told of both, through the ledger's outbox (decision 0075).
 import {
   baseHealed,
   baseHealedComment,
+  baseHealedMessage,
   baseIssueBody,
   baseIssueTitle,
   baseRedMessage,
@@ -91,7 +93,8 @@ export function createBaseRedNotice(deps: BaseRedNoticeDeps): BaseRedNotice {
       for (const red of await ledger.openBaseReds(OPEN_ROUNDS_READ)) {
         const base = await deps.readBranch(red.repository, red.baseRef).catch(() => null);
         if (!baseHealed(red.checks, base)) continue;
-        if (!(await ledger.closeBaseRed(red.id))) continue; // another replica closed it
+        const healed = baseHealedMessage({ ...red, words: deps.wordsOf(red.repository) });
+        if (!(await ledger.closeBaseRed(red.id, healed))) continue; // another replica closed it
         closed.push(red);
         logger.info({ repository: red.repository, baseRef: red.baseRef, round: red.round }, 'base red: healed, closed');
         if (red.issueNumber !== null && deps.host?.closeIssue) {

@@ -2,20 +2,26 @@
 // the due deliveries of each sink by lease, POSTs them, and settles each — delivered on 2xx, else
 // retried on the core's backoff, or given up and `failed` after the configured tries. It runs apart
 // from ingest and evaluation (nothing there awaits it), and each sink has its own slots, so a slow
-// or failing sink holds up only its own rows. At-least-once: every try carries the same key.
+// or failing sink holds up only its own rows. At-least-once: every try carries the same key. A red
+// base's notice (opened, healed) goes the same way, from its own outbox (decision 0075).
 import type { Clock, Logger, Random } from './ports.js';
-import type { OutboxClaim, OutboxStore } from './ledger-port.js';
+import type { OutboxClaim, OutboxResult, OutboxStore } from './ledger-port.js';
+import type { BaseRedClaim, BaseRedOutboxStore } from './base-red-port.js';
 import type { NoticeSink, SendResult } from './notice-sink-port.js';
 import { afterFailure, fractionOf, type OutboxSchedule } from '../core/outbox-schedule.js';
 import { idempotencyKey } from '../core/notice-payload.js';
+import { baseRedIdempotencyKey } from '../core/base-red-payload.js';
 import { LOG_EVENTS } from '../core/events.js';
 
 /** How many deliveries of one sink are in the air at once, at most. */
 const DEFAULT_PER_SINK = 4;
 
 export interface OutboxWorkerDeps {
-  /** The claim, the settle, and the give-back on shutdown: all the worker writes. */
-  outbox: Pick<OutboxStore, 'claimOutbox' | 'settleOutbox' | 'releaseOutbox'>;
+  /**
+   * The claim, the settle, and the give-back on shutdown: all the worker writes. With the red bases'
+   * outbox too (the ledger has it), each sink that can be told of a red base is (decision 0075).
+   */
+  outbox: Pick<OutboxStore, 'claimOutbox' | 'settleOutbox' | 'releaseOutbox'> & Partial<BaseRedOutboxStore>;
   sinks: readonly NoticeSink[];
   schedule: OutboxSchedule;
   clock: Clock;
@@ -44,44 +50,99 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
-  async function settle(claim: OutboxClaim, sink: NoticeSink, result: SendResult): Promise<void> {
-    const { delivery, lease } = claim;
-    const where = { sink: sink.name, noticeId: delivery.noticeId, taskId: delivery.taskId, deliveryId: delivery.id };
+  /** One try of one row, whichever outbox it is in: a Task's notice, or a red base's event (decision 0075). */
+  interface Try {
+    attempts: number;
+    where: Record<string, unknown>;
+    send(signal: AbortSignal): Promise<SendResult>;
+    settle(result: OutboxResult): Promise<unknown>;
+    release(): Promise<unknown>;
+  }
+
+  async function settle(t: Try, result: SendResult): Promise<void> {
     if (result.kind === 'delivered') {
-      await deps.outbox.settleOutbox(delivery.id, lease, { kind: 'delivered' });
-      deps.logger.info({ ...where, attempts: delivery.attempts + 1 }, LOG_EVENTS.NOTICE_DELIVERED);
+      await t.settle({ kind: 'delivered' });
+      deps.logger.info({ ...t.where, attempts: t.attempts + 1 }, LOG_EVENTS.NOTICE_DELIVERED);
       return;
     }
-    const attempts = delivery.attempts + 1;
+    const attempts = t.attempts + 1;
     const next = afterFailure(deps.schedule, attempts, fractionOf(deps.random.token(6)), result.retryAfterMs);
     if (next.kind === 'retry') {
       const at = new Date(deps.clock.now().getTime() + next.delayMs).toISOString();
-      await deps.outbox.settleOutbox(delivery.id, lease, { kind: 'retry', at, error: result.error });
-      deps.logger.warn({ ...where, attempts, error: result.error, retryAt: at }, LOG_EVENTS.NOTICE_DELIVERY_FAILED);
+      await t.settle({ kind: 'retry', at, error: result.error });
+      deps.logger.warn({ ...t.where, attempts, error: result.error, retryAt: at }, LOG_EVENTS.NOTICE_DELIVERY_FAILED);
     } else {
-      await deps.outbox.settleOutbox(delivery.id, lease, { kind: 'failed', error: result.error });
-      deps.logger.error({ ...where, attempts, error: result.error }, LOG_EVENTS.NOTICE_DELIVERY_GAVE_UP);
+      await t.settle({ kind: 'failed', error: result.error });
+      deps.logger.error({ ...t.where, attempts, error: result.error }, LOG_EVENTS.NOTICE_DELIVERY_GAVE_UP);
     }
   }
 
-  async function deliver(claim: OutboxClaim, sink: NoticeSink): Promise<void> {
+  async function deliver(t: Try): Promise<void> {
     let result: SendResult;
     try {
-      result = await sink.send(claim.notice, idempotencyKey(claim.notice.id, sink.name), abort.signal);
+      result = await t.send(abort.signal);
     } catch (err) {
       if (abort.signal.aborted) {
         // Shutdown cut the try short: the next worker may take the row at once, and the try is not counted.
-        await deps.outbox.releaseOutbox(claim.delivery.id, claim.lease).catch(() => {});
+        await t.release().catch(() => {});
         return;
       }
       result = { kind: 'failed', error: `sink failed: ${(err as Error).message}`, retryAfterMs: null };
     }
     try {
-      await settle(claim, sink, result);
+      await settle(t, result);
     } catch (err) {
       // The lease runs out and the row is tried again: at-least-once, the key makes it harmless.
-      deps.logger.error({ err, sink: sink.name, deliveryId: claim.delivery.id }, 'notice outbox: settle failed');
+      deps.logger.error({ err, ...t.where }, 'notice outbox: settle failed');
     }
+  }
+
+  const noticeTry = (claim: OutboxClaim, sink: NoticeSink): Try => {
+    const { delivery, lease } = claim;
+    return {
+      attempts: delivery.attempts,
+      where: { sink: sink.name, noticeId: delivery.noticeId, taskId: delivery.taskId, deliveryId: delivery.id },
+      send: (signal) => sink.send(claim.notice, idempotencyKey(claim.notice.id, sink.name), signal),
+      settle: (result) => deps.outbox.settleOutbox(delivery.id, lease, result),
+      release: () => deps.outbox.releaseOutbox(delivery.id, lease),
+    };
+  };
+
+  const baseRedTry = (claim: BaseRedClaim, sink: NoticeSink, store: BaseRedOutboxStore): Try => {
+    const { delivery, lease } = claim;
+    return {
+      attempts: delivery.attempts,
+      where: { sink: sink.name, baseRedId: delivery.redId, event: delivery.event, baseRedDeliveryId: delivery.id },
+      send: (signal) =>
+        sink.sendBaseRed!(
+          delivery.event,
+          claim.red,
+          delivery.message,
+          baseRedIdempotencyKey(delivery.redId, delivery.event, sink.name),
+          signal,
+        ),
+      settle: (result) => store.settleBaseRedOutbox(delivery.id, lease, result),
+      release: () => store.releaseBaseRedOutbox(delivery.id, lease),
+    };
+  };
+
+  /** The red bases' outbox where the ledger keeps one (decision 0075). */
+  const baseRedStore = (): BaseRedOutboxStore | null => {
+    const o = deps.outbox;
+    return o.claimBaseRedOutbox && o.settleBaseRedOutbox && o.releaseBaseRedOutbox ? (o as BaseRedOutboxStore) : null;
+  };
+
+  /** Up to `room` due rows of `sink`, from the notices first and then the red bases. */
+  async function claimTries(sink: NoticeSink, room: number, leaseUntil: string): Promise<Try[]> {
+    const tries = (await deps.outbox.claimOutbox(sink.name, room, deps.random.token(12), leaseUntil)).map((c) =>
+      noticeTry(c, sink),
+    );
+    const store = baseRedStore();
+    if (store && sink.sendBaseRed && tries.length < room) {
+      const reds = await store.claimBaseRedOutbox(sink.name, room - tries.length, deps.random.token(12), leaseUntil);
+      tries.push(...reds.map((c) => baseRedTry(c, sink, store)));
+    }
+    return tries;
   }
 
   /** Claims what each sink has room for and starts the tries; resolves with them. */
@@ -91,21 +152,16 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       const room = perSink - (inFlight.get(sink.name) ?? 0);
       if (stopped || room <= 0) continue;
       const now = deps.clock.now().getTime();
-      let claims: OutboxClaim[];
+      let claims: Try[];
       try {
-        claims = await deps.outbox.claimOutbox(
-          sink.name,
-          room,
-          deps.random.token(12),
-          new Date(now + deps.leaseMs).toISOString(),
-        );
+        claims = await claimTries(sink, room, new Date(now + deps.leaseMs).toISOString());
       } catch (err) {
         deps.logger.warn({ err, sink: sink.name }, 'notice outbox: claim failed; trying again on the next pass');
         continue;
       }
       for (const claim of claims) {
         inFlight.set(sink.name, (inFlight.get(sink.name) ?? 0) + 1);
-        const p = deliver(claim, sink).finally(() => {
+        const p = deliver(claim).finally(() => {
           inFlight.set(sink.name, (inFlight.get(sink.name) ?? 1) - 1);
           running.delete(p);
         });

@@ -5,6 +5,7 @@
 // each repository to its Work's host. Tests use real fake servers behind the same adapters.
 // SPEC B4, E1–E4, J1–J2, K5, K8, Q1.
 
+import type { QueueEjection } from '../core/merge-queue.js';
 import type { LabelActor, RepositoryPermission } from '../core/standing.js';
 import { CI_JOB_APPS as DEFAULT_CI_JOB_APPS, DEFAULT_HOST } from '../hosts/defaults.js';
 
@@ -251,6 +252,12 @@ export interface ProviderPort {
   rateLimits?(): RateLimitState[];
   /** The login fixloop acts as on the repository's host (its own identity never rings a doorbell, F2). */
   selfLogin(repository?: string): Promise<string | null>;
+  /**
+   * Decision 0075: why the host's merge queue let the pull request go, when its queue run was cancelled
+   * with no check failing, from what the host recorded of it; null when it is queued again,
+   * nothing says, or the host has no such record. `said` is the host's own words, for the notice.
+   */
+  queueDrop?(repository: string, number: number): Promise<{ reason: QueueEjection; said: string } | null>;
   /** Issue 36 item 4: files an issue on the repository (a red base, where the Work sets `baseIssue`). */
   createIssue?(repository: string, title: string, body: string): Promise<{ number: number }>;
   /** Issue 36 item 4: closes an issue fixloop filed, after one last comment saying why. */

@@ -99,6 +99,8 @@ export function routeByHost(hosts: readonly RoutedHost[], works: readonly Work[]
       const p = hostOf(r).port;
       return p?.readPullRequests ? p.readPullRequests(r, ns) : new Map();
     },
+    // Decision 0075: a host with no record of why its queue let a pull request go says nothing.
+    queueDrop: to(async (p, r, n: number) => (p.queueDrop ? p.queueDrop(r, n) : null)),
     // Issue 36 item 4: an issue for a red base, on a host that files issues.
     createIssue: to(async (p, r, title: string, body: string) => {
       if (!p.createIssue) throw new ProviderError(501, `${r}: the host files no issues`, false);

@@ -212,6 +212,7 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
   const limit = limitOf(opts.limit, 200, 50);
   const conn = resolveConnection(opts, io.env);
   const notices: InboxRowJson[] = [];
+  let baseReds: BaseRedJson[] = [];
   let after: number | null | undefined;
   let firstBody = '';
   for (let page = 0; page < INBOX_PAGES_MAX && notices.length < limit; page++) {
@@ -219,7 +220,12 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
     const res = await request(conn, io, 'GET', path);
     if (!res.ok) throw refusal('inbox', 'GET', path, res);
     if (page === 0) firstBody = res.body;
-    const answer = parsed<{ notices: InboxRowJson[]; nextAfter: number | null }>(res, 'inbox');
+    const answer = parsed<{ notices: InboxRowJson[]; nextAfter: number | null; baseReds?: BaseRedJson[] }>(
+      res,
+      'inbox',
+    );
+    if (page === 0)
+      baseReds = (answer.baseReds ?? []).filter((b) => repo === undefined || b.repository.toLowerCase() === repo);
     notices.push(...answer.notices.filter((n) => repo === undefined || n.repository.toLowerCase() === repo));
     after = answer.nextAfter;
     if (after === null || after === undefined) break;
@@ -227,7 +233,13 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
   const shown = notices.slice(0, limit);
   if (opts.json)
     return print(io, repo === undefined ? prettyBody(firstBody) : prettyBody(JSON.stringify({ notices: shown })));
-  if (shown.length === 0) return print(io, 'Nothing needs a person.\n');
+  // Issue 36 (decision 0075): the base branches failing, above the notices, as the dashboard's Inbox.
+  const bases = baseReds.map(
+    (b) => `  ${b.baseRef} of ${b.repository} is failing ${b.checks.join(', ')} (${b.pullRequests.length} held)\n`,
+  );
+  const failing = bases.length === 0 ? '' : `Base branches failing:\n${bases.join('')}\n`;
+  if (shown.length === 0)
+    return print(io, failing ? `${failing}Nothing else needs a person.\n` : 'Nothing needs a person.\n');
   const now = io.now();
   const columns: Column<InboxRowJson>[] = [
     { header: 'TASK', value: (n) => String(n.taskId) },
@@ -241,7 +253,15 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
     { header: 'HEAD', value: (n) => (n.headSha ? n.headSha.slice(0, 12) : '—') },
     { header: 'STOPPED', value: (n) => relativeTime(n.createdAt, now) },
   ];
-  return print(io, renderTable(columns, shown));
+  return print(io, failing + renderTable(columns, shown));
+}
+
+/** A failing base branch as GET /api/inbox lists it (the fields shown). */
+interface BaseRedJson {
+  repository: string;
+  baseRef: string;
+  checks: string[];
+  pullRequests: number[];
 }
 
 interface RunJson {

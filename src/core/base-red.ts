@@ -89,3 +89,11 @@ export function baseHealedComment(f: Pick<BaseRedFacts, 'baseRef' | 'checks' | '
     `the held ${f.words.changeRequests} are judged again on their next result.`
   );
 }
+
+/** What the notice sinks are told when the base heals (decision 0075). */
+export function baseHealedMessage(f: Pick<BaseRedFacts, 'repository' | 'baseRef' | 'checks' | 'words'>): string {
+  return (
+    `${f.baseRef} of ${f.repository} passes ${listed(f.checks)} again, so its notice is closed; ` +
+    `the held ${f.words.changeRequests} are judged again on their next result.`
+  );
+}

@@ -13,6 +13,11 @@ export interface MergeQueueContext {
   headSha: string | null;
   /** The other pull requests merged into the queue's commit ahead of it; null when not known. */
   others: number[] | null;
+  /**
+   * The queue's run was cancelled with no check failing: the pull request may have left the queue for
+   * a reason no check says, which the host is asked (decision 0075).
+   */
+  cancelled?: boolean;
 }
 
 /** Why a queue let a pull request go, in neutral words; each host maps its own reasons onto these. */

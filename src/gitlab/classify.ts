@@ -89,6 +89,7 @@ function placement(
     source_project_id?: number | undefined;
     target_project_id?: number | undefined;
   } | null,
+  cancelled = false,
 ): { pointers: HeadPointer[]; branch: string | null; fork: boolean; queue?: MergeQueueContext } {
   const fork =
     mr?.source_project_id != null && mr.target_project_id != null && mr.source_project_id !== mr.target_project_id;
@@ -100,7 +101,15 @@ function placement(
       pointers: [],
       branch: null,
       fork,
-      queue: { baseRef: mr?.target_branch ?? null, pullRequest: byRef.iid, headSha: null, others: null },
+      queue: {
+        baseRef: mr?.target_branch ?? null,
+        pullRequest: byRef.iid,
+        headSha: null,
+        others: null,
+        // Decision 0075: a train pipeline cancelled, no job failing: the merge request may have left the
+        // train for a reason only its system notes say (GitLab's hooks do not).
+        ...(cancelled ? { cancelled: true } : {}),
+      },
     };
   if (byRef && byRef.kind !== 'head') return { pointers: [], branch: null, fork };
   const iid = mr?.iid ?? byRef?.iid ?? null;
@@ -150,7 +159,7 @@ function fromPipeline(p: z.infer<typeof gitlabPipelinePayload>): Classification 
       conclusion: a.status,
       verdict: verdictOfGitlabStatus(a.status, false),
       completedAt: gitlabTime(a.finished_at),
-      ...placement(a.sha, a.ref, a.tag ?? false, p.merge_request ?? null),
+      ...placement(a.sha, a.ref, a.tag ?? false, p.merge_request ?? null, a.status === 'canceled'),
       output: '',
       url: a.url ?? null,
     },

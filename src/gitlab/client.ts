@@ -7,7 +7,10 @@
 // 304 reuses it. Every refusal becomes a ProviderError with provider 'gitlab'.
 // SPEC B4, E1–E4, F1–F2, J1–J2, K3–K5, K8, M4, N3, Q1.
 import {
+  Branches,
   Commits,
+  IssueNotes,
+  Issues,
   Jobs,
   MergeRequestNotes,
   MergeRequests,
@@ -25,6 +28,8 @@ import { GitLabHttpError, statusOf, toProviderError } from './errors.js';
 import { memoryGitLabEtagStore, type GitLabEtagStore } from './etag-store.js';
 import { readJobTrace } from './job-trace.js';
 import { GITLAB_WORDS } from './words.js';
+import { ejectionOfWords, TRAIN_NOTE } from './merge-train.js';
+import { untrustedLine } from '../core/untrusted-text.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
   associationOf,
@@ -110,7 +115,10 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
   // rateLimits {}: GitLab says when to slow down (429, Retry-After); no client-side guess of its limits.
   const base = { host, token: opts.token, requesterFn, queryTimeout: opts.timeoutMs ?? 60_000, rateLimits: {} };
   const api = {
+    branches: new Branches(base),
     commits: new Commits(base),
+    issues: new Issues(base),
+    issueNotes: new IssueNotes(base),
     jobs: new Jobs(base),
     notes: new MergeRequestNotes(base),
     mergeRequests: new MergeRequests(base),
@@ -154,6 +162,18 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
       });
       return list as unknown as PipelineJson[];
     });
+
+  /**
+   * Issue 36 (decision 0075): a ref that is a branch's name (a base branch, read for T1) is read at
+   * the branch's head commit, since GitLab lists pipelines by `sha` only for a commit; null for a sha.
+   */
+  const branchHead = async (project: string, ref: string): Promise<string | null> => {
+    if (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/i.test(ref)) return null;
+    const branch = (await api.branches.show(project, ref)) as unknown as { commit?: { id?: string } | null };
+    const sha = branch.commit?.id;
+    if (typeof sha !== 'string' || sha === '') throw new GitLabHttpError(404, `branch ${ref} names no commit`);
+    return sha;
+  };
 
   // include_retried=false: a retried job's earlier attempts are left out, so its latest attempt stands.
   const jobsOf = (project: string, pipelineId: number): Promise<JobJson[]> =>
@@ -234,14 +254,17 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
 
     listCheckRuns: (repository, ref) =>
       onProject(repository, 'GET pipeline jobs', async (project) => {
-        const chosen = newestPipelines(await pipelinesOf(project, ref));
+        const head = await branchHead(project, ref);
+        const chosen = newestPipelines(await pipelinesOf(project, head ?? ref));
         const jobs = (await Promise.all(chosen.map((p) => jobsOf(project, p.id)))).flat();
         const evidence = await evidenceOf(project, jobs.filter(isRedJob));
-        return jobs.map((j) => toCheckRun(j, evidence.get(j.id) ?? null));
+        // A branch's jobs say the commit they ran on (the base notice names it; issue 36).
+        return jobs.map((j) => ({ ...toCheckRun(j, evidence.get(j.id) ?? null), ...(head ? { headSha: head } : {}) }));
       }),
 
-    listStatuses: (repository, ref) =>
+    listStatuses: (repository, branchOrSha) =>
       onProject(repository, 'GET commit statuses', async (project) => {
+        const ref = (await branchHead(project, branchOrSha)) ?? branchOrSha;
         // The list holds every pipeline job of the sha too (a job is a commit status there, same id):
         // those are check runs already, so only the rest — statuses external services posted — are kept.
         const [statuses, pipelines] = await Promise.all([
@@ -385,6 +408,33 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
       void answer.then((a) => (a === null ? standing.delete(key) : undefined));
       return answer;
     },
+
+    // Decision 0075: why the merge train let the merge request go, from its latest train system note.
+    queueDrop: (repository, number) =>
+      onProject(repository, 'GET merge request notes', async (project) => {
+        const notes = (await api.notes.all(project, number, {
+          sort: 'desc',
+          orderBy: 'created_at',
+          perPage: PER_PAGE,
+          maxPages: 1,
+        })) as unknown as NoteJson[];
+        const latest = notes.find((n) => n.system && TRAIN_NOTE.test(n.body ?? ''));
+        const drop = ejectionOfWords(latest?.body ?? null);
+        return drop && { reason: drop.reason, said: untrustedLine(drop.said) };
+      }),
+
+    // Issue 36 item 4 (decision 0075): a red base's issue on the project, closed after a last note.
+    createIssue: (repository, title, body) =>
+      onProject(repository, 'POST issue', async (project) => {
+        const issue = (await api.issues.create(project, title, { description: body })) as unknown as { iid: number };
+        return { number: issue.iid };
+      }),
+
+    closeIssue: (repository, number, comment) =>
+      onProject(repository, 'PUT issue', async (project) => {
+        await api.issueNotes.create(project, number, comment);
+        await api.issues.edit(project, number, { stateEvent: 'close' });
+      }),
 
     rateLimits: () =>
       rateLimit === null

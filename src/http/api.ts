@@ -79,6 +79,8 @@ export interface ApiDeps {
 const RUN_PAGE_DEFAULT = 50;
 /** A page of `GET /api/tasks` when a paging parameter is given: 10,000 Tasks are megabytes at once. */
 const TASK_PAGE_DEFAULT = 100;
+/** The open base reds /api/inbox lists at most (the dashboard's Inbox shows as many). */
+const BASE_REDS_LISTED = 50;
 
 function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 422 | 502 | 503, error: string, message: string) {
   return c.json({ error, message }, status);
@@ -253,13 +255,16 @@ export function createApi(deps: ApiDeps): Hono {
 
   // Without paging parameters, every notice ever filed (the shape callers have); with `limit` or
   // `after`, a page of what needs a person now, oldest first (M4).
+  // Either way with the base branches failing now (issue 36), as the Inbox lists them.
+  const openBaseReds = () => (ledger.openBaseReds ? ledger.openBaseReds(BASE_REDS_LISTED) : Promise.resolve([]));
   app.get('/api/inbox', async (c) => {
     const query = c.req.query();
-    if (query.limit === undefined && query.after === undefined) return c.json({ notices: await ledger.listNotices() });
+    if (query.limit === undefined && query.after === undefined)
+      return c.json({ notices: await ledger.listNotices(), baseReds: await openBaseReds() });
     const q = inboxQuery.safeParse(query);
     if (!q.success) return problem(c, 400, 'invalid_query', z.prettifyError(q.error));
     const page = await ledger.inboxPage({ limit: q.data.limit, ...(q.data.after ? { after: q.data.after } : {}) });
-    return c.json({ notices: page.rows, nextAfter: page.nextAfter });
+    return c.json({ notices: page.rows, nextAfter: page.nextAfter, baseReds: await openBaseReds() });
   });
 
   // G1/P4: the notice deliveries not done yet or given up, with their last error (decision 0025).

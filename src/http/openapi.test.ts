@@ -250,6 +250,19 @@ describe('GET /api/openapi.json', () => {
     assert.deepEqual(await res.json(), doc);
   });
 
+  it('shows the failing base branches in the Inbox answer, both its shapes (issue 36)', () => {
+    const answer = doc.paths['/api/inbox'].get.responses['200'].content['application/json'].schema;
+    const shapes = (answer.oneOf ?? answer.anyOf) as Array<{ properties: Record<string, unknown>; required: string[] }>;
+    assert.equal(shapes.length, 2);
+    for (const shape of shapes) {
+      assert.ok(shape.required.includes('baseReds'), JSON.stringify(shape.required));
+      assert.match(JSON.stringify(shape.properties.baseReds), /#\/components\/schemas\/BaseRed/);
+    }
+    const red = doc.components.schemas.BaseRed;
+    for (const field of ['repository', 'baseRef', 'checks', 'baseSha', 'issueNumber', 'pullRequests'])
+      assert.ok(field in red.properties, field);
+  });
+
   it('refuses it without the token, as documented', async () => {
     const res = await app.request('/api/openapi.json');
     assert.equal(res.status, 401);
@@ -378,6 +391,22 @@ function stubLedger(opts: { stopUnreadable?: boolean } = {}): Ledger {
       },
     ],
     listDecisions: async () => [decision],
+    // Issue 36: a red base the Inbox lists above the notices.
+    openBaseReds: async () => [
+      {
+        id: 2,
+        repository: 'acme/data',
+        baseRef: 'main',
+        round: 1,
+        checks: ['test'],
+        baseSha: 'a'.repeat(40),
+        message: 'main of acme/data is failing `test`',
+        issueNumber: null,
+        openedAt: AT,
+        closedAt: null,
+        pullRequests: [7, 8],
+      },
+    ],
     readStopFlag: async () => {
       if (opts.stopUnreadable) throw new Error('down');
       return true;

@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { BaseRed, BaseRedStore } from '../app/ledger-port.js';
 import type { BaseRedsTable, Database } from './schema.js';
+import { createBaseRedOutboxStore, queueBaseRedIn } from './base-red-outbox.js';
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -41,7 +42,12 @@ async function redOf(q: Q, row: Selectable<BaseRedsTable>): Promise<BaseRed> {
   };
 }
 
-export function createBaseRedStore(k: Kysely<Database>, now: () => string): BaseRedStore {
+/** `sinks`: the configured notice sinks, each told when a round opens and when it heals (decision 0075). */
+export function createBaseRedStore(
+  k: Kysely<Database>,
+  now: () => string,
+  sinks: readonly string[] = [],
+): BaseRedStore {
   const latest = (q: Q, repository: string, baseRef: string) =>
     q
       .selectFrom('base_reds')
@@ -52,7 +58,14 @@ export function createBaseRedStore(k: Kysely<Database>, now: () => string): Base
       .limit(1)
       .executeTakeFirst();
 
+  const byId = async (id: number) => {
+    const row = await k.selectFrom('base_reds').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? redOf(k, row) : null;
+  };
+
   return {
+    ...createBaseRedOutboxStore(k, now, byId),
+
     joinBaseRed: (input) =>
       k.transaction().execute(async (trx) => {
         const at = now();
@@ -86,6 +99,8 @@ export function createBaseRedStore(k: Kysely<Database>, now: () => string): Base
             .returning('id')
             .executeTakeFirst();
           filed = inserted !== undefined;
+          // The sinks are told once, by the one that filed it, in the same transaction (decision 0075).
+          if (inserted) await queueBaseRedIn(trx, Number(inserted.id), 'opened', input.message, sinks, at);
           // Lost to another replica's insert of the same round: join theirs.
           row = await latest(trx, input.repository, input.baseRef);
           if (!row) throw new Error(`base red of ${input.repository}@${input.baseRef} vanished`);
@@ -129,14 +144,18 @@ export function createBaseRedStore(k: Kysely<Database>, now: () => string): Base
       return Promise.all(rows.map((r) => redOf(k, r)));
     },
 
-    async closeBaseRed(id) {
-      const r = await k
-        .updateTable('base_reds')
-        .set({ closed_at: now() })
-        .where('id', '=', id)
-        .where('closed_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
-    },
+    closeBaseRed: (id, healed) =>
+      k.transaction().execute(async (trx) => {
+        const at = now();
+        const r = await trx
+          .updateTable('base_reds')
+          .set({ closed_at: at })
+          .where('id', '=', id)
+          .where('closed_at', 'is', null)
+          .executeTakeFirst();
+        const closed = Number(r.numUpdatedRows) === 1;
+        if (closed && healed !== undefined) await queueBaseRedIn(trx, id, 'healed', healed, sinks, at);
+        return closed;
+      }),
   };
 }

@@ -46,7 +46,7 @@ export function createLedger(
     ...createOutboxStore(k, now),
     ...createRerunStore(k, now),
     ...createBaseHoldStore(k, now),
-    ...createBaseRedStore(k, now),
+    ...createBaseRedStore(k, now, noticeSinks),
     ...createStopFlag(k),
     ...createBoardStore(k),
     ...createPollStateStore(k, now, db.dialect),

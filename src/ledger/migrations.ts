@@ -5,7 +5,7 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.js';
 import { addColumnOnce, withId, type AnyDb } from './migration-helpers.js';
 import { mergeQueueMigration, rejectionFindingsMigration } from './migrations-issue-36.js';
-import { baseRedsMigration } from './migrations-base-reds.js';
+import { baseRedOutboxMigration, baseRedsMigration } from './migrations-base-reds.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
   const id = withId(dialect);
@@ -540,6 +540,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0028_base_reds': baseRedsMigration(dialect),
     '0029_rejection_findings': rejectionFindingsMigration(dialect),
     '0031_rejection_merge_queue': mergeQueueMigration(dialect),
+    '0033_base_red_outbox': baseRedOutboxMigration(dialect),
   };
 }
 

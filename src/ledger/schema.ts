@@ -237,6 +237,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   base_reds: BaseRedsTable;
   base_red_pulls: BaseRedPullsTable;
+  base_red_outbox: BaseRedOutboxTable;
 }
 
 /** Migration 0022: a dashboard sign-in (M4, decision 0046), keyed by a hash of its cookie's secret. */
@@ -286,4 +287,22 @@ export interface BaseRedPullsTable {
   red_id: number;
   task_id: number;
   joined_at: string;
+}
+
+/** Migration 0033 (decision 0075): a red base's notice, opened or healed, to each notice sink. */
+export interface BaseRedOutboxTable {
+  id: Generated<number>;
+  red_id: number; // unique with event and sink
+  event: string; // opened | healed
+  message: string;
+  sink: string;
+  state: string; // pending | delivered | failed
+  attempts: Generated<number>;
+  next_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
 }

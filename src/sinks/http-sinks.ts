@@ -4,6 +4,7 @@
 import type { NoticeSink, SendResult } from '../app/notice-sink-port.js';
 import type { ChangeLinks } from '../core/change-link.js';
 import { slackMessage, webhookBody } from '../core/notice-payload.js';
+import { BASE_RED_EVENTS, slackBaseRedMessage, webhookBaseRedBody } from '../core/base-red-payload.js';
 import { outboundUrlProblem, signBody } from '../core/signed-post.js';
 import type { Notice } from '../core/types.js';
 
@@ -72,6 +73,14 @@ export function createSlackSink(options: HttpSinkOptions): NoticeSink {
     kind: 'slack',
     send: (notice: Notice, key: string, signal: AbortSignal) =>
       postJson(opts, JSON.stringify(slackMessage(notice, opts.links)), { 'idempotency-key': key }, signal),
+    // Decision 0075: a red base's notice, opened or healed.
+    sendBaseRed: (event, red, message, key, signal) =>
+      postJson(
+        opts,
+        JSON.stringify(slackBaseRedMessage(event, red, message, opts.links)),
+        { 'idempotency-key': key },
+        signal,
+      ),
   };
 }
 
@@ -90,6 +99,19 @@ export function createWebhookSink(options: HttpSinkOptions & { secret: string })
         {
           'idempotency-key': key,
           'x-fixloop-event': 'notice.filed',
+          'x-fixloop-signature-256': signBody(opts.secret, body),
+        },
+        signal,
+      );
+    },
+    sendBaseRed(event, red, message, key, signal) {
+      const body = JSON.stringify(webhookBaseRedBody(event, red, message, opts.links));
+      return postJson(
+        opts,
+        body,
+        {
+          'idempotency-key': key,
+          'x-fixloop-event': BASE_RED_EVENTS[event],
           'x-fixloop-signature-256': signBody(opts.secret, body),
         },
         signal,

@@ -158,6 +158,8 @@ export function gateFromConfig(
     // Issue 36: a branch only behind its base is updated through its host, no model run.
     ...(github?.updateBranch ? { updateBranch: github.updateBranch.bind(github) } : {}),
     ...(failingJobsOf ? { failingJobsOf } : {}),
+    // Decision 0075: why a merge train let a merge request go (GitLab's system notes).
+    ...(github?.queueDrop ? { queueDropOf: github.queueDrop.bind(github) } : {}),
     ...(baseReds
       ? {
           baseRedHeld: (task: Task, base: { ref: string; failing: readonly string[] }, checks: readonly string[]) =>

@@ -41,9 +41,9 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   listReviews: { permission: 'pull_requests', level: 'read' },
   // Issue 36 item 6: a bot review's inline findings, fingerprinted per round.
   reviewComments: { permission: 'pull_requests', level: 'read' },
-  // Issue 36 item 2: GitHub's update-branch asks for pull requests: write, which the manifest does not
-  // ask for; without it GitHub refuses and the refusal is recorded (`branch_update_refused`).
-  updateBranch: { permission: 'pull_requests', level: 'write', optional: true },
+  // Issue 36 item 2: a branch only behind its base is updated through GitHub's update-branch, which
+  // asks for pull requests: write (decision 0075: the manifest asks for it).
+  updateBranch: { permission: 'pull_requests', level: 'write' },
   listCheckRuns: { permission: 'checks', level: 'read' },
   listStatuses: { permission: 'statuses', level: 'read' },
   createCommitStatus: { permission: 'statuses', level: 'write' },
@@ -51,9 +51,9 @@ const USES: Record<string, { permission: string; level: Level; optional?: true }
   jobLogUrl: { permission: 'actions', level: 'read' },
   workflowRunOfJob: { permission: 'actions', level: 'read' },
   rerunFailedJobs: { permission: 'actions', level: 'write' },
-  // Issue 36: re-queueing is a per-Work option; without the merge queues permission GitHub refuses it
-  // and the refusal is logged (docs/configuration.md), so the manifest does not ask for it.
-  enqueuePullRequest: { permission: 'merge_queues', level: 'write', optional: true },
+  // Issue 36: re-queueing after a fix (a Work's requeueAfterFix) is GraphQL enqueuePullRequest, which
+  // asks for merge queues: write (decision 0075: the manifest asks for it, so the option works as set).
+  enqueuePullRequest: { permission: 'merge_queues', level: 'write' },
   compareCommits: { permission: 'contents', level: 'read' },
   addLabels: { permission: 'issues', level: 'write' },
   removeLabel: { permission: 'issues', level: 'write' },
@@ -80,6 +80,12 @@ const covers = (granted: Level | undefined, needed: Level): boolean =>
   granted === 'write' || (granted === 'read' && needed === 'read');
 
 describe('app.yml (SPEC M5)', () => {
+  test('issue 36: it asks for what updating a branch and re-queueing need, and no merge_group event (decision 0075)', () => {
+    assert.equal(manifest.default_permissions.pull_requests, 'write');
+    assert.equal(manifest.default_permissions.merge_queues, 'write');
+    assert.ok(!manifest.default_events.includes('merge_group'), 'the queue’s checks arrive as check runs');
+  });
+
   test("its events are the classifier's handled events, less those every App receives", () => {
     const handled = Object.keys(HANDLED_EVENTS).filter((e) => !ALWAYS_DELIVERED.includes(e));
     assert.deepEqual([...manifest.default_events].sort(), handled.sort());

@@ -1,8 +1,8 @@
 // Issue 36 item 1 on GitLab, both databases: a failing job of a merge train's pipeline (ref
 // `refs/merge-requests/<iid>/train`, never the merge request's head) is a red of merge request iid,
 // answered by one attempt framed as failing only combined with the train, its log read on the
-// train's commit; a redelivery and the pipeline's own summary start nothing more. (GitLab's hooks do
-// not say why a merge request left a train, so no train drop is told to a person here.)
+// train's commit; a redelivery and the pipeline's own summary start nothing more. (A train drop for a
+// reason no agent can fix is told to a person: test/gitlab/scenarios/merge-train-drop.test.ts.)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';

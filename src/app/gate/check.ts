@@ -5,6 +5,7 @@
 import type { CheckResult } from '../../core/neutral-events.js';
 import { decideHead } from '../../core/head-order.js';
 import { decideQueueHead } from '../../core/queue-head.js';
+import { queueDropped, type QueueDropPort } from './queue-ejection.js';
 import { verdictRefusal } from '../../core/refusal.js';
 import { headChecksOf } from '../../core/head-checks.js';
 import { boundCheckName } from '../../core/bounded-text.js';
@@ -22,23 +23,24 @@ import {
 } from './ports.js';
 
 /** Finds the Task, moves its head and marks it red; reads what a waiting judgement needs. */
-export type CheckPort = Pick<EvaluateDeps, 'works' | 'logger' | 'pullRequestHead' | 'newHead' | 'classify'> & {
-  ledger: Pick<
-    EvaluateLedger,
-    | 'findTaskWithClaim'
-    | 'findTaskByPullRequest'
-    | 'findTaskByBranch'
-    | 'advanceHead'
-    | 'getTask'
-    | 'markRed'
-    | 'getNotice'
-    | 'reopenStop'
-    | 'listAttempts'
-    | 'headCheckEvents'
-    | 'isClaimed'
-  >;
-  end: Outcomes;
-};
+export type CheckPort = Pick<EvaluateDeps, 'works' | 'logger' | 'pullRequestHead' | 'newHead' | 'classify'> &
+  Omit<QueueDropPort, 'end'> & {
+    ledger: Pick<
+      EvaluateLedger,
+      | 'findTaskWithClaim'
+      | 'findTaskByPullRequest'
+      | 'findTaskByBranch'
+      | 'advanceHead'
+      | 'getTask'
+      | 'markRed'
+      | 'getNotice'
+      | 'reopenStop'
+      | 'listAttempts'
+      | 'headCheckEvents'
+      | 'isClaimed'
+    >;
+    end: Outcomes;
+  };
 
 /** A red of the Task's head that nobody answered yet, with the Task as it is now. */
 export interface RedOfHead {
@@ -82,6 +84,9 @@ export async function checkResult(
   const notRed = verdictRefusal(r.verdict);
   if (notRed) {
     const waited = r.verdict === 'green' && !head.advance ? await redAwaitingMatrix(port, current, r) : null;
+    // Decision 0075: a queue's run cancelled may be the pull request dropped from the queue.
+    const dropped = waited ? null : await queueDropped({ ...port, end }, ev, current, r);
+    if (dropped) return done(dropped);
     if (!waited) return done(end.refuse(ev, notRed));
     return unanswered(port, ev, { eventId: waited.eventId, red: waited.result, task: current }, false, false);
   }

@@ -1,6 +1,7 @@
 // What the gate is given and what it answers (SPEC A–K): the deps `createEvaluator` accepts, the
 // events it evaluates and its results. Each step under app/gate/ picks from these what it touches,
 // so a step's signature tells the reader what it reads and writes.
+import type { QueueEjection } from '../../core/merge-queue.js';
 import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/neutral-events.js';
 import type { ClassifyDelivery } from '../../core/neutral-events.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
@@ -146,6 +147,11 @@ export interface EvaluateDeps {
    * workflow run that fails before its jobs are stored is judged by its jobs; null when not known.
    */
   failingJobsOf?(repository: string, sha: string): Promise<string[] | null>;
+  /**
+   * Decision 0075: why the host's merge queue let a pull request go when its queue run was cancelled
+   * with no check failing; null when it is queued again or nothing says. Absent: no host access.
+   */
+  queueDropOf?(repository: string, number: number): Promise<{ reason: QueueEjection; said: string } | null>;
   /** Issue 36 item 4: a pull request held by a red base files the base's one notice or joins it (base-red-notice.ts). */
   baseRedHeld?(task: Task, base: BaseChecks, checks: readonly string[]): Promise<unknown>;
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { deliveriesQuery, inboxQuery, outboxQuery } from '../api-requests.js';
 import { id, problem } from '../schemas/common.js';
-import { inboxRow, notice, outboxDelivery } from '../schemas/notices.js';
+import { baseReds, inboxRow, notice, outboxDelivery } from '../schemas/notices.js';
 import { decision } from '../schemas/decision.js';
 import type { RouteDeclaration } from './route.js';
 
@@ -16,7 +16,8 @@ export const INBOX_ROUTES: readonly RouteDeclaration[] = [
     summary: 'The Inbox',
     description:
       'Without parameters, lists every notice the loop filed for people when it stopped for a Task, newest first. ' +
-      "With `limit` or `after`, a keyset page of what needs a person now (each Task's current stop), oldest first (M4).",
+      "With `limit` or `after`, a keyset page of what needs a person now (each Task's current stop), oldest first (M4). " +
+      'Either way `baseReds` lists the base branches failing now, as the Inbox shows them above the notices (issue 36).',
     tag: 'inbox',
     query: inboxQuery,
     invalid: 'invalid_query',
@@ -24,9 +25,10 @@ export const INBOX_ROUTES: readonly RouteDeclaration[] = [
       '200': {
         description: 'The notices, or a page of them.',
         body: z.xor([
-          z.strictObject({ notices: z.array(notice) }),
+          z.strictObject({ notices: z.array(notice), baseReds }),
           z.strictObject({
             notices: z.array(inboxRow),
+            baseReds,
             nextAfter: z.int().nullable().describe('The `after` of the next page; null on the last.'),
           }),
         ]),

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { problem } from './common.js';
 import { attempt, grants, noticeSummary, rejection, runSummary, task, taskExists, taskSummary } from './task-view.js';
 import { run, runDetail } from './run-view.js';
-import { inboxRow, notice, outboxDelivery } from './notices.js';
+import { baseRed, inboxRow, notice, outboxDelivery } from './notices.js';
 import { decision } from './decision.js';
 import { boardRow } from './board-row.js';
 import { checkRunEntry, pullRequestChecks, statusEntry } from './pr-checks.js';
@@ -30,6 +30,7 @@ export const RESPONSE_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   TaskExists: taskExists,
   BoardRow: boardRow,
   InboxRow: inboxRow,
+  BaseRed: baseRed,
   PullRequestChecks: pullRequestChecks,
   CheckRunEntry: checkRunEntry,
   StatusEntry: statusEntry,

@@ -6,6 +6,7 @@ import type {
   FakeGitLabState,
   GlCommitStatus,
   GlCompareDiff,
+  GlIssue,
   GlJob,
   GlMergeRequest,
   GlNote,
@@ -275,6 +276,54 @@ export function note(web: string, n: GlNote, author: GlUser, mr: GlMergeRequest)
     imported_from: 'none',
     noteable_iid: mr.iid,
     commands_changes: {},
+  };
+}
+
+/** GitLab's Issue entity (doc/api/issues.md), the fields a client reads and their neighbours. */
+export function issue(web: string, path: string, i: GlIssue, author: GlUser): Record<string, unknown> {
+  return {
+    id: i.id,
+    iid: i.iid,
+    project_id: i.projectId,
+    title: i.title,
+    description: i.description,
+    state: i.state,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    closed_at: i.closedAt,
+    closed_by: i.state === 'closed' ? userBasic(web, author) : null,
+    labels: [],
+    milestone: null,
+    assignees: [],
+    author: userBasic(web, author),
+    type: 'ISSUE',
+    issue_type: 'issue',
+    user_notes_count: i.notes.length,
+    confidential: false,
+    discussion_locked: null,
+    web_url: `${web}/${path}/-/issues/${i.iid}`,
+    references: { short: `#${i.iid}`, relative: `#${i.iid}`, full: `${path}#${i.iid}` },
+  };
+}
+
+/** A note on an issue (the Notes API's entity, noteable_type Issue). */
+export function issueNote(web: string, n: GlNote, author: GlUser, i: GlIssue): Record<string, unknown> {
+  return {
+    id: n.id,
+    type: null,
+    body: n.body,
+    attachment: null,
+    author: userBasic(web, author),
+    created_at: n.createdAt,
+    updated_at: n.updatedAt,
+    system: n.system,
+    noteable_id: i.id,
+    noteable_type: 'Issue',
+    project_id: i.projectId,
+    resolvable: false,
+    confidential: false,
+    internal: false,
+    noteable_iid: i.iid,
   };
 }
 

@@ -15,12 +15,14 @@ import {
   compareKey,
   createState,
   isoNow,
+  issueKey,
   mrKey,
   nextId,
   projectKey,
   type FakeGitLabState,
   type GlCommitStatus,
   type GlCompareDiff,
+  type GlIssue,
   type GlJob,
   type GlMergeRequest,
   type GlPipeline,
@@ -939,6 +941,76 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     }
     if (b === undefined) return notFound('Branch');
     return { status: 200, body: gl.branch(web, p, name, b) };
+  });
+
+  // Issue 36: a project's issues (doc/api/issues.md, doc/api/notes.md): filed, commented, closed.
+  function resolveIssue(ctx: Ctx, p: GlProject): GlIssue {
+    const i = state.issues[issueKey(p.path, Number(ctx.params.issue_iid))];
+    if (i === undefined || !/^\d+$/.test(ctx.params.issue_iid!)) return notFound('Issue');
+    return i;
+  }
+  const issueAuthor = (i: GlIssue) => state.users[i.authorId]!;
+
+  route('POST /projects/:id/issues', (ctx) => {
+    const p = resolveProject(ctx);
+    requireLevel(p, ctx.caller, 10);
+    const title = stringParam(ctx, 'title');
+    if (title === undefined || title.trim() === '') return badParam('title is missing');
+    const now = isoNow(state);
+    const iid = Object.values(state.issues).filter((x) => x.projectId === p.id).length + 1;
+    const i: GlIssue = {
+      id: nextId(state),
+      iid,
+      projectId: p.id,
+      title,
+      description: stringParam(ctx, 'description') ?? null,
+      state: 'opened',
+      authorId: ctx.caller.id,
+      createdAt: now,
+      updatedAt: now,
+      closedAt: null,
+      notes: [],
+    };
+    state.issues[issueKey(p.path, iid)] = i;
+    return { status: 201, body: gl.issue(web, p.path, i, ctx.caller) };
+  });
+
+  route('GET /projects/:id/issues/:issue_iid', (ctx) => {
+    const p = resolveProject(ctx);
+    const i = resolveIssue(ctx, p);
+    return { status: 200, body: gl.issue(web, p.path, i, issueAuthor(i)) };
+  });
+
+  route('PUT /projects/:id/issues/:issue_iid', (ctx) => {
+    const p = resolveProject(ctx);
+    const i = resolveIssue(ctx, p);
+    requireLevel(p, ctx.caller, 20);
+    const event = stringParam(ctx, 'state_event');
+    if (event !== undefined && event !== 'close' && event !== 'reopen')
+      return badParam('state_event does not have a valid value');
+    const now = isoNow(state);
+    if (event === 'close' && i.state !== 'closed') Object.assign(i, { state: 'closed', closedAt: now });
+    if (event === 'reopen' && i.state !== 'opened') Object.assign(i, { state: 'opened', closedAt: null });
+    const title = stringParam(ctx, 'title');
+    if (title !== undefined) i.title = title;
+    const description = stringParam(ctx, 'description');
+    if (description !== undefined) i.description = description;
+    i.updatedAt = now;
+    return { status: 200, body: gl.issue(web, p.path, i, issueAuthor(i)) };
+  });
+
+  route('POST /projects/:id/issues/:issue_iid/notes', (ctx) => {
+    const p = resolveProject(ctx);
+    const i = resolveIssue(ctx, p);
+    requireLevel(p, ctx.caller, 10);
+    const body = stringParam(ctx, 'body');
+    if (body === undefined) return badParam('body is missing');
+    if (body.trim() === '') return fail(400, "400 Bad request - Note can't be blank");
+    const now = isoNow(state);
+    const n = { id: nextId(state), body, authorId: ctx.caller.id, system: false, createdAt: now, updatedAt: now };
+    i.notes.push(n);
+    i.updatedAt = now;
+    return { status: 201, body: gl.issueNote(web, n, ctx.caller, i) };
   });
 
   function nextPipelineIid(projectId: number): number {

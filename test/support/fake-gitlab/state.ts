@@ -120,6 +120,21 @@ export interface GlNote {
   updatedAt: string;
 }
 
+/** Issue 36: a project's issue (POST /projects/:id/issues), with its notes. */
+export interface GlIssue {
+  id: number;
+  iid: number;
+  projectId: number;
+  title: string;
+  description: string | null;
+  state: 'opened' | 'closed';
+  authorId: number;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  notes: GlNote[];
+}
+
 /** An external commit status (POST /projects/:id/statuses/:sha), as stored. */
 export interface GlCommitStatus {
   id: number;
@@ -190,6 +205,8 @@ export interface FakeGitLabState {
   createdNotes: number;
   /** Issue 36: PUT …/merge_requests/:iid/rebase accepted, in order: the head it replaced and the rebased head. */
   rebases: Array<{ path: string; iid: number; from: string; to: string }>;
+  /** Issue 36: 'group/project#7' → the project's issue (iids per project, from 1). */
+  issues: Record<string, GlIssue>;
   /** 'group/project@from...to' → diffs; absent = 404. */
   compares: Record<string, GlCompareDiff[]>;
   nextId: number;
@@ -215,6 +232,7 @@ export function createState(): FakeGitLabState {
     jobRetries: [],
     createdNotes: 0,
     rebases: [],
+    issues: {},
     compares: {},
     nextId: 1000,
     now: () => new Date(),
@@ -224,6 +242,7 @@ export function createState(): FakeGitLabState {
 
 export const projectKey = (path: string): string => path.toLowerCase();
 export const mrKey = (path: string, iid: number): string => `${projectKey(path)}!${iid}`;
+export const issueKey = (path: string, iid: number): string => `${projectKey(path)}#${iid}`;
 export const compareKey = (path: string, from: string, to: string): string => `${projectKey(path)}@${from}...${to}`;
 
 export function nextId(state: FakeGitLabState): number {
