@@ -15,12 +15,10 @@ import {
 import { hashToken } from './dispatch.js';
 import type { Ledger } from './ledger-port.js';
 import type { Clock, Logger, Random } from './ports.js';
+import type { IdentityTokenCheck } from '../hosts/identity-token.js';
 
-/** What the signature check says of a token: its claims, or why it could not be trusted. */
-export type IdentityTokenCheck =
-  | { kind: 'verified'; claims: Record<string, unknown> }
-  | { kind: 'refused'; reason: 'bad_signature' | 'expired' | 'not_yet_valid' | 'malformed'; detail: string }
-  | { kind: 'unavailable'; detail: string };
+/** What the signature check says of a token (src/hosts/identity-token.ts): its claims, or why not trusted. */
+export type { IdentityTokenCheck };
 
 export type WorkflowTokenExchange =
   | { kind: 'minted'; runId: number; token: string }
