@@ -60,6 +60,8 @@ export interface SessionRunnerConfig {
   readonly baseUrl: string | null;
   readonly pollIntervalMs: number;
   readonly timeoutMs: number;
+  /** Devin's API v3 (decision 0074): the organization, and the US dollars per ACU (null: ACUs told, not counted); null: API v1. */
+  readonly devin: { readonly orgId: string; readonly acuPrice: number | null } | null;
   /** The vendor described, for `custom`; null for a preset. */
   readonly custom: z.output<typeof customSessionVendorSchema> | null;
   /** From FIXLOOP_SESSION_API_KEY_FILE. */
@@ -212,6 +214,7 @@ export function resolveRunner(
         pollIntervalMs: Math.round(runner.pollSeconds * 1000),
         timeoutMs: Math.round(runner.timeoutMinutes * 60_000),
         custom: runner.custom ?? null,
+        devin: runner.devin ? { orgId: runner.devin.orgId, acuPrice: runner.devin.acuPrice ?? null } : null,
         apiKey: readSecret('FIXLOOP_SESSION_API_KEY_FILE', vars.FIXLOOP_SESSION_API_KEY_FILE),
         webhookSecret:
           vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE === undefined
