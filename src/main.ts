@@ -171,7 +171,7 @@ export async function createFixloop(config: Config, adapters: FixloopAdapters = 
     adapters.runner !== undefined
       ? adapters.runner
       : config.runner?.kind === 'mention'
-        ? mentionRunnerFrom(config.runner, config.github, hosts.registry)
+        ? mentionRunnerFrom(config.runner, config, hosts.registry, logger)
         : (actionsRunner ?? runnerFromConfig(config, { logger, clock }));
   const github = hosts.port;
   // Issue 35: the agent's held workflow runs, approved when the mention runner's configuration allows.

@@ -20,7 +20,7 @@ import { createScopedTokens, type ScopedTokens } from './github/scoped-token.js'
 import { createCommandRunner } from './runners/command.js';
 import { createHttpRunner } from './runners/http.js';
 import { createSessionRunner } from './runners/session.js';
-import { SESSION_VENDOR_PRESETS, type SessionVendor } from './runners/session-vendors.js';
+import { devinV3Vendor, SESSION_VENDOR_PRESETS, type SessionVendor } from './runners/session-vendors.js';
 import { ConfigError } from './config/errors.js';
 import { claudeCodeResume, codexExecResume, type RunnerPreset } from './runners/presets.js';
 import { geminiResume } from './runners/gemini-preset.js';
@@ -218,6 +218,10 @@ export function runnerFromConfig(
 
 /** R2: the vendor a session runner speaks to: a preset (at `baseUrl` when set) or the config's description. */
 export function sessionVendorOf(r: SessionRunnerConfig): SessionVendor {
+  if (r.vendor === 'devin' && r.devin !== null) {
+    const { orgId, acuPrice } = r.devin;
+    return r.baseUrl === null ? devinV3Vendor(orgId, acuPrice) : devinV3Vendor(orgId, acuPrice, r.baseUrl);
+  }
   if (r.vendor !== 'custom') {
     const preset = SESSION_VENDOR_PRESETS[r.vendor];
     return r.baseUrl === null ? preset() : preset(r.baseUrl);

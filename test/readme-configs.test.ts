@@ -54,7 +54,7 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
       // The mention runner comments through the code hosts, so it is built with them (wiring/mention-runner.ts).
       const runner =
         c.runner?.kind === 'mention'
-          ? mentionRunnerFrom(c.runner, c.github, { hostOfRepository: () => assert.fail('nothing is posted here') })
+          ? mentionRunnerFrom(c.runner, c, { hostOfRepository: () => assert.fail('nothing is posted here') })
           : c.runner?.kind === 'actions'
             ? actionsRunnerFrom(c.runner, c, {
                 ledger: { setRunExternalRef: async () => assert.fail('nothing is dispatched here') },

@@ -256,6 +256,7 @@ describe('the session runner with a vendor described in the config (R2, K6)', ()
         pollIntervalMs: 10,
         timeoutMs: 60_000,
         custom: customSessionVendorSchema.parse(CUSTOM_VENDOR), // as the config file's loader checks it
+        devin: null,
         apiKey: KEY,
         webhookSecret: null,
       }),

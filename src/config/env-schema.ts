@@ -62,6 +62,7 @@ export const SECRET_FILE_VARIABLES = [
   ['GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'],
   ['FIXLOOP_RUNNER_SECRET', 'FIXLOOP_RUNNER_SECRET_FILE'],
   ['FIXLOOP_MENTION_TOKEN', 'FIXLOOP_MENTION_TOKEN_FILE'],
+  ['FIXLOOP_GITLAB_MENTION_TOKEN', 'FIXLOOP_GITLAB_MENTION_TOKEN_FILE'],
   ['FIXLOOP_SLACK_WEBHOOK_URL', 'FIXLOOP_SLACK_WEBHOOK_URL_FILE'],
   ['FIXLOOP_NOTICE_WEBHOOK_SECRET', 'FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE'],
   ['FIXLOOP_METRICS_TOKEN', 'FIXLOOP_METRICS_TOKEN_FILE'],
@@ -135,6 +136,8 @@ export const envSchema = z
     FIXLOOP_WORK_DIR: z.string().default('./data/runs'),
     FIXLOOP_RUNNER_SECRET: z.string().optional(),
     FIXLOOP_MENTION_TOKEN: z.string().optional(),
+    /** Issue 35: the person's GitLab token the mention runner comments with on merge requests (`as: user`). */
+    FIXLOOP_GITLAB_MENTION_TOKEN: z.string().optional(),
     /** Issue 35 item 3: the OIDC issuer whose tokens the actions runner's workflows exchange for a run token. */
     FIXLOOP_ACTIONS_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
     /** Issue 35 item 6: the issuer of GitLab CI's ID tokens (a gitlab Work's pipelines); unset → GITLAB_URL. */
@@ -152,6 +155,7 @@ export const envSchema = z
     GITLAB_TOKEN_FILE: filePath.optional(),
     FIXLOOP_RUNNER_SECRET_FILE: filePath.optional(),
     FIXLOOP_MENTION_TOKEN_FILE: filePath.optional(),
+    FIXLOOP_GITLAB_MENTION_TOKEN_FILE: filePath.optional(),
     FIXLOOP_METRICS_TOKEN_FILE: filePath.optional(),
     FIXLOOP_SLACK_WEBHOOK_URL_FILE: filePath.optional(),
     FIXLOOP_NOTICE_WEBHOOK_SECRET_FILE: filePath.optional(),

@@ -15,22 +15,36 @@ export const MENTION_DEFAULT_IDENTITY: Record<MentionAgent, MentionIdentity> = {
   copilot: 'user',
   codex: 'user',
   claude: 'app',
+  // A Duo flow's mention trigger refuses a mention from a bot or another service account.
+  duo: 'user',
 };
 
-export const mentionRunnerSchema = z.strictObject({
-  kind: z.literal('mention'),
-  /** The agent mentioned; it decides the default handle and identity. */
-  agent: z.enum(MENTION_AGENTS),
-  /** The handle, e.g. `@copilot` or a team's own `@acme-claude`; default the agent's own. */
-  trigger: z
-    .string()
-    .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]|\/(?=[A-Za-z0-9]))*(?:\[bot\])?$/, 'must be one @handle, e.g. "@copilot"')
-    .optional(),
-  /** Whose comment it is: `app` (fixloop's own credentials) or `user` (FIXLOOP_MENTION_TOKEN). */
-  as: z.enum(MENTION_IDENTITIES).optional(),
-  /**
-   * Approve the workflow runs of the agent's push that wait for approval (GitHub holds a Copilot
-   * push's runs until someone does). Off by default: approving runs code with the repository's secrets.
-   */
-  approveWorkflows: z.boolean().optional(),
-});
+export const mentionRunnerSchema = z
+  .strictObject({
+    kind: z.literal('mention'),
+    /** The agent mentioned; it decides the default handle and identity. */
+    agent: z.enum(MENTION_AGENTS),
+    /** The handle, e.g. `@copilot` or a team's own `@acme-claude`; default the agent's own. */
+    trigger: z
+      .string()
+      .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]|\/(?=[A-Za-z0-9]))*(?:\[bot\])?$/, 'must be one @handle, e.g. "@copilot"')
+      .optional(),
+    /** Whose comment it is: `app` (fixloop's own credentials) or `user` (FIXLOOP_MENTION_TOKEN on GitHub, FIXLOOP_GITLAB_MENTION_TOKEN on GitLab). */
+    as: z.enum(MENTION_IDENTITIES).optional(),
+    /**
+     * Approve the workflow runs of the agent's push that wait for approval (GitHub holds a Copilot
+     * push's runs until someone does). Off by default: approving runs code with the repository's secrets.
+     */
+    approveWorkflows: z.boolean().optional(),
+    /** How often the pull request's events are read for the agent's own finish (Copilot's work events). */
+    pollSeconds: z.number().positive().max(3600).optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.agent === 'duo' && r.trigger === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trigger'],
+        message:
+          'agent duo needs `trigger`, the @handle of the service account of the Duo flow your project\'s mention trigger runs (e.g. "@duo-developer-acme")',
+      });
+  });

@@ -29,7 +29,10 @@ describe('the mention runner in the config file (issue 35)', () => {
       kind: 'mention',
       agent: 'copilot',
       trigger: '@copilot',
+      as: 'user',
       userToken: 'ghp_person',
+      gitlabUserToken: null,
+      pollSeconds: 60,
       approveWorkflows: false,
     });
     assert.ok(c.secretFiles.includes(token), 'the token file is hidden from agents like every secret file');
@@ -62,9 +65,47 @@ describe('the mention runner in the config file (issue 35)', () => {
       kind: 'mention',
       agent: 'claude',
       trigger: '@acme-claude',
+      as: 'app',
       userToken: null,
+      gitlabUserToken: null,
+      pollSeconds: 60,
       approveWorkflows: false,
     });
+  });
+
+  it("GitLab Duo is mentioned by its flow's service account, as the person whose GitLab token FIXLOOP_GITLAB_MENTION_TOKEN_FILE holds", () => {
+    const token = join(dir, 'gitlab-person-token');
+    writeFileSync(token, 'glpat-person\n', { mode: 0o600 });
+    const c = loadConfig({
+      env: { ...base, FIXLOOP_GITLAB_MENTION_TOKEN_FILE: token },
+      file: file('{ kind: mention, agent: duo, trigger: "@duo-developer-acme", pollSeconds: 20 }'),
+    });
+    assert.deepEqual(c.runner, {
+      kind: 'mention',
+      agent: 'duo',
+      trigger: '@duo-developer-acme',
+      as: 'user',
+      userToken: null,
+      gitlabUserToken: 'glpat-person',
+      pollSeconds: 20,
+      approveWorkflows: false,
+    });
+    assert.ok(c.secretFiles.includes(token), 'the token file is hidden from agents like every secret file');
+  });
+
+  it('GitLab Duo without its handle, or without a person’s token, is refused at start-up, saying why', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          env: { ...base, FIXLOOP_GITLAB_MENTION_TOKEN: 'glpat-x' },
+          file: file('{ kind: mention, agent: duo }'),
+        }),
+      (err: unknown) => err instanceof ConfigError && /service account/.test(err.message),
+    );
+    assert.throws(
+      () => loadConfig({ env: base, file: file('{ kind: mention, agent: duo, trigger: "@duo-developer-acme" }') }),
+      (err: unknown) => err instanceof ConfigError && /FIXLOOP_GITLAB_MENTION_TOKEN_FILE/.test(err.message),
+    );
   });
 
   it('a handle that is not one @handle, an unknown agent or an unknown key is a ConfigError', () => {

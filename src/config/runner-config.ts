@@ -60,6 +60,8 @@ export interface SessionRunnerConfig {
   readonly baseUrl: string | null;
   readonly pollIntervalMs: number;
   readonly timeoutMs: number;
+  /** Devin's API v3 (decision 0074): the organization, and the US dollars per ACU (null: ACUs told, not counted); null: API v1. */
+  readonly devin: { readonly orgId: string; readonly acuPrice: number | null } | null;
   /** The vendor described, for `custom`; null for a preset. */
   readonly custom: z.output<typeof customSessionVendorSchema> | null;
   /** From FIXLOOP_SESSION_API_KEY_FILE. */
@@ -92,7 +94,14 @@ export interface MentionRunnerConfig {
   readonly kind: 'mention';
   readonly agent: MentionAgent;
   readonly trigger: string;
+  /** Whose comment it is (`user`: a person's token on the repository's host). */
+  readonly as: 'app' | 'user';
+  /** The person's GitHub token (FIXLOOP_MENTION_TOKEN), with `as: user`. */
   readonly userToken: string | null;
+  /** The person's GitLab token (FIXLOOP_GITLAB_MENTION_TOKEN), with `as: user`. */
+  readonly gitlabUserToken: string | null;
+  /** How often the agent's work events are read (Copilot's finish), in seconds. */
+  readonly pollSeconds: number;
   /** Whether fixloop approves the workflow runs of the agent's push that wait for approval (GitHub). */
   readonly approveWorkflows: boolean;
 }
@@ -172,17 +181,23 @@ export function resolveRunner(
     case 'mention': {
       const as = runner.as ?? MENTION_DEFAULT_IDENTITY[runner.agent];
       const token = vars.FIXLOOP_MENTION_TOKEN;
-      if (as === 'user' && token === undefined)
+      const gitlabToken = vars.FIXLOOP_GITLAB_MENTION_TOKEN;
+      const where = runner.agent === 'duo' ? 'FIXLOOP_GITLAB_MENTION_TOKEN_FILE' : 'FIXLOOP_MENTION_TOKEN_FILE';
+      if (as === 'user' && token === undefined && gitlabToken === undefined)
         throw ConfigError.at(
           file ?? 'environment',
           ['runner', 'as'],
-          `mentions ${runner.agent} as a person (as: user), whose token must be in FIXLOOP_MENTION_TOKEN_FILE (or FIXLOOP_MENTION_TOKEN)${runner.agent === 'claude' ? '' : `: ${runner.agent} ignores mentions from bots, so fixloop's own identity cannot wake it`}`,
+          `mentions ${runner.agent} as a person (as: user), whose token must be in ${where} (FIXLOOP_MENTION_TOKEN_FILE for GitHub, FIXLOOP_GITLAB_MENTION_TOKEN_FILE for GitLab)${runner.agent === 'claude' ? '' : `: ${runner.agent} ignores mentions from bots, so fixloop's own identity cannot wake it`}`,
         );
       return {
         kind: 'mention',
         agent: runner.agent,
-        trigger: runner.trigger ?? MENTION_TRIGGERS[runner.agent],
-        userToken: as === 'user' ? token! : null,
+        // The schema requires a handle for an agent without a default one (duo).
+        trigger: runner.trigger ?? MENTION_TRIGGERS[runner.agent] ?? '',
+        as,
+        userToken: as === 'user' ? (token ?? null) : null,
+        gitlabUserToken: as === 'user' ? (gitlabToken ?? null) : null,
+        pollSeconds: runner.pollSeconds ?? 60,
         approveWorkflows: runner.approveWorkflows ?? false,
       };
     }
@@ -201,6 +216,7 @@ export function resolveRunner(
         pollIntervalMs: Math.round(runner.pollSeconds * 1000),
         timeoutMs: Math.round(runner.timeoutMinutes * 60_000),
         custom: runner.custom ?? null,
+        devin: runner.devin ? { orgId: runner.devin.orgId, acuPrice: runner.devin.acuPrice ?? null } : null,
         apiKey: readSecret('FIXLOOP_SESSION_API_KEY_FILE', vars.FIXLOOP_SESSION_API_KEY_FILE),
         webhookSecret:
           vars.FIXLOOP_SESSION_WEBHOOK_SECRET_FILE === undefined

@@ -178,6 +178,16 @@ export const sessionRunnerSchema = z
       .max(7 * 24 * 60)
       .default(60),
     custom: customSessionVendorSchema.optional(),
+    /**
+     * Decision 0074: Devin's API v3, for a service user's key in this organization — it reports the
+     * session's ACUs, counted as spend at `acuPrice` US dollars per ACU when set (told, not counted, without).
+     */
+    devin: z
+      .strictObject({
+        orgId: z.string().regex(/^org-[A-Za-z0-9_-]{1,100}$/, 'must be an organization id, e.g. "org-abc123"'),
+        acuPrice: z.number().positive().max(1000).optional(),
+      })
+      .optional(),
     promptTemplate: promptTemplateSchema.optional(),
   })
   .superRefine((r, ctx) => {
@@ -185,6 +195,8 @@ export const sessionRunnerSchema = z
       ctx.addIssue({ code: 'custom', path: ['custom'], message: 'vendor custom needs `custom`, the vendor described' });
     if (r.vendor === 'custom' && r.baseUrl === undefined)
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'vendor custom needs `baseUrl`' });
+    if (r.vendor !== 'devin' && r.devin !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['devin'], message: `is only read with vendor devin` });
     if (r.vendor !== 'custom' && r.custom !== undefined)
       ctx.addIssue({
         code: 'custom',

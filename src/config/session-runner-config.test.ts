@@ -48,6 +48,25 @@ describe('the session runner in the config file (R2)', () => {
     assert.equal(sessionVendorOf(r).messagePath, '/v1/sessions/{sessionId}/message');
   });
 
+  it("devin with an organization is Devin's API v3, its ACUs priced at acuPrice (decision 0074)", () => {
+    const r = load({ kind: 'session', vendor: 'devin', devin: { orgId: 'org-acme', acuPrice: 2.25 } })
+      .runner as SessionRunnerConfig;
+    assert.deepEqual(r.devin, { orgId: 'org-acme', acuPrice: 2.25 });
+    const v = sessionVendorOf(r);
+    assert.equal(v.messagePath, '/v3/organizations/org-acme/sessions/{sessionId}/messages');
+    assert.equal(v.statePointer, '/status_detail');
+    assert.deepEqual(v.spend, { pointer: '/acus_consumed', dollarsPerUnit: 2.25, cumulative: true, unit: 'ACU' });
+    const unpriced = load({ kind: 'session', vendor: 'devin', devin: { orgId: 'org-acme' } })
+      .runner as SessionRunnerConfig;
+    assert.equal(sessionVendorOf(unpriced).spend?.dollarsPerUnit, null, 'no price: ACUs told, not counted');
+    for (const bad of [
+      { kind: 'session', vendor: 'cursor', devin: { orgId: 'org-acme' } },
+      { kind: 'session', vendor: 'devin', devin: { orgId: 'acme' } },
+      { kind: 'session', vendor: 'devin', devin: { orgId: 'org-acme', acuPrice: 0 } },
+    ])
+      assert.throws(() => load(bad), ConfigError, JSON.stringify(bad));
+  });
+
   it('cursor with its webhook secret file, a poll and a timeout of its own', () => {
     const r = load(
       { kind: 'session', vendor: 'cursor', pollSeconds: 10, timeoutMinutes: 120 },

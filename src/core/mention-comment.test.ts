@@ -31,7 +31,7 @@ test('issue 35: the comment opens with the handle, says what failed where and wh
 });
 
 test('issue 35: each preset agent has its own handle; a merge request is called one', () => {
-  assert.deepEqual(MENTION_TRIGGERS, { copilot: '@copilot', claude: '@claude', codex: '@codex' });
+  assert.deepEqual(MENTION_TRIGGERS, { copilot: '@copilot', claude: '@claude', codex: '@codex', duo: null });
   assert.match(
     mentionComment(facts({ trigger: '@claude', changeRequest: 'merge request' })),
     /^@claude `test` is failing on this merge request/,

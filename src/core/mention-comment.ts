@@ -6,13 +6,18 @@
 import { boundText } from './bounded-text.js';
 import { untrustedLine, untrustedText } from './untrusted-text.js';
 
-/** The agents a mention preset knows, and the handle each answers to (configurable). */
-export const MENTION_AGENTS = ['copilot', 'claude', 'codex'] as const;
+/**
+ * The agents a mention preset knows, and the handle each answers to (configurable). GitLab Duo answers
+ * to the service account of the flow a project's mention trigger runs, whose name each group chooses:
+ * it has no default handle.
+ */
+export const MENTION_AGENTS = ['copilot', 'claude', 'codex', 'duo'] as const;
 export type MentionAgent = (typeof MENTION_AGENTS)[number];
-export const MENTION_TRIGGERS: Record<MentionAgent, string> = {
+export const MENTION_TRIGGERS: Record<MentionAgent, string | null> = {
   copilot: '@copilot',
   claude: '@claude',
   codex: '@codex',
+  duo: null,
 };
 
 /** A comment is read on the pull request: its log excerpt is kept short, the tail where tests fail. */

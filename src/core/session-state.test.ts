@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import {
   CURSOR_STATES,
   DEVIN_STATES,
+  DEVIN_V3_STATES,
   readPointer,
+  runUsage,
   sessionRunEnd,
   sessionStateKind,
   spendAt,
@@ -25,6 +27,14 @@ describe('a vendor state means running, completed, failed or needs a person (R2)
     ['devin', DEVIN_STATES, 'expired', 'failed'],
     ['devin', DEVIN_STATES, 'blocked', 'needs_person'],
     ['devin', DEVIN_STATES, null, 'running'],
+    ['devin v3', DEVIN_V3_STATES, 'working', 'running'],
+    ['devin v3', DEVIN_V3_STATES, 'finished', 'completed'],
+    ['devin v3', DEVIN_V3_STATES, 'waiting_for_user', 'needs_person'],
+    ['devin v3', DEVIN_V3_STATES, 'waiting_for_approval', 'needs_person'],
+    ['devin v3', DEVIN_V3_STATES, 'inactivity', 'needs_person'],
+    ['devin v3', DEVIN_V3_STATES, 'error', 'failed'],
+    ['devin v3', DEVIN_V3_STATES, 'out_of_credits', 'failed'],
+    ['devin v3', DEVIN_V3_STATES, 'user_request', 'failed'],
     ['cursor', CURSOR_STATES, 'CREATING', 'running'],
     ['cursor', CURSOR_STATES, 'RUNNING', 'running'],
     ['cursor', CURSOR_STATES, 'FINISHED', 'completed'],
@@ -109,5 +119,27 @@ describe('JSON pointers into a vendor answer', () => {
     assert.equal(spendAt({ c: -1 }, '/c', 1), null);
     assert.equal(spendAt({ c: 'x' }, '/c', 1), null);
     assert.equal(spendAt({}, '/c', 1), null);
+  });
+});
+
+describe("a run's share of a session's cumulative usage (decision 0074)", () => {
+  test('the growth since the message, in dollars at the price', () => {
+    assert.deepEqual(runUsage(12.5, 16.5, 2.25, 'ACU', 'devin'), {
+      dollars: 9,
+      words: '4 ACUs at $2.25 per ACU, reported by devin',
+    });
+  });
+  test('without a price: told, not counted', () => {
+    assert.deepEqual(runUsage(1, 2, null, 'ACU', 'devin'), {
+      dollars: null,
+      words: 'devin reported 1 ACU used by this run (not counted as spend: no price per ACU is configured)',
+    });
+  });
+  test('a count that could not be read before or after: nothing is guessed', () => {
+    assert.equal(runUsage(null, 4, 2, 'ACU', 'devin'), null);
+    assert.equal(runUsage(4, null, 2, 'ACU', 'devin'), null);
+  });
+  test('a count that went down (a reset) counts nothing', () => {
+    assert.equal(runUsage(5, 3, 2, 'ACU', 'devin')?.dollars, 0);
   });
 });

@@ -26,6 +26,28 @@ export const DEVIN_STATES: SessionStateTable = {
   needsPerson: ['blocked'],
 };
 
+/**
+ * Devin API v3, `GET /v3/organizations/{org_id}/sessions/{devin_id}` → `status_detail`: working,
+ * waiting_for_user, waiting_for_approval, finished, inactivity (asleep, waiting), error, user_request
+ * (stopped by someone), and the billing ones (out_of_credits, out_of_quota, no_quota_allocation,
+ * usage_limit_exceeded, org_usage_limit_exceeded, total_session_limit_exceeded, payment_declined).
+ */
+export const DEVIN_V3_STATES: SessionStateTable = {
+  completed: ['finished'],
+  failed: [
+    'error',
+    'user_request',
+    'out_of_credits',
+    'out_of_quota',
+    'no_quota_allocation',
+    'usage_limit_exceeded',
+    'org_usage_limit_exceeded',
+    'total_session_limit_exceeded',
+    'payment_declined',
+  ],
+  needsPerson: ['waiting_for_user', 'waiting_for_approval', 'inactivity'],
+};
+
 /** Cursor cloud agents, `GET /v0/agents/{id}` → `status`: CREATING, RUNNING, FINISHED, ERROR, EXPIRED. */
 export const CURSOR_STATES: SessionStateTable = {
   completed: ['FINISHED'],
@@ -141,8 +163,39 @@ export function stateAt(doc: unknown, pointer: string): string | null {
 
 /** Spend at `pointer` times `dollarsPerUnit`, in US dollars; null when absent, negative or not a number. */
 export function spendAt(doc: unknown, pointer: string, dollarsPerUnit: number): number | null {
+  const n = unitsAt(doc, pointer);
+  return n === null ? null : n * dollarsPerUnit;
+}
+
+/** The number at `pointer` (a vendor's own unit, e.g. Devin's ACUs); null when absent, negative or not a number. */
+export function unitsAt(doc: unknown, pointer: string): number | null {
   const v = readPointer(doc, pointer);
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n < 0) return null;
-  return n * dollarsPerUnit;
+  return !Number.isFinite(n) || n < 0 ? null : n;
+}
+
+/**
+ * Decision 0074: a run's share of a session's cumulative usage (Devin's `acus_consumed` counts the
+ * whole session, which outlives each run), and what it is in US dollars at `dollarsPerUnit` — null
+ * when no price is configured: the units are then told in the run's log, never guessed into dollars.
+ */
+export function runUsage(
+  before: number | null,
+  after: number | null,
+  dollarsPerUnit: number | null,
+  unit: string,
+  vendor: string,
+): { dollars: number | null; words: string } | null {
+  if (before === null || after === null) return null;
+  const used = Math.max(0, after - before);
+  const amount = `${Number(used.toFixed(4))} ${unit}${used === 1 ? '' : 's'}`;
+  if (dollarsPerUnit === null)
+    return {
+      dollars: null,
+      words: `${vendor} reported ${amount} used by this run (not counted as spend: no price per ${unit} is configured)`,
+    };
+  return {
+    dollars: used * dollarsPerUnit,
+    words: `${amount} at $${dollarsPerUnit} per ${unit}, reported by ${vendor}`,
+  };
 }

@@ -2,7 +2,7 @@
 // session's message goes and in what body, where its state is read and what each state means, where
 // its spend is, and whether it signs a status webhook. Devin and Cursor are presets from their
 // documented APIs; any other REST vendor is described the same way in the config file.
-import { CURSOR_STATES, DEVIN_STATES, type SessionStateTable } from '../core/session-state.js';
+import { CURSOR_STATES, DEVIN_STATES, DEVIN_V3_STATES, type SessionStateTable } from '../core/session-state.js';
 
 export interface SessionVendor {
   /** How people read it: `devin`, `cursor`, or the config's name for another vendor. */
@@ -20,8 +20,20 @@ export interface SessionVendor {
   /** RFC 6901 pointer to the state in the status answer (and in a webhook's body). */
   readonly statePointer: string;
   readonly states: SessionStateTable;
-  /** Where the status answer reports spend, and what one unit of it costs in US dollars; null: none. */
-  readonly spend: { readonly pointer: string; readonly dollarsPerUnit: number } | null;
+  /**
+   * Where the status answer reports spend, and what one unit of it costs in US dollars; null: none.
+   * `cumulative`: the number counts the whole session (Devin's ACUs), so a run's share is its growth
+   * from before the message; `unit` names it, and without a price (null) it is told, not counted.
+   */
+  readonly spend:
+    | { readonly pointer: string; readonly dollarsPerUnit: number }
+    | {
+        readonly pointer: string;
+        readonly dollarsPerUnit: number | null;
+        readonly cumulative: true;
+        readonly unit: string;
+      }
+    | null;
   /**
    * A status webhook the vendor signs `sha256=<hex HMAC-SHA256 of the raw body>` in `signatureHeader`;
    * the session id is at `idPointer` in its body, the state at `statePointer`. null: the vendor sends none.
@@ -45,6 +57,29 @@ export function devinVendor(baseUrl = 'https://api.devin.ai'): SessionVendor {
     statePointer: '/status_enum',
     states: DEVIN_STATES,
     spend: null,
+    webhook: null,
+  };
+}
+
+/**
+ * Devin API v3 (docs.devin.ai/api-reference/v3, decision 0074), for a service user's key (`cog_…`) in
+ * organization `orgId`: `POST /v3/organizations/{org_id}/sessions/{devin_id}/messages` with
+ * `{message}` (a sleeping session wakes), `GET /v3/organizations/{org_id}/sessions/{devin_id}` →
+ * `status_detail`, and `acus_consumed`, the session's Agent Compute Units so far — counted as spend at
+ * `acuPrice` US dollars per ACU when one is configured (Devin prices ACUs by plan and contract).
+ */
+export function devinV3Vendor(orgId: string, acuPrice: number | null, baseUrl = 'https://api.devin.ai'): SessionVendor {
+  const org = `/v3/organizations/${encodeURIComponent(orgId)}/sessions/{sessionId}`;
+  return {
+    name: 'devin',
+    baseUrl,
+    auth: 'bearer',
+    messagePath: `${org}/messages`,
+    messageBody: { message: '{{prompt}}' },
+    statusPath: org,
+    statePointer: '/status_detail',
+    states: DEVIN_V3_STATES,
+    spend: { pointer: '/acus_consumed', dollarsPerUnit: acuPrice, cumulative: true, unit: 'ACU' },
     webhook: null,
   };
 }

@@ -7,7 +7,15 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Logger, Runner, RunnerCallbacks, RunnerWebhookAnswer, RunSpec } from '../app/ports.js';
 import { outboundUrlProblem } from '../core/signed-post.js';
-import { readPointer, sessionRunEnd, sessionStateKind, spendAt, stateAt } from '../core/session-state.js';
+import {
+  readPointer,
+  runUsage,
+  sessionRunEnd,
+  sessionStateKind,
+  spendAt,
+  stateAt,
+  unitsAt,
+} from '../core/session-state.js';
 import type { ProcessMark } from '../core/stranded-run.js';
 import { RunnerError } from './errors.js';
 import { markOf } from './process-mark.js';
@@ -62,6 +70,9 @@ interface Follow {
   sameReads: number;
   lastError: string | null;
   spend: number | null;
+  /** A cumulative spend (Devin's ACUs): the session's count before the message, and as last read. */
+  unitsBefore: number | null;
+  units: number | null;
   ended: boolean;
 }
 
@@ -137,6 +148,8 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
         'http_error',
         `the ${vendor.name} session ${sessionId} is already followed for another run`,
       );
+    // A session's cumulative usage counts every earlier run too: this run's share starts here.
+    const unitsBefore = vendor.spend && 'cumulative' in vendor.spend ? await usageNow(sessionId) : null;
     const body = fillBody(vendor.messageBody, { prompt: spec.prompt, sessionId });
     const answer = await call('POST', fillPath(vendor.messagePath, sessionId), body);
     if (answer.status < 200 || answer.status > 299) {
@@ -157,12 +170,24 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
       sameReads: 0,
       lastError: null,
       spend: null,
+      unitsBefore,
+      units: null,
       ended: false,
     };
     follows.set(sessionId, follow);
     callbacks.onOutput(spec.runId, `[fixloop] sent the frame to the ${vendor.name} session ${sessionId}\n`);
     schedule(follow);
     return (opts.mark ?? (() => markOf(process.pid)))();
+  }
+
+  /** The session's cumulative usage as the vendor reports it now; null when it cannot be read. */
+  async function usageNow(sessionId: string): Promise<number | null> {
+    try {
+      const a = await call('GET', fillPath(vendor.statusPath, sessionId));
+      return a.status >= 200 && a.status <= 299 && vendor.spend ? unitsAt(a.json, vendor.spend.pointer) : null;
+    } catch {
+      return null;
+    }
   }
 
   function schedule(f: Follow): void {
@@ -178,7 +203,10 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
       const answer = await call('GET', fillPath(vendor.statusPath, f.sessionId));
       if (answer.status >= 200 && answer.status <= 299) {
         seen(f, stateAt(answer.json, vendor.statePointer), false);
-        if (vendor.spend) f.spend = spendAt(answer.json, vendor.spend.pointer, vendor.spend.dollarsPerUnit) ?? f.spend;
+        if (vendor.spend && 'cumulative' in vendor.spend)
+          f.units = unitsAt(answer.json, vendor.spend.pointer) ?? f.units;
+        else if (vendor.spend)
+          f.spend = spendAt(answer.json, vendor.spend.pointer, vendor.spend.dollarsPerUnit) ?? f.spend;
         f.lastError = null;
       } else f.lastError = `${vendor.name} answered ${answer.status}`;
     } catch (err) {
@@ -215,16 +243,29 @@ export function createSessionRunner(opts: SessionRunnerOptions): SessionRunner {
     f.ended = true;
     if (f.timer) clearTimeout(f.timer);
     follows.delete(f.sessionId);
-    const detail =
+    const said =
       end.detail !== null && f.lastError !== null && f.lastState === null
         ? `${end.detail}; its status could not be read: ${f.lastError}`
         : end.detail;
+    const usage =
+      vendor.spend && 'cumulative' in vendor.spend
+        ? runUsage(f.unitsBefore, f.units, vendor.spend.dollarsPerUnit, vendor.spend.unit, vendor.name)
+        : null;
+    // Units without a price are told in the run's log, never as the cause of its end.
+    if (usage && usage.dollars === null) f.callbacks.onOutput(f.runId, `[fixloop] ${usage.words}\n`);
+    const detail = said;
+    const spend =
+      usage?.dollars != null
+        ? { dollars: usage.dollars, note: usage.words }
+        : f.spend !== null
+          ? { dollars: f.spend, note: `reported by ${vendor.name}` }
+          : null;
     f.callbacks.onExit(f.runId, {
       state: end.state,
       exitCode: null,
       ...(detail !== null ? { detail } : {}),
       ...(end.needsPerson ? { needsPerson: true } : {}),
-      ...(f.spend !== null ? { spend: { dollars: f.spend, note: `reported by ${vendor.name}` } } : {}),
+      ...(spend !== null ? { spend } : {}),
     });
     return true;
   }

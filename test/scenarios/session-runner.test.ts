@@ -226,6 +226,44 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test("Devin's API v3 (decision 0074): the ACUs the run used, at runner.devin.acuPrice, are its spend (K6)", async () => {
+      const devin = await startFakeDevin(KEY);
+      const session = devin.addSession('devin-46', 'blocked', 'working', { acus: 20, acusPerMessage: 2 });
+      const h = await sessionHarness(kind, {
+        vendor: 'devin',
+        baseUrl: devin.url,
+        pollSeconds: 0.02,
+        devin: { orgId: 'org-acme', acuPrice: 2.25 },
+      });
+      try {
+        const taskId = await sessionTask(h, 46, 'devin-46', sha('3'));
+        await nextTick(h);
+        await until('the message', async () => session.messages.length === 1, 10_000, 5);
+        await until(
+          'a poll after the message',
+          async () => devin.requests.filter((r) => r.method === 'GET').length >= 2 || null,
+          10_000,
+          5,
+        );
+        pushRedHead(h, 46, sha('4'), 'FAIL src/checkout.test.ts: the receipt has no total line');
+        session.status_enum = 'finished';
+        const { run } = await settled(h, taskId);
+        assert.equal(run.state, 'completed');
+        const spends = await h.app.db.kysely.selectFrom('spends').selectAll().where('task_id', '=', taskId).execute();
+        assert.equal(spends.length, 1);
+        assert.equal(Number(spends[0]!.model), 4.5, '2 ACUs at 2.25 dollars, not the session’s 22');
+        assert.equal(Number(spends[0]!.run_id), run.id);
+        assert.ok(
+          devin.requests.every((r) => r.path.startsWith('/v3/organizations/org-acme/')),
+          'API v3 only',
+        );
+        assert.deepEqual(devin.violations, []);
+      } finally {
+        await h.close();
+        await devin.close();
+      }
+    });
+
     test('Cursor: FINISHED by its signed webhook ends the run; a bad signature is 401 and changes nothing', async () => {
       const cursor = await startFakeCursor(KEY);
       const agent = cursor.addAgent('bc_44', 'FINISHED');

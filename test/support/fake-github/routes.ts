@@ -7,6 +7,7 @@ import type { FakeOperation } from './operations.js';
 import * as gh from './payloads.js';
 import type { Urls } from './payloads.js';
 import { ACTIONS_RUN_ROUTES } from './actions-runs.js';
+import { withCopilotWork } from './copilot-events.js';
 import {
   ensureRepo,
   isoNow,
@@ -460,7 +461,9 @@ export const ROUTES: readonly Route[] = [
       const implied = (pull.labels ?? [])
         .filter((l) => !recorded.some((e) => e.label.toLowerCase() === l.toLowerCase()))
         .map((label, i) => ({ id: i + 1, label, actor: owner, createdAt: pull.createdAt ?? '2026-01-01T00:00:00Z' }));
-      const events = [...implied, ...recorded].map((e) => gh.labeledEvent(input.urls, repo, e));
+      const labels = [...implied, ...recorded].map((e) => ({ at: e.createdAt, e }));
+      // Issue 35: Copilot's work events among them, in the order they happened.
+      const events = withCopilotWork(input, repo, labels, (e) => gh.labeledEvent(input.urls, repo, e));
       return { status: 200, list: events };
     },
   },

@@ -4,8 +4,12 @@
 // request's branch (the fake GitHub's head moves and GitHub's `pull_request` `synchronize` webhook is
 // sent). It never calls fixloop. Where the repository makes a Copilot push's workflows wait for
 // approval (GitHub's default), `runsNeedApproval` holds the push's run and sends its `workflow_run`
-// completed with `action_required`, as GitHub does until someone approves it.
+// completed with `action_required`, as GitHub does until someone approves it. While it works GitHub
+// records its work events on the pull request (decision 0074): `copilot_work_started` when it takes the
+// mention, `copilot_work_finished` when it ends — after its push, or without one (`outcome`) — or
+// `copilot_work_finished_failure` when its session fails.
 import type { FakeGitHub } from '../fake-github/server.js';
+import { recordCopilotWork } from '../fake-github/copilot-events.js';
 import { delivery, post, pullRequestPayload, workflowRunPayload, type RepoSpec } from '../deliveries.js';
 
 const WRITERS = new Set(['write', 'maintain', 'admin']);
@@ -26,6 +30,8 @@ export async function copilotAnswers(
     fixloopUrl: string;
     webhookSecret: string;
     runsNeedApproval?: boolean;
+    /** How its session ends: with a push (the default), finished without one, or failed without one. */
+    outcome?: 'pushed' | 'finished_without_push' | 'failed';
   },
 ): Promise<CopilotAnswer> {
   const full = `${o.repo.owner}/${o.repo.name}`;
@@ -38,6 +44,12 @@ export async function copilotAnswers(
   const acts = mention.authorType === 'User' && role !== undefined && WRITERS.has(role);
   const seen = { author: mention.author, authorType: mention.authorType, body: mention.body };
   if (!acts) return { mention: seen, acted: false };
+  recordCopilotWork(fake.state, full, o.pullRequest, 'copilot_work_started');
+  if (o.outcome === 'finished_without_push' || o.outcome === 'failed') {
+    const end = o.outcome === 'failed' ? 'copilot_work_finished_failure' : 'copilot_work_finished';
+    recordCopilotWork(fake.state, full, o.pullRequest, end);
+    return { mention: seen, acted: true };
+  }
   fake.setHead(full, o.pullRequest, o.newHead);
   const d = delivery(
     'pull_request',
@@ -66,5 +78,6 @@ export async function copilotAnswers(
     const told = await post(o.fixloopUrl, held, o.webhookSecret);
     if (told.status !== 202) throw new Error(`the held run's webhook was not taken: ${told.status}`);
   }
+  recordCopilotWork(fake.state, full, o.pullRequest, 'copilot_work_finished');
   return { mention: seen, acted: true };
 }
