@@ -245,6 +245,31 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test('R2, I5: a workflow run that never completes ends at the run’s window in a run_timeout notice', async () => {
+      const h = await start(kind);
+      try {
+        const { taskId, wf, runId } = await dispatched(h, 'f');
+        // Read as still going (queued, then in progress): the run stays running across reads.
+        const reads = () => h.fake.requestsTo(new RegExp(`/actions/runs/${wf.id}$`)).length;
+        const seen = reads();
+        await until('the workflow run read again', async () => (reads() > seen + 1 ? true : null));
+        assert.equal((await h.app.ledger.getRun(runId))?.state, 'running');
+        h.clock.advance(30 * 60_000);
+        const notice: any = await until(
+          'the run_timeout notice',
+          async () => (await h.api('GET', `/api/tasks/${taskId}`)).body.notice,
+          20_000,
+          10,
+        );
+        assert.equal(notice.reason, 'run_timeout');
+        await until('the run ended at its window', async () =>
+          (await h.app.ledger.getRun(runId))?.state !== 'running' ? true : null,
+        );
+      } finally {
+        await h.close();
+      }
+    });
+
     test('R2, I4: after a restart the workflow run is followed again, and its end ends the run', async () => {
       const fake = await startFakeGitHub();
       const issuer = await startFakeOidcIssuer();
