@@ -6,6 +6,7 @@
 //   Claude Code, a PostToolUse hook on Bash:   node register-task.mjs claude-code   (hook JSON on stdin)
 //   Gemini CLI, an AfterTool hook on its shell: node register-task.mjs gemini        (hook JSON on stdin)
 //   Codex, its `notify` program:               node register-task.mjs codex '<notification JSON>'
+//   OpenCode, through hooks/opencode-plugin.js: node register-task.mjs opencode      (tool call JSON on stdin)
 //
 // Environment: FIXLOOP_URL (e.g. https://fixloop.example.com) and FIXLOOP_API_TOKEN, or
 // FIXLOOP_API_TOKEN_FILE. It never blocks the agent: every problem is one line on stderr and exit 0
@@ -63,6 +64,19 @@ function fromGemini(input) {
   return { repository: `${m[1]}/${m[2]}`, pullRequest: Number(m[3]), session: input.session_id, cwd: input.cwd };
 }
 
+/**
+ * OpenCode (hooks/opencode-plugin.js, its `tool.execute.after` hook): after a `bash` tool call that ran
+ * `gh pr create`, the URL it printed names the pull request; the plugin passes the session and the directory.
+ */
+function fromOpenCode(input) {
+  if (input.tool !== 'bash') return null;
+  const command = String(input.args?.command ?? '');
+  if (!/\bgh\s+pr\s+create\b/.test(command)) return null;
+  const m = PR_URL.exec(String(input.output ?? ''));
+  if (!m) return null;
+  return { repository: `${m[1]}/${m[2]}`, pullRequest: Number(m[3]), session: input.sessionID, cwd: input.cwd };
+}
+
 /** Codex: after each turn, the pull request of the checkout's branch, as `gh` knows it, if there is one. */
 function fromCodex(input) {
   if (input.type !== 'agent-turn-complete') return null;
@@ -85,14 +99,15 @@ async function main() {
   const [agent, arg] = process.argv.slice(2);
   let input;
   try {
-    if (agent === 'claude-code' || agent === 'gemini') input = JSON.parse(readFileSync(0, 'utf8'));
+    if (agent === 'claude-code' || agent === 'gemini' || agent === 'opencode')
+      input = JSON.parse(readFileSync(0, 'utf8'));
     else if (agent === 'codex') input = JSON.parse(arg ?? '');
-    else return say('usage: register-task.mjs claude-code | gemini | codex <notification JSON>');
+    else return say('usage: register-task.mjs claude-code | gemini | opencode | codex <notification JSON>');
   } catch (err) {
     return say(`unreadable input: ${err.message}`);
   }
-  const found =
-    agent === 'claude-code' ? fromClaudeCode(input) : agent === 'gemini' ? fromGemini(input) : fromCodex(input);
+  const read = { 'claude-code': fromClaudeCode, gemini: fromGemini, opencode: fromOpenCode, codex: fromCodex };
+  const found = read[agent](input);
   if (!found) return; // not the moment a pull request was opened
   if (typeof found.session !== 'string' || found.session === '') return say('no session id in the input');
   const branch = found.branch ?? run('git', ['symbolic-ref', '--short', 'HEAD'], found.cwd)?.trim();

@@ -98,6 +98,55 @@ describe('hooks/register-task.mjs (H1)', () => {
     assert.equal(await hook(['gemini'], { stdin: gemini('git push', 'https://github.com/acme/shop/pull/16') }), '');
   });
 
+  test('OpenCode: after `gh pr create` through its bash tool, the printed pull request becomes a Task resuming that session', async () => {
+    const call = (command: string, output: string) =>
+      JSON.stringify({
+        tool: 'bash',
+        sessionID: 'ses_7b2f1c9e0ffeAbCdEf123456',
+        args: { command },
+        output,
+        cwd: checkout,
+      });
+    const said = await hook(['opencode'], {
+      stdin: call('gh pr create --fill', 'https://github.com/acme/shop/pull/17\n'),
+    });
+    assert.match(said, /acme\/shop#17 is Task \d+/);
+    const [task] = (await tasks()).filter((t) => t.pullRequest === 17);
+    assert.equal(task.resumeRef, 'ses_7b2f1c9e0ffeAbCdEf123456');
+    assert.equal(task.branch, 'agent/fix-login');
+    assert.equal(await hook(['opencode'], { stdin: call('git push', 'https://github.com/acme/shop/pull/18') }), '');
+  });
+
+  test('OpenCode plugin: its tool.execute.after hook registers the pull request as OpenCode calls it, and ignores other tools', async () => {
+    const saved = { url: process.env.FIXLOOP_URL, token: process.env.FIXLOOP_API_TOKEN };
+    process.env.FIXLOOP_URL = h.url;
+    process.env.FIXLOOP_API_TOKEN = API_TOKEN;
+    try {
+      const plugin: string = new URL('../../hooks/opencode-plugin.js', import.meta.url).href; // plain JS, as OpenCode loads it
+      const { FixloopRegisterTask } = await import(plugin);
+      const hooks = await FixloopRegisterTask({ directory: checkout });
+      const after = hooks['tool.execute.after'];
+      await after(
+        { tool: 'read', sessionID: 'ses_other', callID: 'c1', args: { filePath: 'README.md' } },
+        { title: 'README.md', output: 'https://github.com/acme/shop/pull/19', metadata: {} },
+      );
+      await after(
+        { tool: 'bash', sessionID: 'ses_9c4e2a', callID: 'c2', args: { command: 'gh pr create --fill' } },
+        { title: 'gh pr create', output: 'https://github.com/acme/shop/pull/20\n', metadata: {} },
+      );
+      const mine = (await tasks()).filter((t) => t.pullRequest === 19 || t.pullRequest === 20);
+      assert.deepEqual(
+        mine.map((t) => [t.pullRequest, t.resumeRef]),
+        [[20, 'ses_9c4e2a']],
+      );
+    } finally {
+      process.env.FIXLOOP_URL = saved.url;
+      process.env.FIXLOOP_API_TOKEN = saved.token;
+      if (saved.url === undefined) delete process.env.FIXLOOP_URL;
+      if (saved.token === undefined) delete process.env.FIXLOOP_API_TOKEN;
+    }
+  });
+
   test('Claude Code: any other Bash call registers nothing', async () => {
     const before = (await tasks()).length;
     assert.equal(
