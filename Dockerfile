@@ -54,4 +54,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # tini forwards SIGTERM to node, which closes the server and settles what runs (docs/operations.md, "When fixloop dies").
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "--heap-growing-percent=50", "bin/fixloop.mjs", "serve"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=4", "--heap-growing-percent=50", "bin/fixloop.mjs", "serve"]

@@ -228,7 +228,7 @@ test(
       agentFile: AGENT,
       envAllow: [],
       // The memory settings `npm start` runs with, as far as NODE_OPTIONS carries them (decision 0010).
-      extra: { LOG_LEVEL: 'error', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8' },
+      extra: { LOG_LEVEL: 'error', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=4' },
     });
     const server = await startServerProcess(env, 'free');
     try {

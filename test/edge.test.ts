@@ -395,7 +395,7 @@ for (const kind of DATABASE_KINDS) {
           COUNTER_FILE: counter,
           LOG_LEVEL: 'error',
           MALLOC_ARENA_MAX: '2',
-          NODE_OPTIONS: '--max-semi-space-size=8',
+          NODE_OPTIONS: '--max-semi-space-size=4',
         },
       });
       const server = await startServerProcess(env, 'free');
