@@ -194,7 +194,7 @@ describe('the CLI for people against a real server (M1)', () => {
       const [title, line, blank, header] = r.stdout.split('\n');
       assert.deepEqual(
         [title, line, blank],
-        ['Base branches failing:', '  main of acme/shop is failing test (1 held)', ''],
+        ['Base branches failing:', '  main of acme/shop is failing test; 1 pull request waits for it to pass', ''],
       );
       assert.match(header!, /^TASK\s+PULL REQUEST/);
       const elsewhere = await cli(['inbox', '--repo', 'acme/tools'], env);

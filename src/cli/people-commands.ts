@@ -235,7 +235,8 @@ export async function inboxCommand(opts: ListOptions, io: CliIo): Promise<number
     return print(io, repo === undefined ? prettyBody(firstBody) : prettyBody(JSON.stringify({ notices: shown })));
   // Issue 36 (decision 0075): the base branches failing, above the notices, as the dashboard's Inbox.
   const bases = baseReds.map(
-    (b) => `  ${b.baseRef} of ${b.repository} is failing ${b.checks.join(', ')} (${b.pullRequests.length} held)\n`,
+    (b) =>
+      `  ${b.baseRef} of ${b.repository} is failing ${b.checks.join(', ')}; ${b.pullRequests.length} ${b.pullRequests.length === 1 ? 'pull request waits' : 'pull requests wait'} for it to pass\n`,
   );
   const failing = bases.length === 0 ? '' : `Base branches failing:\n${bases.join('')}\n`;
   if (shown.length === 0)
