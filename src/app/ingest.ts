@@ -232,7 +232,8 @@ export function createIngestor(deps: {
             identity: e.identity,
             kind: e.kind,
             repository: e.repository,
-            sha: e.kind === 'ci.result' ? e.sha : null,
+            // A queue's commit is found again by its sha (app/gate/queue-ahead.ts).
+            sha: e.kind === 'ci.result' ? e.sha : e.kind === 'queue.group' ? e.headSha : null,
             verdict: e.kind === 'ci.result' ? e.verdict : null,
             summary: summaryOf(e),
             payload: d.raw,

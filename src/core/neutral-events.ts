@@ -83,6 +83,23 @@ export interface ReviewSubmitted {
   submittedAt: string | null;
 }
 
+/**
+ * Issue 36 item 1: a merge queue built a commit for one pull request on top of a parent commit — the
+ * base's, or the commit it built for the pull request ahead. Kept so a red of a later queue commit can
+ * name the pull requests merged ahead of it (core/queue-ahead.ts); nothing is evaluated for it.
+ */
+export interface QueueGroupBuilt {
+  kind: 'queue.group';
+  identity: string;
+  repository: string;
+  /** The queue's commit, whose checks run next. */
+  headSha: string;
+  /** The commit it was built on. */
+  parentSha: string;
+  /** The pull request it was built for. */
+  pullRequest: number;
+}
+
 export interface CommentRang {
   kind: 'comment';
   identity: string;
@@ -107,7 +124,10 @@ export type Classification =
       repository: string | null;
     }
   | { kind: 'dropped'; reason: 'not_completed'; identity: string; repository: string }
-  | { kind: 'event'; event: CheckResult | PullRequestChange | ReviewSubmitted | CommentRang };
+  | { kind: 'event'; event: LoopEvent };
+
+/** Every event a delivery can become, stored and then evaluated in arrival order. */
+export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang | QueueGroupBuilt;
 
 /**
  * How a delivery reads as neutral events, given its event name, parsed body and delivery id: the

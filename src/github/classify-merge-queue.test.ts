@@ -69,3 +69,39 @@ test('a dequeued pull request carries its reason as an ejection; other actions c
     assert.equal((eventOf('pull_request', body) as PullRequestChange).dequeued, ejection, String(reason));
   }
 });
+
+test('decision 0078: a merge_group the queue built is kept as the queue’s commit, its parent and its pull request', () => {
+  const body = example('merge_group', (e) => e.action === 'checks_requested');
+  const c = classifyDelivery('merge_group', body, 'guid-7');
+  assert.equal(c.kind, 'event', JSON.stringify(c));
+  assert.deepEqual((c as Extract<typeof c, { kind: 'event' }>).event, {
+    kind: 'queue.group',
+    identity: 'delivery:merge_group:guid-7',
+    repository: 'octo-org/octo-repo',
+    headSha: QUEUE_SHA,
+    parentSha: '380387fbc80638b734a49e1be1c4dfec1c01b33c',
+    pullRequest: 104,
+  });
+});
+
+test('a merge_group let go, or one whose branch or commits are not the queue’s, is acknowledged and ignored', () => {
+  const destroyed = example('merge_group', (e) => e.action === 'checks_requested');
+  destroyed.action = 'destroyed';
+  destroyed.reason = 'dequeued';
+  const otherBranch = example('merge_group', (e) => e.action === 'checks_requested');
+  otherBranch.merge_group.head_ref = 'refs/heads/main';
+  const shortSha = example('merge_group', (e) => e.action === 'checks_requested');
+  shortSha.merge_group.base_sha = '380387f';
+  for (const body of [destroyed, otherBranch, shortSha]) {
+    const c = classifyDelivery('merge_group', body, 'guid-8');
+    assert.deepEqual(c, {
+      kind: 'ignored',
+      reason: 'not_actionable_event',
+      identity: 'delivery:merge_group:guid-8',
+      repository: 'octo-org/octo-repo',
+    });
+  }
+  const broken = example('merge_group', (e) => e.action === 'checks_requested');
+  delete broken.merge_group.base_sha;
+  assert.equal(classifyDelivery('merge_group', broken, 'guid-9').kind, 'rejected');
+});

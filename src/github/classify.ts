@@ -13,6 +13,7 @@ import {
   type workflowRunPayload,
   type pullRequestPayload,
   type pullRequestReviewPayload,
+  type mergeGroupPayload,
 } from './payloads.js';
 import { NOT_COMPLETED_STATUSES, verdictOfConclusion, verdictOfStatusState, type Verdict } from '../core/verdict.js';
 import type { z } from 'zod';
@@ -55,6 +56,8 @@ export function classifyDelivery(eventName: string, body: unknown, deliveryId: s
       return fromStatus(p);
     case 'pull_request':
       return fromPullRequest(p, deliveryId);
+    case 'merge_group':
+      return fromMergeGroup(p, deliveryId);
     case 'pull_request_review':
       return fromReview(p, deliveryId);
     case 'pull_request_review_comment':
@@ -277,6 +280,36 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
       baseRef: pr.base.ref,
       ...(pr.mergeable_state ? { mergeableState: pr.mergeable_state } : {}),
       ...(p.action === 'dequeued' ? { dequeued: ejectionOf(p.reason) } : {}),
+    },
+  };
+}
+
+/**
+ * Issue 36: a commit the merge queue built for a pull request on top of its parent (the base's head, or
+ * the commit built for the pull request ahead), kept so a later red of the queue can name the pull
+ * requests merged ahead (core/queue-ahead.ts). A group let go (`destroyed`) carries nothing to keep.
+ */
+function fromMergeGroup(p: z.infer<typeof mergeGroupPayload>, deliveryId: string): Classification {
+  const repository = lower(p.repository.full_name);
+  const identity = deliveryIdentity('merge_group', deliveryId);
+  const queue = queueOfBranch(p.merge_group.head_ref);
+  const sha = /^[0-9a-f]{40}$/;
+  if (
+    p.action !== 'checks_requested' ||
+    !queue ||
+    !sha.test(p.merge_group.head_sha) ||
+    !sha.test(p.merge_group.base_sha)
+  )
+    return { kind: 'ignored', reason: 'not_actionable_event', identity, repository };
+  return {
+    kind: 'event',
+    event: {
+      kind: 'queue.group',
+      identity,
+      repository,
+      headSha: p.merge_group.head_sha,
+      parentSha: p.merge_group.base_sha,
+      pullRequest: queue.pullRequest,
     },
   };
 }

@@ -172,6 +172,18 @@ const installationPayload = z.object({
   installation: z.object({ id: z.number() }),
 });
 
+/** Issue 36: the merge queue built a commit (`checks_requested`) or let one go (`destroyed`). */
+export const mergeGroupPayload = z.object({
+  action: z.string(),
+  repository: repo,
+  merge_group: z.object({
+    head_sha: z.string(),
+    head_ref: line,
+    base_sha: z.string(),
+    base_ref: line.optional(),
+  }),
+});
+
 /** The events of SPEC A2 and the schema each body must match. */
 export const HANDLED_EVENTS = {
   check_run: checkRunPayload,
@@ -185,6 +197,7 @@ export const HANDLED_EVENTS = {
   ping: pingPayload,
   installation: installationPayload,
   installation_repositories: installationPayload,
+  merge_group: mergeGroupPayload,
 } as const;
 
 export type HandledEvent = keyof typeof HANDLED_EVENTS;

@@ -2,6 +2,7 @@
 // their pending marks and one decision row each, in one transaction (decision 0005) — and the
 // decision rows of evaluation together with the events they finish. Dedupe is the unique index on
 // events.identity (A3, decision 0003), so a redelivery racing its first copy stores nothing twice.
+import type { QueueCommit } from '../core/queue-ahead.js';
 import type { Kysely, Insertable, Selectable, Transaction } from 'kysely';
 import type {
   Decision,
@@ -194,6 +195,18 @@ export function createDeliveryLog(
       return rows.reverse().map((r) => ({ ...storedEventOf(r), verdict: r.verdict, receivedAt: r.received_at }));
     },
 
+    async queueCommit(repository, sha) {
+      const r = await k
+        .selectFrom('events')
+        .select(['summary'])
+        .where('kind', '=', 'queue.group')
+        .where('repository', '=', repository)
+        .where('sha', '=', sha)
+        .orderBy('id')
+        .executeTakeFirst();
+      return r ? queueCommitOf(r.summary) : null;
+    },
+
     async pendingEvents(limit, afterId) {
       const rows = await k
         .selectFrom('pending_events')
@@ -213,4 +226,16 @@ export function createDeliveryLog(
       return rows.map(storedEventOf);
     },
   };
+}
+
+/** The stored `queue.group` event's summary (the whole event: it has no free text) as the queue's commit. */
+function queueCommitOf(summary: string): QueueCommit | null {
+  try {
+    const e = JSON.parse(summary) as { headSha?: unknown; parentSha?: unknown; pullRequest?: unknown };
+    return typeof e.headSha === 'string' && typeof e.parentSha === 'string' && Number.isSafeInteger(e.pullRequest)
+      ? { sha: e.headSha, parentSha: e.parentSha, pullRequest: e.pullRequest as number }
+      : null;
+  } catch {
+    return null;
+  }
 }

@@ -80,10 +80,10 @@ const covers = (granted: Level | undefined, needed: Level): boolean =>
   granted === 'write' || (granted === 'read' && needed === 'read');
 
 describe('app.yml (SPEC M5)', () => {
-  test('issue 36: it asks for what updating a branch and re-queueing need, and no merge_group event (decision 0075)', () => {
+  test('issue 36: it asks for what updating a branch and re-queueing need, and the merge_group event (decisions 0075, 0078)', () => {
     assert.equal(manifest.default_permissions.pull_requests, 'write');
     assert.equal(manifest.default_permissions.merge_queues, 'write');
-    assert.ok(!manifest.default_events.includes('merge_group'), 'the queue’s checks arrive as check runs');
+    assert.ok(manifest.default_events.includes('merge_group'), 'the queue’s commits name the pull requests ahead');
   });
 
   test("its events are the classifier's handled events, less those every App receives", () => {

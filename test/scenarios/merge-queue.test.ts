@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startHarness, REPO, SECRET, type Harness } from '../support/harness.js';
-import { checkRunPayload, delivery, post, pullRequestPayload } from '../support/deliveries.js';
+import { checkRunPayload, delivery, mergeGroupPayload, post, pullRequestPayload } from '../support/deliveries.js';
 
 const sha = (pr: number, n: number) => `${pr.toString(16).padStart(4, '0')}${n}`.padEnd(40, 'e');
 const queueBranch = (pr: number, head: string) => `gh-readonly-queue/main/pr-${pr}-${head}`;
@@ -65,6 +65,11 @@ for (const kind of DATABASE_KINDS) {
       assert.match(runs[0]!.prompt, /fails only combined with the queue \(base \+ these pull requests\)/);
       assert.match(runs[0]!.prompt, /base branch "main"/);
       assert.match(runs[0]!.prompt, /FAIL cart totals/);
+      assert.match(
+        runs[0]!.prompt,
+        /ahead of it in the merge queue \(fixloop does not know which\)/,
+        'no merge_group came',
+      );
 
       // The same delivery again, the same result by another delivery, another job of the same queue
       // commit, and the queue's own `dequeued` (CI_FAILURE): nothing more starts.
@@ -86,6 +91,49 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(after.notice, null, 'a failed check is the agent’s: no notice');
       assert.equal(runsOf(task).length, 1);
       assert.ok((await decisions(task)).some((d) => d.reason === 'coordinate_claimed'));
+    });
+
+    test('decision 0078: the queue’s commits as merge_group announced them name the pull requests merged ahead', async () => {
+      const task = await queuedTask();
+      const [baseTip, q1, q2, q3] = [sha(task.pr, 2), sha(task.pr, 3), sha(task.pr, 4), sha(task.pr, 5)];
+      // Two pull requests ahead (not agents' ones: fixloop has no Task for them), then the agent's, then one behind.
+      const groups = [
+        { number: 901, prHead: sha(901, 1), headSha: q1, baseSha: baseTip },
+        { number: 902, prHead: sha(902, 1), headSha: q2, baseSha: q1 },
+        { number: task.pr, prHead: task.head, headSha: q3, baseSha: q2 },
+        { number: 903, prHead: sha(903, 1), headSha: sha(task.pr, 6), baseSha: q3 },
+      ];
+      for (const g of groups) {
+        const res = await send('merge_group', mergeGroupPayload({ repo: REPO, ...g }));
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+      }
+      await send('check_run', queueRed(task.pr, task.head, q3, 63_001));
+
+      const runs = runsOf(task);
+      assert.equal(runs.length, 1, 'one attempt');
+      assert.match(
+        runs[0]!.prompt,
+        /base branch "main" merged with the pull requests ahead of it in the queue, #902, #901\./,
+      );
+      assert.doesNotMatch(runs[0]!.prompt, /#903|does not know which/);
+      const kept = (await h.api('GET', '/api/deliveries?limit=200')).body.decisions.filter(
+        (d: any) => d.reason === 'merge_queue_commit',
+      );
+      assert.ok(kept.length >= 4, 'each commit the queue built is kept, in the decision log’s words');
+      assert.equal((await view(task)).notice, null);
+    });
+
+    test('decision 0078: first in the queue, its commit built on the base alone', async () => {
+      const task = await queuedTask();
+      const q1 = sha(task.pr, 3);
+      await send(
+        'merge_group',
+        mergeGroupPayload({ repo: REPO, number: task.pr, prHead: task.head, headSha: q1, baseSha: sha(task.pr, 2) }),
+      );
+      await send('check_run', queueRed(task.pr, task.head, q1, 64_001));
+      const runs = runsOf(task);
+      assert.equal(runs.length, 1);
+      assert.match(runs[0]!.prompt, /merged with no other pull request \(it was first in the queue\)/);
     });
 
     test('a queue built from an older head is superseded: no attempt', async () => {

@@ -202,6 +202,25 @@ export function pullRequestPayload(s: {
   return p;
 }
 
+/** A `merge_group` delivery: the merge queue built `headSha` for pull request `number` on top of `baseSha`. */
+export function mergeGroupPayload(s: {
+  repo: RepoSpec;
+  number: number;
+  prHead: string;
+  headSha: string;
+  baseSha: string;
+  action?: string;
+}): any {
+  const p = example('merge_group', (e) => e.action === 'checks_requested');
+  setRepository(p, s.repo);
+  p.action = s.action ?? 'checks_requested';
+  p.merge_group.head_sha = s.headSha;
+  p.merge_group.head_ref = `refs/heads/gh-readonly-queue/main/pr-${s.number}-${s.prHead}`;
+  p.merge_group.base_sha = s.baseSha;
+  p.merge_group.base_ref = 'refs/heads/main';
+  return p;
+}
+
 export function reviewPayload(s: {
   repo: RepoSpec;
   number: number;

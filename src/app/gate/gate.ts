@@ -3,7 +3,8 @@
 // is in src/core/. Every evaluation ends in one decision-log row with its outcome and reason.
 //
 //   a CI result   check (A5, A6, B1, B2, B5, C2, T3, T6) → may resume (D: the stop flag, read once)
-//                 → push guard (K3, K4) → attempt
+//                 → push guard (K3, K4) → a queue's commit: the pull requests ahead (queue-ahead.ts) → attempt
+//   a queue's commit built (issue 36)   kept for the step above; nothing evaluated
 //   an attempt    already claimed (C2) → budget (C1) → judge the failure (T1–T3, C5, T5, T6)
 //                 → guards (K6, K7, K9) → claim and dispatch (C2, C3)
 //   people        a pull request's state (B, M4) · a review (F1) · a comment: command or doorbell (F2)
@@ -26,6 +27,7 @@ import { reviewSubmitted } from './review.js';
 import { commentRang } from './comment.js';
 import { offerRetry, reofferRejections } from './offer.js';
 import { syncBranch } from './branch.js';
+import { withQueueAhead } from './queue-ahead.js';
 import type { DecisionInput } from '../ledger-port.js';
 import type { EvaluateDeps, Evaluation, EvaluationResult, StoredLoopEvent, TaskEvaluation } from './ports.js';
 
@@ -81,6 +83,15 @@ export function createEvaluator(deps: EvaluateDeps) {
         return reviewSubmitted(gate, ev, eventId, e);
       case 'comment':
         return commentRang(gate, ev, e);
+      case 'queue.group':
+        // Issue 36: only kept, for a later red of the queue to name the pull requests ahead (queue-ahead.ts).
+        end.log({
+          ...ev.base,
+          outcome: 'stored',
+          reason: 'merge_queue_commit',
+          detail: `the merge queue's commit ${e.headSha.slice(0, 7)} for #${e.pullRequest}, built on ${e.parentSha.slice(0, 7)}`,
+        });
+        return Promise.resolve({ kind: 'recorded', taskId: null });
     }
   }
 
@@ -96,6 +107,7 @@ export function createEvaluator(deps: EvaluateDeps) {
     // on the poll, so a red arriving by webhook cannot buy a run for a forbidden or repeated change.
     if (deps.judgePush && red.sha === task.ciHeadSha && (await deps.judgePush(task, red.sha)))
       return end.refuse(known, 'notice_filed', 'the push was stopped by a guard');
+    const queue = red.queue && (await withQueueAhead(gate, red.repository, red.sha, red.queue));
     return attempt(known, {
       coordinate: red.sha,
       source: 'gate',
@@ -108,7 +120,7 @@ export function createEvaluator(deps: EvaluateDeps) {
         checkName: boundCheckName(red.name),
         body: boundRejectionBody(red.output),
         eventId: checked.eventId,
-        ...(red.queue ? { queue: red.queue } : {}),
+        ...(queue ? { queue } : {}),
       },
     });
   }

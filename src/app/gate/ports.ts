@@ -2,7 +2,7 @@
 // events it evaluates and its results. Each step under app/gate/ picks from these what it touches,
 // so a step's signature tells the reader what it reads and writes.
 import type { QueueEjection } from '../../core/merge-queue.js';
-import type { CheckResult, CommentRang, PullRequestChange, ReviewSubmitted } from '../../core/neutral-events.js';
+import type { LoopEvent } from '../../core/neutral-events.js';
 import type { ClassifyDelivery } from '../../core/neutral-events.js';
 import type { Refusal, StopReason } from '../../core/reasons.js';
 import type { AttemptStatus, Task, Work } from '../../core/types.js';
@@ -22,7 +22,7 @@ export interface BaseChecks {
   sha?: string | null;
 }
 
-export type LoopEvent = CheckResult | PullRequestChange | ReviewSubmitted | CommentRang;
+export type { LoopEvent };
 
 /** A stored event waiting for evaluation, with the delivery that brought it (for the decision log). */
 export interface StoredLoopEvent {
@@ -62,6 +62,7 @@ export type EvaluateLedger = Pick<
   | 'fileNotice'
   | 'getNotice'
   | 'headCheckEvents'
+  | 'queueCommit'
   | 'reopenStop'
   | 'holdOnBase'
   | 'heldOnBase'

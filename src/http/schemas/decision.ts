@@ -11,7 +11,7 @@ const reasonWords =
   `${codeList(REFUSALS)}. When it is \`rejected\`, \`ignored\` or \`dropped\` at the edge it is one of ` +
   `${codeList([...EDGE_REASONS, ...BUILT_IN_HOST_EDGE_REASONS])} (or \`unknown_event\`). When it is \`noticed\` it is the stop reason ` +
   `(${codeList(STOP_REASONS)}). When it is \`acted\` (a person, from the dashboard or the API) it is the action: ${codeList(PERSON_ACTIONS)}. When it is \`reported\` (a resumed run's own report) it is \`outcome_<outcome>\` or \`spend_reported\`; other outcomes may carry an informational reason such as \`identity_seen\`, ` +
-  '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it), `run_interrupted` (a shutdown stopped the agent after its grace; its attempt is offered again once, free) or `pull_request_state`.';
+  '`dispatch_unknown`, `run_lost` (a command agent that ended while no fixloop process watched it), `run_interrupted` (a shutdown stopped the agent after its grace; its attempt is offered again once, free), `pull_request_state` or `merge_queue_commit` (a commit the merge queue built, kept to name the pull requests ahead of a later one).';
 
 export const decision = z
   .object({
