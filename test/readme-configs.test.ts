@@ -57,7 +57,12 @@ test('every fixloop.yaml of the Agents section loads and builds its runner', () 
           ? mentionRunnerFrom(c.runner, c, { hostOfRepository: () => assert.fail('nothing is posted here') })
           : c.runner?.kind === 'actions'
             ? actionsRunnerFrom(c.runner, c, {
-                ledger: { setRunExternalRef: async () => assert.fail('nothing is dispatched here') },
+                ledger: {
+                  setRunExternalRef: async () => assert.fail('nothing is dispatched here'),
+                  runExternalRef: async () => assert.fail('nothing is dispatched here'),
+                  getRun: async () => assert.fail('nothing is dispatched here'),
+                  getTask: async () => assert.fail('nothing is dispatched here'),
+                },
                 logger: createLogger('silent'),
               })
             : runnerFromConfig(c, { uid: 0, env: { PATH: '/usr/bin' } });

@@ -22,6 +22,8 @@ export interface WorkflowCalls {
     inputs: Readonly<Record<string, string>>,
   ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
   readRun(repository: string, workflowRunId: string): Promise<WorkflowRunState>;
+  /** Asks GitHub to cancel a workflow run; one already finished (409) is left as it ended. */
+  cancelRun(repository: string, workflowRunId: string): Promise<void>;
   /**
    * Issue 35: approves every workflow run of `headSha` that waits for approval (GitHub's
    * "Approve and run workflows"); how many it approved.
@@ -92,6 +94,16 @@ export function createWorkflowCalls(opts: {
         };
       } catch (err) {
         throw toProviderError(err, `GET workflow run ${owner}/${repo} ${workflowRunId}`);
+      }
+    },
+    async cancelRun(repository, workflowRunId) {
+      const [owner, repo] = split(repository);
+      try {
+        const gh = await router.forRepository(owner, repo);
+        await gh.rest.actions.cancelWorkflowRun({ owner, repo, run_id: Number(workflowRunId) });
+      } catch (err) {
+        if ((err as { status?: unknown }).status === 409) return; // finished already: nothing to stop
+        throw toProviderError(err, `POST cancel workflow run ${owner}/${repo} ${workflowRunId}`);
       }
     },
     async approvePendingRuns(repository, headSha) {

@@ -75,6 +75,8 @@ export interface PipelineCalls {
   ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
   /** Reads the pipeline a recorded reference names. */
   read(project: string, recordedRef: string): Promise<PipelineRunState>;
+  /** Asks GitLab to cancel the pipeline a recorded reference names (its running jobs stop). */
+  cancel(project: string, recordedRef: string): Promise<void>;
 }
 
 export function createPipelineCalls(opts: {
@@ -125,6 +127,15 @@ export function createPipelineCalls(opts: {
         );
       } catch (err) {
         throw toProviderError(err, `GET pipeline ${project} ${id}`);
+      }
+    },
+    async cancel(project, recordedRef) {
+      const id = pipelineIdOfRef(recordedRef);
+      if (id === null) throw new TypeError(`not a recorded pipeline: ${JSON.stringify(recordedRef)}`);
+      try {
+        await pipelines.cancel(project, Number(id));
+      } catch (err) {
+        throw toProviderError(err, `POST cancel pipeline ${project} ${id}`);
       }
     },
   };

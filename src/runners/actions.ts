@@ -23,6 +23,8 @@ export interface WorkflowHost {
     inputs: Readonly<Record<string, string>>,
   ): Promise<{ workflowRunId: string; htmlUrl: string | null }>;
   readRun(repository: string, workflowRunId: string): Promise<{ status: string; conclusion: string | null }>;
+  /** Cancels a run fixloop ended first (its window, a person's cancel), so its agent stops working and pushing. */
+  cancel?(repository: string, workflowRunId: string): Promise<void>;
   /**
    * How a person reads what is started for `repository`: `start` (what could not be started, e.g. "a
    * pipeline") and the run a recorded id names (e.g. "pipeline 42"). Default: the workflow and its run.
@@ -36,6 +38,8 @@ export interface ActionsRunnerOptions {
   host: WorkflowHost;
   /** Records the workflow run's id for the fixloop run, durably (the OIDC exchange reads it). */
   record(runId: number, workflowRunId: string): Promise<unknown>;
+  /** What was recorded for a run and its repository: a run another replica follows is cancelled from here too. */
+  recorded?(runId: number): Promise<{ repository: string; workflowRunId: string } | null>;
   logger?: Logger;
 }
 
@@ -60,8 +64,8 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
       start: `the workflow ${opts.workflow}`,
       run: `workflow run ${workflowRunId ?? ''}`,
     };
-  /** The runs this process follows, by fixloop run id: the timer of the next read. */
-  const following = new Map<number, NodeJS.Timeout>();
+  /** The runs this process follows, by fixloop run id: the timer of the next read, and what it reads. */
+  const following = new Map<number, { timer: NodeJS.Timeout; repository: string; workflowRunId: string }>();
   let stopped = false;
 
   /** Reads the workflow run every pollMs until it completes, then reports the fixloop run's end. */
@@ -70,7 +74,7 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
     const schedule = () => {
       const t = setTimeout(() => void read(), opts.pollMs);
       t.unref();
-      following.set(runId, t);
+      following.set(runId, { timer: t, repository, workflowRunId });
     };
     const read = async () => {
       try {
@@ -117,19 +121,38 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
     follow(spec.runId, spec.repository, run.workflowRunId, callbacks);
   }
 
-  /** Stops following a run (its window ended, a person cancelled it); the workflow run itself goes on. */
+  /**
+   * fixloop ended the run first (its window, a person's cancel): stop following it and ask its CI to
+   * cancel it, so an agent still at work cannot push after its run was settled. A run this process
+   * does not follow (another replica's) is cancelled through what was recorded for it. The answer is
+   * only logged: the run has ended in fixloop either way. True when this process was following it.
+   */
   function kill(runId: number): boolean {
-    const t = following.get(runId);
-    if (t === undefined) return false;
-    clearTimeout(t);
-    following.delete(runId);
-    return true;
+    const f = following.get(runId);
+    if (f !== undefined) {
+      clearTimeout(f.timer);
+      following.delete(runId);
+    }
+    void cancel(runId, f ?? null);
+    return f !== undefined;
+  }
+
+  async function cancel(runId: number, known: { repository: string; workflowRunId: string } | null): Promise<void> {
+    if (!opts.host.cancel) return;
+    try {
+      const run = known ?? (await opts.recorded?.(runId)) ?? null;
+      if (run === null) return; // never started (or not recorded): nothing to cancel
+      await opts.host.cancel(run.repository, run.workflowRunId);
+      opts.logger?.info({ runId, workflowRunId: run.workflowRunId }, 'agent run cancelled in its CI');
+    } catch (err) {
+      opts.logger?.warn({ err, runId }, 'agent run not cancelled in its CI; it may go on until its own timeout');
+    }
   }
 
   /** Shutdown: stop following; the workflow runs on, and the next start follows it again. */
   async function stopAll(): Promise<void> {
     stopped = true;
-    for (const t of following.values()) clearTimeout(t);
+    for (const f of following.values()) clearTimeout(f.timer);
     following.clear();
   }
 

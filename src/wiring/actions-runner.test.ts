@@ -24,7 +24,12 @@ const GITLAB_WORK = `works:
     repositories: [{ name: acme/shop-gl, role: data }]`;
 const build = (c: ReturnType<typeof config>) =>
   actionsRunnerFrom(c.runner as Extract<typeof c.runner, { kind: 'actions' }>, c, {
-    ledger: { setRunExternalRef: async () => assert.fail('nothing is started here') },
+    ledger: {
+      setRunExternalRef: async () => assert.fail('nothing is started here'),
+      runExternalRef: async () => assert.fail('nothing is started here'),
+      getRun: async () => assert.fail('nothing is started here'),
+      getTask: async () => assert.fail('nothing is started here'),
+    },
     logger: createLogger('silent'),
   });
 

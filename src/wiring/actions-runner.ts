@@ -25,7 +25,7 @@ const ACTIONS_CLAIMS = { repository: 'repository', run: 'run_id', workflowRef: '
 export function actionsRunnerFrom(
   r: ActionsRunnerConfig,
   config: Pick<Config, 'github' | 'gitlab' | 'works'>,
-  deps: { ledger: Pick<Ledger, 'setRunExternalRef'>; logger: Logger },
+  deps: { ledger: Pick<Ledger, 'setRunExternalRef' | 'runExternalRef' | 'getRun' | 'getTask'>; logger: Logger },
 ): ActionsRunner {
   const providerOf = providerOfRepository(config.works);
   // A repository no Work names is GitHub's: with no Works, or any Work not on GitLab, GitHub is needed.
@@ -53,6 +53,12 @@ export function actionsRunnerFrom(
     pollMs: r.pollMs,
     host: ciHost({ workflow: r.workflow, providerOf, github, gitlab }),
     record: (runId, workflowRunId) => deps.ledger.setRunExternalRef(runId, workflowRunId),
+    async recorded(runId) {
+      const workflowRunId = await deps.ledger.runExternalRef(runId);
+      const run = workflowRunId === null ? null : await deps.ledger.getRun(runId);
+      const task = run ? await deps.ledger.getTask(run.taskId) : null;
+      return workflowRunId !== null && task ? { repository: task.repository, workflowRunId } : null;
+    },
     logger: deps.logger,
   });
 }
@@ -65,7 +71,7 @@ export function actionsRunnerFrom(
 export function ciHost(o: {
   workflow: string;
   providerOf: (repository: string) => 'github' | 'gitlab';
-  github: Pick<WorkflowCalls, 'dispatch' | 'readRun'> | null;
+  github: Pick<WorkflowCalls, 'dispatch' | 'readRun' | 'cancelRun'> | null;
   gitlab: PipelineCalls | null;
 }): WorkflowHost {
   const githubCalls = () => {
@@ -85,6 +91,10 @@ export function ciHost(o: {
       pipelineIdOfRef(recorded) !== null
         ? gitlabCalls().read(repository, recorded)
         : githubCalls().readRun(repository, recorded),
+    cancel: (repository, recorded) =>
+      pipelineIdOfRef(recorded) !== null
+        ? gitlabCalls().cancel(repository, recorded)
+        : githubCalls().cancelRun(repository, recorded),
     words(repository, recorded) {
       const pipeline = recorded === null ? null : pipelineIdOfRef(recorded);
       const onGitLab = recorded === null ? o.providerOf(repository) === 'gitlab' : pipeline !== null;

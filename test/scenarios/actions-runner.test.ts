@@ -265,6 +265,10 @@ for (const kind of DATABASE_KINDS) {
         await until('the run ended at its window', async () =>
           (await h.app.ledger.getRun(runId))?.state !== 'running' ? true : null,
         );
+        // Its agent may not push after its run was settled: the workflow run is cancelled on GitHub.
+        await until('the workflow run cancelled', async () =>
+          h.fake.requestsTo(new RegExp(`/actions/runs/${wf.id}/cancel$`)).length === 1 ? true : null,
+        );
       } finally {
         await h.close();
       }

@@ -255,6 +255,13 @@ for (const kind of DATABASE_KINDS) {
         await until('the run ended at its window', async () =>
           (await runState(h, runId)) !== 'running' ? true : null,
         );
+        // Its agent may not push after its run was settled: the pipeline is cancelled in GitLab.
+        await until('the pipeline cancelled', async () =>
+          h.fake.requests.some((r) => r.method === 'POST' && r.path.endsWith(`/pipelines/${pipeline.id}/cancel`))
+            ? true
+            : null,
+        );
+        assert.equal(h.fake.state.pipelines[pipeline.id]!.status, 'canceled');
       } finally {
         await h.close();
       }

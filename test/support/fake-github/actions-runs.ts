@@ -132,6 +132,22 @@ export const ACTIONS_RUN_ROUTES: readonly Route[] = [
     },
   },
   {
+    operation: 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel',
+    access: 'repo',
+    handle(input) {
+      const repo = repoOf(input);
+      const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
+      if (run === undefined || run.repo !== repoKey(repo.fullName))
+        return { status: 404, body: gh.error('Not Found', 404) };
+      if (run.status === 'completed')
+        return { status: 409, body: gh.error('Cannot cancel a workflow run that is completed.', 409) };
+      run.status = 'completed';
+      run.conclusion = 'cancelled';
+      run.updatedAt = isoNow(input.state);
+      return { status: 202, body: {} };
+    },
+  },
+  {
     operation: 'GET /repos/{owner}/{repo}/actions/runs',
     access: 'repo',
     handle(input) {

@@ -176,6 +176,12 @@ test('zero schema violations across a scenario that reaches every operation', as
       conclusion: 'failure',
       htmlUrl: dispatched.htmlUrl,
     });
+    // …and one cancelled while it runs (202); a finished one is left as it ended (409, taken as done).
+    const second = await workflows.dispatch('acme/shop', 'fixloop-agent.yml', 'agent/x', { frame: 'fix it' });
+    await workflows.cancelRun('acme/shop', second.workflowRunId);
+    assert.equal((await workflows.readRun('acme/shop', second.workflowRunId)).conclusion, 'cancelled');
+    await workflows.cancelRun('acme/shop', second.workflowRunId);
+    assert.ok(fake.requests.some((r) => r.operation?.endsWith('/cancel') === true && r.status === 409));
     const plain = await fetch(`${fake.url}/repos/acme/shop/actions/workflows/1234/dispatches`, {
       method: 'POST',
       headers: { authorization: `token ${userToken}`, 'content-type': 'application/json' },

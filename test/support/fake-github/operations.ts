@@ -15,6 +15,8 @@ export const FAKE_OPERATIONS = [
   // Issue 35 item 3: the actions runner dispatches a workflow (return_run_details) and follows its run.
   'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+  // …and cancels it when fixloop ends the run first (its window, a person's cancel).
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel',
   // Issue 35: the mention runner approves the workflow runs of its agent's push that wait for approval.
   'GET /repos/{owner}/{repo}/actions/runs',
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve',

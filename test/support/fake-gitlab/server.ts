@@ -691,6 +691,19 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     return { status: 200, body: pipelineBody(p, resolvePipeline(ctx, p)) };
   });
 
+  // fixloop cancels the agent's pipeline when it ends the run first (its window, a person's cancel):
+  // running and pending jobs stop; a finished pipeline is answered as it is. Developer or more.
+  route('POST /projects/:id/pipelines/:pipeline_id/cancel', (ctx) => {
+    const p = resolveProject(ctx);
+    requireLevel(p, ctx.caller, 30);
+    const pipeline = resolvePipeline(ctx, p);
+    if (!['success', 'failed', 'canceled', 'skipped'].includes(pipeline.status)) {
+      pipeline.status = 'canceled';
+      pipeline.updatedAt = pipeline.finishedAt = isoNow(state);
+    }
+    return { status: 200, body: pipelineBody(p, pipeline) };
+  });
+
   route('GET /projects/:id/pipelines/:pipeline_id/jobs', (ctx) => {
     const p = resolveProject(ctx);
     const pipeline = resolvePipeline(ctx, p);
