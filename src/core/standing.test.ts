@@ -4,6 +4,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   AUTHOR_ASSOCIATIONS,
+  DEFAULT_HOST_STANDING,
   DEFAULT_MINIMUM_PERMISSION,
   DEFAULT_TRUSTED_ASSOCIATIONS,
   MINIMUM_PERMISSIONS,
@@ -11,8 +12,10 @@ import {
   REPOSITORY_PERMISSIONS,
   permissionAtLeast,
   permissionNeeded,
+  rulesOfWork,
   standingOf,
   type HostAnswer,
+  type HostStanding,
   type Author,
   type Standing,
   type StandingRules,
@@ -21,6 +24,8 @@ import {
 const rules: StandingRules = { selfLogin: 'fixloop[bot]', allowBots: ['coderabbitai[bot]', 'Sonar'] };
 const person = (association: string | null, login = 'alice'): Author => ({ login, type: 'User', association });
 const kindOf = (s: Standing) => (s.kind === 'none' ? s.reason : s.kind);
+/** A host whose bots are ordinary accounts (as GitLab says in src/gitlab/words.ts). */
+const MEMBERSHIP_HOST: HostStanding = { minimumPermission: false, associationFromHost: true, botMembership: true };
 
 describe('F1/F2: a person counts by association', () => {
   for (const association of AUTHOR_ASSOCIATIONS) {
@@ -297,5 +302,74 @@ describe('F1/F2 on GitHub: the repository decides (decision 0042)', () => {
             cases++;
           }
     assert.equal(cases, minimums.length * associations.length * answers.length * 2);
+  });
+});
+
+// Decision 0077: on GitLab a review bot is an ordinary account (its own user, an access token's bot
+// user); the project's membership tells the listed bot from an account that merely took its name.
+describe('F1/F2: a listed bot on a host where bots are ordinary accounts (GitLab)', () => {
+  const gitlab: StandingRules = { ...rulesOfWork({}, 'fixloop-bot', ['coderabbit'], MEMBERSHIP_HOST) };
+  const cases: ReadonlyArray<[string, Author, HostAnswer | undefined, ReturnType<typeof kindOf>]> = [
+    [
+      'a listed User who is a Developer',
+      { login: 'coderabbit', type: 'User', association: 'COLLABORATOR' },
+      undefined,
+      'bot',
+    ],
+    [
+      'a listed User who is a Maintainer, in another case',
+      { login: 'CodeRabbit', type: 'User', association: 'MEMBER' },
+      undefined,
+      'bot',
+    ],
+    [
+      'a listed User who is no member (or a Reporter)',
+      { login: 'coderabbit', type: 'User', association: 'NONE' },
+      undefined,
+      'bot_lookalike',
+    ],
+    [
+      'a listed User whose level was not read',
+      { login: 'coderabbit', type: 'User', association: null },
+      undefined,
+      'bot_lookalike',
+    ],
+    [
+      'a listed User whose level could not be read',
+      { login: 'coderabbit', type: 'User', association: null },
+      { kind: 'unreadable' },
+      'standing_unreadable',
+    ],
+    ['a listed bot user (GitLab says bot)', { login: 'coderabbit', type: 'Bot', association: null }, undefined, 'bot'],
+    [
+      'a User carrying the listing with [bot]',
+      { login: 'coderabbit[bot]', type: 'User', association: 'OWNER' },
+      undefined,
+      'bot_lookalike',
+    ],
+    [
+      'a Developer not listed is a person',
+      { login: 'alice', type: 'User', association: 'COLLABORATOR' },
+      undefined,
+      'person',
+    ],
+  ];
+  for (const [label, author, answer, expected] of cases)
+    test(`F1/F2 (0077): ${label} → ${expected}`, () => {
+      assert.equal(kindOf(standingOf(author, gitlab, answer)), expected);
+    });
+
+  test('F1/F2 (0077): without the host saying so, a listed User is still a lookalike (GitHub)', () => {
+    const github = rulesOfWork({}, 'fixloop[bot]', ['coderabbit'], DEFAULT_HOST_STANDING);
+    assert.equal(github.botMembership, undefined);
+    assert.equal(
+      kindOf(
+        standingOf({ login: 'coderabbit', type: 'User', association: 'MEMBER' }, github, {
+          kind: 'permission',
+          permission: 'admin',
+        }),
+      ),
+      'bot_lookalike',
+    );
   });
 });

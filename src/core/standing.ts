@@ -1,8 +1,9 @@
 // Standing: whether the author of a review or a comment may steer the loop (SPEC F1, F2, K9).
 // A person counts only when their association with the repository is one the Work trusts (OWNER,
 // MEMBER, COLLABORATOR by default) and, on GitHub, when the repository itself gives them at least the
-// Work's minimum permission (write by default); a bot only when listed by exact login and of type Bot.
-// Everyone else is recorded and wakes nothing, on every path that can wake the agent (decisions 0018, 0042).
+// Work's minimum permission (write by default); a bot only when listed by exact login and of type Bot,
+// or, where bots are ordinary accounts (GitLab), listed and an active member of the project.
+// Everyone else is recorded and wakes nothing, on every path that can wake the agent (decisions 0018, 0042, 0077).
 
 /** GitHub's documented values of `author_association` on reviews and comments. */
 export const AUTHOR_ASSOCIATIONS = [
@@ -60,6 +61,13 @@ export interface StandingRules {
    * association is the member access level read from GitLab itself.
    */
   minimumPermission?: MinimumPermission | undefined;
+  /**
+   * A host whose bots are ordinary accounts in the people's namespace (GitLab, decision 0077): a login
+   * listed exactly in `allowBots` is the bot when the project vouches for it — an active member at a
+   * level that counts (an association other than NONE, read from the host) — whatever type the
+   * delivery gives. Absent: only an account of type Bot is the bot.
+   */
+  botMembership?: boolean | undefined;
 }
 
 /** Why an author has no standing; the first rule that fails is the reason. */
@@ -91,7 +99,16 @@ export function standingOf(author: Author, rules: StandingRules, answer?: HostAn
   // `coderabbitai`, or `coderabbitai[bot]`) imitates the bot.
   if (rules.allowBots.some((b) => normalLogin(b) === name)) {
     const exact = rules.allowBots.some((b) => listedLogin(b, login));
-    return author.type === 'Bot' ? (exact ? { kind: 'bot' } : none('untrusted_bot')) : none('bot_lookalike');
+    if (author.type === 'Bot') return exact ? { kind: 'bot' } : none('untrusted_bot');
+    // Decision 0077: where bots are ordinary accounts, the project's membership tells the bot from a namesake.
+    // The login as listed, letter for letter (any case): GitLab has no `name[bot]` App accounts.
+    const asListed = rules.allowBots.some((b) => b.trim().toLowerCase() === login.toLowerCase());
+    if (rules.botMembership === true && asListed && author.type === 'User') {
+      if (answer?.kind === 'unreadable') return none('standing_unreadable');
+      const level = author.association?.trim().toUpperCase() ?? '';
+      return level !== '' && level !== 'NONE' ? { kind: 'bot' } : none('bot_lookalike');
+    }
+    return none('bot_lookalike');
   }
   if (author.type === 'Bot' || /\[bot\]$/i.test(login)) return none('untrusted_bot');
   if (author.type !== 'User') return none('unknown_author');
@@ -132,6 +149,11 @@ export interface HostStanding {
   /** Its deliveries carry no author association: a person's is read from the host (GitLab). */
   associationFromHost: boolean;
   /**
+   * Decision 0077: bots are ordinary accounts named like people (GitLab): a listed login is the bot
+   * when it is an active member of the project at a level that counts (StandingRules.botMembership).
+   */
+  botMembership?: boolean;
+  /**
    * K5: a steering label is its own answer (labelling already takes a role, as on GitLab), credited to
    * this; absent: who added it must have the Work's minimum permission.
    */
@@ -156,6 +178,7 @@ export function rulesOfWork(
     allowBots,
     trustedAssociations: work.trustedAssociations,
     minimumPermission: host.minimumPermission ? (work.minimumPermission ?? DEFAULT_MINIMUM_PERMISSION) : undefined,
+    ...(host.botMembership === true ? { botMembership: true } : {}),
   };
 }
 

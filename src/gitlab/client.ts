@@ -12,6 +12,7 @@ import {
   IssueNotes,
   Issues,
   Jobs,
+  MergeRequestDiscussions,
   MergeRequestNotes,
   MergeRequests,
   Pipelines,
@@ -29,6 +30,7 @@ import { memoryGitLabEtagStore, type GitLabEtagStore } from './etag-store.js';
 import { readJobTrace } from './job-trace.js';
 import { GITLAB_WORDS } from './words.js';
 import { ejectionOfWords, TRAIN_NOTE } from './merge-train.js';
+import { botRoundOf, type DiscussionJson } from './bot-round.js';
 import { untrustedLine } from '../core/untrusted-text.js';
 import { fixloopRequester, type RateLimitSeen, type RetryPolicy } from './requester.js';
 import {
@@ -84,6 +86,8 @@ export interface GitLabOptions {
 const PER_PAGE = 100;
 /** Pages read at most for one list (10,000 entries): a bound, not an expectation. */
 const MAX_PAGES = 100;
+/** Discussions read at most for a bot's round (decision 0077): 5 pages of 100 threads. */
+const DISCUSSION_PAGES = 5;
 /** Pipelines of one sha read at most (newest first); more is a loop, not CI. */
 const MAX_PIPELINES = 20;
 /** A fork's path, looked up by project id, is reused this long. */
@@ -120,6 +124,7 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
     issues: new Issues(base),
     issueNotes: new IssueNotes(base),
     jobs: new Jobs(base),
+    discussions: new MergeRequestDiscussions(base),
     notes: new MergeRequestNotes(base),
     mergeRequests: new MergeRequests(base),
     pipelines: new Pipelines(base),
@@ -388,6 +393,27 @@ export function createGitLab(opts: GitLabOptions): ProviderPort {
           ...pages,
         })) as unknown as NoteJson[];
         return toReviews(verdicts, notes);
+      }),
+
+    // Issue 36 item 6 (decision 0077): a bot's round is what it says in the merge request's discussions
+    // now (bot-round.ts); a review's id on GitLab is its reviewer's user id (classify.ts).
+    reviewComments: (repository, number, reviewId) =>
+      onProject(repository, 'GET merge request discussions', async (project) => {
+        const read = (await api.discussions.all(project, number, {
+          perPage: PER_PAGE,
+          maxPages: DISCUSSION_PAGES,
+          showExpanded: true,
+        })) as unknown as { data: DiscussionJson[]; paginationInfo: { next: number | null } };
+        // A list cut at the bound is not compared: two rounds alike in their first 500 threads may differ after.
+        if (read.paginationInfo.next !== null)
+          throw new ProviderError(
+            413,
+            `GET merge request discussions ${project}!${number}: more than ${DISCUSSION_PAGES * PER_PAGE} threads, not read to the end`,
+            false,
+            'gitlab',
+            GITLAB_WORDS.name,
+          );
+        return botRoundOf(read.data, reviewId);
       }),
 
     compareCommits: (repository, base, head) =>

@@ -18,7 +18,14 @@ export const GITLAB_WORDS: HostWords = {
   changePath: (repository, n) => `${repository}/-/merge_requests/${n}`,
   // F1/F2: a member's access level is the association, read from GitLab (its hooks carry none);
   // K5: labelling a merge request already takes a Reporter, so the label is its own answer.
-  standing: { minimumPermission: false, associationFromHost: true, labelCredit: 'a GitLab member' },
+  // Decision 0077: a review bot is an ordinary account (its own user, an access token's bot user), so a
+  // listed username counts as the bot when it is an active Developer or above on the project.
+  standing: {
+    minimumPermission: false,
+    associationFromHost: true,
+    labelCredit: 'a GitLab member',
+    botMembership: true,
+  },
   agent: {
     readHeading: 'Read the pipeline first.',
     readLines: (_ref, n) => [

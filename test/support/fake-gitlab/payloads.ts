@@ -256,10 +256,17 @@ export function job(
   return body;
 }
 
-export function note(web: string, n: GlNote, author: GlUser, mr: GlMergeRequest): Record<string, unknown> {
+export function note(
+  web: string,
+  n: GlNote,
+  author: GlUser,
+  mr: GlMergeRequest,
+  resolver: GlUser | null = null,
+): Record<string, unknown> {
+  const resolvable = n.resolvable === true;
   return {
     id: n.id,
-    type: null,
+    type: n.position ? 'DiffNote' : resolvable ? 'DiscussionNote' : null,
     body: n.body,
     attachment: null,
     author: userBasic(web, author),
@@ -269,7 +276,30 @@ export function note(web: string, n: GlNote, author: GlUser, mr: GlMergeRequest)
     noteable_id: mr.id,
     noteable_type: 'MergeRequest',
     project_id: mr.projectId,
-    resolvable: false,
+    resolvable,
+    // doc/api/discussions.md: a resolvable note says whether its thread is resolved, and by whom.
+    ...(resolvable
+      ? {
+          resolved: n.resolved === true,
+          resolved_by: n.resolved === true && resolver !== null ? userBasic(web, resolver) : null,
+          resolved_at: n.resolved === true ? n.updatedAt : null,
+        }
+      : {}),
+    ...(n.position
+      ? {
+          position: {
+            base_sha: n.position.baseSha,
+            start_sha: n.position.baseSha,
+            head_sha: n.position.headSha,
+            old_path: n.position.path,
+            new_path: n.position.path,
+            position_type: 'text',
+            old_line: null,
+            new_line: n.position.line,
+            line_range: null,
+          },
+        }
+      : {}),
     confidential: false,
     internal: false,
     imported: false,
@@ -278,6 +308,22 @@ export function note(web: string, n: GlNote, author: GlUser, mr: GlMergeRequest)
     commands_changes: {},
   };
 }
+
+/**
+ * GitLab's Discussion entity (doc/api/discussions.md): a thread, or a single note on its own
+ * (`individual_note`), its notes oldest first.
+ */
+export function discussion(
+  id: string,
+  notes: readonly GlNote[],
+  render: (n: GlNote) => Record<string, unknown>,
+): Record<string, unknown> {
+  const single = notes.length === 1 && notes[0]!.resolvable !== true;
+  return { id, individual_note: single, notes: notes.map(render) };
+}
+
+/** A discussion's id as GitLab writes them: 40 hex characters. */
+export const discussionIdOf = (noteId: number): string => fakeSha(`discussion:${noteId}`);
 
 /** GitLab's Issue entity (doc/api/issues.md), the fields a client reads and their neighbours. */
 export function issue(web: string, path: string, i: GlIssue, author: GlUser): Record<string, unknown> {

@@ -1,5 +1,5 @@
 // The fake GitLab itself, spoken to with plain fetch: tokens, 401/404, encoded path ids, pagination,
-// ETags, faults, retry semantics, traces, notes (and who may edit them), labels, commit statuses,
+// ETags, faults, retry semantics, traces, notes (and who may edit them), discussions, labels, commit statuses,
 // reviewers, members, compare, branches.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -362,6 +362,62 @@ describe('fake GitLab', () => {
     assert.equal(fake.state.notes['acme/sub/shop!8']![0]!.body, 'from a human');
     assert.equal((await send('PUT', `/projects/${enc}/merge_requests/8/notes/1`, { body: 'x' })).status, 404);
     assert.equal((await send('POST', `/projects/${enc}/merge_requests/8/notes`, {})).status, 400);
+  });
+
+  test('discussions (decision 0077): threads and single notes oldest first, paged, with resolvable, resolved and position', async () => {
+    fake.addMergeRequest('acme/sub/shop', 18, { headSha: SHA, author: 'agent' });
+    fake.addNote('acme/sub/shop', 18, { body: 'Summary', author: 'coderabbit' });
+    const diff = fake.addNote('acme/sub/shop', 18, {
+      body: 'Null check',
+      author: 'coderabbit',
+      thread: { file: 'src/cart.ts', line: 42 },
+    });
+    fake.addNote('acme/sub/shop', 18, {
+      body: 'Agreed',
+      author: 'maintainer-mary',
+      thread: { replyTo: diff.discussionId },
+    });
+    const general = fake.addNote('acme/sub/shop', 18, { body: 'Docs?', author: 'maintainer-mary', thread: {} });
+    fake.resolveThread('acme/sub/shop', 18, general.discussionId, { by: 'fixloop-bot' });
+    fake.addNote('acme/sub/shop', 18, { body: 'added 1 commit', author: 'agent', system: true });
+
+    const listed = (await getJson(`/projects/${enc}/merge_requests/18/discussions`)) as Json[];
+    assert.equal(listed.length, 4);
+    assert.match(listed[1]!.id, /^[0-9a-f]{40}$/);
+    assert.equal(listed[1]!.id, diff.discussionId);
+    assert.deepEqual(
+      listed.map((d) => [d.individual_note, d.notes.map((n: Json) => n.body)]),
+      [
+        [true, ['Summary']],
+        [false, ['Null check', 'Agreed']],
+        [false, ['Docs?']],
+        [true, ['added 1 commit']],
+      ],
+    );
+    const [summary, thread, started, system] = listed.map((d) => d.notes[0] as Json);
+    assert.deepEqual([summary!.type, summary!.resolvable, 'resolved' in summary!], [null, false, false]);
+    assert.deepEqual(
+      [thread!.type, thread!.resolvable, thread!.resolved, thread!.resolved_by],
+      ['DiffNote', true, false, null],
+    );
+    assert.equal(thread!.position.new_path, 'src/cart.ts');
+    assert.equal(thread!.position.new_line, 42);
+    assert.equal(thread!.position.head_sha, SHA);
+    assert.equal(listed[1]!.notes[1].position.new_path, 'src/cart.ts', 'a reply sits where its thread does');
+    assert.deepEqual(
+      [started!.type, started!.resolved, started!.resolved_by.username],
+      ['DiscussionNote', true, 'fixloop-bot'],
+    );
+    assert.equal(started!.position, undefined);
+    assert.equal(system!.system, true);
+
+    const page = await get(`/projects/${enc}/merge_requests/18/discussions?per_page=3&page=2`);
+    assert.equal(page.headers.get('x-total'), '4');
+    assert.equal(page.headers.get('x-next-page'), '');
+    assert.deepEqual(
+      ((await page.json()) as Json[]).map((d) => d.notes[0].body),
+      ['added 1 commit'],
+    );
   });
 
   test('labels: add_labels / remove_labels as JSON or form fields', async () => {

@@ -25,6 +25,7 @@ import {
   type GlIssue,
   type GlJob,
   type GlMergeRequest,
+  type GlNote,
   type GlPipeline,
   type GlProject,
   type GlUser,
@@ -106,7 +107,23 @@ export interface FakeGitLab {
   /** As GitLab: a new job (new id, same name/stage), status 'pending'; the old one is marked retried. */
   retryJob(path: string, jobId: number): { id: number };
   setTrace(jobId: number, text: string | Buffer): void;
-  addNote(path: string, iid: number, n: { body: string; author: string; system?: boolean }): { id: number };
+  /**
+   * A note on the merge request: a plain comment, or (issue 36, decision 0077) a thread — `thread: {}`
+   * starts one on the merge request, `thread: { file, line }` a diff thread on the head,
+   * `thread: { replyTo }` answers in a thread by its discussion id. Threads start unresolved.
+   */
+  addNote(
+    path: string,
+    iid: number,
+    n: {
+      body: string;
+      author: string;
+      system?: boolean;
+      thread?: { file?: string; line?: number } | { replyTo: string };
+    },
+  ): { id: number; discussionId: string };
+  /** Resolves (or, with `resolved: false`, reopens) a thread by its discussion id, as `by` (default its first note's author). */
+  resolveThread(path: string, iid: number, discussionId: string, o?: { by?: string; resolved?: boolean }): void;
   setReviewerState(path: string, iid: number, username: string, state: ReviewerState): void;
   setCompare(path: string, from: string, to: string, diffs: GlCompareDiff[]): void;
   /** The next requests whose 'METHOD /path' (path with or without query) matches answer these statuses, one each. */
@@ -457,6 +474,15 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
       detail,
     );
 
+  const noteBody = (n: GlNote, mr: GlMergeRequest) =>
+    gl.note(
+      web,
+      n,
+      state.users[n.authorId]!,
+      mr,
+      n.resolvedBy === undefined ? null : (state.users[n.resolvedBy] ?? null),
+    );
+
   const pipelineBody = (p: GlProject, pipeline: GlPipeline) =>
     gl.pipeline(web, p.path, pipeline, pipeline.userId === null ? null : (state.users[pipeline.userId] ?? null));
 
@@ -607,7 +633,22 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     const notes = [...(state.notes[mrKey(p.path, mr.iid)] ?? [])].sort(
       (a, b) => (a[by] < b[by] ? -1 : a[by] > b[by] ? 1 : a.id - b.id) * (asc ? 1 : -1),
     );
-    return { status: 200, list: notes.map((n) => gl.note(web, n, state.users[n.authorId]!, mr)) };
+    return { status: 200, list: notes.map((n) => noteBody(n, mr)) };
+  });
+
+  // Issue 36 (decision 0077): doc/api/discussions.md — threads and single notes, oldest first, paged.
+  route('GET /projects/:id/merge_requests/:iid/discussions', (ctx) => {
+    const p = resolveProject(ctx);
+    const mr = resolveMr(ctx, p);
+    const byId = new Map<string, GlNote[]>();
+    for (const n of [...(state.notes[mrKey(p.path, mr.iid)] ?? [])].sort((a, b) => a.id - b.id)) {
+      const id = n.discussionId ?? gl.discussionIdOf(n.id);
+      byId.set(id, [...(byId.get(id) ?? []), n]);
+    }
+    return {
+      status: 200,
+      list: [...byId].map(([id, notes]) => gl.discussion(id, notes, (n) => noteBody(n, mr))),
+    };
   });
 
   route('GET /projects/:id/merge_requests/:iid/notes/:note_id', (ctx) => {
@@ -615,7 +656,7 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     const mr = resolveMr(ctx, p);
     const n = (state.notes[mrKey(p.path, mr.iid)] ?? []).find((x) => x.id === Number(ctx.params.note_id));
     if (n === undefined) return notFound('Note');
-    return { status: 200, body: gl.note(web, n, state.users[n.authorId]!, mr) };
+    return { status: 200, body: noteBody(n, mr) };
   });
 
   route('POST /projects/:id/merge_requests/:iid/notes', (ctx) => {
@@ -1375,18 +1416,54 @@ export async function startFakeGitLab(opts: FakeGitLabOptions = {}): Promise<Fak
     addNote(path, iid, n) {
       const p = projectOrThrow(path);
       const mr = mrOrThrow(path, iid);
+      const notes = (state.notes[mrKey(p.path, iid)] ??= []);
       const now = isoNow(state);
-      const record = {
-        id: nextId(state),
+      const id = nextId(state);
+      const t = n.thread;
+      const replyTo = t !== undefined && 'replyTo' in t ? t.replyTo : undefined;
+      const opened = replyTo === undefined ? undefined : notes.find((x) => x.discussionId === replyTo);
+      if (replyTo !== undefined && opened === undefined) throw new Error(`no thread ${replyTo} on ${mrKey(path, iid)}`);
+      const at = t !== undefined && 'file' in t && t.file !== undefined ? t : undefined;
+      const record: GlNote = {
+        id,
         body: n.body,
         authorId: ensureUser(n.author).id,
         system: n.system ?? false,
         createdAt: now,
         updatedAt: now,
+        ...(t === undefined
+          ? {}
+          : {
+              discussionId: replyTo ?? gl.discussionIdOf(id),
+              resolvable: true,
+              resolved: opened?.resolved ?? false,
+              ...(opened?.resolvedBy === undefined ? {} : { resolvedBy: opened.resolvedBy }),
+            }),
+        ...(at
+          ? { position: { path: at.file!, line: at.line ?? 1, headSha: mr.headSha, baseSha: mr.baseSha } }
+          : opened?.position
+            ? { position: opened.position }
+            : {}),
       };
-      (state.notes[mrKey(p.path, iid)] ??= []).push(record);
+      notes.push(record);
       touchMr(mr);
-      return { id: record.id };
+      return { id, discussionId: record.discussionId ?? gl.discussionIdOf(id) };
+    },
+
+    resolveThread(path, iid, discussionId, o = {}) {
+      const mr = mrOrThrow(path, iid);
+      const thread = (state.notes[mrKey(path, iid)] ?? []).filter((x) => x.discussionId === discussionId);
+      if (thread.length === 0) throw new Error(`no thread ${discussionId} on ${mrKey(path, iid)}`);
+      const resolved = o.resolved ?? true;
+      const by = o.by === undefined ? thread[0]!.authorId : ensureUser(o.by).id;
+      const now = isoNow(state);
+      for (const x of thread) {
+        x.resolved = resolved;
+        if (resolved) x.resolvedBy = by;
+        else delete x.resolvedBy;
+        x.updatedAt = now;
+      }
+      touchMr(mr);
     },
 
     setReviewerState(path, iid, username, reviewerState) {

@@ -118,6 +118,15 @@ export interface GlNote {
   system: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Issue 36 (decision 0077): the discussion it belongs to (40 hex characters); absent = its own, a single note. */
+  discussionId?: string;
+  /** A note of a thread that can be resolved (a diff note, a started thread); absent = a plain comment. */
+  resolvable?: boolean;
+  /** Whether its thread is resolved (kept on every note of the thread, as GitLab shows it), and by whom. */
+  resolved?: boolean;
+  resolvedBy?: number;
+  /** Where a diff note sits, on the merge request's head. */
+  position?: { path: string; line: number; headSha: string; baseSha: string };
 }
 
 /** Issue 36: a project's issue (POST /projects/:id/issues), with its notes. */
