@@ -81,6 +81,11 @@ export interface ReviewSubmitted {
   authorAssociation: string | null; // F1: standing (standing.ts)
   headSha: string;
   submittedAt: string | null;
+  /**
+   * The host sent the review's state without its text (GitLab): what the reviewer wrote is read from
+   * the host's comments when the review is evaluated (core/review-text.ts); `body` is then empty.
+   */
+  textUnsent?: true;
 }
 
 /**

@@ -10,7 +10,6 @@ import { findingsFingerprint } from '../core/bot-findings.js';
 import { startFakeGitLab, type FakeGitLab } from '../../test/support/fake-gitlab/server.js';
 import { botRoundOf, type DiscussionJson, type DiscussionNoteJson } from './bot-round.js';
 import { createGitLab } from './client.js';
-import { GITLAB_REVIEW_BODY } from './classify.js';
 
 const BOT = { id: 501, username: 'coderabbit' };
 const DORA = { id: 502, username: 'dev-dora' };
@@ -35,8 +34,7 @@ const thread = (file: string, resolved: boolean, ...notes: DiscussionNoteJson[])
   })),
 });
 const single = (n: DiscussionNoteJson): DiscussionJson => ({ id: `s${n.id}`, individual_note: true, notes: [n] });
-const fingerprint = (d: DiscussionJson[]) =>
-  findingsFingerprint({ body: GITLAB_REVIEW_BODY, comments: botRoundOf(d, BOT.id) });
+const fingerprint = (d: DiscussionJson[]) => findingsFingerprint({ body: '', comments: botRoundOf(d, BOT.id) }); // GitLab sends no review text (decision 0079)
 
 describe("a review bot's round on GitLab (decision 0077)", () => {
   it("takes the bot's notes in unresolved threads, under the thread's file, and its newest top-level note", () => {

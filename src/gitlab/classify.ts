@@ -193,7 +193,7 @@ function actionOf(p: z.infer<typeof gitlabMergeRequestPayload>): string {
 /**
  * F1 on GitLab: a reviewer who submits a review with "Request changes" is announced as an `update`
  * whose only change is the reviewers' states. The hook carries no review text (a summary arrives as a
- * separate note): the rejection says so, and the agent reads the merge request's discussion.
+ * separate note): the gate reads what the reviewer wrote from the merge request's discussions.
  */
 function reviewerRequestedChanges(p: z.infer<typeof gitlabMergeRequestPayload>) {
   const r = p.changes?.reviewers;
@@ -203,9 +203,6 @@ function reviewerRequestedChanges(p: z.infer<typeof gitlabMergeRequestPayload>) 
   const before = new Map((r.previous ?? []).map((x) => [x.id, x.state]));
   return r.current.find((x) => x.state === 'requested_changes' && before.get(x.id) !== 'requested_changes') ?? null;
 }
-
-export const GITLAB_REVIEW_BODY =
-  "GitLab does not send the text of a review with its state: read the merge request's unresolved threads and notes.";
 
 function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, deliveryId: string): Classification {
   const a = p.object_attributes;
@@ -220,7 +217,9 @@ function fromMergeRequest(p: z.infer<typeof gitlabMergeRequestPayload>, delivery
         number: a.iid,
         reviewId: requested.id,
         state: 'changes_requested',
-        body: GITLAB_REVIEW_BODY,
+        // GitLab sends the state alone: the reviewer's words are read from its discussions (decision 0079).
+        body: '',
+        textUnsent: true,
         author: requested.username,
         authorType: 'User',
         // F1: GitLab's standing is the member access level, read when the review is evaluated.

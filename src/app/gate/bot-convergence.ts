@@ -5,6 +5,7 @@
 import { botRoundVerdict, findingsFingerprint, type BotRoundVerdict } from '../../core/bot-findings.js';
 import type { ReviewSubmitted } from '../../core/neutral-events.js';
 import type { Task } from '../../core/types.js';
+import type { ReviewComment } from '../provider-port.js';
 import type { EvaluateDeps, EvaluateLedger } from './ports.js';
 
 /** Reads the Task's earlier rounds and what answered them, and the review's inline comments. */
@@ -23,10 +24,13 @@ export interface BotRoundJudged {
  * inline comments are read from the host when it can show them; a read that fails fingerprints the
  * body alone (a repeat is then judged on less, never invented: a round that cannot be compared is new).
  */
-export async function judgeBotRound(port: BotConvergencePort, task: Task, e: ReviewSubmitted): Promise<BotRoundJudged> {
-  const comments = port.reviewComments
-    ? await port.reviewComments(e.repository, e.number, e.reviewId).catch(() => null)
-    : [];
+export async function judgeBotRound(
+  port: BotConvergencePort,
+  task: Task,
+  e: ReviewSubmitted,
+  read: readonly ReviewComment[] | null = null,
+): Promise<BotRoundJudged> {
+  const comments = read ?? (await reviewCommentsOf(port, e));
   const findings = findingsFingerprint({ body: e.body, comments: comments ?? [] });
   // A person's approve-one is an explicit "try once more": the repeat yields to it, as the unchanged-failure stop does.
   if (comments === null || task.approveOnePending) return { findings, verdict: { kind: 'new' } };
@@ -36,4 +40,12 @@ export async function judgeBotRound(port: BotConvergencePort, task: Task, e: Rev
     .filter((r) => r.source === 'bot' && r.findings !== undefined && r.author?.login?.toLowerCase() === bot)
     .map((r) => ({ fingerprint: r.findings!, answered: answered.has(r.id) }));
   return { findings, verdict: botRoundVerdict(e.author ?? 'the review bot', earlier, findings) };
+}
+
+/** The review's comments as the host shows them; [] for a host without them, null when the read failed. */
+export async function reviewCommentsOf(
+  port: Pick<BotConvergencePort, 'reviewComments'>,
+  e: ReviewSubmitted,
+): Promise<readonly ReviewComment[] | null> {
+  return port.reviewComments ? port.reviewComments(e.repository, e.number, e.reviewId).catch(() => null) : [];
 }

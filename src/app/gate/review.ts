@@ -6,7 +6,8 @@ import { routeRefusalWords, routeRepository } from '../../core/route.js';
 import { rejectionFromReview } from '../../core/doorbell.js';
 import { judgeAuthor, whoSays } from './author-standing.js';
 import { offerRejection, type OfferPort } from './offer.js';
-import { judgeBotRound, type BotConvergencePort } from './bot-convergence.js';
+import { judgeBotRound, reviewCommentsOf, type BotConvergencePort } from './bot-convergence.js';
+import { reviewTextOf } from '../../core/review-text.js';
 import type { EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
 /** Finds the Task, stores the rejection, marks when a person acted, then offers it. */
@@ -72,14 +73,16 @@ export async function reviewSubmitted(
   if (!candidate) return end.refuse(ev, 'not_a_rejection', by);
   // K9: a person spoke (one whose standing is still unknown counts once it is read: offerRejection).
   if (candidate.source === 'review' && !unknown) await port.agent.markHuman(task.id, ledger.now());
+  // Decision 0079: a host that sent no text with the review shows what the reviewer wrote in its comments.
+  const comments = e.textUnsent || candidate.source === 'bot' ? await reviewCommentsOf(port, e) : null;
   // Issue 36: a bot's round is fingerprinted; one repeating a round the agent already answered stops the loop.
-  const round = candidate.source === 'bot' ? await judgeBotRound(port, task, e) : null;
+  const round = candidate.source === 'bot' ? await judgeBotRound(port, task, e, comments) : null;
   const rejection = await ledger.createRejection({
     taskId: task.id,
     source: candidate.source,
     headSha: e.headSha,
     checkName: null,
-    body: e.body,
+    body: e.textUnsent ? reviewTextOf(comments ?? []) : e.body,
     eventId,
     author, // so every later wake re-checks the author's standing (poll re-offer, doorbell, retry)
     ...(round ? { findings: round.findings } : {}),

@@ -18,7 +18,6 @@ import {
   type GitLabHarness,
   type Sent,
 } from '../../support/gitlab-harness.js';
-import { GITLAB_REVIEW_BODY } from '../../../src/gitlab/classify.js';
 
 type Row = { outcome: string; reason: string | null; detail: string | null };
 
@@ -100,6 +99,37 @@ for (const kind of DATABASE_KINDS) {
       return rows.map((r) => r.kind);
     }
 
+    test('decision 0079: what the reviewer wrote in the discussions — the summary, then each open thread under its file — is the review text the agent reads', async () => {
+      const t = await newTask();
+      h.fake.addNote(GL_PROJECT, t.iid, { body: 'Two things before this can merge.', author: 'dev-dora' });
+      h.fake.addNote(GL_PROJECT, t.iid, {
+        body: 'Round the total here, not in the view.',
+        author: 'dev-dora',
+        thread: { file: 'src/cart.ts', line: 3 },
+      });
+      // Someone else's note, and a thread of hers already resolved, are not what she asks now.
+      h.fake.addNote(GL_PROJECT, t.iid, { body: 'LGTM from me', author: 'rita-reporter' });
+      const done = h.fake.addNote(GL_PROJECT, t.iid, {
+        body: 'Rename this file.',
+        author: 'dev-dora',
+        thread: { file: 'src/old.ts', line: 1 },
+      });
+      h.fake.resolveThread(GL_PROJECT, t.iid, done.discussionId);
+      const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'));
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+
+      const starts = startsOf(t.id);
+      assert.equal(starts.length, 1);
+      const prompt = starts[0]!.prompt;
+      assert.match(
+        prompt,
+        /Two things before this can merge\.\s+On src\/cart\.ts:\s+Round the total here, not in the view\./,
+      );
+      assert.doesNotMatch(prompt, /LGTM from me|Rename this file|has no summary text/);
+      const v = await view(t.id);
+      assert.match(v.rejections[0].body, /^Two things before this can merge\./);
+    });
+
     test('F1/A3: a Developer\'s "Request changes" resumes the agent once with the review frame (changes requested, no review text: read the threads); its redelivery is a duplicate and resumes nothing', async () => {
       const t = await newTask();
       const r = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'));
@@ -124,7 +154,11 @@ for (const kind of DATABASE_KINDS) {
         prompt,
       );
       assert.ok(prompt.includes("Read the merge request's discussion threads"), prompt);
-      assert.ok(prompt.includes(GITLAB_REVIEW_BODY), 'the review frame says GitLab sent no review text');
+      // dev-dora wrote nothing in the discussions: the frame says the review has no text, in GitLab's words.
+      assert.ok(
+        prompt.includes('The review has no summary text; its requests are in its comments on the merge request.'),
+        prompt,
+      );
       assert.ok(!prompt.includes('pull request '), prompt);
 
       const again = await send(reviewHook(t.iid, 'dev-dora', 'unreviewed', 'requested_changes'), { key: r.key });
