@@ -9,7 +9,10 @@ export const DEFAULT_ACTIONS_POLL_SECONDS = 30;
 
 export const actionsRunnerSchema = z.strictObject({
   kind: z.literal('actions'),
-  /** `fixloop-agent.yml` (a file directly in the repository's workflows folder) or a workflow's numeric id. */
+  /**
+   * `fixloop-agent.yml` (a file directly in the repository's workflows folder) or a workflow's numeric
+   * id; required unless every Work is on GitLab (runner-config.ts), whose pipelines need none.
+   */
   workflow: z
     .union([z.string(), z.int().positive()])
     .transform(String)
@@ -20,7 +23,8 @@ export const actionsRunnerSchema = z.strictObject({
           /^(?:[\w.-]+\.ya?ml|[1-9]\d{0,19})$/,
           'must be a workflow file name like "fixloop-agent.yml", or its numeric id',
         ),
-    ),
+    )
+    .optional(),
   /** Seconds between two reads of the dispatched workflow run (1–3600). */
   pollSeconds: z.int().min(1).max(3600).default(DEFAULT_ACTIONS_POLL_SECONDS),
   /** The operator's prompt template, as for the command and http runners: the frame the workflow is given. */

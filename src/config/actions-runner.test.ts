@@ -77,6 +77,29 @@ describe('the actions runner in the config file (issue 35)', () => {
       );
   });
 
+  it('a workflow is required while any Work is on GitHub, and not when every Work is on GitLab', () => {
+    const works = (provider: string) =>
+      `works:\n  - name: shop\n    account: acme\n    provider: ${provider}\n    repositories: [{ name: acme/shop, role: data }]\n`;
+    const at = (body: string) => {
+      const path = join(dir, `${n++}.yaml`);
+      writeFileSync(path, body);
+      return path;
+    };
+    for (const body of ['runner: { kind: actions }\n', `runner: { kind: actions }\n${works('github')}`])
+      assert.throws(
+        () => loadConfig({ env: base, file: at(body) }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          /is required when a Work is on GitHub[\s\S]*at runner\.workflow/.test(err.message),
+        body,
+      );
+    const gitlabOnly = loadConfig({
+      env: { ...base, GITLAB_TOKEN: 'glpat-x', GITLAB_WEBHOOK_SECRET: 'also' },
+      file: at(`runner: { kind: actions }\n${works('gitlab')}`),
+    });
+    assert.equal(gitlabOnly.runner?.kind === 'actions' && gitlabOnly.runner.workflow, null);
+  });
+
   it('an issuer over plain http to another machine is refused at start-up', () => {
     assert.throws(
       () =>

@@ -204,7 +204,7 @@ export function loadConfig({ env = process.env, file, hosts = [] }: LoadConfigOp
   }
 
   const github = resolveGitHub(vars);
-  const runner = resolveRunner(fileConfig.runner, vars, configFile, warnings);
+  const runner = resolveRunner(fileConfig.runner, vars, configFile, warnings, fileConfig.works);
   checkCredentialUrls(vars, github, runner, configFile, warnings);
 
   return deepFreeze({

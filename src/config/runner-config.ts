@@ -80,8 +80,8 @@ export type RunnerConfig =
 /** Issue 35 item 3: the workflow dispatched on the Task's branch, how often its run is read, whose OIDC tokens are taken. */
 export interface ActionsRunnerConfig {
   readonly kind: 'actions';
-  /** A workflow file name (`fixloop-agent.yml`) or its numeric id. */
-  readonly workflow: string;
+  /** A workflow file name (`fixloop-agent.yml`) or its numeric id; null when every Work is on GitLab (a pipeline needs none). */
+  readonly workflow: string | null;
   readonly pollMs: number;
   /** The issuer of the workflow's OIDC tokens (FIXLOOP_ACTIONS_OIDC_ISSUER; GitHub Actions' by default). */
   readonly oidcIssuer: string;
@@ -117,6 +117,7 @@ export function resolveRunner(
   vars: EnvConfig,
   file: string | null,
   warnings: string[],
+  works: ConfigFile['works'] = [],
 ): RunnerConfig | null {
   if (runner === undefined) return null;
   switch (runner.kind) {
@@ -239,9 +240,17 @@ export function resolveRunner(
       // GitLab's ID tokens name the instance's own URL as their issuer; an override is held to the same rule.
       const gitlabIssuer = (vars.FIXLOOP_GITLAB_OIDC_ISSUER ?? vars.GITLAB_URL).replace(/\/+$/, '');
       if (vars.FIXLOOP_GITLAB_OIDC_ISSUER !== undefined) secureIssuer('FIXLOOP_GITLAB_OIDC_ISSUER', gitlabIssuer);
+      // A repository no Work names is GitHub's: with no Works, or any Work not on GitLab, a workflow is dispatched.
+      const onGitHub = works.length === 0 || works.some((w) => w.provider !== 'gitlab');
+      if (runner.workflow === undefined && onGitHub)
+        throw ConfigError.at(
+          file ?? 'environment',
+          ['runner', 'workflow'],
+          'is required when a Work is on GitHub: the workflow file fixloop dispatches to resume the agent, e.g. "fixloop-agent.yml" (a gitlab Work starts a pipeline and needs none)',
+        );
       return {
         kind: 'actions',
-        workflow: runner.workflow,
+        workflow: runner.workflow ?? null,
         pollMs: runner.pollSeconds * 1000,
         oidcIssuer: issuer,
         gitlabOidcIssuer: gitlabIssuer,

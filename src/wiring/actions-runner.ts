@@ -49,9 +49,9 @@ export function actionsRunnerFrom(
     ? createPipelineCalls({ url: config.gitlab.url, token: config.gitlab.token, log: deps.logger })
     : null;
   return createActionsRunner({
-    workflow: r.workflow,
+    workflow: r.workflow ?? '',
     pollMs: r.pollMs,
-    host: ciHost({ workflow: r.workflow, providerOf, github, gitlab }),
+    host: ciHost({ workflow: r.workflow ?? '', providerOf, github, gitlab }),
     record: (runId, workflowRunId) => deps.ledger.setRunExternalRef(runId, workflowRunId),
     async recorded(runId) {
       const workflowRunId = await deps.ledger.runExternalRef(runId);
@@ -118,20 +118,26 @@ export function workflowTokenExchangeFrom(
   const now = () => deps.clock.now();
   return createWorkflowTokenExchange({
     issuers: [
-      {
-        issuer: r.oidcIssuer,
-        verify: createActionsOidcVerifier({ issuer: r.oidcIssuer, now }),
-        claims: ACTIONS_CLAIMS,
-        recordedRef: (runId) => runId,
-        workflow: r.workflow,
-        workflowsDir: ACTIONS_WORKFLOWS_DIR,
-      },
+      // With no workflow (every Work on GitLab) fixloop dispatches nothing on GitHub, so it takes no GitHub token.
+      ...(r.workflow === null
+        ? []
+        : [
+            {
+              issuer: r.oidcIssuer,
+              verify: createActionsOidcVerifier({ issuer: r.oidcIssuer, now }),
+              claims: ACTIONS_CLAIMS,
+              recordedRef: (runId: string) => runId,
+              workflow: r.workflow,
+              workflowsDir: ACTIONS_WORKFLOWS_DIR,
+            },
+          ]),
       {
         issuer: r.gitlabOidcIssuer,
         verify: createGitLabIdTokenVerifier({ issuer: r.gitlabOidcIssuer, now }),
         claims: GITLAB_ID_TOKEN_CLAIMS,
-        recordedRef: (pipelineId) => `${PIPELINE_REF_PREFIX}${pipelineId}`,
-        workflow: r.workflow,
+        recordedRef: (pipelineId: string) => `${PIPELINE_REF_PREFIX}${pipelineId}`,
+        // GitLab's tokens name no workflow file (one pipeline file per project): the pipeline id binds it.
+        workflow: '',
         workflowsDir: '',
       },
     ],
