@@ -261,8 +261,10 @@ export function createIngestor(deps: {
 
 /**
  * The classified event as stored beside the raw body: without its free text (a check's output, a
- * review's body), which is most of a large delivery and is in the payload already. Evaluation never
- * reads it back: an event left pending is classified again from its payload (evaluation-queue.ts).
+ * review's body), which is most of a large delivery and is in the payload already. Evaluation does not
+ * read it back (an event left pending is classified again from its payload, evaluation-queue.ts), with
+ * one exception: a merge queue's commit (`queue.group`, no free text) is read as stored
+ * (ledger/deliveries.ts `queueCommit`), so its fields are a stored format.
  */
 function summaryOf(e: LoopEvent): string {
   if (e.kind === 'ci.result') return JSON.stringify({ ...e, output: undefined });

@@ -90,8 +90,9 @@ export interface ReviewSubmitted {
 
 /**
  * Issue 36 item 1: a merge queue built a commit for one pull request on top of a parent commit — the
- * base's, or the commit it built for the pull request ahead. Kept so a red of a later queue commit can
- * name the pull requests merged ahead of it (core/queue-ahead.ts); nothing is evaluated for it.
+ * base's, or the commit it built for the pull request ahead — or merged that commit into the base. Kept
+ * so a red of a later queue commit can name the pull requests merged ahead of it (core/queue-ahead.ts);
+ * nothing is evaluated for it.
  */
 export interface QueueGroupBuilt {
   kind: 'queue.group';
@@ -103,6 +104,8 @@ export interface QueueGroupBuilt {
   parentSha: string;
   /** The pull request it was built for. */
   pullRequest: number;
+  /** The queue merged this commit into the base (the base's head is now this commit). */
+  merged?: true;
 }
 
 export interface CommentRang {

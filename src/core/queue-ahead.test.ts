@@ -4,7 +4,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nextQueueStep, QUEUE_AHEAD_MAX, type QueueCommit } from './queue-ahead.js';
 
-const c = (sha: string, parentSha: string, pullRequest: number): QueueCommit => ({ sha, parentSha, pullRequest });
+let seq = 0;
+/** A commit the queue said it built (in this order), merged into the base at `mergedSeq` when given. */
+const c = (sha: string, parentSha: string, pullRequest: number, mergedSeq: number | null = null): QueueCommit => ({
+  sha,
+  parentSha,
+  pullRequest,
+  builtSeq: ++seq,
+  mergedSeq,
+});
 
 /** Walks from `failing` through `known` (what the stored events hold), counting the reads. */
 function walk(failing: string, known: QueueCommit[]): { ahead: number[] | null; reads: number } {
@@ -42,11 +50,32 @@ const cases: { name: string; failing: string; known: QueueCommit[]; ahead: numbe
     reads: 2,
   },
   {
-    name: 'its own pull request rebuilt ahead of itself is not named',
+    name: 'its own pull request built again ahead of itself: an older build, the walk ends there',
     failing: 'q2',
-    known: [c('q1', 'base', 6), c('q2', 'q1', 6)],
+    known: [c('q0', 'base', 5), c('q1', 'q0', 6), c('q2', 'q1', 6)],
     ahead: [],
+    reads: 2,
+  },
+  {
+    name: 'a parent the queue had merged into the base before building the failing commit is the base',
+    failing: 'q3',
+    known: [c('q1', 'base', 5, 2.5), c('q2', 'q1', 6), c('q3', 'q2', 7)],
+    ahead: [6],
     reads: 3,
+  },
+  {
+    name: 'one merged only after the failing commit was built was still ahead of it, and is named',
+    failing: 'q3',
+    known: [c('q1', 'base', 5, 99), c('q2', 'q1', 6), c('q3', 'q2', 7)],
+    ahead: [6, 5],
+    reads: 4,
+  },
+  {
+    name: 'a failing commit the queue only said it merged, never built: not known',
+    failing: 'q1',
+    known: [{ sha: 'q1', parentSha: 'base', pullRequest: 5, builtSeq: null, mergedSeq: 3 }],
+    ahead: null,
+    reads: 1,
   },
   {
     name: 'a pull request announced twice is named once',

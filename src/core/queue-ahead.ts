@@ -1,13 +1,19 @@
 // Which pull requests a merge queue merged ahead of one (issue 36 item 1, decision 0078). A queue builds
 // each pull request's commit on top of its parent: the base's head, or the commit it built for the pull
 // request ahead. Walking parents through the commits the queue announced names everyone ahead, nearest
-// first; the walk ends at a parent the queue did not build (the base). Pure: the caller reads the commits.
+// first. The walk ends at the base: a parent the queue never announced, or one it had already merged
+// into the base (the base then moved to that very commit) before it built the failing one. Pure: the
+// caller reads the commits.
 
-/** A commit a merge queue built for one pull request, on top of `parentSha`. */
+/** A commit a merge queue built for one pull request, on top of `parentSha`, as its deliveries said. */
 export interface QueueCommit {
   sha: string;
   parentSha: string;
   pullRequest: number;
+  /** The order in which the queue said it built the commit (its stored event's id); null: never said. */
+  builtSeq: number | null;
+  /** The order in which the queue said it merged the commit into the base; null: not merged. */
+  mergedSeq: number | null;
 }
 
 /** At most this many parents are followed: a queue deeper than this is named in part. */
@@ -18,19 +24,24 @@ export type QueueWalk = { kind: 'read'; sha: string } | { kind: 'done'; ahead: n
 
 /**
  * One step of the walk from the failing commit. `chain` holds what was read so far, the failing
- * commit first; a failing commit the queue never announced means fixloop does not know (null), so the
- * frame says so rather than claim it was first. A loop, a repeat of the pull request itself or the cap
- * ends the walk with what was found.
+ * commit first; a failing commit the queue never said it built means fixloop does not know (null), so
+ * the frame says so rather than claim it was first. The walk stops, naming what it found, at the base
+ * (a parent never announced, or merged before the failing commit was built), at its own pull request
+ * again (an older build of it, not ahead of it), at a loop, or after QUEUE_AHEAD_MAX parents.
  */
 export function nextQueueStep(failingSha: string, chain: readonly (QueueCommit | null)[]): QueueWalk {
   if (chain.length === 0) return { kind: 'read', sha: failingSha };
   const [own, ...ahead] = chain;
-  if (!own) return { kind: 'done', ahead: null };
-  const found = ahead.filter((c): c is QueueCommit => c !== null);
-  const names = (): number[] => [...new Set(found.map((c) => c.pullRequest).filter((n) => n !== own.pullRequest))];
-  const last = chain[chain.length - 1];
-  if (!last || chain.length > QUEUE_AHEAD_MAX) return { kind: 'done', ahead: names() };
-  const seen = new Set(chain.filter((c): c is QueueCommit => c !== null).map((c) => c.sha));
-  if (seen.has(last.parentSha)) return { kind: 'done', ahead: names() };
+  if (!own || own.builtSeq === null) return { kind: 'done', ahead: null };
+  const named: number[] = [];
+  const seen = new Set([own.sha]);
+  for (const c of ahead) {
+    const inBase = c === null || (c.mergedSeq !== null && c.mergedSeq < own.builtSeq);
+    if (inBase || c.pullRequest === own.pullRequest || seen.has(c.sha)) return { kind: 'done', ahead: named };
+    seen.add(c.sha);
+    if (!named.includes(c.pullRequest)) named.push(c.pullRequest);
+  }
+  const last = chain[chain.length - 1]!;
+  if (ahead.length >= QUEUE_AHEAD_MAX || seen.has(last.parentSha)) return { kind: 'done', ahead: named };
   return { kind: 'read', sha: last.parentSha };
 }

@@ -4,6 +4,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   AUTHOR_ASSOCIATIONS,
+  awaitsBotMembership,
   DEFAULT_HOST_STANDING,
   DEFAULT_MINIMUM_PERMISSION,
   DEFAULT_TRUSTED_ASSOCIATIONS,
@@ -372,4 +373,20 @@ describe('F1/F2: a listed bot on a host where bots are ordinary accounts (GitLab
       'bot_lookalike',
     );
   });
+});
+
+test('decision 0077: only an account listed as a bot, on a host where bots are ordinary accounts, awaits its membership', () => {
+  const rules = { allowBots: ['CodeRabbit'], botMembership: true, selfLogin: 'fixloop' };
+  const user = (login: string | null, type = 'User') => ({ login, type, association: null });
+  const table: [ReturnType<typeof user>, Parameters<typeof awaitsBotMembership>[1], boolean][] = [
+    [user('coderabbit'), rules, true],
+    [user(' CodeRabbit '), rules, true],
+    [user('coderabbit[bot]'), rules, false],
+    [user('coderabbit', 'Bot'), rules, false],
+    [user('dev-dora'), rules, false],
+    [user(null), rules, false],
+    [user('coderabbit'), { allowBots: ['CodeRabbit'], selfLogin: 'fixloop' }, false],
+  ];
+  for (const [author, r, expected] of table)
+    assert.equal(awaitsBotMembership(author, r), expected, JSON.stringify({ author, r }));
 });

@@ -84,6 +84,21 @@ export type NoStandingReason = (typeof NO_STANDING_REASONS)[number];
 export type Standing = { kind: 'person' } | { kind: 'bot' } | { kind: 'none'; reason: NoStandingReason };
 
 /**
+ * Decision 0077: an account listed as a review bot on a host where bots are ordinary accounts, whose
+ * standing waits on the host's membership read. While that read cannot be had, what it says is kept as
+ * the bot's (never as a person's act), and judged again when it is offered.
+ */
+export function awaitsBotMembership(author: Author, rules: StandingRules): boolean {
+  const login = author.login?.trim().toLowerCase() ?? '';
+  return (
+    rules.botMembership === true &&
+    author.type === 'User' &&
+    login !== '' &&
+    rules.allowBots.some((b) => b.trim().toLowerCase() === login)
+  );
+}
+
+/**
  * F1/F2: whether this author may steer the loop, and as what. `answer` is what the host said when
  * asked (permissionNeeded says when to ask); a person a minimum applies to and nobody asked about has
  * no standing, so a caller that forgets to ask fails closed.

@@ -84,15 +84,28 @@ test('decision 0078: a merge_group the queue built is kept as the queue’s comm
   });
 });
 
-test('a merge_group let go, or one whose branch or commits are not the queue’s, is acknowledged and ignored', () => {
+test('a merge_group merged into the base is kept as such: the base moved to that commit', () => {
+  const body = example('merge_group', (e) => e.action === 'checks_requested');
+  body.action = 'destroyed';
+  body.reason = 'merged';
+  const c = classifyDelivery('merge_group', body, 'guid-6');
+  assert.equal(c.kind, 'event', JSON.stringify(c));
+  const e = (c as Extract<typeof c, { kind: 'event' }>).event;
+  assert.equal(e.kind === 'queue.group' && e.merged, true);
+});
+
+test('a merge_group let go otherwise, or one whose branch or commits are not the queue’s, is acknowledged and ignored', () => {
   const destroyed = example('merge_group', (e) => e.action === 'checks_requested');
   destroyed.action = 'destroyed';
   destroyed.reason = 'dequeued';
+  const invalidated = example('merge_group', (e) => e.action === 'checks_requested');
+  invalidated.action = 'destroyed';
+  invalidated.reason = 'invalidated';
   const otherBranch = example('merge_group', (e) => e.action === 'checks_requested');
   otherBranch.merge_group.head_ref = 'refs/heads/main';
   const shortSha = example('merge_group', (e) => e.action === 'checks_requested');
   shortSha.merge_group.base_sha = '380387f';
-  for (const body of [destroyed, otherBranch, shortSha]) {
+  for (const body of [destroyed, invalidated, otherBranch, shortSha]) {
     const c = classifyDelivery('merge_group', body, 'guid-8');
     assert.deepEqual(c, {
       kind: 'ignored',

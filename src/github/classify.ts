@@ -286,16 +286,18 @@ function fromPullRequest(p: z.infer<typeof pullRequestPayload>, deliveryId: stri
 
 /**
  * Issue 36: a commit the merge queue built for a pull request on top of its parent (the base's head, or
- * the commit built for the pull request ahead), kept so a later red of the queue can name the pull
- * requests merged ahead (core/queue-ahead.ts). A group let go (`destroyed`) carries nothing to keep.
+ * the commit built for the pull request ahead), and the same commit once merged into the base, kept so
+ * a later red of the queue can name the pull requests merged ahead (core/queue-ahead.ts). A group let
+ * go for any other reason (invalidated, dequeued) carries nothing to keep.
  */
 function fromMergeGroup(p: z.infer<typeof mergeGroupPayload>, deliveryId: string): Classification {
   const repository = lower(p.repository.full_name);
   const identity = deliveryIdentity('merge_group', deliveryId);
   const queue = queueOfBranch(p.merge_group.head_ref);
   const sha = /^[0-9a-f]{40}$/;
+  const merged = p.action === 'destroyed' && p.reason === 'merged';
   if (
-    p.action !== 'checks_requested' ||
+    (p.action !== 'checks_requested' && !merged) ||
     !queue ||
     !sha.test(p.merge_group.head_sha) ||
     !sha.test(p.merge_group.base_sha)
@@ -310,6 +312,7 @@ function fromMergeGroup(p: z.infer<typeof mergeGroupPayload>, deliveryId: string
       headSha: p.merge_group.head_sha,
       parentSha: p.merge_group.base_sha,
       pullRequest: queue.pullRequest,
+      ...(merged ? { merged: true as const } : {}),
     },
   };
 }

@@ -175,6 +175,8 @@ const installationPayload = z.object({
 /** Issue 36: the merge queue built a commit (`checks_requested`) or let one go (`destroyed`). */
 export const mergeGroupPayload = z.object({
   action: z.string(),
+  /** `destroyed` only: merged, invalidated or dequeued. */
+  reason: z.string().optional(),
   repository: repo,
   merge_group: z.object({
     head_sha: z.string(),

@@ -196,15 +196,16 @@ export function createDeliveryLog(
     },
 
     async queueCommit(repository, sha) {
-      const r = await k
+      const rows = await k
         .selectFrom('events')
-        .select(['summary'])
+        .select(['id', 'summary'])
         .where('kind', '=', 'queue.group')
         .where('repository', '=', repository)
         .where('sha', '=', sha)
         .orderBy('id')
-        .executeTakeFirst();
-      return r ? queueCommitOf(r.summary) : null;
+        .limit(8)
+        .execute();
+      return queueCommitOf(rows);
     },
 
     async pendingEvents(limit, afterId) {
@@ -228,12 +229,34 @@ export function createDeliveryLog(
   };
 }
 
-/** The stored `queue.group` event's summary (the whole event: it has no free text) as the queue's commit. */
-function queueCommitOf(summary: string): QueueCommit | null {
+/**
+ * The queue's commit from its stored `queue.group` events (the summary is the whole event: it has no
+ * free text): where it was built and for which pull request, and the order of its build and its merge.
+ */
+function queueCommitOf(rows: readonly { id: number; summary: string }[]): QueueCommit | null {
+  let commit: QueueCommit | null = null;
+  for (const row of rows) {
+    const e = parseQueueGroup(row.summary);
+    if (e === null) continue;
+    commit ??= { sha: e.headSha, parentSha: e.parentSha, pullRequest: e.pullRequest, builtSeq: null, mergedSeq: null };
+    if (e.merged) commit.mergedSeq ??= row.id;
+    else commit.builtSeq ??= row.id;
+  }
+  return commit;
+}
+
+function parseQueueGroup(
+  summary: string,
+): { headSha: string; parentSha: string; pullRequest: number; merged: boolean } | null {
   try {
-    const e = JSON.parse(summary) as { headSha?: unknown; parentSha?: unknown; pullRequest?: unknown };
+    const e = JSON.parse(summary) as {
+      headSha?: unknown;
+      parentSha?: unknown;
+      pullRequest?: unknown;
+      merged?: unknown;
+    };
     return typeof e.headSha === 'string' && typeof e.parentSha === 'string' && Number.isSafeInteger(e.pullRequest)
-      ? { sha: e.headSha, parentSha: e.parentSha, pullRequest: e.pullRequest as number }
+      ? { headSha: e.headSha, parentSha: e.parentSha, pullRequest: e.pullRequest as number, merged: e.merged === true }
       : null;
   } catch {
     return null;

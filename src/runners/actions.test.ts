@@ -82,6 +82,32 @@ test('issue 35: a run another replica follows is cancelled through what was reco
   assert.deepEqual(cancelled, ['acme/api gitlab-pipeline:7']);
 });
 
+test('issue 35: a run ended while its dispatch was in flight is cancelled once it exists, and never followed', async () => {
+  const cancelled: string[] = [];
+  let reads = 0;
+  let answer: (v: { workflowRunId: string; htmlUrl: null }) => void = () => undefined;
+  const runner = createActionsRunner({
+    workflow: 'fixloop-agent.yml',
+    pollMs: 5,
+    host: {
+      dispatch: () => new Promise((r) => (answer = r)),
+      readRun: async () => {
+        reads++;
+        return { status: 'in_progress', conclusion: null };
+      },
+      cancel: async (repository, id) => void cancelled.push(`${repository} ${id}`),
+    },
+    record: async () => true,
+  });
+  const started = runner.start(runSpec, callbacks);
+  assert.equal(runner.kill(12), false, 'not followed yet');
+  answer({ workflowRunId: '902', htmlUrl: null });
+  await started;
+  assert.deepEqual(cancelled, ['acme/shop 902']);
+  assert.equal(runner.kill(12), false, 'and not followed afterwards');
+  assert.equal(reads, 0, 'its run is never read');
+});
+
 test('issue 35: a shutdown stops following and cancels nothing: the run goes on and is followed again on start', async () => {
   const { host, cancelled } = neverEndingHost();
   const runner = createActionsRunner({ workflow: 'fixloop-agent.yml', pollMs: 5, host, record: async () => true });

@@ -66,6 +66,9 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
     };
   /** The runs this process follows, by fixloop run id: the timer of the next read, and what it reads. */
   const following = new Map<number, { timer: NodeJS.Timeout; repository: string; workflowRunId: string }>();
+  /** Runs being dispatched now, and those of them fixloop ended meanwhile (cancelled once they exist). */
+  const starting = new Set<number>();
+  const endedWhileStarting = new Set<number>();
   let stopped = false;
 
   /** Reads the workflow run every pollMs until it completes, then reports the fixloop run's end. */
@@ -99,9 +102,12 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
 
   async function start(spec: RunSpec, callbacks: RunnerCallbacks): Promise<void> {
     let run: { workflowRunId: string; htmlUrl: string | null };
+    starting.add(spec.runId);
     try {
       run = await opts.host.dispatch(spec.repository, opts.workflow, spec.branch, dispatchInputs(spec));
     } catch (err) {
+      starting.delete(spec.runId);
+      endedWhileStarting.delete(spec.runId);
       const status = (err as { status?: unknown }).status;
       throw new RunnerError(
         typeof status === 'number' ? 'http_status' : 'http_error',
@@ -114,6 +120,12 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
     await opts
       .record(spec.runId, run.workflowRunId)
       .catch((err: unknown) => opts.logger?.error({ err, runId: spec.runId }, 'workflow run id not recorded'));
+    starting.delete(spec.runId);
+    // fixloop ended the run while it was being dispatched (a person's cancel): cancel what was started.
+    if (endedWhileStarting.delete(spec.runId)) {
+      await cancel(spec.runId, { repository: spec.repository, workflowRunId: run.workflowRunId });
+      return;
+    }
     callbacks.onOutput(
       spec.runId,
       `[fixloop] started ${words(spec.repository, null).start} on ${spec.branch}: ${words(spec.repository, run.workflowRunId).run}${run.htmlUrl ? ` ${run.htmlUrl}` : ''}\n`,
@@ -133,6 +145,7 @@ export function createActionsRunner(opts: ActionsRunnerOptions) {
       clearTimeout(f.timer);
       following.delete(runId);
     }
+    if (starting.has(runId)) endedWhileStarting.add(runId);
     void cancel(runId, f ?? null);
     return f !== undefined;
   }

@@ -123,6 +123,38 @@ for (const kind of DATABASE_KINDS) {
       assert.equal((await view(task)).notice, null);
     });
 
+    test('decision 0078: a commit the queue merged into the base before building this one is the base, not ahead', async () => {
+      const task = await queuedTask();
+      const [baseTip, q0, q1, q2] = [sha(task.pr, 2), sha(task.pr, 3), sha(task.pr, 4), sha(task.pr, 5)];
+      const built = (number: number, headSha: string, baseSha: string) =>
+        send('merge_group', mergeGroupPayload({ repo: REPO, number, prHead: sha(number, 1), headSha, baseSha }));
+      await built(904, q0, baseTip);
+      // #904 passed: the queue merged its commit, and the base's head is now that very commit.
+      const merged = await send(
+        'merge_group',
+        mergeGroupPayload({
+          repo: REPO,
+          number: 904,
+          prHead: sha(904, 1),
+          headSha: q0,
+          baseSha: baseTip,
+          action: 'destroyed',
+          reason: 'merged',
+        }),
+      );
+      assert.equal(merged.status, 202, JSON.stringify(merged.body));
+      await built(905, q1, q0);
+      await send(
+        'merge_group',
+        mergeGroupPayload({ repo: REPO, number: task.pr, prHead: task.head, headSha: q2, baseSha: q1 }),
+      );
+      await send('check_run', queueRed(task.pr, task.head, q2, 65_001));
+      const runs = runsOf(task);
+      assert.equal(runs.length, 1);
+      assert.match(runs[0]!.prompt, /merged with the pull requests ahead of it in the queue, #905\./);
+      assert.doesNotMatch(runs[0]!.prompt, /#904/);
+    });
+
     test('decision 0078: first in the queue, its commit built on the base alone', async () => {
       const task = await queuedTask();
       const q1 = sha(task.pr, 3);

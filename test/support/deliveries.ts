@@ -209,11 +209,14 @@ export function mergeGroupPayload(s: {
   prHead: string;
   headSha: string;
   baseSha: string;
+  /** `destroyed` with its `reason` (merged, invalidated, dequeued); `checks_requested` by default. */
   action?: string;
+  reason?: string;
 }): any {
   const p = example('merge_group', (e) => e.action === 'checks_requested');
   setRepository(p, s.repo);
   p.action = s.action ?? 'checks_requested';
+  if (s.reason !== undefined) p.reason = s.reason;
   p.merge_group.head_sha = s.headSha;
   p.merge_group.head_ref = `refs/heads/gh-readonly-queue/main/pr-${s.number}-${s.prHead}`;
   p.merge_group.base_sha = s.baseSha;

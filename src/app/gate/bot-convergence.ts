@@ -28,9 +28,10 @@ export async function judgeBotRound(
   port: BotConvergencePort,
   task: Task,
   e: ReviewSubmitted,
-  read: readonly ReviewComment[] | null = null,
+  /** The review's comments when the caller read them already (null: that read failed). */
+  read?: { comments: readonly ReviewComment[] | null },
 ): Promise<BotRoundJudged> {
-  const comments = read ?? (await reviewCommentsOf(port, e));
+  const comments = read ? read.comments : await reviewCommentsOf(port, e);
   const findings = findingsFingerprint({ body: e.body, comments: comments ?? [] });
   // A person's approve-one is an explicit "try once more": the repeat yields to it, as the unchanged-failure stop does.
   if (comments === null || task.approveOnePending) return { findings, verdict: { kind: 'new' } };

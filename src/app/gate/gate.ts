@@ -107,7 +107,9 @@ export function createEvaluator(deps: EvaluateDeps) {
     // on the poll, so a red arriving by webhook cannot buy a run for a forbidden or repeated change.
     if (deps.judgePush && red.sha === task.ciHeadSha && (await deps.judgePush(task, red.sha)))
       return end.refuse(known, 'notice_filed', 'the push was stopped by a guard');
-    const queue = red.queue && (await withQueueAhead(gate, red.repository, red.sha, red.queue));
+    // Read only for a queue commit no attempt answered yet: its redeliveries and other jobs walk nothing.
+    const claimed = red.queue && (await ledger.listAttempts(task.id)).some((a) => a.coordinate === red.sha);
+    const queue = red.queue && (claimed ? red.queue : await withQueueAhead(gate, red.repository, red.sha, red.queue));
     return attempt(known, {
       coordinate: red.sha,
       source: 'gate',

@@ -8,6 +8,7 @@ import { judgeAuthor, whoSays } from './author-standing.js';
 import { offerRejection, type OfferPort } from './offer.js';
 import { judgeBotRound, reviewCommentsOf, type BotConvergencePort } from './bot-convergence.js';
 import { reviewTextOf } from '../../core/review-text.js';
+import { awaitsBotMembership } from '../../core/standing.js';
 import type { EvaluateLedger, Evaluation, EvaluationResult } from './ports.js';
 
 /** Finds the Task, stores the rejection, marks when a person acted, then offers it. */
@@ -52,9 +53,10 @@ export async function reviewSubmitted(
     return end.refuse(ev, standing.reason, `${by} (${e.authorType ?? 'no type'}, ${whoSays(association, answer)})`);
   // A person requesting changes, or an allow-listed bot's finding; an approval, a plain comment,
   // fixloop's own review or an unknown bot records nothing and resumes nothing.
+  // A listed bot whose membership could not be read is kept as the bot's, never as a person's act (K9).
   const candidate = unknown
     ? e.state.toUpperCase() === 'CHANGES_REQUESTED'
-      ? { source: 'review' as const }
+      ? { source: awaitsBotMembership(author, rules) ? ('bot' as const) : ('review' as const) }
       : null
     : rejectionFromReview(
         {
@@ -76,7 +78,7 @@ export async function reviewSubmitted(
   // Decision 0079: a host that sent no text with the review shows what the reviewer wrote in its comments.
   const comments = e.textUnsent || candidate.source === 'bot' ? await reviewCommentsOf(port, e) : null;
   // Issue 36: a bot's round is fingerprinted; one repeating a round the agent already answered stops the loop.
-  const round = candidate.source === 'bot' ? await judgeBotRound(port, task, e, comments) : null;
+  const round = candidate.source === 'bot' ? await judgeBotRound(port, task, e, { comments }) : null;
   const rejection = await ledger.createRejection({
     taskId: task.id,
     source: candidate.source,

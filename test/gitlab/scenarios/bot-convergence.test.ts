@@ -181,6 +181,32 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    test("a listed bot's round while GitLab cannot say its membership is kept as the bot's, never as a person's act, and answered once it can", async () => {
+      const h = await startGitLabHarness(kind, config);
+      try {
+        const taskId = await openTask(h, 84);
+        h.fake.failNext(new RegExp(`^GET /api/v4/users\\?username=${BOT}(&|$)`), [403, 403]); // its level and its permission, each read once
+        await botRound(h, 84, sha('1'), [nullCheck(42)]);
+        assert.equal(h.runner.starts.length, 0, 'nothing woken while its standing is unknown');
+        const kept = (await h.api('GET', `/api/tasks/${taskId}`)).body.rejections;
+        assert.deepEqual(
+          kept.map((r: { source: string }) => r.source),
+          ['bot'],
+          "kept as the bot's round",
+        );
+        await h.nextTick(); // the poll offers it again; the membership reads now
+        assert.equal(h.runner.starts.length, 1, 'answered once GitLab says it is a member');
+        const task = await h.app.db.kysely
+          .selectFrom('tasks')
+          .select(['human_at'])
+          .where('id', '=', taskId)
+          .executeTakeFirstOrThrow();
+        assert.equal(task.human_at, null, 'a bot never counts as a person acting (K9)');
+      } finally {
+        await h.close();
+      }
+    });
+
     test('a namesake of the listed bot who is no member of the project is refused as a lookalike and wakes nothing', async () => {
       const h = await startGitLabHarness(kind, config);
       try {
