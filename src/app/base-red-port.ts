@@ -1,6 +1,7 @@
 // What the ledger keeps of a red base told once (issue 36 item 4, decision 0069): its rounds and the
 // pull requests each holds, and its deliveries to the notice sinks (decision 0075). Part of the Ledger
 // (ledger-port.ts), declared apart to keep that file short.
+import type { OutboxResult } from './outbox-port.js';
 
 /** Issue 36 item 4: a base branch's red round, told once to the pull requests it holds (decision 0069). */
 export interface BaseRed {
@@ -22,9 +23,8 @@ export interface BaseRed {
 /** What a notice sink is told of a red base: its round opened, or its base healed (decision 0075). */
 export type BaseRedEvent = 'opened' | 'healed';
 
-/** A try's result, as the notice outbox's (ledger-port.ts OutboxResult; restated to keep the import one-way). */
-export type BaseRedOutboxResult =
-  { kind: 'delivered' } | { kind: 'retry'; at: string; error: string } | { kind: 'failed'; error: string };
+/** A try's result, as the notice outbox's. */
+export type BaseRedOutboxResult = OutboxResult;
 
 /** One delivery of a red base's event to one configured notice sink, as claimed. */
 export interface BaseRedDelivery {

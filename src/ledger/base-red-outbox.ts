@@ -1,10 +1,12 @@
 // The red bases' outbox on Kysely (decision 0075): a round's `opened` and `healed` told to each notice
 // sink, as the notice outbox (outbox.ts, decision 0025) tells a Task's notice. Rows are queued in the
 // transaction that opens or closes the round; a worker claims a due row by compare-and-set of its
-// lease, so across replicas one holds it at a time, and settles it only while it still holds it.
+// lease, so across replicas one holds it at a time, and settles it only while it still holds it
+// (outbox-lease.ts, shared with the notice outbox).
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { BaseRed, BaseRedEvent, BaseRedOutboxStore } from '../app/base-red-port.js';
 import type { BaseRedOutboxTable, Database } from './schema.js';
+import { releaseLease, settleLease, takeLease } from './outbox-lease.js';
 
 /** Queues `event` of round `redId` to every sink, in the caller's transaction; once per event and sink. */
 export async function queueBaseRedIn(
@@ -57,15 +59,7 @@ export function createBaseRedOutboxStore(
         .execute();
       const claimed = [];
       for (const c of candidates) {
-        // The compare-and-set: of replicas that read the same candidate, one moves its lease.
-        const won = await k
-          .updateTable('base_red_outbox')
-          .set({ lease_owner: lease, lease_until: leaseUntil, updated_at: at })
-          .where('id', '=', c.id)
-          .where('state', '=', 'pending')
-          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
-          .executeTakeFirst();
-        if (Number(won.numUpdatedRows) !== 1) continue;
+        if (!(await takeLease(k, 'base_red_outbox', c.id, lease, leaseUntil, at))) continue;
         const red = await redOf(c.red_id);
         if (!red) continue; // a round is never deleted; a row without one is left to its lease
         claimed.push({
@@ -84,32 +78,7 @@ export function createBaseRedOutboxStore(
       return claimed;
     },
 
-    async settleBaseRedOutbox(id, lease, result) {
-      const at = now();
-      const base = { lease_owner: null, lease_until: null, updated_at: at };
-      const set =
-        result.kind === 'delivered'
-          ? { ...base, state: 'delivered', delivered_at: at, last_error: null }
-          : result.kind === 'retry'
-            ? { ...base, next_at: result.at, last_error: result.error }
-            : { ...base, state: 'failed', last_error: result.error };
-      const r = await k
-        .updateTable('base_red_outbox')
-        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', id)
-        .where('lease_owner', '=', lease)
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
-    },
-
-    async releaseBaseRedOutbox(id, lease) {
-      await k
-        .updateTable('base_red_outbox')
-        .set({ lease_owner: null, lease_until: null, updated_at: now() })
-        .where('id', '=', id)
-        .where('lease_owner', '=', lease)
-        .execute();
-    },
+    settleBaseRedOutbox: (id, lease, result) => settleLease(k, 'base_red_outbox', id, lease, result, now()),
+    releaseBaseRedOutbox: (id, lease) => releaseLease(k, 'base_red_outbox', id, lease, now()),
   };
 }

@@ -5,6 +5,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { OutboxDelivery, OutboxState, OutboxStore } from '../app/ledger-port.js';
 import type { Database, NoticeOutboxTable } from './schema.js';
 import { noticeOf } from './rows.js';
+import { releaseLease, settleLease, takeLease } from './outbox-lease.js';
 
 /** G1: the deliveries of a notice just filed, in the transaction that files it (never one without the other). */
 export async function queueDeliveriesIn(
@@ -72,15 +73,7 @@ export function createOutboxStore(k: Kysely<Database>, now: () => string): Outbo
       const candidates = await due(withNotice()).orderBy('notice_outbox.next_at').limit(limit).execute();
       const claimed = [];
       for (const c of candidates) {
-        // The compare-and-set: of replicas that read the same candidate, one moves its lease.
-        const won = await k
-          .updateTable('notice_outbox')
-          .set({ lease_owner: lease, lease_until: leaseUntil, updated_at: at })
-          .where('id', '=', c.id)
-          .where('state', '=', 'pending')
-          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
-          .executeTakeFirst();
-        if (Number(won.numUpdatedRows) !== 1) continue;
+        if (!(await takeLease(k, 'notice_outbox', c.id, lease, leaseUntil, at))) continue;
         const n = await k
           .selectFrom('notices')
           .innerJoin('tasks', 'tasks.id', 'notices.task_id')
@@ -97,31 +90,8 @@ export function createOutboxStore(k: Kysely<Database>, now: () => string): Outbo
       return claimed;
     },
 
-    async settleOutbox(id, lease, result) {
-      const at = now();
-      const base = { lease_owner: null, lease_until: null, updated_at: at };
-      const q = k.updateTable('notice_outbox').where('id', '=', id).where('lease_owner', '=', lease);
-      const set =
-        result.kind === 'delivered'
-          ? { ...base, state: 'delivered', delivered_at: at, last_error: null }
-          : result.kind === 'retry'
-            ? { ...base, next_at: result.at, last_error: result.error }
-            : { ...base, state: 'failed', last_error: result.error };
-      const r = await q
-        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
-    },
-
-    async releaseOutbox(id, lease) {
-      await k
-        .updateTable('notice_outbox')
-        .set({ lease_owner: null, lease_until: null, updated_at: now() })
-        .where('id', '=', id)
-        .where('lease_owner', '=', lease)
-        .execute();
-    },
+    settleOutbox: (id, lease, result) => settleLease(k, 'notice_outbox', id, lease, result, now()),
+    releaseOutbox: (id, lease) => releaseLease(k, 'notice_outbox', id, lease, now()),
 
     async listOutbox({ states, limit }) {
       if (states.length === 0) return [];
