@@ -83,6 +83,14 @@ function repoOf(input: RouteInput): FakeRepo {
   return ensureRepo(input.state, `${input.params.owner}/${input.params.repo}`);
 }
 
+/** The run `{run_id}` names, when it is one of this repository's. */
+function runOf(input: RouteInput, repo: FakeRepo): FakeDispatchedRun | undefined {
+  const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
+  return run !== undefined && run.repo === repoKey(repo.fullName) ? run : undefined;
+}
+
+const notFound = (): Answer => ({ status: 404, body: gh.error('Not Found', 404) });
+
 export const ACTIONS_RUN_ROUTES: readonly Route[] = [
   {
     operation: 'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
@@ -125,9 +133,8 @@ export const ACTIONS_RUN_ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
-      if (run === undefined || run.repo !== repoKey(repo.fullName))
-        return { status: 404, body: gh.error('Not Found', 404) };
+      const run = runOf(input, repo);
+      if (run === undefined) return notFound();
       return { status: 200, body: workflowRun(input.urls, repo, run) };
     },
   },
@@ -136,9 +143,8 @@ export const ACTIONS_RUN_ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
-      if (run === undefined || run.repo !== repoKey(repo.fullName))
-        return { status: 404, body: gh.error('Not Found', 404) };
+      const run = runOf(input, repo);
+      if (run === undefined) return notFound();
       if (run.status === 'completed')
         return { status: 409, body: gh.error('Cannot cancel a workflow run that is completed.', 409) };
       run.status = 'completed';
@@ -172,9 +178,8 @@ export const ACTIONS_RUN_ROUTES: readonly Route[] = [
     access: 'repo',
     handle(input) {
       const repo = repoOf(input);
-      const run = dispatchedRuns(input.state)[Number(input.params.run_id)];
-      if (run === undefined || run.repo !== repoKey(repo.fullName))
-        return { status: 404, body: gh.error('Not Found', 404) };
+      const run = runOf(input, repo);
+      if (run === undefined) return notFound();
       if (run.conclusion !== 'action_required')
         return { status: 403, body: gh.error('This run is not waiting for approval', 403) };
       run.status = 'queued';
